@@ -1,0 +1,97 @@
+// The .sfg language: disciplines (contract §1, thesis §3.2.2) and programs (model-checker issue).
+// Generated at build time with Debian's antlr4 tool into the C++ target.
+grammar Sfg;
+
+spec : item* EOF ;
+
+item
+    : 'threads' ID (',' ID)* ';'                       # threadsDecl
+    | 'lock' ID (',' ID)* ';'                          # lockDecl
+    | 'volatile' ID (',' ID)* ';'                      # volatileDecl
+    | 'barrier' ID '(' ID (',' ID)* ')' ';'            # barrierDecl
+    | 'discipline' ID '=' disc ';'                     # disciplineDecl
+    | 'var' ID (',' ID)* (':' disc)? ';'               # varDecl
+    | program                                          # programDecl
+    ;
+
+// Disjunction is loosest, then sequence; both left-associative (contract §1).
+disc : seq (OR seq)* ;
+seq  : atom (SEQ label atom)* ;
+
+// EX and RS take any thread list here so that sema can say what is wrong with it.
+atom
+    : 'EX' '(' idList? ')'                             # exAtom
+    | 'RS' '(' idList? ')'                             # rsAtom
+    | '[' disc ']' label                               # loopAtom
+    | '(' disc ')'                                     # parenAtom
+    | ID                                               # nameAtom
+    ;
+
+idList : ID (',' ID)* ;
+
+label
+    : '^' ID                                           # caretNamed
+    | '^' 'fork'                                       # caretFork
+    | '^' 'join'                                       # caretJoin
+    | '{' mech '}'                                     # braceLabel
+    ;
+
+mech
+    : ID                                               # namedMech
+    | 'fork' '(' ID '->' idList ')'                    # forkMech
+    | 'join' '(' idList '->' ID ')'                    # joinMech
+    ;
+
+// ---- Programs (model checking) ----
+program : 'program' ID '{' programItem* '}' ;
+
+programItem
+    : 'init' ID '=' '-'? INT ';'                       # initItem
+    | 'thread' ID block                                # threadItem
+    ;
+
+block : '{' stmt* '}' ;
+
+stmt
+    : 'let' ID '=' expr ';'                            # letStmt
+    | ID '=' expr ';'                                  # assignStmt
+    | 'read' ID ';'                                    # readStmt
+    | 'write' ID ';'                                   # writeStmt
+    | 'acq' ID ';'                                     # acqStmt
+    | 'rel' ID ';'                                     # relStmt
+    | 'fork' idList ';'                                # forkStmt
+    | 'join' idList ';'                                # joinStmt
+    | 'barrier' ID ';'                                 # barrierStmt
+    | 'await' expr ';'                                 # awaitStmt
+    | 'assert' expr ';'                                # assertStmt
+    | 'if' '(' expr ')' block ('else' (block | stmt))? # ifStmt
+    | 'while' '(' expr ')' block                       # whileStmt
+    | 'repeat' INT block                               # repeatStmt
+    | 'skip' ';'                                       # skipStmt
+    | 'deterministic' block                            # deterministicStmt
+    ;
+
+// C precedence, all binary operators left-associative.
+expr
+    : op=('-' | '!') expr                              # unaryExpr
+    | expr op=('*' | '/' | '%') expr                   # mulExpr
+    | expr op=('+' | '-') expr                         # addExpr
+    | expr op=('<' | '<=' | '>' | '>=') expr           # relExpr
+    | expr op=('==' | '!=') expr                       # eqExpr
+    | expr op='&&' expr                                # andExpr
+    | expr op='||' expr                                # orExpr
+    | '(' expr ')'                                     # parenExpr
+    | INT                                              # intExpr
+    | ID                                               # nameExpr
+    ;
+
+OR  : '|' | '\u2294' ;   // ⊔
+SEQ : '|>' | '\u25B7' ;  // ▷
+
+INT : [0-9]+ ;
+ID  : [A-Za-z_] [A-Za-z0-9_]* ;
+
+WS            : [ \t\r\n\f]+ -> skip ;
+LINE_COMMENT  : '//' ~[\r\n]* -> skip ;
+// An unterminated comment runs to the end of the file; the front end reports it.
+BLOCK_COMMENT : '/*' .*? ('*/' | EOF) -> channel(HIDDEN) ;

@@ -1,0 +1,88 @@
+// The one event vocabulary (contract §3, DESIGN.md): every analysis sees the same Event whether
+// it came from a trace file, the model checker or an instrumented program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sfg {
+
+using ThreadId = std::uint32_t;
+using ObjId = std::uint32_t;
+inline constexpr ObjId no_object = ~ObjId{0};
+
+// Trace ops (contract §3) plus the implicit start/end of a thread (thesis Figure 4.1), which a
+// stream carries as synthetic events so that every consumer agrees on where they happen:
+// - thread_start of u comes right before u's first event (or right before the first join of u,
+//   when u has no event of its own but was forked);
+// - thread_end of u comes right before the first event that joins u.
+// Synthetic events have `implicit == true` and take the number of the event they precede.
+enum class Op : std::uint8_t {
+    read,          // r(x)        memory
+    write,         // w(x)        memory
+    acquire,       // acq(m)      rcv of lock m
+    release,       // rel(m)      snd of lock m
+    vol_read,      // vr(v)       rcv of volatile v
+    vol_write,     // vw(v)       snd of volatile v
+    barrier_enter, // benter(b)   snd of barrier b
+    barrier_exit,  // bexit(b)    rcv of barrier b
+    fork,          // fork(u..)   snd of fork(t -> U), U ⊆ {u..}
+    join,          // join(u..)   rcv of join(S -> t), S ⊆ {u..}
+    begin,         // begin       deterministic block (determinism checking)
+    end,           // end
+    thread_start,  // implicit:   rcv of fork(t -> U), u ∈ U, t the forker of u
+    thread_end,    // implicit:   snd of join(S -> t), u ∈ S
+};
+
+const char* to_string(Op op); // "r", "w", "acq", "rel", "vr", "vw", "benter", "bexit", "fork",
+                              // "join", "begin", "end", "start", "exit"
+
+inline bool is_memory(Op op) { return op == Op::read || op == Op::write; }
+
+// Interns names of one namespace to dense ids 0, 1, 2, ...
+class SymbolTable {
+public:
+    std::uint32_t intern(std::string_view name);
+    // The id of a name, or no_object when it was never interned.
+    std::uint32_t find(std::string_view name) const;
+    const std::string& name(std::uint32_t id) const { return names_[id]; }
+    std::uint32_t size() const { return static_cast<std::uint32_t>(names_.size()); }
+
+private:
+    std::vector<std::string> names_;
+    std::unordered_map<std::string, std::uint32_t> ids_;
+};
+
+// Names behind the ids in events. Each object kind has its own namespace.
+struct Symbols {
+    SymbolTable threads, vars, locks, volatiles, barriers, locations;
+    // fork/join operands: Event::target indexes this table; each set is sorted and distinct.
+    std::vector<std::vector<ThreadId>> thread_sets;
+};
+
+struct Event {
+    std::uint64_t number = 0; // 1, 2, ... in file order over event lines (contract §3)
+    ThreadId thread = 0;
+    Op op = Op::read;
+    bool implicit = false;
+    // read/write: var id; acq/rel: lock id; vr/vw: volatile id; benter/bexit: barrier id;
+    // fork/join: index into Symbols::thread_sets; thread_start/thread_end: the forker / the
+    // joiner thread (no_object when u is a root thread that is never forked / the end is not
+    // caused by a join); begin/end: no_object.
+    ObjId target = no_object;
+    ObjId location = no_object; // Symbols::locations id of the optional LOCATION field
+    std::uint32_t line = 0;     // source line of the event in its file (0: none)
+};
+
+// One analysis over an event stream; analyses run side by side in one pass.
+class Analysis {
+public:
+    virtual ~Analysis() = default;
+    virtual void on_event(const Event& e, const Symbols& syms) = 0;
+    virtual void finish(const Symbols&) {}
+};
+
+} // namespace sfg

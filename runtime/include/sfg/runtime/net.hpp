@@ -1,0 +1,86 @@
+// The Petri net N(G) of an SFG, thesis Figure 4.11, as plain data.
+//
+// This is the one type shared by the compiler (which builds it, compiler/petri), the writers
+// (DOT, JSON, PNML, generated C++) and the enforcer (which simulates it, Figures 4.14/4.15).
+// It lives in runtime/ so that generated enforcers and user tests link nothing heavier.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sfg {
+
+// A synchronization mechanism z in SyncMech (thesis §4.1.1), fully resolved: a bare `fork` or
+// `join` label has already been turned into fork(t -> U) / join(S -> t) for its edge.
+enum class MechKind : std::uint8_t { lock, volatile_, barrier, fork, join };
+
+struct Mechanism {
+    MechKind kind = MechKind::lock;
+    std::string name;                 // lock, volatile or barrier name; empty for fork/join
+    std::string thread;               // fork: the forking thread t; join: the joining thread t
+    std::vector<std::string> threads; // fork: U; join: S; barrier: its thread set (sorted)
+
+    // The contract's canonical label: "m", "fork(t0->t1,t2)", "join(t1,t2->t0)".
+    std::string label() const;
+    friend bool operator==(const Mechanism&, const Mechanism&) = default;
+};
+
+const char* to_string(MechKind k); // "lock", "volatile", "barrier", "fork", "join"
+
+// An access mode EX(t) or RS(T) (thesis §4.2.1); threads sorted by name.
+enum class ModeKind : std::uint8_t { EX, RS };
+
+struct AccessMode {
+    ModeKind kind = ModeKind::EX;
+    std::vector<std::string> threads;
+    std::string label() const; // "EX(t0)", "RS(t0,t1)"
+};
+
+// An SFG edge a -z-> b between mode indices.
+struct ModeEdge {
+    int from = 0;
+    int to = 0;
+    Mechanism mech;
+};
+
+enum class PlaceKind : std::uint8_t { Acc, PostSnd, PreRcv };
+enum class TransitionKind : std::uint8_t { snd, sync, rcv };
+const char* to_string(PlaceKind k);
+const char* to_string(TransitionKind k);
+
+// Acc[t:a] (mode set, edge -1), PostSnd[s:e] / PreRcv[t:e] (edge set, mode -1).
+struct Place {
+    std::string id;
+    PlaceKind kind = PlaceKind::Acc;
+    std::string thread;
+    int mode = -1;
+    int edge = -1;
+};
+
+// snd[s:e], sync[e] (thread empty), rcv[t:e]; pre/post are place indices (the flow relation F).
+struct Transition {
+    std::string id;
+    TransitionKind kind = TransitionKind::snd;
+    std::string thread;
+    int edge = -1;
+    std::vector<int> pre;
+    std::vector<int> post;
+};
+
+// A marking: the sorted indices of the marked places (nets are 1-safe, Lemma 4.3.10).
+using Marking = std::vector<int>;
+
+struct Net {
+    std::vector<AccessMode> modes; // the SFG being refined: modes and edges by index
+    std::vector<ModeEdge> edges;
+    std::vector<Place> places;
+    std::vector<Transition> transitions;
+    std::vector<Marking> initial_markings; // M0 = { P(i) | i in-mode }
+
+    // Elementary firing rule (thesis §4.3.1): pre ⊆ M and post ∩ M = ∅.
+    bool enabled(const Marking& m, int transition) const;
+    Marking fire(const Marking& m, int transition) const; // requires enabled()
+};
+
+} // namespace sfg

@@ -1,0 +1,95 @@
+#include "sfg/runtime/net.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace sfg {
+
+namespace {
+std::string join_names(const std::vector<std::string>& v) {
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i)
+            out += ',';
+        out += v[i];
+    }
+    return out;
+}
+} // namespace
+
+std::string Mechanism::label() const {
+    switch (kind) {
+    case MechKind::fork:
+        return "fork(" + thread + "->" + join_names(threads) + ")";
+    case MechKind::join:
+        return "join(" + join_names(threads) + "->" + thread + ")";
+    default:
+        return name;
+    }
+}
+
+const char* to_string(MechKind k) {
+    switch (k) {
+    case MechKind::lock:
+        return "lock";
+    case MechKind::volatile_:
+        return "volatile";
+    case MechKind::barrier:
+        return "barrier";
+    case MechKind::fork:
+        return "fork";
+    case MechKind::join:
+        return "join";
+    }
+    return "?";
+}
+
+std::string AccessMode::label() const {
+    return std::string(kind == ModeKind::EX ? "EX(" : "RS(") + join_names(threads) + ")";
+}
+
+const char* to_string(PlaceKind k) {
+    switch (k) {
+    case PlaceKind::Acc:
+        return "Acc";
+    case PlaceKind::PostSnd:
+        return "PostSnd";
+    case PlaceKind::PreRcv:
+        return "PreRcv";
+    }
+    return "?";
+}
+
+const char* to_string(TransitionKind k) {
+    switch (k) {
+    case TransitionKind::snd:
+        return "snd";
+    case TransitionKind::sync:
+        return "sync";
+    case TransitionKind::rcv:
+        return "rcv";
+    }
+    return "?";
+}
+
+bool Net::enabled(const Marking& m, int transition) const {
+    const Transition& r = transitions[static_cast<std::size_t>(transition)];
+    auto marked = [&](int p) { return std::binary_search(m.begin(), m.end(), p); };
+    return std::all_of(r.pre.begin(), r.pre.end(), marked) &&
+           std::none_of(r.post.begin(), r.post.end(), marked);
+}
+
+Marking Net::fire(const Marking& m, int transition) const {
+    assert(enabled(m, transition));
+    const Transition& r = transitions[static_cast<std::size_t>(transition)];
+    Marking out;
+    out.reserve(m.size() + r.post.size());
+    for (int p : m)
+        if (std::find(r.pre.begin(), r.pre.end(), p) == r.pre.end())
+            out.push_back(p);
+    out.insert(out.end(), r.post.begin(), r.post.end());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace sfg

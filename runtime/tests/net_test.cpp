@@ -1,0 +1,22 @@
+#include "sfg/runtime/net.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace sfg;
+
+TEST_CASE("mechanism labels are canonical") {
+    CHECK(Mechanism{MechKind::lock, "m", "", {}}.label() == "m");
+    CHECK(Mechanism{MechKind::fork, "", "t0", {"t1", "t2"}}.label() == "fork(t0->t1,t2)");
+    CHECK(Mechanism{MechKind::join, "", "t0", {"t1", "t2"}}.label() == "join(t1,t2->t0)");
+    CHECK(AccessMode{ModeKind::RS, {"a", "b"}}.label() == "RS(a,b)");
+}
+
+TEST_CASE("elementary firing rule: pre marked, post unmarked") {
+    Net n;
+    n.places = {{"p0", PlaceKind::Acc, "t", 0, -1}, {"p1", PlaceKind::PostSnd, "t", -1, 0}};
+    n.transitions = {{"snd", TransitionKind::snd, "t", 0, {0}, {1}}};
+    CHECK(n.enabled({0}, 0));
+    CHECK_FALSE(n.enabled({1}, 0));
+    CHECK_FALSE(n.enabled({0, 1}, 0)); // post-set occupied
+    CHECK(n.fire({0}, 0) == Marking{1});
+}
