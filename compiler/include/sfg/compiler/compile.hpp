@@ -1,0 +1,40 @@
+// The front end in one call: text -> AST -> Spec (sema) -> SFG -> Petri net per variable.
+#pragma once
+
+#include "sfg/compiler/diagnostics.hpp"
+#include "sfg/compiler/sfg.hpp"
+#include "sfg/runtime/net.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sfg {
+
+// A declared lock, volatile or barrier (barriers carry their thread set, sorted).
+struct MechanismDecl {
+    std::string name;
+    MechKind kind = MechKind::lock; // lock, volatile_ or barrier
+    std::vector<std::string> threads;
+    SourceLoc loc;
+};
+
+struct CompiledVariable {
+    std::string name;
+    SourceLoc loc;
+    std::optional<Sfg> sfg; // empty for a variable declared without a discipline
+    std::optional<Net> net; // N(sfg), Figure 4.11
+};
+
+struct CompiledSpec {
+    std::string file;
+    std::vector<std::string> threads; // sorted by name
+    std::vector<MechanismDecl> mechanisms;
+    std::vector<CompiledVariable> variables; // in declaration order
+};
+
+// Parses and checks `file`; every problem goes to `diags`. Returns the compiled spec unless
+// there was an error.
+std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags);
+
+} // namespace sfg

@@ -1,0 +1,12 @@
+// The sfgc sub-commands; main.cpp only dispatches on the first argument.
+#pragma once
+
+namespace sfgc {
+
+// `sfgc FILE.sfg [--dot] [--view ...] [--svg OUT] [--png OUT] [--json] [--pnml OUT]`
+int run_compile(int argc, char** argv);
+// `sfgc trace FILE [--spec SPEC.sfg] [--analysis LIST] [--format text|json]` (contract §3);
+// argv[0] is "trace".
+int run_trace(int argc, char** argv);
+
+} // namespace sfgc
