@@ -1,0 +1,77 @@
+// `goldilocks`: the lazy lockset algorithm of Elmas, Qadeer & Tasiran (MSR-TR-2006-163, §3,
+// Figure 3). Sync events go to one global list; a variable keeps, per lockset, only an owner
+// (the thread of the access), a position in the list and an `alock`; a check replays the list
+// from that position with the Figure 1 rules until the accessing thread enters the set.
+// Separate write and per-thread read locksets (CACM'10 §3.2) make read-read never a race.
+// The alock short-circuit keeps the invariant "alock was held by the owner at its access",
+// which the TR's pseudocode breaks when the owner check succeeds (notes/goldilocks.md §3.4, V5).
+#pragma once
+
+#include "sfg/runtime/report.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace sfg {
+
+class GoldilocksDetector : public RaceDetector {
+public:
+    void on_event(const Event& e, const Symbols& syms) override;
+
+    // Cells of the sync-event list still reachable (after garbage collection): for tests and
+    // the memory benchmark.
+    std::size_t live_cells() const { return static_cast<std::size_t>(tail() - head_); }
+    // How often each path decided an access (thread-local / alock short-circuits, list walks).
+    struct Stats {
+        std::uint64_t owner_hits = 0, alock_hits = 0, walks = 0, cells_walked = 0;
+    };
+    const Stats& stats() const { return stats_; }
+
+private:
+    struct Cell {
+        ThreadId thread;
+        Op op;
+        ObjId target;
+    };
+    // One lazily evaluated lockset: LS = {owner} at position `pos`, plus the list since then.
+    struct Lockset {
+        std::uint64_t pos = 0;
+        ThreadId owner = no_object;
+        ObjId alock = no_object; // a lock the owner held at its access, or none
+        Site site;               // the owner's access
+    };
+    struct Reader {
+        ThreadId thread;
+        Lockset ls;
+    };
+    struct Var {
+        bool raced = false;
+        bool written = false;
+        Lockset write;               // GLS_W: since the last write
+        std::vector<Reader> readers; // GLS_R(t): each thread's last read since the last write
+    };
+
+    std::uint64_t tail() const { return base_ + cells_.size(); }
+    bool ordered(const Lockset& ls, ThreadId t);
+    bool walk(std::uint64_t from, ThreadId owner, ThreadId t);
+    void place(Lockset& ls, ThreadId t, const Event& e);
+    void unref(std::uint64_t pos);
+    void collect();
+    void race(Var& v, const Event& e, const Lockset& with, Op with_op);
+
+    const Symbols* syms_ = nullptr;
+    std::vector<Var> vars_;
+    // The global list: cells_[i] has position base_ + i; tail() is the empty sentinel.
+    std::vector<Cell> cells_;
+    std::vector<std::uint32_t> refs_ = {0}; // locksets positioned at base_ + i (+ sentinel)
+    std::uint64_t base_ = 0, head_ = 0;
+    // Locks held, for alock (who holds each lock; each thread's locks, innermost last).
+    std::vector<ThreadId> holder_;
+    std::vector<std::vector<ObjId>> held_;
+    // The temporary lockset of a walk: element present iff its stamp equals stamp_.
+    std::vector<std::uint32_t> in_threads_, in_locks_, in_volatiles_, in_barriers_;
+    std::uint32_t stamp_ = 0;
+    Stats stats_;
+};
+
+} // namespace sfg

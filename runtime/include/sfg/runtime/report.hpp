@@ -1,0 +1,84 @@
+// Findings as plain data (after ThreadSanitizer's tsan_report: finding what is wrong is separate
+// from printing it). Analyses produce these; one reporter prints them for people (report.cpp)
+// and the sfgc driver writes them as JSON.
+#pragma once
+
+#include "sfg/runtime/event.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sfg {
+
+// Where an event is, compactly, as analyses keep it per variable.
+struct Site {
+    std::uint64_t event = 0; // 0: none
+    std::uint32_t line = 0;
+    ObjId location = no_object;
+    static Site of(const Event& e) { return {e.number, e.line, e.location}; }
+};
+
+// One event as a finding names it.
+struct AccessRef {
+    std::uint64_t event = 0;
+    ThreadId thread = 0;
+    Op op = Op::read;
+    std::uint32_t line = 0;
+    ObjId location = no_object;
+    static AccessRef of(const Event& e) { return {e.number, e.thread, e.op, e.line, e.location}; }
+    static AccessRef of(const Site& s, ThreadId t, Op op) {
+        return {s.event, t, op, s.line, s.location};
+    }
+};
+
+// The first racy event of a variable (contract §3): `access` is the smallest event j that
+// conflicts with an earlier event not happening before it; `with` is one such earlier event.
+struct Race {
+    ObjId var = no_object;
+    AccessRef access;
+    AccessRef with;
+};
+
+// A sound and precise race detector (hb, fasttrack, goldilocks): one race per variable.
+class RaceDetector : public Analysis {
+public:
+    // In order of `access.event`.
+    const std::vector<Race>& races() const { return races_; }
+
+protected:
+    std::vector<Race> races_;
+};
+
+// Any analysis' finding, for printing: a race, a discipline violation or a warning.
+enum class FindingKind : std::uint8_t { race, violation, warning };
+
+struct Finding {
+    FindingKind kind = FindingKind::race;
+    std::string var;
+    AccessRef access;
+    std::optional<AccessRef> with;
+    std::string message; // may be empty
+};
+
+struct AnalysisReport {
+    std::string name; // "hb", "fasttrack", "goldilocks", "eraser", "enforce"
+    std::vector<Finding> findings;
+};
+
+std::vector<Finding> to_findings(const std::vector<Race>& races, const Symbols& syms);
+
+// The human-readable report: one block per finding (at most `max_reports` per analysis; 0 means
+// all), like a ThreadSanitizer report, then a summary line.
+void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& reports,
+                       const Symbols& syms, std::string_view trace_file, std::uint64_t events,
+                       std::size_t max_reports);
+
+// "r" -> "read", "w" -> "write", others their trace spelling.
+const char* describe(Op op);
+
+} // namespace sfg

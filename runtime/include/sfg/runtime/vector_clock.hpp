@@ -1,0 +1,57 @@
+// A vector clock (DJIT+, FastTrack) whose operations are named after the synchronization they
+// model, after ThreadSanitizer's tsan_vector_clock.h. Components only grow.
+#pragma once
+
+#include "sfg/runtime/event.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cstdint>
+#include <vector>
+
+namespace sfg {
+
+using Clock = std::uint32_t;
+
+class VectorClock {
+public:
+    Clock get(ThreadId t) const { return t < c_.size() ? c_[t] : 0; }
+    std::size_t size() const { return c_.size(); }
+
+    void set(ThreadId t, Clock v) {
+        grow(t + 1);
+        assert(v >= c_[t] && "vector clocks only grow");
+        c_[t] = v;
+    }
+    // A new epoch of thread t, after it sent a message (rel, vw, benter, fork).
+    void tick(ThreadId t) {
+        grow(t + 1);
+        ++c_[t];
+    }
+    // rcv (acq, vr, bexit, join, a child's start): learn everything `sync` has seen.
+    void acquire(const VectorClock& sync) {
+        grow(sync.c_.size());
+        for (std::size_t i = 0; i < sync.c_.size(); ++i)
+            c_[i] = std::max(c_[i], sync.c_[i]);
+    }
+    // snd (rel, vw, benter, fork): `sync` learns everything this clock has seen. Joining, not
+    // storing: every earlier snd is ordered before every later rcv (contract §3).
+    void release(VectorClock& sync) const { sync.acquire(*this); }
+
+    // this ⊑ other
+    bool happens_before(const VectorClock& other) const {
+        for (std::size_t i = 0; i < c_.size(); ++i)
+            if (c_[i] > other.get(static_cast<ThreadId>(i)))
+                return false;
+        return true;
+    }
+
+private:
+    void grow(std::size_t n) {
+        if (c_.size() < n)
+            c_.resize(n, 0);
+    }
+    std::vector<Clock> c_;
+};
+
+} // namespace sfg

@@ -1,0 +1,64 @@
+// Well-formedness of an event stream (contract §3, thesis §4.1.1) and the placement of the
+// implicit thread_start / thread_end events (event.hpp). Every event source (text and binary
+// trace readers, the model checker, instrumented programs) goes through this one checker, so all
+// analyses see the same stream.
+#pragma once
+
+#include "sfg/runtime/event.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sfg {
+
+class WellFormedStream {
+public:
+    // `syms` must outlive the stream; ids in pushed events refer to it. Events go to `sink`.
+    WellFormedStream(const Symbols& syms, Analysis& sink) : syms_(syms), sink_(sink) {}
+
+    // Checks one explicit event. When it is well-formed, hands the sink the implicit events it
+    // implies, then the event itself (numbered 1, 2, ...), and returns true. Otherwise delivers
+    // nothing, returns false, and error() says why. fork/join targets index syms.thread_sets.
+    [[nodiscard]] bool push(ThreadId t, Op op, ObjId target, ObjId location = no_object,
+                            std::uint32_t line = 0);
+
+    // End of the stream: the implicit thread_end of every thread not joined (target no_object),
+    // preceded by the thread_start of a forked thread that never ran. They are numbered
+    // events() + 1 ("after the last event") and carry line 0.
+    void finish();
+
+    const std::string& error() const { return error_; }
+    std::uint64_t events() const { return events_; }
+
+private:
+    enum class State : std::uint8_t { fresh, forked, started, ended };
+    struct Thread {
+        State state = State::fresh;
+        bool has_events = false;
+        ThreadId forker = no_object;
+        std::uint32_t line = 0; // line of the fork / first event / join, for messages
+        Op last_op = Op::begin;
+        ObjId last_target = no_object;
+        bool has_last = false;
+    };
+    struct Lock {
+        ThreadId holder = no_object;
+        std::uint32_t line = 0;
+    };
+
+    Thread& thread(ThreadId t);
+    Lock& lock(ObjId m);
+    bool fail(std::string msg);
+    std::string where(std::uint32_t line) const;
+    void emit(ThreadId t, Op op, ObjId target, std::uint64_t number, std::uint32_t line);
+
+    const Symbols& syms_;
+    Analysis& sink_;
+    std::vector<Thread> threads_;
+    std::vector<Lock> locks_;
+    std::uint64_t events_ = 0;
+    std::string error_;
+};
+
+} // namespace sfg

@@ -1,0 +1,108 @@
+#include "sfg/runtime/analysis_eraser.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace sfg {
+
+void EraserDetector::on_event(const Event& e, const Symbols&) {
+    if (e.implicit)
+        return;
+    const ThreadId t = e.thread;
+    if (held_.size() <= t)
+        held_.resize(t + 1);
+    auto& h = held_[t];
+    if (e.op == Op::acquire) {
+        h.insert(std::lower_bound(h.begin(), h.end(), e.target), e.target);
+        return;
+    }
+    if (e.op == Op::release) {
+        if (auto it = std::lower_bound(h.begin(), h.end(), e.target);
+            it != h.end() && *it == e.target)
+            h.erase(it);
+        return;
+    }
+    if (!is_memory(e.op))
+        return;
+
+    if (vars_.size() <= e.target)
+        vars_.resize(e.target + 1);
+    Var& v = vars_[e.target];
+    const bool write = e.op == Op::write;
+    std::vector<ObjId> before;
+    bool first_shared = false;
+    switch (v.state) {
+    case State::virgin:
+        v.state = State::exclusive;
+        v.owner = t;
+        break;
+    case State::exclusive:
+        if (t == v.owner)
+            break;
+        // First access by a second thread: C(v) starts as the locks held now.
+        v.candidates = h;
+        v.state = write ? State::shared_modified : State::shared;
+        first_shared = true;
+        break;
+    case State::shared:
+    case State::shared_modified: {
+        // C(v) := C(v) ∩ locks_held(t); copied only when it shrinks (rarely: it only shrinks).
+        auto& c = v.candidates;
+        auto not_held = [&](ObjId m) { return !std::binary_search(h.begin(), h.end(), m); };
+        if (std::any_of(c.begin(), c.end(), not_held)) {
+            before = c;
+            c.erase(std::remove_if(c.begin(), c.end(), not_held), c.end());
+        }
+        if (write)
+            v.state = State::shared_modified;
+        break;
+    }
+    }
+    if (v.state == State::shared_modified && v.candidates.empty() && !v.warned) {
+        v.warned = true;
+        LocksetWarning w;
+        w.var = e.target;
+        w.access = AccessRef::of(e);
+        const Last& other = v.last.thread != t ? v.last : v.last_other;
+        if (other.thread != no_object)
+            w.with = AccessRef::of(other.site, other.thread, other.op);
+        w.candidates = std::move(before);
+        w.held = h;
+        w.first_shared = first_shared;
+        warnings_.push_back(std::move(w));
+    }
+    if (v.last.thread != t)
+        v.last_other = v.last;
+    v.last = {t, e.op, Site::of(e)};
+}
+
+std::vector<Finding> to_findings(const std::vector<LocksetWarning>& warnings, const Symbols& syms) {
+    auto locks = [&](const std::vector<ObjId>& ls) {
+        std::string s;
+        for (ObjId m : ls)
+            s += (s.empty() ? "" : ", ") + syms.locks.name(m);
+        return s.empty() ? std::string("no lock") : "{" + s + "}";
+    };
+    std::vector<Finding> out;
+    for (const auto& w : warnings) {
+        Finding f;
+        f.kind = FindingKind::warning;
+        f.var = syms.vars.name(w.var);
+        f.access = w.access;
+        f.with = w.with;
+        const std::string& t = syms.threads.name(w.access.thread);
+        if (w.first_shared)
+            f.message = fmt::format("{} becomes shared and written, but thread {} holds no lock "
+                                    "(Eraser's lockset discipline)",
+                                    f.var, t);
+        else
+            f.message = fmt::format("no lock protects {} consistently: thread {} holds {}, while "
+                                    "the locks common to the earlier shared accesses were {} "
+                                    "(Eraser's lockset discipline)",
+                                    f.var, t, locks(w.held), locks(w.candidates));
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+} // namespace sfg

@@ -1,0 +1,85 @@
+#include "sfg/runtime/analysis_fasttrack.hpp"
+
+namespace sfg {
+
+void FastTrackDetector::race(Var& v, const Event& e, ThreadId with_thread, Op with_op,
+                             const Site& with) {
+    v.raced = true; // one race per variable (contract §3); its state is no longer needed
+    if (v.shared != none) {
+        shared_[v.shared].clear();
+        free_.push_back(v.shared);
+        v.shared = none;
+    }
+    races_.push_back({e.target, AccessRef::of(e), AccessRef::of(with, with_thread, with_op)});
+}
+
+void FastTrackDetector::on_event(const Event& e, const Symbols& syms) {
+    if (!is_memory(e.op)) {
+        clocks_.on_sync(e, syms);
+        return;
+    }
+    if (vars_.size() <= e.target)
+        vars_.resize(e.target + 1);
+    Var& v = vars_[e.target];
+    if (v.raced)
+        return;
+    const ThreadId t = e.thread;
+    const VectorClock& c = clocks_.clock(t);
+    const Clock now = c.get(t);
+    // Write epochs of an un-raced variable are totally ordered, so the last write stands for
+    // all earlier ones (FastTrack §3).
+    const bool write_ordered = v.write.clock <= c.get(v.write.thread);
+
+    if (e.op == Op::read) {
+        if (v.shared == none ? (v.read.clock == now && v.read.thread == t)
+                             : (t < shared_[v.shared].size() && shared_[v.shared][t].clock == now))
+            return; // [read same epoch]
+        if (!write_ordered)
+            return race(v, e, v.write.thread, Op::write, v.write.site); // write-read race
+        if (v.shared != none) {                                         // [read shared]
+            auto& rv = shared_[v.shared];
+            if (rv.size() <= t)
+                rv.resize(t + 1);
+            rv[t] = {now, Site::of(e)};
+        } else if (v.read.clock <= c.get(v.read.thread)) { // [read exclusive]
+            v.read = {now, t, Site::of(e)};
+        } else { // [read share]: two concurrent reads
+            std::uint32_t i;
+            if (!free_.empty()) {
+                i = free_.back();
+                free_.pop_back();
+            } else {
+                i = static_cast<std::uint32_t>(shared_.size());
+                shared_.emplace_back();
+            }
+            auto& rv = shared_[i];
+            rv.resize(std::max<std::size_t>(t, v.read.thread) + 1);
+            rv[v.read.thread] = {v.read.clock, v.read.site};
+            rv[t] = {now, Site::of(e)};
+            v.shared = i;
+        }
+        return;
+    }
+
+    // Write.
+    if (v.write.clock == now && v.write.thread == t)
+        return; // [write same epoch]
+    if (!write_ordered)
+        return race(v, e, v.write.thread, Op::write, v.write.site); // write-write race
+    if (v.shared == none) {
+        if (v.read.clock > c.get(v.read.thread)) // [write exclusive]
+            return race(v, e, v.read.thread, Op::read, v.read.site);
+    } else { // [write shared]: every read since the last write must be ordered before this
+        auto& rv = shared_[v.shared];
+        for (std::size_t u = 0; u < rv.size(); ++u)
+            if (rv[u].clock > c.get(static_cast<ThreadId>(u)))
+                return race(v, e, static_cast<ThreadId>(u), Op::read, rv[u].site);
+        rv.clear();
+        free_.push_back(v.shared);
+        v.shared = none;
+        v.read = {};
+    }
+    v.write = {now, t, Site::of(e)};
+}
+
+} // namespace sfg

@@ -1,0 +1,212 @@
+#include "sfg/runtime/analysis_goldilocks.hpp"
+
+#include <algorithm>
+
+namespace sfg {
+
+namespace {
+template <class V>
+void ensure(V& v, std::size_t i, typename V::value_type fill = {}) {
+    if (v.size() <= i)
+        v.resize(i + 1, fill);
+}
+} // namespace
+
+void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
+    syms_ = &syms;
+    if (e.implicit)
+        return; // fork/join carry start/end: TR Figure 1 rules 6 and 7
+    const ThreadId t = e.thread;
+    switch (e.op) {
+    case Op::read:
+    case Op::write: {
+        ensure(vars_, e.target);
+        Var& v = vars_[e.target];
+        if (v.raced)
+            return;
+        // Rule 1 (TR Figure 1) on the write lockset and, for a write, on every read lockset.
+        if (v.written && !ordered(v.write, t))
+            return race(v, e, v.write, Op::write);
+        if (e.op == Op::write) {
+            for (const Reader& r : v.readers)
+                if (r.thread != t && !ordered(r.ls, t))
+                    return race(v, e, r.ls, Op::read);
+            for (const Reader& r : v.readers)
+                unref(r.ls.pos);
+            v.readers.clear();
+            place(v.write, t, e);
+            v.written = true;
+        } else {
+            auto it = std::find_if(v.readers.begin(), v.readers.end(),
+                                   [&](const Reader& r) { return r.thread == t; });
+            if (it == v.readers.end()) {
+                v.readers.push_back({t, Lockset{}});
+                it = v.readers.end() - 1;
+            }
+            place(it->ls, t, e);
+        }
+        collect(); // TR Figure 3 line 21
+        return;
+    }
+    case Op::acquire:
+        ensure(holder_, e.target, no_object);
+        ensure(held_, t);
+        holder_[e.target] = t;
+        held_[t].push_back(e.target);
+        break;
+    case Op::release: {
+        ensure(holder_, e.target, no_object);
+        ensure(held_, t);
+        holder_[e.target] = no_object;
+        auto& h = held_[t];
+        if (auto it = std::find(h.begin(), h.end(), e.target); it != h.end())
+            h.erase(it);
+        break;
+    }
+    case Op::vol_read:
+    case Op::vol_write:
+    case Op::barrier_enter:
+    case Op::barrier_exit:
+    case Op::fork:
+    case Op::join:
+        break;
+    default:
+        return; // begin/end
+    }
+    // TR Figure 3 lines 1-5: append the sync event; the sentinel cell becomes it.
+    cells_.push_back({t, e.op, e.target});
+    refs_.push_back(0);
+}
+
+bool GoldilocksDetector::ordered(const Lockset& ls, ThreadId t) {
+    // The two constant-time short-circuits (TR §3), in this order.
+    if (ls.owner == t) {
+        ++stats_.owner_hits;
+        return true;
+    }
+    if (ls.alock != no_object && holder_[ls.alock] == t) {
+        // Sound by the invariant kept in place(): the owner held alock at its access, so it
+        // released it after the access, and t acquired it after that.
+        ++stats_.alock_hits;
+        return true;
+    }
+    ++stats_.walks;
+    return walk(ls.pos, ls.owner, t);
+}
+
+// Apply-Lockset-Rules (TR §3.3, digest §3.3): LS starts as {owner}; replay the list from pos
+// with the Figure 1 rules and stop as soon as t is in LS.
+bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
+    if (++stamp_ == 0) { // wrapped: forget every old stamp
+        for (auto* v : {&in_threads_, &in_locks_, &in_volatiles_, &in_barriers_})
+            std::fill(v->begin(), v->end(), 0);
+        stamp_ = 1;
+    }
+    auto in = [&](std::vector<std::uint32_t>& s, ObjId id) {
+        return id < s.size() && s[id] == stamp_;
+    };
+    auto add = [&](std::vector<std::uint32_t>& s, ObjId id) {
+        ensure(s, id);
+        s[id] = stamp_;
+    };
+    add(in_threads_, owner);
+    const std::uint64_t end = tail();
+    for (std::uint64_t p = from; p < end; ++p) {
+        const Cell& c = cells_[p - base_];
+        ++stats_.cells_walked;
+        bool gained = false; // c.thread entered LS
+        switch (c.op) {
+        case Op::release: // rule 5
+            if (in(in_threads_, c.thread))
+                add(in_locks_, c.target);
+            break;
+        case Op::acquire: // rule 4
+            gained = in(in_locks_, c.target);
+            break;
+        case Op::vol_write: // rule 3
+            if (in(in_threads_, c.thread))
+                add(in_volatiles_, c.target);
+            break;
+        case Op::vol_read: // rule 2
+            gained = in(in_volatiles_, c.target);
+            break;
+        case Op::barrier_enter: // benter is a sync-source, bexit a sync-sink (CACM'10 §3.2)
+            if (in(in_threads_, c.thread))
+                add(in_barriers_, c.target);
+            break;
+        case Op::barrier_exit:
+            gained = in(in_barriers_, c.target);
+            break;
+        case Op::fork: // rule 6, for every forked thread
+            if (in(in_threads_, c.thread))
+                for (ThreadId u : syms_->thread_sets[c.target]) {
+                    if (u == t)
+                        return true;
+                    add(in_threads_, u);
+                }
+            break;
+        case Op::join: // rule 7: any joined thread in LS brings in the joiner
+            for (ThreadId u : syms_->thread_sets[c.target])
+                if (in(in_threads_, u)) {
+                    gained = true;
+                    break;
+                }
+            break;
+        default:
+            break;
+        }
+        if (gained) {
+            if (c.thread == t)
+                return true;
+            add(in_threads_, c.thread);
+        }
+    }
+    return false;
+}
+
+void GoldilocksDetector::place(Lockset& ls, ThreadId t, const Event& e) {
+    // The alock fix (digest §3.4): after every access, alock is a lock the accessing thread
+    // holds, or none; the deterministic choice is the innermost held lock.
+    ensure(held_, t);
+    if (ls.alock == no_object || holder_[ls.alock] != t)
+        ls.alock = held_[t].empty() ? no_object : held_[t].back();
+    if (ls.owner != no_object)
+        unref(ls.pos);
+    ls.pos = tail();
+    ++refs_[ls.pos - base_];
+    ls.owner = t;
+    ls.site = Site::of(e);
+}
+
+void GoldilocksDetector::unref(std::uint64_t pos) {
+    --refs_[pos - base_];
+}
+
+// Garbage-Collect-Cells (TR Figure 3 line 21, digest §3.6): every lockset's pos is at or after
+// head, so cells before the first referenced one can never be walked again.
+void GoldilocksDetector::collect() {
+    const std::uint64_t end = tail();
+    while (head_ < end && refs_[head_ - base_] == 0)
+        ++head_;
+    const std::size_t dead = static_cast<std::size_t>(head_ - base_);
+    if (dead >= 4096 && dead * 2 >= cells_.size()) {
+        cells_.erase(cells_.begin(), cells_.begin() + static_cast<std::ptrdiff_t>(dead));
+        refs_.erase(refs_.begin(), refs_.begin() + static_cast<std::ptrdiff_t>(dead));
+        base_ = head_;
+    }
+}
+
+void GoldilocksDetector::race(Var& v, const Event& e, const Lockset& with, Op with_op) {
+    races_.push_back({e.target, AccessRef::of(e), AccessRef::of(with.site, with.owner, with_op)});
+    // One race per variable (contract §3): release its positions so they no longer pin the list.
+    v.raced = true;
+    if (v.written)
+        unref(v.write.pos);
+    for (const Reader& r : v.readers)
+        unref(r.ls.pos);
+    v.readers.clear();
+    v.readers.shrink_to_fit();
+    collect();
+}
+
+} // namespace sfg

@@ -1,0 +1,244 @@
+// The compact binary trace form; trace.hpp specifies it. About 4 bytes an access event against
+// about 12 in text, and no tokenizing: large traces are cheaper to store and to read.
+#include "sfg/runtime/trace.hpp"
+#include "sfg/runtime/well_formed.hpp"
+#include "trace_names.hpp"
+
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+#include <ostream>
+
+namespace sfg {
+
+namespace {
+
+constexpr std::string_view magic{"SFGTRC1\n", 8};
+constexpr unsigned char tag_name = 0x40;
+constexpr unsigned char tag_location = 0x80;
+enum Kind { k_threads, k_vars, k_locks, k_volatiles, k_barriers, k_locations, k_count };
+
+template <class S>
+auto& table(S& s, int k) {
+    decltype(&s.threads) t[] = {&s.threads,   &s.vars,     &s.locks,
+                                &s.volatiles, &s.barriers, &s.locations};
+    return *t[k];
+}
+
+int target_kind(Op op) {
+    switch (op) {
+    case Op::read:
+    case Op::write:
+        return k_vars;
+    case Op::acquire:
+    case Op::release:
+        return k_locks;
+    case Op::vol_read:
+    case Op::vol_write:
+        return k_volatiles;
+    case Op::barrier_enter:
+    case Op::barrier_exit:
+        return k_barriers;
+    default:
+        return -1;
+    }
+}
+
+void put_varint(std::string& out, std::uint32_t v) {
+    while (v >= 0x80) {
+        out += static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out += static_cast<char>(v);
+}
+
+class BinaryReader {
+public:
+    BinaryReader(std::string_view bytes, std::string_view file, Symbols& syms, Analysis& sink)
+        : in_(bytes), file_(file), syms_(syms), stream_(syms, sink), sets_(syms) {}
+
+    TraceResult run() {
+        pos_ = magic.size();
+        while (pos_ < in_.size()) {
+            start_ = pos_;
+            auto tag = static_cast<unsigned char>(in_[pos_++]);
+            if (tag >= tag_name && tag < tag_name + k_count) {
+                std::uint32_t len;
+                if (!varint(len))
+                    return result();
+                if (len > in_.size() - pos_)
+                    return fail("name runs past the end of the file"), result();
+                ids_[tag - tag_name].push_back(
+                    table(syms_, tag - tag_name).intern(in_.substr(pos_, len)));
+                pos_ += len;
+                continue;
+            }
+            unsigned op_code = tag & 0x7f;
+            if (op_code > static_cast<unsigned>(Op::end))
+                return fail(fmt::format("unknown record tag 0x{:02x}", tag)), result();
+            auto op = static_cast<Op>(op_code);
+            ThreadId t = 0;
+            ObjId target = no_object, location = no_object;
+            if (!id(k_threads, t))
+                return result();
+            if (int k = target_kind(op); k >= 0) {
+                if (!id(k, target))
+                    return result();
+            } else if (op == Op::fork || op == Op::join) {
+                std::uint32_t n;
+                if (!varint(n))
+                    return result();
+                if (n == 0 || n > in_.size() - pos_)
+                    return fail("bad thread count in fork/join"), result();
+                set_.clear();
+                for (std::uint32_t i = 0; i < n; ++i) {
+                    ThreadId u = 0;
+                    if (!id(k_threads, u))
+                        return result();
+                    if (std::find(set_.begin(), set_.end(), u) != set_.end())
+                        return fail(
+                                   fmt::format("thread {} is listed twice", syms_.threads.name(u))),
+                               result();
+                    set_.push_back(u);
+                }
+                target = sets_.id(set_);
+            }
+            if ((tag & tag_location) && !id(k_locations, location))
+                return result();
+            if (!stream_.push(t, op, target, location, 0))
+                return fail(stream_.error()), result();
+        }
+        stream_.finish();
+        return result();
+    }
+
+private:
+    TraceResult result() {
+        TraceResult r;
+        r.events = stream_.events();
+        r.error = std::move(error_);
+        return r;
+    }
+    bool fail(std::string msg) {
+        if (!error_)
+            error_ = TraceError{
+                std::string(file_), 0, 0,
+                fmt::format("event {} (byte offset {}): {}", stream_.events() + 1, start_, msg)};
+        return false;
+    }
+    bool varint(std::uint32_t& v) {
+        v = 0;
+        for (int shift = 0; shift < 35; shift += 7) {
+            if (pos_ >= in_.size())
+                return fail("truncated record");
+            auto b = static_cast<unsigned char>(in_[pos_++]);
+            if (shift == 28 && b > 0x0f)
+                return fail("varint out of range");
+            v |= static_cast<std::uint32_t>(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                return true;
+        }
+        return fail("varint out of range");
+    }
+    bool id(int kind, std::uint32_t& out) {
+        std::uint32_t v = 0;
+        if (!varint(v))
+            return false;
+        if (v >= ids_[kind].size())
+            return fail(fmt::format(
+                "undefined {} id {}",
+                std::array{"thread", "variable", "lock", "volatile", "barrier", "location"}[kind],
+                v));
+        out = ids_[kind][v];
+        return true;
+    }
+
+    std::string_view in_;
+    std::string_view file_;
+    Symbols& syms_;
+    WellFormedStream stream_;
+    ThreadSetCache sets_;
+    std::vector<std::uint32_t> ids_[k_count]; // file id -> Symbols id
+    std::vector<ThreadId> set_;
+    std::size_t pos_ = 0, start_ = 0;
+    std::optional<TraceError> error_;
+};
+
+} // namespace
+
+bool is_binary_trace(std::string_view bytes) {
+    return bytes.substr(0, magic.size()) == magic;
+}
+
+TraceResult read_trace_binary(std::string_view bytes, std::string_view file_name, Symbols& syms,
+                              Analysis& sink) {
+    if (!is_binary_trace(bytes)) {
+        TraceResult r;
+        r.error = TraceError{std::string(file_name), 0, 0, "not a binary sfg trace (bad magic)"};
+        return r;
+    }
+    return BinaryReader(bytes, file_name, syms, sink).run();
+}
+
+BinaryTraceWriter::BinaryTraceWriter(std::ostream& out) : out_(out) {
+    buf_ = magic;
+}
+
+std::uint32_t BinaryTraceWriter::file_id(int kind, std::uint32_t id, const SymbolTable& table) {
+    auto& ids = ids_[kind];
+    if (id >= ids.size())
+        ids.resize(id + 1, 0);
+    if (ids[id] == 0) {
+        const std::string& name = table.name(id);
+        buf_ += static_cast<char>(tag_name + kind);
+        put_varint(buf_, static_cast<std::uint32_t>(name.size()));
+        buf_ += name;
+        ids[id] = ++next_[kind];
+    }
+    return ids[id] - 1;
+}
+
+void BinaryTraceWriter::on_event(const Event& e, const Symbols& syms) {
+    if (e.implicit)
+        return;
+    // Define names first: a record refers only to names defined before it.
+    std::uint32_t t = file_id(k_threads, e.thread, syms.threads);
+    std::uint32_t target = 0;
+    int k = target_kind(e.op);
+    if (k >= 0)
+        target = file_id(k, e.target, table(syms, k));
+    if (e.op == Op::fork || e.op == Op::join)
+        for (ThreadId u : syms.thread_sets[e.target])
+            file_id(k_threads, u, syms.threads);
+    std::uint32_t loc = 0;
+    if (e.location != no_object)
+        loc = file_id(k_locations, e.location, syms.locations);
+
+    buf_ += static_cast<char>(static_cast<unsigned>(e.op) |
+                              (e.location != no_object ? tag_location : 0));
+    put_varint(buf_, t);
+    if (k >= 0) {
+        put_varint(buf_, target);
+    } else if (e.op == Op::fork || e.op == Op::join) {
+        const auto& set = syms.thread_sets[e.target];
+        put_varint(buf_, static_cast<std::uint32_t>(set.size()));
+        for (ThreadId u : set)
+            put_varint(buf_, ids_[k_threads][u] - 1);
+    }
+    if (e.location != no_object)
+        put_varint(buf_, loc);
+    if (buf_.size() >= (1u << 16))
+        flush();
+}
+
+void BinaryTraceWriter::flush() {
+    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+}
+
+void BinaryTraceWriter::finish(const Symbols&) {
+    flush();
+    out_.flush();
+}
+
+} // namespace sfg

@@ -1,0 +1,318 @@
+// The text trace reader (contract §3). Hand-written tokenizer over the mapped file: no
+// allocation per line; names are looked up in a reader-local hash table keyed by views into the
+// file and interned into Symbols only on first sight.
+#include "sfg/runtime/mapped_file.hpp"
+#include "sfg/runtime/trace.hpp"
+#include "sfg/runtime/well_formed.hpp"
+#include "trace_names.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+
+namespace sfg {
+
+std::string TraceError::to_string() const {
+    if (line == 0)
+        return fmt::format("{}: error: {}", file, message);
+    return fmt::format("{}:{}:{}: error: {}", file, line, col, message);
+}
+
+namespace {
+
+bool is_space(char c) {
+    return c == ' ' || c == '\t';
+}
+
+// Names are any bytes but white space, control characters and the separators `|(),`.
+bool is_name_char(char c) {
+    auto u = static_cast<unsigned char>(c);
+    return u > 0x20 && u != 0x7f && c != '|' && c != '(' && c != ')' && c != ',';
+}
+
+struct OpInfo {
+    Op op;
+    int operands; // 0 none (begin/end: optional ignored operand), 1 exactly one, 2 a thread set
+};
+
+// The op names of contract §3.
+bool lookup_op(std::string_view s, OpInfo& out) {
+    switch (s.size()) {
+    case 1:
+        if (s[0] == 'r')
+            return out = {Op::read, 1}, true;
+        if (s[0] == 'w')
+            return out = {Op::write, 1}, true;
+        return false;
+    case 2:
+        if (s == "vr")
+            return out = {Op::vol_read, 1}, true;
+        if (s == "vw")
+            return out = {Op::vol_write, 1}, true;
+        return false;
+    case 3:
+        if (s == "acq")
+            return out = {Op::acquire, 1}, true;
+        if (s == "rel")
+            return out = {Op::release, 1}, true;
+        if (s == "end")
+            return out = {Op::end, 0}, true;
+        return false;
+    case 4:
+        if (s == "fork")
+            return out = {Op::fork, 2}, true;
+        if (s == "join")
+            return out = {Op::join, 2}, true;
+        return false;
+    case 5:
+        if (s == "bexit")
+            return out = {Op::barrier_exit, 1}, true;
+        if (s == "begin")
+            return out = {Op::begin, 0}, true;
+        return false;
+    case 6:
+        if (s == "benter")
+            return out = {Op::barrier_enter, 1}, true;
+        return false;
+    default:
+        return false;
+    }
+}
+
+class TextReader {
+public:
+    TextReader(std::string_view text, std::string_view file, Symbols& syms, Analysis& sink)
+        : text_(text), file_(file), syms_(syms), stream_(syms, sink), threads_(syms.threads),
+          vars_(syms.vars), locks_(syms.locks), volatiles_(syms.volatiles),
+          barriers_(syms.barriers), locations_(syms.locations), sets_(syms) {}
+
+    TraceResult run() {
+        const char* p = text_.data();
+        const char* const end = p + text_.size();
+        while (p < end) {
+            ++line_;
+            const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+            const char* le = nl ? nl : end;
+            line_begin_ = p;
+            if (!parse_line(p, le))
+                return result();
+            p = nl ? nl + 1 : end;
+        }
+        stream_.finish();
+        return result();
+    }
+
+private:
+    TraceResult result() {
+        TraceResult r;
+        r.events = stream_.events();
+        r.error = std::move(error_);
+        return r;
+    }
+
+    bool fail(const char* at, std::string msg) {
+        error_ = TraceError{std::string(file_), line_,
+                            static_cast<std::uint32_t>(at - line_begin_) + 1, std::move(msg)};
+        return false;
+    }
+
+    static std::string show(char c) {
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u >= 0x7f)
+            return fmt::format("byte 0x{:02x}", u);
+        return fmt::format("'{}'", c);
+    }
+
+    // A name at p: returns its end, or nullptr (and an error) if there is none.
+    const char* name(const char* p, const char* e, const char* what) {
+        const char* q = p;
+        while (q < e && is_name_char(*q))
+            ++q;
+        if (q == p) {
+            if (p == e)
+                return fail(p, fmt::format("expected {}", what)), nullptr;
+            return fail(p, fmt::format("expected {}, found {}", what, show(*p))), nullptr;
+        }
+        return q;
+    }
+
+    static const char* skip_space(const char* p, const char* e) {
+        while (p < e && is_space(*p))
+            ++p;
+        return p;
+    }
+
+    bool parse_line(const char* p, const char* e) {
+        // Trim: trailing CR / blanks, leading blanks; skip blank and comment lines.
+        while (e > p && (is_space(e[-1]) || e[-1] == '\r'))
+            --e;
+        p = skip_space(p, e);
+        if (p == e || *p == '#')
+            return true;
+
+        // THREAD
+        const char* q = name(p, e, "a thread name");
+        if (!q)
+            return false;
+        std::string_view thread_name(p, static_cast<std::size_t>(q - p));
+        p = skip_space(q, e);
+        if (p == e || *p != '|')
+            return fail(
+                p, p == e ? "expected '|' after the thread name"
+                          : fmt::format("expected '|' after the thread name, found {}", show(*p)));
+        p = skip_space(p + 1, e);
+
+        // OP
+        const char* op_at = p;
+        q = p;
+        while (q < e && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
+            ++q;
+        std::string_view op_name(p, static_cast<std::size_t>(q - p));
+        OpInfo info{};
+        if (op_name.empty())
+            return fail(p, "expected an operation (r, w, acq, rel, vr, vw, benter, bexit, fork, "
+                           "join, begin, end)");
+        if (!lookup_op(op_name, info))
+            return fail(op_at, fmt::format("unknown operation '{}'", op_name));
+        p = skip_space(q, e);
+
+        ObjId target = no_object;
+        if (info.operands == 0) {
+            // begin / end; RAPID writes an operand, which carries nothing for us.
+            if (p < e && *p == '(') {
+                const char* c = static_cast<const char*>(std::memchr(p, ')', e - p));
+                if (!c)
+                    return fail(e, "expected ')'");
+                p = skip_space(c + 1, e);
+            }
+        } else {
+            if (p == e || *p != '(')
+                return fail(p, fmt::format("expected '(' after '{}'", op_name));
+            p = skip_space(p + 1, e);
+            if (info.operands == 1) {
+                const char* a = p;
+                q = name(p, e, "an operand");
+                if (!q)
+                    return false;
+                std::string_view arg(a, static_cast<std::size_t>(q - a));
+                p = skip_space(q, e);
+                if (p < e && *p == ',')
+                    return fail(p, fmt::format("'{}' takes one operand", op_name));
+                target = intern_target(info.op, arg);
+            } else {
+                set_.clear();
+                for (;;) {
+                    const char* a = p;
+                    q = name(p, e, "a thread name");
+                    if (!q)
+                        return false;
+                    ThreadId u = threads_.id(std::string_view(a, static_cast<std::size_t>(q - a)));
+                    if (std::find(set_.begin(), set_.end(), u) != set_.end())
+                        return fail(
+                            a, fmt::format("thread {} is listed twice", syms_.threads.name(u)));
+                    set_.push_back(u);
+                    p = skip_space(q, e);
+                    if (p < e && *p == ',') {
+                        p = skip_space(p + 1, e);
+                        continue;
+                    }
+                    break;
+                }
+                target = sets_.id(set_);
+            }
+            if (p == e || *p != ')')
+                return fail(p, p == e ? std::string("expected ')'")
+                                      : fmt::format("expected ')', found {}", show(*p)));
+            p = skip_space(p + 1, e);
+        }
+
+        // |LOCATION (the rest of the line)
+        ObjId location = no_object;
+        if (p < e) {
+            if (*p != '|')
+                return fail(p,
+                            fmt::format("expected '|' or the end of the line, found {}", show(*p)));
+            p = skip_space(p + 1, e);
+            if (p < e) {
+                for (const char* c = p; c < e; ++c)
+                    if (static_cast<unsigned char>(*c) < 0x20 && *c != '\t')
+                        return fail(c, fmt::format("unexpected {} in the location", show(*c)));
+                location = locations_.id(std::string_view(p, static_cast<std::size_t>(e - p)));
+            }
+        }
+
+        ThreadId t = threads_.id(thread_name);
+        if (!stream_.push(t, info.op, target, location, line_))
+            return fail(line_begin_ + (skip_space(line_begin_, e) - line_begin_), stream_.error());
+        return true;
+    }
+
+    ObjId intern_target(Op op, std::string_view arg) {
+        switch (op) {
+        case Op::read:
+        case Op::write:
+            return vars_.id(arg);
+        case Op::acquire:
+        case Op::release:
+            return locks_.id(arg);
+        case Op::vol_read:
+        case Op::vol_write:
+            return volatiles_.id(arg);
+        default:
+            return barriers_.id(arg);
+        }
+    }
+
+    std::string_view text_;
+    std::string_view file_;
+    Symbols& syms_;
+    WellFormedStream stream_;
+    NameCache threads_, vars_, locks_, volatiles_, barriers_, locations_;
+    ThreadSetCache sets_;
+    std::vector<ThreadId> set_;
+    std::uint32_t line_ = 0;
+    const char* line_begin_ = nullptr;
+    std::optional<TraceError> error_;
+};
+
+} // namespace
+
+TraceResult read_trace_text(std::string_view text, std::string_view file_name, Symbols& syms,
+                            Analysis& sink) {
+    return TextReader(text, file_name, syms, sink).run();
+}
+
+TraceResult read_trace_file(const std::string& path, Symbols& syms, Analysis& sink) {
+    MappedFile f;
+    if (!f.open(path)) {
+        TraceResult r;
+        r.error = TraceError{path, 0, 0, fmt::format("cannot read the trace: {}", f.error())};
+        return r;
+    }
+    std::string_view name = path == "-" ? std::string_view("<stdin>") : std::string_view(path);
+    if (is_binary_trace(f.data()))
+        return read_trace_binary(f.data(), name, syms, sink);
+    return read_trace_text(f.data(), name, syms, sink);
+}
+
+std::uint64_t tokenize_trace_text(std::string_view text) {
+    // The same line and field splitting as the reader, minus interning and checking.
+    std::uint64_t events = 0, fields = 0;
+    const char* p = text.data();
+    const char* const end = p + text.size();
+    while (p < end) {
+        const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+        const char* e = nl ? nl : end;
+        while (p < e && is_space(*p))
+            ++p;
+        if (p < e && *p != '#' && *p != '\r') {
+            ++events;
+            for (; p < e; ++p)
+                fields += (*p == '|') | (*p == '(') | (*p == ',');
+        }
+        p = nl ? nl + 1 : end;
+    }
+    return events + (fields == ~std::uint64_t{0}); // uses fields: the scan is not optimized away
+}
+
+} // namespace sfg

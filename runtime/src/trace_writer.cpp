@@ -1,0 +1,78 @@
+// The text trace writer: the inverse of the reader (contract §3 lines).
+#include "sfg/runtime/trace.hpp"
+
+#include <ostream>
+
+namespace sfg {
+
+namespace {
+
+void append_event(std::string& out, const Event& e, const Symbols& syms) {
+    out += syms.threads.name(e.thread);
+    out += '|';
+    out += to_string(e.op);
+    switch (e.op) {
+    case Op::read:
+    case Op::write:
+        out += '(', out += syms.vars.name(e.target), out += ')';
+        break;
+    case Op::acquire:
+    case Op::release:
+        out += '(', out += syms.locks.name(e.target), out += ')';
+        break;
+    case Op::vol_read:
+    case Op::vol_write:
+        out += '(', out += syms.volatiles.name(e.target), out += ')';
+        break;
+    case Op::barrier_enter:
+    case Op::barrier_exit:
+        out += '(', out += syms.barriers.name(e.target), out += ')';
+        break;
+    case Op::fork:
+    case Op::join: {
+        out += '(';
+        bool first = true;
+        for (ThreadId u : syms.thread_sets[e.target]) {
+            if (!first)
+                out += ',';
+            first = false;
+            out += syms.threads.name(u);
+        }
+        out += ')';
+        break;
+    }
+    default:
+        break;
+    }
+    if (e.location != no_object) {
+        out += '|';
+        out += syms.locations.name(e.location);
+    }
+}
+
+} // namespace
+
+std::string format_event(const Event& e, const Symbols& syms) {
+    std::string s;
+    append_event(s, e, syms);
+    return s;
+}
+
+void TextTraceWriter::on_event(const Event& e, const Symbols& syms) {
+    if (e.implicit)
+        return; // implied by the format (event.hpp)
+    append_event(buf_, e, syms);
+    buf_ += '\n';
+    if (buf_.size() >= (1u << 16)) {
+        out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        buf_.clear();
+    }
+}
+
+void TextTraceWriter::finish(const Symbols&) {
+    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+    out_.flush();
+}
+
+} // namespace sfg

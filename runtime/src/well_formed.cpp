@@ -1,0 +1,181 @@
+#include "sfg/runtime/well_formed.hpp"
+
+#include <fmt/format.h>
+
+namespace sfg {
+
+WellFormedStream::Thread& WellFormedStream::thread(ThreadId t) {
+    if (t >= threads_.size())
+        threads_.resize(t + 1);
+    return threads_[t];
+}
+
+WellFormedStream::Lock& WellFormedStream::lock(ObjId m) {
+    if (m >= locks_.size())
+        locks_.resize(m + 1);
+    return locks_[m];
+}
+
+bool WellFormedStream::fail(std::string msg) {
+    error_ = std::move(msg);
+    return false;
+}
+
+std::string WellFormedStream::where(std::uint32_t line) const {
+    return line ? fmt::format(" at line {}", line) : std::string();
+}
+
+void WellFormedStream::emit(ThreadId t, Op op, ObjId target, std::uint64_t number,
+                            std::uint32_t line) {
+    Event e;
+    e.number = number;
+    e.thread = t;
+    e.op = op;
+    e.implicit = true;
+    e.target = target;
+    e.line = line;
+    sink_.on_event(e, syms_);
+}
+
+bool WellFormedStream::push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line) {
+    auto tname = [&](ThreadId u) -> const std::string& { return syms_.threads.name(u); };
+    thread(t);
+    // Contract §3: no event of a thread after it was joined (thesis §4.1.1: end(t) is t's last
+    // operation).
+    if (threads_[t].state == State::ended)
+        return fail(fmt::format("event of thread {} after it was joined{}", tname(t),
+                                where(threads_[t].line)));
+
+    switch (op) {
+    case Op::acquire: {
+        // Locks are not re-entrant (contract §3), so the holder may not acquire again either.
+        const Lock& l = lock(target);
+        if (l.holder == t)
+            return fail(fmt::format("thread {} acquires lock {}, which it already holds (since "
+                                    "line {}; locks are not re-entrant)",
+                                    tname(t), syms_.locks.name(target), l.line));
+        if (l.holder != no_object)
+            return fail(fmt::format("thread {} acquires lock {}, which is held by thread {}{}",
+                                    tname(t), syms_.locks.name(target), tname(l.holder),
+                                    where(l.line)));
+        break;
+    }
+    case Op::release: {
+        const Lock& l = lock(target);
+        if (l.holder == no_object)
+            return fail(fmt::format("thread {} releases lock {}, which is not held", tname(t),
+                                    syms_.locks.name(target)));
+        if (l.holder != t)
+            return fail(fmt::format("thread {} releases lock {}, which is held by thread {}{}",
+                                    tname(t), syms_.locks.name(target), tname(l.holder),
+                                    where(l.line)));
+        break;
+    }
+    case Op::barrier_exit: {
+        // Thesis §4.1.1: t may exit b only if it has performed no operation since entering b.
+        const Thread& th = threads_[t];
+        if (!th.has_last || th.last_op != Op::barrier_enter || th.last_target != target)
+            return fail(fmt::format("thread {} exits barrier {} without entering it just before",
+                                    tname(t), syms_.barriers.name(target)));
+        break;
+    }
+    case Op::fork:
+        for (ThreadId u : syms_.thread_sets[target]) {
+            if (u == t)
+                return fail(fmt::format("thread {} forks itself", tname(t)));
+            const Thread& c = thread(u);
+            if (c.state == State::forked)
+                return fail(fmt::format("thread {} forks thread {}, which was already forked{}",
+                                        tname(t), tname(u), where(c.line)));
+            if (c.has_events)
+                return fail(fmt::format("thread {} forks thread {}, which already has events "
+                                        "(first{})",
+                                        tname(t), tname(u), where(c.line)));
+            if (c.state != State::fresh)
+                return fail(fmt::format("thread {} forks thread {}, which has already ended{}",
+                                        tname(t), tname(u), where(c.line)));
+        }
+        break;
+    case Op::join:
+        for (ThreadId u : syms_.thread_sets[target]) {
+            if (u == t)
+                return fail(fmt::format("thread {} joins itself", tname(t)));
+            thread(u);
+        }
+        break;
+    default:
+        break;
+    }
+
+    // Well-formed: update the state and deliver, implicit events first (event.hpp).
+    const std::uint64_t number = ++events_;
+    Thread& th = threads_[t];
+    if (th.state != State::started) {
+        emit(t, Op::thread_start, th.forker, number, line);
+        th.state = State::started;
+    }
+    if (!th.has_events) {
+        th.has_events = true;
+        th.line = line;
+    }
+    th.has_last = true;
+    th.last_op = op;
+    th.last_target = target;
+
+    switch (op) {
+    case Op::acquire:
+        locks_[target] = {t, line};
+        break;
+    case Op::release:
+        locks_[target] = {};
+        break;
+    case Op::fork:
+        for (ThreadId u : syms_.thread_sets[target]) {
+            threads_[u].state = State::forked;
+            threads_[u].forker = t;
+            threads_[u].line = line;
+        }
+        break;
+    case Op::join:
+        // Thread u's end comes just before the first event that joins it; a forked thread with
+        // no events starts there too (contract §3).
+        for (ThreadId u : syms_.thread_sets[target]) {
+            Thread& c = threads_[u];
+            if (c.state == State::ended)
+                continue;
+            if (c.state != State::started)
+                emit(u, Op::thread_start, c.forker, number, line);
+            emit(u, Op::thread_end, t, number, line);
+            c.state = State::ended;
+            c.line = line;
+        }
+        break;
+    default:
+        break;
+    }
+
+    Event e;
+    e.number = number;
+    e.thread = t;
+    e.op = op;
+    e.target = target;
+    e.location = location;
+    e.line = line;
+    sink_.on_event(e, syms_);
+    return true;
+}
+
+void WellFormedStream::finish() {
+    const std::uint64_t number = events_ + 1;
+    for (ThreadId u = 0; u < threads_.size(); ++u) {
+        Thread& c = threads_[u];
+        if (c.state == State::ended || c.state == State::fresh)
+            continue;
+        if (c.state == State::forked)
+            emit(u, Op::thread_start, c.forker, number, 0);
+        emit(u, Op::thread_end, no_object, number, 0);
+        c.state = State::ended;
+    }
+}
+
+} // namespace sfg
