@@ -90,10 +90,10 @@ void print_diagnostics(std::ostream& os, const SourceFile& file, const Diagnosti
     const char* bold = color ? "\033[1m" : "";
     const char* reset = color ? "\033[0m" : "";
     for (const Diagnostic& d : diags.sorted()) {
-        const char* sev = !color                           ? ""
-                          : d.severity == Severity::error ? "\033[1;31m"
+        const char* sev = !color                            ? ""
+                          : d.severity == Severity::error   ? "\033[1;31m"
                           : d.severity == Severity::warning ? "\033[1;35m"
-                                                             : "\033[1;36m";
+                                                            : "\033[1;36m";
         os << bold << file.name() << ':' << d.loc.line << ':' << d.loc.col << ": " << reset << sev
            << to_string(d.severity) << ':' << reset << ' ' << bold << d.message << reset << '\n';
         std::string_view line = file.line(d.loc.line);

@@ -51,11 +51,15 @@ public:
     explicit Diagnostics(std::size_t error_limit = 50) : error_limit_(error_limit) {}
 
     void report(Severity s, SourceLoc loc, std::string message);
-    void error(SourceLoc loc, std::string message) { report(Severity::error, loc, std::move(message)); }
+    void error(SourceLoc loc, std::string message) {
+        report(Severity::error, loc, std::move(message));
+    }
     void warning(SourceLoc loc, std::string message) {
         report(Severity::warning, loc, std::move(message));
     }
-    void note(SourceLoc loc, std::string message) { report(Severity::note, loc, std::move(message)); }
+    void note(SourceLoc loc, std::string message) {
+        report(Severity::note, loc, std::move(message));
+    }
 
     bool has_errors() const { return errors_ > 0; }
     std::size_t error_count() const { return errors_; }

@@ -1,0 +1,103 @@
+// Synchronization flow graphs (thesis §4.2.1): access modes as vertices, mechanisms on edges,
+// in- and out-modes; built from the base graphs and operators of Figures 4.3/4.4 with Valid
+// (§4.2.3) on Boost.Graph.
+#pragma once
+
+#include "sfg/compiler/diagnostics.hpp"
+#include "sfg/runtime/net.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sfg {
+
+struct SfgMode {
+    AccessMode mode;
+    SourceLoc loc; // the EX/RS term it came from
+};
+
+struct SfgEdge {
+    int id = 0; // creation order: ids 0, 1, ... as in the JSON and the net (e0, e1, ...)
+    Mechanism mech;
+    SourceLoc loc; // the operator's label
+};
+
+using SfgGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, SfgMode, SfgEdge>;
+
+// G = (A, S, I, O). Vertex index = mode id.
+struct Sfg {
+    SfgGraph graph;
+    std::vector<int> in;
+    std::vector<int> out;
+
+    int mode_count() const { return static_cast<int>(boost::num_vertices(graph)); }
+    const AccessMode& mode(int id) const { return graph[static_cast<std::size_t>(id)].mode; }
+    std::vector<ModeEdge> edges() const; // ordered by id
+    // Modes no path from an in-mode reaches (breadth-first search over the graph).
+    std::vector<int> unreachable_modes() const;
+};
+
+// A label before Valid: a resolved mechanism, or a bare fork/join resolved per edge.
+struct EdgeLabel {
+    enum class Kind { mech, bare_fork, bare_join };
+    Kind kind = Kind::mech;
+    Mechanism mech; // kind == mech
+};
+
+// What one ▷ or [·] did with its candidate edges o -> i, for diagnostics.
+struct ConnectReport {
+    struct Dropped {
+        int from, to;
+        std::string reason; // why Valid failed
+    };
+    int candidates = 0;
+    int valid = 0;
+    std::vector<Dropped> dropped;
+    std::vector<int> self_sync; // ids of added edges whose fork/join includes its own thread
+};
+
+// Builds one SFG from the operators; fragments are (I, O) over the shared graph.
+class SfgBuilder {
+public:
+    struct Fragment {
+        std::vector<int> in, out;
+    };
+
+    // EX(t) and RS(T), Figure 4.3.
+    Fragment base(AccessMode mode, SourceLoc loc);
+    // G1 ⊔ G2, G1 ▷^z G2 and [G1]^z, Figure 4.4. The edge set is a set: an edge with the same
+    // source, target and mechanism is added once.
+    Fragment disjunction(const Fragment& g1, const Fragment& g2);
+    Fragment sequence(const Fragment& g1, const EdgeLabel& z, const Fragment& g2, SourceLoc loc,
+                      ConnectReport& report);
+    Fragment loop(const Fragment& g1, const EdgeLabel& z, SourceLoc loc, ConnectReport& report);
+
+    Sfg finish(const Fragment& g) &&;
+
+    // Named disciplines expand to copies, so a short text can denote a huge graph; past these
+    // bounds the builder stops adding and reports over_budget() instead of running for hours.
+    static constexpr std::size_t max_modes = 200000;
+    static constexpr std::size_t max_candidates = 4000000;
+    bool over_budget() const { return over_budget_; }
+    const SfgGraph& graph() const { return graph_; }
+
+private:
+    void connect(const std::vector<int>& outs, const EdgeLabel& z, const std::vector<int>& ins,
+                 SourceLoc loc, ConnectReport& report);
+    SfgGraph graph_;
+    int next_edge_ = 0;
+    std::size_t candidates_ = 0;
+    std::unordered_map<std::uint64_t, std::vector<Mechanism>> pair_mechs_; // (o, i) -> labels
+    bool over_budget_ = false;
+};
+
+// Valid(o -z-> i) (§4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z). Returns the
+// reason it fails, or an empty string when valid.
+std::string why_invalid(const AccessMode& o, const Mechanism& z, const AccessMode& i);
+
+} // namespace sfg

@@ -1,0 +1,32 @@
+// Mechanical check of the thesis' invariants on N(G) (§4.3.4): every reachable marking is
+// 1-safe and b-feasible for some access mode b (Definition 4.3.7, Lemma 4.3.10).
+#pragma once
+
+#include "sfg/runtime/net.hpp"
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <cstddef>
+#include <string>
+
+namespace sfg {
+
+// Reachability graph: one vertex per reachable marking, one edge per firing (transition index).
+using ReachabilityGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Marking, int>;
+
+struct NetVerification {
+    std::size_t reachable = 0; // distinct reachable markings found
+    bool complete = true;      // false when max_markings cut the search
+    std::string failure;       // empty when every invariant holds
+    ReachabilityGraph graph;
+    bool ok() const { return failure.empty(); }
+};
+
+// Breadth-first exploration from every initial marking (P/T firing, to catch a second token).
+NetVerification verify_net(const Net& net, std::size_t max_markings = 1000000);
+
+// The access mode b for which `m` is b-feasible, or -1 when there is none.
+int feasible_mode(const Net& net, const Marking& m);
+
+} // namespace sfg

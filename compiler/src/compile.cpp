@@ -1,0 +1,22 @@
+#include "sfg/compiler/compile.hpp"
+
+#include "sfg/compiler/parse.hpp"
+#include "sfg/compiler/petri.hpp"
+#include "sfg/compiler/sema.hpp"
+
+namespace sfg {
+
+std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags) {
+    ast::Spec tree = parse_spec(file, diags);
+    if (diags.has_errors())
+        return std::nullopt;
+    CompiledSpec spec = analyze(tree, file.name(), diags);
+    if (diags.has_errors())
+        return std::nullopt;
+    for (CompiledVariable& v : spec.variables)
+        if (v.sfg)
+            v.net = build_petri_net(*v.sfg);
+    return spec;
+}
+
+} // namespace sfg

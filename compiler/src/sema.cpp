@@ -1,0 +1,491 @@
+#include "sfg/compiler/sema.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace sfg {
+
+namespace {
+
+enum class NameKind { thread, lock, volatile_, barrier, discipline, var };
+
+const char* describe(NameKind k) {
+    switch (k) {
+    case NameKind::thread:
+        return "a thread";
+    case NameKind::lock:
+        return "a lock";
+    case NameKind::volatile_:
+        return "a volatile";
+    case NameKind::barrier:
+        return "a barrier";
+    case NameKind::discipline:
+        return "a discipline";
+    case NameKind::var:
+        return "a variable";
+    }
+    return "?";
+}
+
+struct Symbol {
+    NameKind kind;
+    SourceLoc loc;
+    const ast::Decl* decl;
+};
+
+class Sema {
+public:
+    Sema(const ast::Spec& spec, Diagnostics& diags) : spec_(spec), diags_(diags) {}
+
+    CompiledSpec run(const std::string& file) {
+        CompiledSpec out;
+        out.file = file;
+        declare_all(out);
+        for (const ast::Decl& d : spec_.decls)
+            if (d.kind == ast::Decl::Kind::discipline)
+                check_recursion(d.names[0].name);
+        for (const ast::Decl& d : spec_.decls)
+            if (d.disc)
+                check_disc(*d.disc);
+        build_variables(out);
+        for (const ast::Program& p : spec_.programs)
+            diags_.warning(p.loc, fmt::format("program '{}' is not compiled here; it is checked "
+                                              "by `sfgc check`",
+                                              p.name.name));
+        return out;
+    }
+
+private:
+    // ---- declarations ----
+    void declare(const ast::Ident& id, NameKind kind, const ast::Decl* decl) {
+        auto [it, fresh] = symbols_.emplace(id.name, Symbol{kind, id.loc, decl});
+        if (fresh)
+            return;
+        if (kind == NameKind::var && it->second.kind == NameKind::var) {
+            const ast::Decl* prev = it->second.decl;
+            if (prev->disc && decl->disc) {
+                diags_.error(id.loc, fmt::format("variable '{}' is annotated twice", id.name));
+                diags_.note(it->second.loc, "first annotation is here");
+            } else if (decl->disc) {
+                it->second = Symbol{kind, id.loc, decl}; // declared first, annotated now
+            }
+            return;
+        }
+        diags_.error(id.loc, fmt::format("redefinition of '{}'", id.name));
+        diags_.note(it->second.loc, fmt::format("'{}' is already declared as {} here", id.name,
+                                                describe(it->second.kind)));
+    }
+
+    void declare_all(CompiledSpec& out) {
+        for (const ast::Decl& d : spec_.decls) {
+            NameKind k = NameKind::thread;
+            switch (d.kind) {
+            case ast::Decl::Kind::threads:
+                k = NameKind::thread;
+                break;
+            case ast::Decl::Kind::lock:
+                k = NameKind::lock;
+                break;
+            case ast::Decl::Kind::volatile_:
+                k = NameKind::volatile_;
+                break;
+            case ast::Decl::Kind::barrier:
+                k = NameKind::barrier;
+                break;
+            case ast::Decl::Kind::discipline:
+                k = NameKind::discipline;
+                break;
+            case ast::Decl::Kind::var:
+                k = NameKind::var;
+                break;
+            }
+            for (const ast::Ident& id : d.names)
+                declare(id, k, &d);
+        }
+        // Now that every name is known (declarations may come in any order), collect them.
+        std::set<std::string> seen_vars;
+        for (const ast::Decl& d : spec_.decls) {
+            for (const ast::Ident& id : d.names) {
+                const Symbol& s = symbols_.at(id.name);
+                if (s.decl != &d && !(s.kind == NameKind::var))
+                    continue; // a redefinition, already reported
+                switch (d.kind) {
+                case ast::Decl::Kind::threads:
+                    out.threads.push_back(id.name);
+                    break;
+                case ast::Decl::Kind::lock:
+                    out.mechanisms.push_back({id.name, MechKind::lock, {}, id.loc});
+                    break;
+                case ast::Decl::Kind::volatile_:
+                    out.mechanisms.push_back({id.name, MechKind::volatile_, {}, id.loc});
+                    break;
+                case ast::Decl::Kind::barrier:
+                    out.mechanisms.push_back({id.name, MechKind::barrier,
+                                              thread_set(d.barrier_threads, "barrier"), id.loc});
+                    break;
+                case ast::Decl::Kind::var:
+                    if (s.kind == NameKind::var && seen_vars.insert(id.name).second)
+                        out.variables.push_back({id.name, s.loc, std::nullopt, std::nullopt});
+                    break;
+                default:
+                    break;
+                }
+            }
+        }
+        std::sort(out.threads.begin(), out.threads.end());
+    }
+
+    // ---- lookups ----
+    // Resolves `id` as `want`; reports an undeclared name or one of the wrong kind.
+    bool expect(const ast::Ident& id, std::initializer_list<NameKind> want, const char* role) {
+        auto it = symbols_.find(id.name);
+        if (it == symbols_.end()) {
+            diags_.error(id.loc, fmt::format("use of undeclared {} '{}'", role, id.name));
+            return false;
+        }
+        if (std::find(want.begin(), want.end(), it->second.kind) == want.end()) {
+            diags_.error(id.loc, fmt::format("'{}' is {}, not {}", id.name,
+                                             describe(it->second.kind), role_article(role)));
+            diags_.note(it->second.loc, fmt::format("'{}' is declared here", id.name));
+            return false;
+        }
+        return true;
+    }
+    static std::string role_article(const char* role) {
+        std::string r = role;
+        bool vowel = !r.empty() && std::string("aeiou").find(r[0]) != std::string::npos;
+        return (vowel ? "an " : "a ") + r;
+    }
+
+    // A list of distinct declared threads, sorted; reports unknown and repeated ones.
+    std::vector<std::string> thread_set(const std::vector<ast::Ident>& ids, const char* where) {
+        std::vector<std::string> out;
+        std::map<std::string, SourceLoc> seen;
+        for (const ast::Ident& id : ids) {
+            if (!expect(id, {NameKind::thread}, "thread"))
+                continue;
+            if (auto [it, fresh] = seen.emplace(id.name, id.loc); !fresh) {
+                diags_.error(id.loc,
+                             fmt::format("thread '{}' appears twice in {}", id.name, where));
+                continue;
+            }
+            out.push_back(id.name);
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    }
+
+    // ---- disciplines ----
+    // Named disciplines must not refer to themselves, directly or not (they are expanded as
+    // fresh copies, so a cycle would be infinite).
+    void check_recursion(const std::string& name) {
+        std::vector<std::string> stack;
+        visit_names(name, stack);
+    }
+    void visit_names(const std::string& name, std::vector<std::string>& stack) {
+        if (done_.count(name))
+            return;
+        auto it = symbols_.find(name);
+        if (it == symbols_.end() || it->second.kind != NameKind::discipline)
+            return;
+        auto pos = std::find(stack.begin(), stack.end(), name);
+        if (pos != stack.end()) {
+            std::vector<std::string> cycle(pos, stack.end());
+            cycle.push_back(name);
+            recursive_.insert(name);
+            diags_.error(it->second.loc, fmt::format("discipline '{}' is recursive ({})", name,
+                                                     fmt::join(cycle, " -> ")));
+            return;
+        }
+        stack.push_back(name);
+        collect_refs(*it->second.decl->disc,
+                     [&](const std::string& ref) { visit_names(ref, stack); });
+        stack.pop_back();
+        done_.insert(name);
+    }
+    template <class F>
+    void collect_refs(const ast::Disc& d, F&& f) {
+        if (d.kind == ast::Disc::Kind::name)
+            f(d.name.name);
+        if (d.lhs)
+            collect_refs(*d.lhs, f);
+        if (d.rhs)
+            collect_refs(*d.rhs, f);
+    }
+
+    // Name, kind and arity checks on a discipline term, reported once per written term.
+    void check_disc(const ast::Disc& d) {
+        switch (d.kind) {
+        case ast::Disc::Kind::ex:
+            if (d.threads.size() != 1)
+                diags_.error(d.loc, d.threads.empty()
+                                        ? std::string("EX needs exactly one thread")
+                                        : fmt::format("EX takes exactly one thread, not {}; "
+                                                      "use RS(...) for read-shared access",
+                                                      d.threads.size()));
+            thread_set(d.threads, "EX");
+            break;
+        case ast::Disc::Kind::rs:
+            if (d.threads.empty())
+                diags_.error(d.loc, "RS needs at least one thread");
+            thread_set(d.threads, "RS");
+            break;
+        case ast::Disc::Kind::name:
+            if (auto it = symbols_.find(d.name.name);
+                it != symbols_.end() && it->second.kind == NameKind::thread) {
+                diags_.error(d.name.loc, fmt::format("'{}' is a thread, not a discipline; did you "
+                                                     "mean EX({})?",
+                                                     d.name.name, d.name.name));
+            } else {
+                expect(d.name, {NameKind::discipline}, "discipline");
+            }
+            break;
+        case ast::Disc::Kind::seq:
+        case ast::Disc::Kind::loop:
+            check_label(d.label);
+            break;
+        case ast::Disc::Kind::disj:
+            break;
+        }
+        if (d.lhs)
+            check_disc(*d.lhs);
+        if (d.rhs)
+            check_disc(*d.rhs);
+    }
+
+    void check_label(const ast::Label& l) {
+        switch (l.kind) {
+        case ast::Label::Kind::named:
+            expect(l.name, {NameKind::lock, NameKind::volatile_, NameKind::barrier}, "mechanism");
+            break;
+        case ast::Label::Kind::fork:
+        case ast::Label::Kind::join: {
+            const char* what = l.kind == ast::Label::Kind::fork ? "fork" : "join";
+            bool ok = expect(l.thread, {NameKind::thread}, "thread");
+            auto set = thread_set(l.threads, what);
+            if (ok && std::binary_search(set.begin(), set.end(), l.thread.name))
+                diags_.warning(
+                    l.loc,
+                    fmt::format("{}({}{}{}) includes its own thread '{}': no "
+                                "well-formed trace can ever send it",
+                                what, l.kind == ast::Label::Kind::fork ? l.thread.name + "->" : "",
+                                fmt::join(set, ","),
+                                l.kind == ast::Label::Kind::join ? "->" + l.thread.name : "",
+                                l.thread.name));
+            break;
+        }
+        default:
+            break;
+        }
+    }
+
+    // ---- SFG construction (Figures 4.3/4.4) ----
+    // Fails (returns nothing) where an error was already reported for the term.
+    std::optional<EdgeLabel> resolve_label(const ast::Label& l) {
+        EdgeLabel z;
+        switch (l.kind) {
+        case ast::Label::Kind::bare_fork:
+            z.kind = EdgeLabel::Kind::bare_fork;
+            return z;
+        case ast::Label::Kind::bare_join:
+            z.kind = EdgeLabel::Kind::bare_join;
+            return z;
+        case ast::Label::Kind::named: {
+            auto it = symbols_.find(l.name.name);
+            if (it == symbols_.end())
+                return std::nullopt;
+            const ast::Decl& d = *it->second.decl;
+            switch (it->second.kind) {
+            case NameKind::lock:
+                z.mech = {MechKind::lock, l.name.name, "", {}};
+                return z;
+            case NameKind::volatile_:
+                z.mech = {MechKind::volatile_, l.name.name, "", {}};
+                return z;
+            case NameKind::barrier: {
+                std::vector<std::string> ts;
+                for (const ast::Ident& t : d.barrier_threads)
+                    ts.push_back(t.name);
+                std::sort(ts.begin(), ts.end());
+                ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+                z.mech = {MechKind::barrier, l.name.name, "", ts};
+                return z;
+            }
+            default:
+                return std::nullopt;
+            }
+        }
+        case ast::Label::Kind::fork:
+        case ast::Label::Kind::join: {
+            std::vector<std::string> ts;
+            for (const ast::Ident& t : l.threads)
+                ts.push_back(t.name);
+            std::sort(ts.begin(), ts.end());
+            z.mech = {l.kind == ast::Label::Kind::fork ? MechKind::fork : MechKind::join, "",
+                      l.thread.name, ts};
+            return z;
+        }
+        }
+        return std::nullopt;
+    }
+
+    std::optional<SfgBuilder::Fragment> build(const ast::Disc& d, SfgBuilder& b, int depth) {
+        switch (d.kind) {
+        case ast::Disc::Kind::ex:
+        case ast::Disc::Kind::rs: {
+            std::vector<std::string> ts;
+            for (const ast::Ident& t : d.threads)
+                ts.push_back(t.name);
+            std::sort(ts.begin(), ts.end());
+            return b.base({d.kind == ast::Disc::Kind::ex ? ModeKind::EX : ModeKind::RS, ts}, d.loc);
+        }
+        case ast::Disc::Kind::name: {
+            // A named discipline used twice gives two disjoint copies of its modes.
+            const std::string& n = d.name.name;
+            used_.insert(n);
+            if (recursive_.count(n) || depth > max_expansion_depth_)
+                return std::nullopt;
+            const Symbol& s = symbols_.at(n);
+            if (b.over_budget())
+                return std::nullopt;
+            return build(*s.decl->disc, b, depth + 1);
+        }
+        case ast::Disc::Kind::disj: {
+            auto l = build(*d.lhs, b, depth);
+            auto r = build(*d.rhs, b, depth);
+            if (!l || !r)
+                return std::nullopt;
+            return b.disjunction(*l, *r);
+        }
+        case ast::Disc::Kind::seq: {
+            auto l = build(*d.lhs, b, depth);
+            auto r = build(*d.rhs, b, depth);
+            auto z = resolve_label(d.label);
+            if (!l || !r || !z)
+                return std::nullopt;
+            ConnectReport rep;
+            auto f = b.sequence(*l, *z, *r, d.label.loc, rep);
+            report_connect(d, "sequence", rep, b);
+            return f;
+        }
+        case ast::Disc::Kind::loop: {
+            auto l = build(*d.lhs, b, depth);
+            auto z = resolve_label(d.label);
+            if (!l || !z)
+                return std::nullopt;
+            ConnectReport rep;
+            auto f = b.loop(*l, *z, d.label.loc, rep);
+            report_connect(d, "loop", rep, b);
+            return f;
+        }
+        }
+        return std::nullopt;
+    }
+
+    void report_connect(const ast::Disc& d, const char* op, const ConnectReport& rep,
+                        const SfgBuilder& b) {
+        const SfgGraph& g = b.graph();
+        auto mode = [&](int v) { return g[static_cast<std::size_t>(v)].mode.label(); };
+        std::string label = label_text(d.label);
+        for (const auto& drop : rep.dropped)
+            diags_.warning(d.label.loc,
+                           fmt::format("edge {} -{}-> {} is left out: {}", mode(drop.from), label,
+                                       mode(drop.to), drop.reason));
+        if (rep.candidates > 0 && rep.valid == 0)
+            diags_.warning(d.label.loc, fmt::format("this {} adds no edge: no out-mode can reach "
+                                                    "an in-mode through '{}'",
+                                                    op, label));
+        for (auto [it, end] = boost::edges(g); it != end; ++it) {
+            const SfgEdge& e = g[*it];
+            if (std::find(rep.self_sync.begin(), rep.self_sync.end(), e.id) !=
+                    rep.self_sync.end() &&
+                d.label.kind != ast::Label::Kind::fork && d.label.kind != ast::Label::Kind::join)
+                diags_.warning(d.label.loc,
+                               fmt::format("edge {} -{}-> {} includes its own thread: no "
+                                           "well-formed trace can ever send it",
+                                           mode(static_cast<int>(boost::source(*it, g))),
+                                           e.mech.label(),
+                                           mode(static_cast<int>(boost::target(*it, g)))));
+        }
+    }
+
+    static std::string label_text(const ast::Label& l) {
+        switch (l.kind) {
+        case ast::Label::Kind::named:
+            return l.name.name;
+        case ast::Label::Kind::bare_fork:
+            return "fork";
+        case ast::Label::Kind::bare_join:
+            return "join";
+        default: {
+            std::vector<std::string> ts;
+            for (const auto& t : l.threads)
+                ts.push_back(t.name);
+            std::sort(ts.begin(), ts.end());
+            return l.kind == ast::Label::Kind::fork
+                       ? fmt::format("fork({}->{})", l.thread.name, fmt::join(ts, ","))
+                       : fmt::format("join({}->{})", fmt::join(ts, ","), l.thread.name);
+        }
+        }
+    }
+
+    void build_variables(CompiledSpec& out) {
+        for (CompiledVariable& v : out.variables) {
+            const ast::Decl* d = symbols_.at(v.name).decl;
+            if (!d->disc)
+                continue;
+            if (diags_.has_errors())
+                continue; // names or arities are wrong: the graph would be meaningless
+            SfgBuilder b;
+            auto f = build(*d->disc, b, 0);
+            if (b.over_budget()) {
+                diags_.error(v.loc, fmt::format("the discipline of '{}' expands to more than {} "
+                                                "access modes or {} candidate edges",
+                                                v.name, SfgBuilder::max_modes,
+                                                SfgBuilder::max_candidates));
+                continue;
+            }
+            if (!f)
+                continue;
+            Sfg g = std::move(b).finish(*f);
+            for (int m : g.unreachable_modes())
+                diags_.warning(g.graph[static_cast<std::size_t>(m)].loc,
+                               fmt::format("mode {} of variable '{}' is unreachable from every "
+                                           "in-mode",
+                                           g.mode(m).label(), v.name));
+            v.sfg = std::move(g);
+        }
+        // Disciplines no variable uses are still built once, so their warnings are shown.
+        std::vector<const ast::Decl*> unused;
+        for (const ast::Decl& d : spec_.decls)
+            if (d.kind == ast::Decl::Kind::discipline && !used_.count(d.names[0].name) &&
+                symbols_.at(d.names[0].name).decl == &d)
+                unused.push_back(&d);
+        for (const ast::Decl* d : unused) {
+            diags_.warning(d->names[0].loc,
+                           fmt::format("discipline '{}' is never used", d->names[0].name));
+            if (!diags_.has_errors() && !recursive_.count(d->names[0].name)) {
+                SfgBuilder b;
+                build(*d->disc, b, 0);
+            }
+        }
+    }
+
+    const ast::Spec& spec_;
+    Diagnostics& diags_;
+    std::map<std::string, Symbol> symbols_;
+    std::set<std::string> done_, recursive_, used_;
+    static constexpr int max_expansion_depth_ = 10000;
+};
+
+} // namespace
+
+CompiledSpec analyze(const ast::Spec& spec, const std::string& file_name, Diagnostics& diags) {
+    return Sema(spec, diags).run(file_name);
+}
+
+} // namespace sfg

@@ -1,0 +1,159 @@
+#include "sfg/compiler/sfg.hpp"
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+namespace sfg {
+
+namespace {
+bool subset(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+std::string set_text(const std::vector<std::string>& v) {
+    return fmt::format("{{{}}}", fmt::join(v, ","));
+}
+} // namespace
+
+std::string why_invalid(const AccessMode& o, const Mechanism& z, const AccessMode& i) {
+    const auto& so = o.threads;
+    const auto& si = i.threads;
+    switch (z.kind) {
+    case MechKind::lock:
+    case MechKind::volatile_:
+        // Msg(m) = Msg(v) = {({s},{t})}: one releasing/writing thread, one acquiring/reading.
+        if (so.size() == 1 && si.size() == 1)
+            return {};
+        return fmt::format(
+            "{} '{}' passes from one thread to one thread, but {} has {} and {} has {}",
+            to_string(z.kind), z.name, o.label(), so.size(), i.label(), si.size());
+    case MechKind::barrier:
+        if (subset(so, z.threads) && subset(si, z.threads))
+            return {};
+        return fmt::format("barrier '{}' synchronizes only its threads {}", z.name,
+                           set_text(z.threads));
+    case MechKind::fork:
+        if (subset(so, {z.thread}) && subset(si, z.threads))
+            return {};
+        return fmt::format("{} sends from {{{}}} to {}", z.label(), z.thread, set_text(z.threads));
+    case MechKind::join:
+        if (subset(so, z.threads) && subset(si, {z.thread}))
+            return {};
+        return fmt::format("{} sends from {} to {{{}}}", z.label(), set_text(z.threads), z.thread);
+    }
+    return "unknown mechanism";
+}
+
+std::vector<ModeEdge> Sfg::edges() const {
+    std::vector<ModeEdge> out(boost::num_edges(graph));
+    for (auto [it, end] = boost::edges(graph); it != end; ++it) {
+        const SfgEdge& e = graph[*it];
+        out[static_cast<std::size_t>(e.id)] = {static_cast<int>(boost::source(*it, graph)),
+                                               static_cast<int>(boost::target(*it, graph)), e.mech};
+    }
+    return out;
+}
+
+std::vector<int> Sfg::unreachable_modes() const {
+    const std::size_t n = boost::num_vertices(graph);
+    std::vector<boost::default_color_type> color(n, boost::white_color);
+    auto colors =
+        boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, graph));
+    // One search from every in-mode, sharing the colour map, so each mode is visited once.
+    for (int s : in)
+        if (color[static_cast<std::size_t>(s)] == boost::white_color)
+            boost::breadth_first_visit(
+                graph, static_cast<std::size_t>(s),
+                boost::visitor(boost::default_bfs_visitor()).color_map(colors));
+    std::vector<int> out;
+    for (std::size_t v = 0; v < n; ++v)
+        if (color[v] == boost::white_color)
+            out.push_back(static_cast<int>(v));
+    return out;
+}
+
+SfgBuilder::Fragment SfgBuilder::base(AccessMode mode, SourceLoc loc) {
+    if (boost::num_vertices(graph_) >= max_modes)
+        over_budget_ = true;
+    int v = static_cast<int>(boost::add_vertex(SfgMode{std::move(mode), loc}, graph_));
+    return {{v}, {v}};
+}
+
+SfgBuilder::Fragment SfgBuilder::disjunction(const Fragment& g1, const Fragment& g2) {
+    Fragment f = g1;
+    f.in.insert(f.in.end(), g2.in.begin(), g2.in.end());
+    f.out.insert(f.out.end(), g2.out.begin(), g2.out.end());
+    return f;
+}
+
+void SfgBuilder::connect(const std::vector<int>& outs, const EdgeLabel& z,
+                         const std::vector<int>& ins, SourceLoc loc, ConnectReport& report) {
+    for (int o : outs) {
+        for (int i : ins) {
+            ++report.candidates;
+            const AccessMode& mo = graph_[static_cast<std::size_t>(o)].mode;
+            const AccessMode& mi = graph_[static_cast<std::size_t>(i)].mode;
+            Mechanism mech = z.mech;
+            std::string reason;
+            if (z.kind == EdgeLabel::Kind::bare_fork) {
+                // Bare fork on o -> i means fork(t -> Tid(i)) where Tid(o) = {t}.
+                if (mo.threads.size() != 1)
+                    reason = fmt::format("a bare 'fork' needs one forking thread, but {} has {}",
+                                         mo.label(), mo.threads.size());
+                else
+                    mech = {MechKind::fork, "", mo.threads[0], mi.threads};
+            } else if (z.kind == EdgeLabel::Kind::bare_join) {
+                // Bare join on o -> i means join(Tid(o) -> t) where Tid(i) = {t}.
+                if (mi.threads.size() != 1)
+                    reason = fmt::format("a bare 'join' needs one joining thread, but {} has {}",
+                                         mi.label(), mi.threads.size());
+                else
+                    mech = {MechKind::join, "", mi.threads[0], mo.threads};
+            }
+            if (reason.empty())
+                reason = why_invalid(mo, mech, mi);
+            if (!reason.empty()) {
+                report.dropped.push_back({o, i, std::move(reason)});
+                continue;
+            }
+            ++report.valid;
+            auto& parallel =
+                pair_mechs_[(static_cast<std::uint64_t>(o) << 32) | static_cast<std::uint32_t>(i)];
+            if (std::find(parallel.begin(), parallel.end(), mech) != parallel.end())
+                continue; // edges form a set
+            parallel.push_back(mech);
+            bool self = (mech.kind == MechKind::fork || mech.kind == MechKind::join) &&
+                        std::binary_search(mech.threads.begin(), mech.threads.end(), mech.thread);
+            int id = next_edge_++;
+            boost::add_edge(static_cast<std::size_t>(o), static_cast<std::size_t>(i),
+                            SfgEdge{id, std::move(mech), loc}, graph_);
+            if (self)
+                report.self_sync.push_back(id);
+        }
+    }
+}
+
+SfgBuilder::Fragment SfgBuilder::sequence(const Fragment& g1, const EdgeLabel& z,
+                                          const Fragment& g2, SourceLoc loc,
+                                          ConnectReport& report) {
+    connect(g1.out, z, g2.in, loc, report);
+    return {g1.in, g2.out};
+}
+
+SfgBuilder::Fragment SfgBuilder::loop(const Fragment& g1, const EdgeLabel& z, SourceLoc loc,
+                                      ConnectReport& report) {
+    connect(g1.out, z, g1.in, loc, report);
+    return g1;
+}
+
+Sfg SfgBuilder::finish(const Fragment& g) && {
+    Sfg s;
+    s.graph = std::move(graph_);
+    s.in = g.in;
+    s.out = g.out;
+    return s;
+}
+
+} // namespace sfg

@@ -1,0 +1,98 @@
+#include "sfg/compiler/verify.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+
+namespace sfg {
+
+namespace {
+// Q(b) partitions the places (proof of Lemma 4.3.8): Acc[t:b], PreRcv[t:a->b], PostSnd[t:b->c].
+int neighborhood(const Net& net, const Place& p) {
+    switch (p.kind) {
+    case PlaceKind::Acc:
+        return p.mode;
+    case PlaceKind::PreRcv:
+        return net.edges[static_cast<std::size_t>(p.edge)].to;
+    case PlaceKind::PostSnd:
+        return net.edges[static_cast<std::size_t>(p.edge)].from;
+    }
+    return -1;
+}
+
+std::string marking_text(const Net& net, const Marking& m) {
+    std::string s = "{";
+    for (std::size_t i = 0; i < m.size(); ++i)
+        s += (i ? ", " : "") + net.places[static_cast<std::size_t>(m[i])].id;
+    return s + "}";
+}
+} // namespace
+
+int feasible_mode(const Net& net, const Marking& m) {
+    if (m.empty())
+        return -1;
+    int b = neighborhood(net, net.places[static_cast<std::size_t>(m[0])]);
+    std::vector<std::string> threads;
+    for (int p : m) {
+        const Place& pl = net.places[static_cast<std::size_t>(p)];
+        if (neighborhood(net, pl) != b)
+            return -1;
+        threads.push_back(pl.thread);
+    }
+    std::sort(threads.begin(), threads.end());
+    // Exactly one token for each thread of b and none for any other thread.
+    return threads == net.modes[static_cast<std::size_t>(b)].threads ? b : -1;
+}
+
+NetVerification verify_net(const Net& net, std::size_t max_markings) {
+    NetVerification r;
+    std::map<Marking, std::size_t> index;
+    std::deque<std::size_t> queue;
+    auto visit = [&](const Marking& m) -> std::pair<std::size_t, bool> {
+        auto [it, fresh] = index.emplace(m, 0);
+        if (fresh) {
+            it->second = boost::add_vertex(m, r.graph);
+            queue.push_back(it->second);
+        }
+        return {it->second, fresh};
+    };
+    for (const Marking& m0 : net.initial_markings)
+        visit(m0);
+    while (!queue.empty() && r.failure.empty()) {
+        std::size_t v = queue.front();
+        queue.pop_front();
+        const Marking m = r.graph[v];
+        if (feasible_mode(net, m) < 0) {
+            r.failure = fmt::format("reachable marking {} is not feasible for any access mode",
+                                    marking_text(net, m));
+            break;
+        }
+        for (std::size_t t = 0; t < net.transitions.size(); ++t) {
+            const Transition& tr = net.transitions[t];
+            auto marked = [&](int p) { return std::binary_search(m.begin(), m.end(), p); };
+            if (!std::all_of(tr.pre.begin(), tr.pre.end(), marked))
+                continue;
+            // Under the P/T rule this firing would put a second token on a marked place.
+            if (auto p = std::find_if(tr.post.begin(), tr.post.end(), marked); p != tr.post.end()) {
+                r.failure =
+                    fmt::format("not 1-safe: firing {} from {} puts a second token on {}", tr.id,
+                                marking_text(net, m), net.places[static_cast<std::size_t>(*p)].id);
+                break;
+            }
+            if (index.size() >= max_markings && !index.count(net.fire(m, static_cast<int>(t)))) {
+                r.complete = false;
+                continue;
+            }
+            auto [w, fresh] = visit(net.fire(m, static_cast<int>(t)));
+            (void)fresh;
+            boost::add_edge(v, w, static_cast<int>(t), r.graph);
+        }
+    }
+    r.reachable = index.size();
+    return r;
+}
+
+} // namespace sfg
