@@ -164,6 +164,23 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
     return false;
 }
 
+GoldilocksDetector::LocksetView GoldilocksDetector::write_lockset(ObjId var) {
+    LocksetView out;
+    if (var >= vars_.size() || !vars_[var].written || vars_[var].raced)
+        return out;
+    walk(vars_[var].write.pos, vars_[var].write.owner, no_object); // t = none: no early exit
+    auto members = [&](const std::vector<std::uint32_t>& s, std::vector<ObjId>& into) {
+        for (std::size_t i = 0; i < s.size(); ++i)
+            if (s[i] == stamp_)
+                into.push_back(static_cast<ObjId>(i));
+    };
+    members(in_threads_, out.threads);
+    members(in_locks_, out.locks);
+    members(in_volatiles_, out.volatiles);
+    members(in_barriers_, out.barriers);
+    return out;
+}
+
 void GoldilocksDetector::place(Lockset& ls, ThreadId t, const Event& e) {
     // The alock fix (digest §3.4): after every access, alock is a lock the accessing thread
     // holds, or none; the deterministic choice is the innermost held lock.

@@ -27,6 +27,14 @@ public:
     };
     const Stats& stats() const { return stats_; }
 
+    // GLS_W(var), the TR's LS(var), evaluated in full (not lazily) for tests; empty when the
+    // variable was never written (or has raced).
+    struct LocksetView {
+        std::vector<ThreadId> threads;
+        std::vector<ObjId> locks, volatiles, barriers;
+    };
+    LocksetView write_lockset(ObjId var);
+
 private:
     struct Cell {
         ThreadId thread;
