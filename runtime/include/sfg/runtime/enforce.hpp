@@ -1,0 +1,115 @@
+// Enforcement of specified synchronization disciplines (thesis §4.3.3, Figures 4.14 and 4.15),
+// for many variables at once without the linear cost of Figure 5.2's [SLOW SYNC] rule.
+//
+// Each annotated variable keeps a set of candidate markings of its Petri net N(G) (Figure 4.11),
+// initially M0. A memory op keeps the candidates that permit it ([WRITE EXCLUSIVE],
+// [READ EXCLUSIVE], [READ SHARED]); a sync op maps every candidate M to {M} ([SKIP]) plus every M'
+// reached by firing one matching snd/rcv transition ([SEND], [RECEIVE]), sync transitions being
+// fired as soon as they are enabled ([SYNC]). A per-mechanism index (lock, volatile, barrier,
+// fork/join mechanism x thread x role) means a sync op visits only the variables whose nets have
+// a transition it could fire. See docs/enforcement.md.
+#pragma once
+
+#include "sfg/runtime/event.hpp"
+#include "sfg/runtime/net.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sfg {
+
+struct EnforceOptions {
+    // After the first violation of a variable the enforcer re-synchronizes it (docs: the
+    // candidates become { P(a) | mode a permits the offending access }) and keeps checking.
+    // With report_all, the violations found after that are recorded too (all_violations());
+    // the contract's `enforce` reports only the first per variable (violations()).
+    bool report_all = false;
+};
+
+// One way the offending access could have been permitted: the discipline's edge
+// `from -mechanism-> to`, where mode `to` permits the access. `senders` still had to perform
+// `snd_op` after their accesses in `from` (empty: they all had), then `receiver` (the accessing
+// thread) had to perform `rcv_op` before the access.
+struct EnforceFix {
+    int edge = -1;
+    std::string from_mode, to_mode; // mode labels, e.g. "EX(T0)", "RS(t1,t2)"
+    std::string mechanism;          // canonical label: "m", "fork(t0->t1,t2)", ...
+    std::vector<std::string> senders;
+    std::string snd_op; // "rel(m)", "vw(v)", "benter(b)", "fork(t1,t2)", "end"
+    std::string receiver;
+    std::string rcv_op; // "acq(m)", "vr(v)", "bexit(b)", "start", "join(t1,t2)"
+};
+
+// A memory op that no candidate marking permits (Figure 4.15 with an empty result). Plain data;
+// explain() formats it.
+struct EnforceViolation {
+    std::string var;
+    std::uint64_t event = 0; // the event number (contract §3)
+    ThreadId thread = 0;
+    std::string thread_name;
+    Op op = Op::read;                          // Op::read or Op::write
+    ObjId location = no_object;                // Symbols::locations id, as in the event
+    std::uint32_t line = 0;                    // as in the event
+    bool after_resync = false;                 // false for the first violation of the variable
+    std::vector<std::string> possible_modes;   // modes the candidates were in, before the access
+    std::vector<std::string> permitting_modes; // modes of the discipline that permit the access
+    std::vector<EnforceFix> fixes;             // the cheapest ways in (fewest missing ops) first
+    // When no edge leads from a possible mode straight into a permitting mode: a shortest route
+    // through the discipline, e.g. "EX(t0) -m-> EX(t1) -n-> EX(t2)" (empty if there is none).
+    std::string route;
+};
+
+// The one-paragraph explanation (the contract's JSON "message"), e.g.
+// "w(x) by T1 is not permitted: the possible modes were EX(T0); to enter EX(T1), T0 must rel(m)
+// after its accesses in EX(T0) and T1 must acq(m) before writing x".
+std::string explain(const EnforceViolation& v);
+
+class Enforcer : public Analysis {
+public:
+    explicit Enforcer(EnforceOptions options = {});
+    ~Enforcer() override;
+    Enforcer(const Enforcer&) = delete;
+    Enforcer& operator=(const Enforcer&) = delete;
+
+    // Annotates the variable `var_name` (as named in traces) with N(G). The net's threads and
+    // mechanisms are matched to the trace's by name, lazily: the trace may name threads the net
+    // does not, and the net threads the trace never does. Adding a variable twice replaces
+    // nothing: the second call is ignored (returns false).
+    bool add_variable(std::string var_name, const Net& net);
+
+    void on_event(const Event& e, const Symbols& syms) override;
+
+    // The first violation of each variable, in event order.
+    const std::vector<EnforceViolation>& violations() const;
+    // Every violation recorded: the first ones, and with report_all the later ones, in event
+    // order.
+    const std::vector<EnforceViolation>& all_violations() const;
+
+    std::size_t variable_count() const;
+
+    struct Stats {
+        std::uint64_t events = 0;
+        std::uint64_t sync_ops = 0;            // snd/rcv ops seen (incl. implicit start/end)
+        std::uint64_t sync_ops_irrelevant = 0; // sync ops that no net mentions (touch nothing)
+        std::uint64_t variable_visits = 0;     // (sync op, variable) pairs looked at
+        std::uint64_t candidate_updates = 0;   // visits that changed a candidate set
+        std::uint64_t max_candidates = 0;      // largest candidate set ever held
+    };
+    const Stats& stats() const;
+
+    // Introspection (tests, debugging): the current candidate markings of a variable as sorted
+    // place indices of its net, sorted; and the labels of the modes they are in. Empty for an
+    // unknown variable.
+    std::vector<Marking> candidates(std::string_view var) const;
+    std::vector<std::string> possible_modes(std::string_view var) const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sfg

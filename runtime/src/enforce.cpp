@@ -1,0 +1,500 @@
+// sfg::Enforcer: variables, the per-mechanism index, and dispatch of events (thesis Figure 4.2
+// and contract §3: which trace op is the snd / rcv of which mechanism).
+#include "enforce_impl.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace sfg {
+
+using namespace enforce_detail;
+
+namespace {
+
+std::size_t idx(std::int64_t i) {
+    return static_cast<std::size_t>(i);
+}
+
+const char* kind_key(MechKind k) {
+    return to_string(k);
+}
+
+void append_key(std::string& key, std::int64_t v) {
+    key += std::to_string(v);
+    key += ',';
+}
+
+} // namespace
+
+bool Shape::permits(int mode, Gid g, bool write) const {
+    const AccessMode& a = net.modes[idx(mode)];
+    if (write && a.kind != ModeKind::EX)
+        return false;
+    const auto& gids = mode_gids[idx(mode)];
+    return std::find(gids.begin(), gids.end(), g) != gids.end();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interning
+
+Enforcer::Impl::Gid Enforcer::Impl::intern_thread(const std::string& name) {
+    auto [it, inserted] = thread_ids.try_emplace(name, static_cast<Gid>(thread_names.size()));
+    if (inserted) {
+        thread_names.push_back(name);
+        fork_by.emplace_back();
+        join_by.emplace_back();
+        join_member.emplace_back();
+    }
+    return it->second;
+}
+
+std::uint32_t Enforcer::Impl::intern_mech(const Mechanism& m) {
+    std::string label = m.label();
+    std::string key = std::string(kind_key(m.kind)) + ":" + label;
+    auto [it, inserted] = mech_ids.try_emplace(key, static_cast<std::uint32_t>(mechs.size()));
+    if (!inserted)
+        return it->second;
+    const std::uint32_t slot = it->second;
+    MechInfo info;
+    info.kind = m.kind;
+    info.name = m.name;
+    info.label = std::move(label);
+    if (m.kind == MechKind::fork || m.kind == MechKind::join) {
+        info.thread = intern_thread(m.thread);
+        for (const std::string& t : m.threads)
+            info.threads.push_back(intern_thread(t));
+        std::sort(info.threads.begin(), info.threads.end());
+        info.threads.erase(std::unique(info.threads.begin(), info.threads.end()),
+                           info.threads.end());
+        if (m.kind == MechKind::fork) {
+            fork_by[idx(info.thread)].push_back(slot);
+        } else {
+            join_by[idx(info.thread)].push_back(slot);
+            for (Gid u : info.threads)
+                join_member[idx(u)].push_back(slot);
+        }
+    }
+    mechs.push_back(std::move(info));
+    return slot;
+}
+
+// Variables whose nets have the same places, transitions and modes share a Shape; the
+// mechanisms on their edges may differ (e.g. a thousand variables each guarded by its own lock).
+std::uint32_t Enforcer::Impl::intern_shape(const Net& net) {
+    std::string key;
+    for (const AccessMode& a : net.modes) {
+        key += a.kind == ModeKind::EX ? "E" : "R";
+        for (const std::string& t : a.threads)
+            key += t + ",";
+        key += ';';
+    }
+    key += '|';
+    for (const ModeEdge& e : net.edges) {
+        append_key(key, e.from);
+        append_key(key, e.to);
+    }
+    key += '|';
+    for (const Place& p : net.places) {
+        append_key(key, static_cast<int>(p.kind));
+        key += p.thread + ",";
+        append_key(key, p.mode);
+        append_key(key, p.edge);
+    }
+    key += '|';
+    for (const Transition& r : net.transitions) {
+        append_key(key, static_cast<int>(r.kind));
+        key += r.thread + ",";
+        append_key(key, r.edge);
+        for (int p : r.pre)
+            append_key(key, p);
+        key += '>';
+        for (int p : r.post)
+            append_key(key, p);
+        key += ';';
+    }
+    key += '|';
+    for (const Marking& m : net.initial_markings) {
+        for (int p : m)
+            append_key(key, p);
+        key += ';';
+    }
+    auto [it, inserted] = shape_ids.try_emplace(key, static_cast<std::uint32_t>(shapes.size()));
+    if (!inserted)
+        return it->second;
+
+    Shape s;
+    s.net = net;
+    const std::size_t np = net.places.size();
+    const auto nm = net.modes.size();
+    s.place_gid.resize(np);
+    s.acc_gid.assign(np, -1);
+    s.acc_ex.assign(np, 0);
+    s.place_mode.assign(np, -1);
+    s.place_syncs.resize(np);
+    s.mode_acc.resize(nm);
+    s.mode_gids.resize(nm);
+    for (std::size_t a = 0; a < nm; ++a)
+        for (const std::string& t : net.modes[a].threads)
+            s.mode_gids[a].push_back(intern_thread(t));
+    for (std::size_t p = 0; p < np; ++p) {
+        const Place& pl = net.places[p];
+        s.place_gid[p] = intern_thread(pl.thread);
+        switch (pl.kind) {
+        case PlaceKind::Acc:
+            s.place_mode[p] = pl.mode;
+            if (pl.mode >= 0 && idx(pl.mode) < nm) {
+                s.acc_gid[p] = s.place_gid[p];
+                s.acc_ex[p] = net.modes[idx(pl.mode)].kind == ModeKind::EX;
+                s.mode_acc[idx(pl.mode)].push_back(static_cast<std::int32_t>(p));
+            }
+            break;
+        case PlaceKind::PostSnd: // Q(a) for a -z-> b
+            if (pl.edge >= 0 && idx(pl.edge) < net.edges.size())
+                s.place_mode[p] = net.edges[idx(pl.edge)].from;
+            break;
+        case PlaceKind::PreRcv: // Q(b) for a -z-> b
+            if (pl.edge >= 0 && idx(pl.edge) < net.edges.size())
+                s.place_mode[p] = net.edges[idx(pl.edge)].to;
+            break;
+        }
+    }
+    s.tr_off.push_back(0);
+    for (std::size_t r = 0; r < net.transitions.size(); ++r) {
+        const Transition& t = net.transitions[r];
+        for (int p : t.pre)
+            s.tr_places.push_back(p);
+        s.tr_mid.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
+        for (int p : t.post)
+            s.tr_places.push_back(p);
+        s.tr_off.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
+        if (t.kind == TransitionKind::sync)
+            for (int p : t.pre)
+                s.place_syncs[idx(p)].push_back(static_cast<std::int32_t>(r));
+    }
+    // Mode labels, disambiguated by index when a discipline has two modes with the same label
+    // (e.g. the two copies of tl in [tl]^m ▷^n [tl]^n).
+    for (std::size_t a = 0; a < nm; ++a) {
+        std::string label = net.modes[a].label();
+        std::size_t same = 0;
+        for (const AccessMode& b : net.modes)
+            same += b.label() == label;
+        s.mode_labels.push_back(same > 1 ? label + "#" + std::to_string(a) : label);
+    }
+    for (const Marking& m : net.initial_markings) {
+        std::vector<std::int32_t> v(m.begin(), m.end());
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        if (std::find(s.initial.begin(), s.initial.end(), v) == s.initial.end())
+            s.initial.push_back(std::move(v));
+    }
+    shapes.push_back(std::move(s));
+    return it->second;
+}
+
+bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
+    if (var_ids.count(name))
+        return false;
+    const auto vi = static_cast<std::uint32_t>(vars.size());
+    Var v;
+    v.name = name;
+    v.shape = intern_shape(net);
+    v.edge_mech = static_cast<std::uint32_t>(edge_mechs.size());
+    for (const ModeEdge& e : net.edges)
+        edge_mechs.push_back(intern_mech(e.mech));
+    const Shape& s = shapes[v.shape];
+    for (const auto& m : s.initial)
+        v.cands.push(m);
+
+    // Index: group this variable's snd/rcv transitions by (mechanism, thread, role).
+    std::vector<std::pair<std::uint64_t, std::int32_t>> keyed;
+    for (std::size_t r = 0; r < net.transitions.size(); ++r) {
+        const Transition& t = net.transitions[r];
+        if (t.kind == TransitionKind::sync || t.edge < 0 || idx(t.edge) >= net.edges.size())
+            continue;
+        const Role role = t.kind == TransitionKind::snd ? Role::snd : Role::rcv;
+        keyed.emplace_back(
+            index_key(edge_mechs[v.edge_mech + idx(t.edge)], intern_thread(t.thread), role),
+            static_cast<std::int32_t>(r));
+    }
+    std::sort(keyed.begin(), keyed.end());
+    for (std::size_t i = 0; i < keyed.size();) {
+        std::size_t j = i;
+        Sub sub{vi, static_cast<std::uint32_t>(sub_trs.size()), 0};
+        for (; j < keyed.size() && keyed[j].first == keyed[i].first; ++j)
+            sub_trs.push_back(keyed[j].second);
+        sub.tr_count = static_cast<std::uint32_t>(j - i);
+        pending.push_back({keyed[i].first, sub});
+        i = j;
+    }
+    var_ids.emplace(std::move(name), vi);
+    vars.push_back(std::move(v));
+    stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, vars.back().cands.count);
+    index_dirty = true;
+    syms = nullptr; // names resolved to "unknown" before may be known now
+    return true;
+}
+
+void Enforcer::Impl::freeze_index() {
+    std::stable_sort(pending.begin(), pending.end(),
+                     [](const Pending& a, const Pending& b) { return a.key < b.key; });
+    subs.clear();
+    index.clear();
+    index.reserve(pending.size());
+    for (std::size_t i = 0; i < pending.size();) {
+        const auto begin = static_cast<std::uint32_t>(subs.size());
+        std::size_t j = i;
+        for (; j < pending.size() && pending[j].key == pending[i].key; ++j)
+            subs.push_back(pending[j].sub);
+        index.emplace(pending[i].key,
+                      std::make_pair(begin, static_cast<std::uint32_t>(subs.size())));
+        i = j;
+    }
+    index_dirty = false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trace ids -> ours
+
+void Enforcer::Impl::reset_maps(const Symbols& s) {
+    syms = &s;
+    thread_map.clear();
+    var_map.clear();
+    lock_map.clear();
+    volatile_map.clear();
+    barrier_map.clear();
+}
+
+namespace {
+// Grows `map` to cover `id` (and the table), new entries unresolved.
+std::int32_t& slot_for(std::vector<std::int32_t>& map, const SymbolTable& table, ObjId id) {
+    if (id >= map.size())
+        map.resize(std::max<std::size_t>(std::size_t{id} + 1, table.size()), unresolved);
+    return map[id];
+}
+} // namespace
+
+Enforcer::Impl::Gid Enforcer::Impl::thread_of(ThreadId t) {
+    if (t == no_object || t >= syms->threads.size())
+        return -1;
+    std::int32_t& g = slot_for(thread_map, syms->threads, t);
+    if (g == unresolved) {
+        auto it = thread_ids.find(syms->threads.name(t));
+        g = it == thread_ids.end() ? -1 : it->second;
+    }
+    return g;
+}
+
+std::int32_t Enforcer::Impl::var_of(ObjId x) {
+    if (x == no_object || x >= syms->vars.size())
+        return -1;
+    std::int32_t& v = slot_for(var_map, syms->vars, x);
+    if (v == unresolved) {
+        auto it = var_ids.find(syms->vars.name(x));
+        v = it == var_ids.end() ? -1 : static_cast<std::int32_t>(it->second);
+    }
+    return v;
+}
+
+std::int32_t Enforcer::Impl::mech_of(std::vector<std::int32_t>& map, const SymbolTable& table,
+                                     ObjId id, MechKind kind) {
+    if (id == no_object || id >= table.size())
+        return -1;
+    std::int32_t& m = slot_for(map, table, id);
+    if (m == unresolved) {
+        auto it = mech_ids.find(std::string(kind_key(kind)) + ":" + table.name(id));
+        m = it == mech_ids.end() ? -1 : static_cast<std::int32_t>(it->second);
+    }
+    return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+// Collects the subs of one (mechanism, thread, role) key into `gathered`.
+void Enforcer::Impl::lookup(std::uint32_t mech, Gid g, Role role) {
+    auto it = index.find(index_key(mech, g, role));
+    if (it == index.end())
+        return;
+    gathered.insert(gathered.end(), subs.begin() + it->second.first,
+                    subs.begin() + it->second.second);
+}
+
+// Applies one sync op to every variable gathered, each once with the union of its matching
+// transitions (one op fires at most one transition per candidate: a thread has one token).
+void Enforcer::Impl::apply_gathered() {
+    if (gathered.empty()) {
+        ++stats.sync_ops_irrelevant;
+        return;
+    }
+    if (gathered.size() > 1)
+        std::sort(gathered.begin(), gathered.end(),
+                  [](const Sub& a, const Sub& b) { return a.var < b.var; });
+    for (std::size_t i = 0; i < gathered.size();) {
+        std::size_t j = i + 1;
+        while (j < gathered.size() && gathered[j].var == gathered[i].var)
+            ++j;
+        if (j == i + 1) {
+            sync_step(gathered[i].var,
+                      std::span<const std::int32_t>(sub_trs.data() + gathered[i].tr_begin,
+                                                    gathered[i].tr_count));
+        } else {
+            merged_trs.clear();
+            for (std::size_t k = i; k < j; ++k)
+                merged_trs.insert(merged_trs.end(), sub_trs.begin() + gathered[k].tr_begin,
+                                  sub_trs.begin() + gathered[k].tr_begin + gathered[k].tr_count);
+            sync_step(gathered[i].var, merged_trs);
+        }
+        i = j;
+    }
+}
+
+void Enforcer::Impl::on_event(const Event& e) {
+    ++stats.events;
+    gathered.clear();
+    const Gid g = thread_of(e.thread);
+    auto simple = [&](std::vector<std::int32_t>& map, const SymbolTable& table, MechKind kind,
+                      Role role) {
+        ++stats.sync_ops;
+        const std::int32_t m = g < 0 ? -1 : mech_of(map, table, e.target, kind);
+        if (m >= 0)
+            lookup(static_cast<std::uint32_t>(m), g, role);
+        apply_gathered();
+    };
+    // fork/join operands as sorted gids (threads no net names are dropped: no U or S has them).
+    auto operand_gids = [&]() {
+        set_gids.clear();
+        if (e.target != no_object && e.target < syms->thread_sets.size())
+            for (ThreadId u : syms->thread_sets[e.target])
+                if (Gid gu = thread_of(u); gu >= 0)
+                    set_gids.push_back(gu);
+        std::sort(set_gids.begin(), set_gids.end());
+    };
+    auto subset = [](const std::vector<Gid>& a, const std::vector<Gid>& b) {
+        return std::includes(b.begin(), b.end(), a.begin(), a.end());
+    };
+
+    switch (e.op) {
+    case Op::read:
+    case Op::write: {
+        const std::int32_t v = var_of(e.target);
+        if (v >= 0)
+            memory_step(static_cast<std::uint32_t>(v), g, e);
+        return;
+    }
+    case Op::acquire:
+        return simple(lock_map, syms->locks, MechKind::lock, Role::rcv);
+    case Op::release:
+        return simple(lock_map, syms->locks, MechKind::lock, Role::snd);
+    case Op::vol_read:
+        return simple(volatile_map, syms->volatiles, MechKind::volatile_, Role::rcv);
+    case Op::vol_write:
+        return simple(volatile_map, syms->volatiles, MechKind::volatile_, Role::snd);
+    case Op::barrier_enter:
+        return simple(barrier_map, syms->barriers, MechKind::barrier, Role::snd);
+    case Op::barrier_exit:
+        return simple(barrier_map, syms->barriers, MechKind::barrier, Role::rcv);
+    case Op::fork: // snd of every fork(t -> U) with U ⊆ the forked set
+        ++stats.sync_ops;
+        if (g >= 0) {
+            operand_gids();
+            for (std::uint32_t m : fork_by[idx(g)])
+                if (subset(mechs[m].threads, set_gids))
+                    lookup(m, g, Role::snd);
+        }
+        return apply_gathered();
+    case Op::join: // rcv of every join(S -> t) with S ⊆ the joined set
+        ++stats.sync_ops;
+        if (g >= 0) {
+            operand_gids();
+            for (std::uint32_t m : join_by[idx(g)])
+                if (subset(mechs[m].threads, set_gids))
+                    lookup(m, g, Role::rcv);
+        }
+        return apply_gathered();
+    case Op::thread_start: { // rcv (for u) of every fork(t -> U), u ∈ U, t the forker of u
+        ++stats.sync_ops;
+        const Gid forker = g >= 0 ? thread_of(e.target) : -1;
+        if (forker >= 0)
+            for (std::uint32_t m : fork_by[idx(forker)])
+                if (std::binary_search(mechs[m].threads.begin(), mechs[m].threads.end(), g))
+                    lookup(m, g, Role::rcv);
+        return apply_gathered();
+    }
+    case Op::thread_end: // snd (for u) of every join(S -> t), u ∈ S, whatever t
+        ++stats.sync_ops;
+        if (g >= 0)
+            for (std::uint32_t m : join_member[idx(g)])
+                lookup(m, g, Role::snd);
+        return apply_gathered();
+    case Op::begin:
+    case Op::end:
+        return;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+Enforcer::Enforcer(EnforceOptions options) : impl_(std::make_unique<Impl>()) {
+    impl_->options = options;
+}
+
+Enforcer::~Enforcer() = default;
+
+bool Enforcer::add_variable(std::string var_name, const Net& net) {
+    return impl_->add_variable(std::move(var_name), net);
+}
+
+void Enforcer::on_event(const Event& e, const Symbols& syms) {
+    if (impl_->index_dirty)
+        impl_->freeze_index();
+    if (impl_->syms != &syms)
+        impl_->reset_maps(syms);
+    impl_->on_event(e);
+}
+
+const std::vector<EnforceViolation>& Enforcer::violations() const {
+    return impl_->first;
+}
+const std::vector<EnforceViolation>& Enforcer::all_violations() const {
+    return impl_->all;
+}
+std::size_t Enforcer::variable_count() const {
+    return impl_->vars.size();
+}
+const Enforcer::Stats& Enforcer::stats() const {
+    return impl_->stats;
+}
+
+std::vector<Marking> Enforcer::candidates(std::string_view var) const {
+    std::vector<Marking> out;
+    auto it = impl_->var_ids.find(std::string(var));
+    if (it == impl_->var_ids.end())
+        return out;
+    impl_->vars[it->second].cands.for_each(
+        [&](std::span<const std::int32_t> m) { out.emplace_back(m.begin(), m.end()); });
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<std::string> Enforcer::possible_modes(std::string_view var) const {
+    std::vector<std::string> out;
+    auto it = impl_->var_ids.find(std::string(var));
+    if (it == impl_->var_ids.end())
+        return out;
+    const Var& v = impl_->vars[it->second];
+    const Shape& s = impl_->shapes[v.shape];
+    std::vector<int> modes;
+    v.cands.for_each([&](std::span<const std::int32_t> m) {
+        for (std::int32_t p : m)
+            if (s.place_mode[idx(p)] >= 0)
+                modes.push_back(s.place_mode[idx(p)]);
+    });
+    std::sort(modes.begin(), modes.end());
+    modes.erase(std::unique(modes.begin(), modes.end()), modes.end());
+    for (int a : modes)
+        out.push_back(s.mode_labels[idx(a)]);
+    return out;
+}
+
+} // namespace sfg

@@ -1,0 +1,197 @@
+// Internals of sfg::Enforcer (enforce.hpp), shared by enforce.cpp (events, index),
+// enforce_markings.cpp (candidate-marking simulation) and enforce_explain.cpp (explanations).
+#pragma once
+
+#include "sfg/runtime/enforce.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sfg {
+
+namespace enforce_detail {
+
+using Gid = std::int32_t; // the enforcer's own thread id (names from nets); -1: none
+inline constexpr std::int32_t unresolved = -2;
+
+enum Role : std::uint32_t { snd = 0, rcv = 1 };
+
+// A mechanism some net mentions, interned by kind and canonical label.
+struct MechInfo {
+    MechKind kind = MechKind::lock;
+    std::string name;         // lock, volatile or barrier name
+    Gid thread = -1;          // fork: the forker t; join: the joiner t
+    std::vector<Gid> threads; // fork: U; join: S (sorted gids)
+    std::string label;        // Mechanism::label()
+};
+
+// A net's structure with the identity of its mechanisms abstracted away: variables whose nets
+// differ only in which lock (volatile, ...) they use share one Shape. Places and transitions are
+// indexed as in the net.
+struct Shape {
+    Net net;                              // a representative (labels, edges' from/to)
+    std::vector<std::int32_t> place_gid;  // Pid(p) as a gid
+    std::vector<std::int32_t> acc_gid;    // Acc[t:a]: t's gid; other places: -1
+    std::vector<std::uint8_t> acc_ex;     // Acc[t:a] with a = EX(t)
+    std::vector<std::int32_t> place_mode; // the mode b with p in Q(b) (Definition 4.3.6)
+    std::vector<std::uint32_t> tr_off;    // transition i: pre [tr_off[i], tr_mid[i]),
+    std::vector<std::uint32_t> tr_mid;    //               post [tr_mid[i], tr_off[i + 1])
+    std::vector<std::int32_t> tr_places;
+    std::vector<std::vector<std::int32_t>> place_syncs; // sync transitions with p in their pre
+    std::vector<std::vector<std::int32_t>> mode_acc;    // P(a), sorted
+    std::vector<std::vector<Gid>> mode_gids;            // Tid(a)
+    std::vector<std::string> mode_labels;               // "EX(t0)", "EX(t0)#3" when ambiguous
+    std::vector<std::vector<std::int32_t>> initial;     // M0, sorted, distinct
+
+    std::span<const std::int32_t> pre(int r) const {
+        return {tr_places.data() + tr_off[static_cast<std::size_t>(r)],
+                tr_places.data() + tr_mid[static_cast<std::size_t>(r)]};
+    }
+    std::span<const std::int32_t> post(int r) const {
+        return {tr_places.data() + tr_mid[static_cast<std::size_t>(r)],
+                tr_places.data() + tr_off[static_cast<std::size_t>(r) + 1]};
+    }
+    // Whether mode a permits `write ? w : r` by thread g ([WRITE/READ EXCLUSIVE], [READ SHARED]).
+    bool permits(int mode, Gid g, bool write) const;
+};
+
+// A set of distinct candidate markings, stored flat: [n, p1..pn] per marking, pi sorted.
+struct Candidates {
+    std::vector<std::int32_t> data;
+    std::uint32_t count = 0;
+
+    void clear() {
+        data.clear();
+        count = 0;
+    }
+    void push(std::span<const std::int32_t> m) {
+        data.push_back(static_cast<std::int32_t>(m.size()));
+        data.insert(data.end(), m.begin(), m.end());
+        ++count;
+    }
+    template <class F>
+    void for_each(F&& f) const {
+        for (std::size_t i = 0; i < data.size(); i += static_cast<std::size_t>(data[i]) + 1)
+            f(std::span<const std::int32_t>(data.data() + i + 1,
+                                            static_cast<std::size_t>(data[i])));
+    }
+};
+
+struct Var {
+    std::string name;
+    std::uint32_t shape = 0;
+    std::uint32_t edge_mech = 0; // mech slot of edge e at Impl::edge_mechs_[edge_mech + e]
+    Candidates cands;
+    std::uint32_t violations = 0;
+};
+
+// An index entry: the transitions of variable `var` (a range of Impl::sub_trs) that an op with
+// a given (mechanism, thread, role) key may fire.
+struct Sub {
+    std::uint32_t var = 0;
+    std::uint32_t tr_begin = 0;
+    std::uint32_t tr_count = 0;
+};
+
+inline std::uint64_t index_key(std::uint32_t mech, Gid thread, Role role) {
+    return (std::uint64_t{mech} << 32) | (std::uint64_t(static_cast<std::uint32_t>(thread)) << 1) |
+           role;
+}
+
+// Marking operations on sorted place lists (elementary firing rule, thesis §4.3.1).
+bool enabled(const Shape& s, std::span<const std::int32_t> m, int r);
+// Fires r (enabled) on m into out, then fires every sync transition that becomes enabled
+// ([SYNC] as an eager ε-move: the marking before it is •sync, which permits nothing else,
+// Lemma 4.3.10).
+void fire_closed(const Shape& s, std::span<const std::int32_t> m, int r,
+                 std::vector<std::int32_t>& out, std::vector<std::int32_t>& tmp);
+std::uint64_t hash_marking(std::span<const std::int32_t> m);
+
+// Deduplicating builder of a candidate set (open addressing on marking hashes).
+class CandidateBuilder {
+public:
+    void start(Candidates& out, std::size_t expected);
+    bool add(std::span<const std::int32_t> m); // false when already present
+
+private:
+    Candidates* out_ = nullptr;
+    std::vector<std::uint32_t> offsets_; // data offset + 1 of each marking; 0 = empty slot
+    std::size_t mask_ = 0;
+};
+
+} // namespace enforce_detail
+
+struct Enforcer::Impl {
+    using Gid = enforce_detail::Gid;
+
+    EnforceOptions options;
+    std::vector<enforce_detail::Var> vars;
+    std::unordered_map<std::string, std::uint32_t> var_ids;
+    std::vector<enforce_detail::Shape> shapes;
+    std::unordered_map<std::string, std::uint32_t> shape_ids; // structural key -> shape
+    std::vector<std::uint32_t> edge_mechs;
+
+    // Names from nets.
+    std::vector<std::string> thread_names;
+    std::unordered_map<std::string, Gid> thread_ids;
+    std::vector<enforce_detail::MechInfo> mechs;
+    std::unordered_map<std::string, std::uint32_t> mech_ids; // "kind:label" -> slot
+    std::vector<std::vector<std::uint32_t>> fork_by;         // forker gid -> fork mech slots
+    std::vector<std::vector<std::uint32_t>> join_by;         // joiner gid -> join mech slots
+    std::vector<std::vector<std::uint32_t>> join_member;     // u -> join(S -> t) slots with u in S
+
+    // The per-mechanism index (§5.3 without [SLOW SYNC]'s linear cost): key -> subs range.
+    struct Pending {
+        std::uint64_t key;
+        enforce_detail::Sub sub;
+    };
+    std::vector<Pending> pending;
+    std::vector<std::int32_t> sub_trs;
+    std::vector<enforce_detail::Sub> subs;
+    std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> index;
+    bool index_dirty = false;
+
+    // Trace ids -> ours, resolved by name on first sight (unresolved until then).
+    const Symbols* syms = nullptr;
+    std::vector<std::int32_t> thread_map, var_map, lock_map, volatile_map, barrier_map;
+
+    std::vector<EnforceViolation> first, all;
+    Stats stats;
+
+    // Scratch.
+    enforce_detail::Candidates next;
+    enforce_detail::CandidateBuilder builder;
+    std::vector<std::int32_t> fired, tmp;
+    std::vector<enforce_detail::Sub> gathered;
+    std::vector<std::int32_t> merged_trs;
+    std::vector<Gid> set_gids;
+
+    // enforce.cpp
+    Gid intern_thread(const std::string& name);
+    std::uint32_t intern_mech(const Mechanism& m);
+    std::uint32_t intern_shape(const Net& net);
+    bool add_variable(std::string name, const Net& net);
+    void freeze_index();
+    void reset_maps(const Symbols& s);
+    Gid thread_of(ThreadId t);
+    std::int32_t var_of(ObjId x);
+    std::int32_t mech_of(std::vector<std::int32_t>& map, const SymbolTable& table, ObjId id,
+                         MechKind kind);
+    void on_event(const Event& e);
+    void lookup(std::uint32_t mech, Gid g, enforce_detail::Role role);
+    void apply_gathered();
+
+    // enforce_markings.cpp
+    void sync_step(std::uint32_t var, std::span<const std::int32_t> trs);
+    void memory_step(std::uint32_t var, Gid g, const Event& e);
+    void resync(std::uint32_t var, Gid g, bool write);
+
+    // enforce_explain.cpp
+    EnforceViolation describe(std::uint32_t var, Gid g, const Event& e) const;
+    std::string mech_label(const enforce_detail::Var& v, int edge) const;
+};
+
+} // namespace sfg

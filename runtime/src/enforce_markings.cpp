@@ -1,0 +1,211 @@
+// The candidate-marking simulation: the deterministic analysis of thesis Figure 4.15 over the
+// rules of Figure 4.14, one variable at a time.
+#include "enforce_impl.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace sfg {
+
+using namespace enforce_detail;
+
+namespace {
+std::size_t idx(std::int64_t i) {
+    return static_cast<std::size_t>(i);
+}
+
+bool contains(std::span<const std::int32_t> m, std::int32_t p) {
+    for (std::int32_t q : m) // markings hold one token per thread (Lemma 4.3.10): tiny
+        if (q == p)
+            return true;
+    return false;
+}
+} // namespace
+
+namespace enforce_detail {
+
+bool enabled(const Shape& s, std::span<const std::int32_t> m, int r) {
+    for (std::int32_t p : s.pre(r))
+        if (!contains(m, p))
+            return false;
+    for (std::int32_t p : s.post(r))
+        if (contains(m, p))
+            return false;
+    return true;
+}
+
+namespace {
+// out = (m \ •r) ∪ r•, sorted.
+void fire_one(const Shape& s, std::span<const std::int32_t> m, int r,
+              std::vector<std::int32_t>& out) {
+    out.clear();
+    const auto pre = s.pre(r);
+    for (std::int32_t p : m)
+        if (std::find(pre.begin(), pre.end(), p) == pre.end())
+            out.push_back(p);
+    const auto post = s.post(r);
+    out.insert(out.end(), post.begin(), post.end());
+    std::sort(out.begin(), out.end());
+}
+} // namespace
+
+void fire_closed(const Shape& s, std::span<const std::int32_t> m, int r,
+                 std::vector<std::int32_t>& out, std::vector<std::int32_t>& tmp) {
+    fire_one(s, m, r, out);
+    // [SYNC]: a sync transition can only become enabled through a place just marked. In nets
+    // of Figure 4.11 at most one fires (its post-set is PreRcv places, which enable no sync), but
+    // iterate to a fixed point anyway.
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::int32_t p : out) {
+            for (std::int32_t sy : s.place_syncs[idx(p)]) {
+                if (enabled(s, out, sy)) {
+                    fire_one(s, out, sy, tmp);
+                    out.swap(tmp);
+                    changed = true;
+                    break;
+                }
+            }
+            if (changed)
+                break;
+        }
+    }
+}
+
+std::uint64_t hash_marking(std::span<const std::int32_t> m) {
+    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ m.size();
+    for (std::int32_t p : m) {
+        h ^= static_cast<std::uint32_t>(p);
+        h *= 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+void CandidateBuilder::start(Candidates& out, std::size_t expected) {
+    out_ = &out;
+    out.clear();
+    const std::size_t size = std::bit_ceil(std::max<std::size_t>(8, expected * 2));
+    offsets_.assign(size, 0);
+    mask_ = size - 1;
+}
+
+bool CandidateBuilder::add(std::span<const std::int32_t> m) {
+    Candidates& out = *out_;
+    for (std::size_t h = hash_marking(m) & mask_;; h = (h + 1) & mask_) {
+        const std::uint32_t o = offsets_[h];
+        if (o == 0) {
+            offsets_[h] = static_cast<std::uint32_t>(out.data.size()) + 1;
+            out.push(m);
+            return true;
+        }
+        const auto len = static_cast<std::size_t>(out.data[o - 1]);
+        if (len == m.size() && std::equal(m.begin(), m.end(), out.data.begin() + o))
+            return false;
+    }
+}
+
+} // namespace enforce_detail
+
+// A sync op on one variable: L' = L ∪ { close(M -r->) | M ∈ L, r ∈ trs enabled by M }
+// ([SKIP] keeps every M; [SEND]/[RECEIVE] fire r; [SYNC] closes).
+void Enforcer::Impl::sync_step(std::uint32_t vi, std::span<const std::int32_t> trs) {
+    ++stats.variable_visits;
+    Var& v = vars[vi];
+    const Shape& s = shapes[v.shape];
+
+    // Most visits change nothing (no candidate has the token the op needs): check first.
+    bool any = false;
+    v.cands.for_each([&](std::span<const std::int32_t> m) {
+        if (!any)
+            for (std::int32_t r : trs)
+                if (enabled(s, m, r)) {
+                    any = true;
+                    break;
+                }
+    });
+    if (!any)
+        return;
+
+    ++stats.candidate_updates;
+    builder.start(next, v.cands.count * (1 + trs.size()));
+    v.cands.for_each([&](std::span<const std::int32_t> m) { builder.add(m); });
+    v.cands.for_each([&](std::span<const std::int32_t> m) {
+        for (std::int32_t r : trs)
+            if (enabled(s, m, r)) {
+                fire_closed(s, m, r, fired, tmp);
+                builder.add(fired);
+            }
+    });
+    v.cands.data.swap(next.data);
+    std::swap(v.cands.count, next.count);
+    stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, v.cands.count);
+}
+
+// A memory op: L' = { M ∈ L | Acc[t:a] ∈ M, a permits it } ([WRITE EXCLUSIVE], [READ EXCLUSIVE],
+// [READ SHARED]). An empty L' is a violation; the variable is then re-synchronized.
+void Enforcer::Impl::memory_step(std::uint32_t vi, Gid g, const Event& e) {
+    Var& v = vars[vi];
+    const Shape& s = shapes[v.shape];
+    const bool write = e.op == Op::write;
+    auto permits = [&](std::span<const std::int32_t> m) {
+        if (g < 0)
+            return false;
+        for (std::int32_t p : m)
+            if (s.acc_gid[idx(p)] == g && (!write || s.acc_ex[idx(p)]))
+                return true;
+        return false;
+    };
+    std::uint32_t kept = 0;
+    v.cands.for_each([&](std::span<const std::int32_t> m) { kept += permits(m); });
+    if (kept == v.cands.count && kept > 0)
+        return;
+    if (kept > 0) { // filter in place: a subset of a distinct set stays distinct
+        std::size_t w = 0;
+        for (std::size_t i = 0; i < v.cands.data.size();) {
+            const auto len = static_cast<std::size_t>(v.cands.data[i]);
+            std::span<const std::int32_t> m(v.cands.data.data() + i + 1, len);
+            if (permits(m)) {
+                std::copy(v.cands.data.begin() + static_cast<std::ptrdiff_t>(i),
+                          v.cands.data.begin() + static_cast<std::ptrdiff_t>(i + len + 1),
+                          v.cands.data.begin() + static_cast<std::ptrdiff_t>(w));
+                w += len + 1;
+            }
+            i += len + 1;
+        }
+        v.cands.data.resize(w);
+        v.cands.count = kept;
+        return;
+    }
+
+    // Violation: no candidate permits the access.
+    ++v.violations;
+    if (v.violations == 1 || options.report_all) {
+        EnforceViolation viol = describe(vi, g, e);
+        viol.after_resync = v.violations > 1;
+        if (v.violations == 1)
+            first.push_back(viol);
+        all.push_back(std::move(viol));
+    }
+    resync(vi, g, write);
+}
+
+// The re-synchronized state (docs/enforcement.md): { P(a) | a permits the offending access },
+// as if the discipline had been (re-)entered at such a mode just before it. When no mode
+// permits it at all, the access is ignored and the candidates are kept.
+void Enforcer::Impl::resync(std::uint32_t vi, Gid g, bool write) {
+    Var& v = vars[vi];
+    const Shape& s = shapes[v.shape];
+    if (g < 0)
+        return;
+    bool any = false;
+    for (std::size_t a = 0; a < s.mode_acc.size(); ++a)
+        if (s.permits(static_cast<int>(a), g, write) && !s.mode_acc[a].empty()) {
+            if (!any)
+                builder.start(v.cands, s.mode_acc.size());
+            any = true;
+            builder.add(s.mode_acc[a]);
+        }
+}
+
+} // namespace sfg

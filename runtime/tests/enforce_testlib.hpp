@@ -1,0 +1,492 @@
+// Test helpers for the enforcer, kept inside runtime/tests (the runtime links no compiler):
+// - a tiny SFG algebra: base graphs (thesis Figure 4.3), ⊔ / ▷^z / [.]^z with Valid (Figure 4.4,
+//   §4.2.3), and N(G) exactly per Figure 4.11;
+// - a trace builder from "T|op(args)" lines that inserts the implicit thread start/end events
+//   where contract §3 puts them;
+// - a reference enforcer: Figure 4.15 literally (std::set of markings, Net::enabled/fire, lazy
+//   [SYNC] closure, every variable visited on every sync op as in Figure 5.2);
+// - a brute-force happens-before race oracle (contract §3).
+#pragma once
+
+#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/event.hpp"
+#include "sfg/runtime/net.hpp"
+
+#include <algorithm>
+#include <bitset>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sfg::testlib {
+
+// ---------------------------------------------------------------------------------------------
+// SFGs
+
+struct G {
+    std::vector<AccessMode> modes;
+    std::vector<ModeEdge> edges;
+    std::vector<int> in, out;
+};
+
+inline G EX(std::string t) {
+    return G{{{ModeKind::EX, {std::move(t)}}}, {}, {0}, {0}};
+}
+inline G RS(std::vector<std::string> ts) {
+    std::sort(ts.begin(), ts.end());
+    return G{{{ModeKind::RS, std::move(ts)}}, {}, {0}, {0}};
+}
+
+inline Mechanism lock(std::string m) {
+    return {MechKind::lock, std::move(m), "", {}};
+}
+inline Mechanism vol(std::string v) {
+    return {MechKind::volatile_, std::move(v), "", {}};
+}
+inline Mechanism barrier(std::string b, std::vector<std::string> ts) {
+    std::sort(ts.begin(), ts.end());
+    return {MechKind::barrier, std::move(b), "", std::move(ts)};
+}
+inline Mechanism fork(std::string t, std::vector<std::string> us) {
+    std::sort(us.begin(), us.end());
+    return {MechKind::fork, "", std::move(t), std::move(us)};
+}
+inline Mechanism join(std::vector<std::string> ss, std::string t) {
+    std::sort(ss.begin(), ss.end());
+    return {MechKind::join, "", std::move(t), std::move(ss)};
+}
+
+inline bool subset(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return std::all_of(a.begin(), a.end(), [&](const std::string& x) {
+        return std::find(b.begin(), b.end(), x) != b.end();
+    });
+}
+
+// Valid(o -z-> i) (§4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z).
+inline bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i) {
+    switch (z.kind) {
+    case MechKind::lock:
+    case MechKind::volatile_:
+        return o.threads.size() == 1 && i.threads.size() == 1;
+    case MechKind::barrier:
+        return subset(o.threads, z.threads) && subset(i.threads, z.threads);
+    case MechKind::fork:
+        return subset(o.threads, {z.thread}) && subset(i.threads, z.threads);
+    case MechKind::join:
+        return subset(o.threads, z.threads) && subset(i.threads, {z.thread});
+    }
+    return false;
+}
+
+inline void add_edge(G& g, int from, int to, const Mechanism& z) {
+    for (const ModeEdge& e : g.edges)
+        if (e.from == from && e.to == to && e.mech == z)
+            return; // edges form a set
+    if (valid(g.modes[static_cast<std::size_t>(from)], z, g.modes[static_cast<std::size_t>(to)]))
+        g.edges.push_back({from, to, z});
+}
+
+inline G alt(G a, const G& b) {
+    const int off = static_cast<int>(a.modes.size());
+    a.modes.insert(a.modes.end(), b.modes.begin(), b.modes.end());
+    for (ModeEdge e : b.edges) {
+        e.from += off;
+        e.to += off;
+        a.edges.push_back(e);
+    }
+    for (int i : b.in)
+        a.in.push_back(i + off);
+    for (int o : b.out)
+        a.out.push_back(o + off);
+    return a;
+}
+inline G alt(G a, const G& b, const G& c) {
+    return alt(alt(std::move(a), b), c);
+}
+
+inline G seq(const G& a, const Mechanism& z, const G& b) {
+    const int off = static_cast<int>(a.modes.size());
+    G g = alt(a, b);
+    for (int o : a.out)
+        for (int i : b.in)
+            add_edge(g, o, i + off, z);
+    g.in = a.in;
+    g.out.clear();
+    for (int o : b.out)
+        g.out.push_back(o + off);
+    return g;
+}
+
+inline G loop(G g, const Mechanism& z) {
+    for (int o : g.out)
+        for (int i : g.in)
+            add_edge(g, o, i, z);
+    return g;
+}
+
+// N(G), thesis Figure 4.11.
+inline Net net_of(const G& g) {
+    Net n;
+    n.modes = g.modes;
+    n.edges = g.edges;
+    std::vector<std::map<std::string, int>> acc(g.modes.size());
+    for (std::size_t a = 0; a < g.modes.size(); ++a)
+        for (const std::string& t : g.modes[a].threads) {
+            acc[a][t] = static_cast<int>(n.places.size());
+            n.places.push_back({"Acc[" + t + ":" + std::to_string(a) + "]", PlaceKind::Acc, t,
+                                static_cast<int>(a), -1});
+        }
+    for (std::size_t e = 0; e < g.edges.size(); ++e) {
+        const ModeEdge& edge = g.edges[e];
+        const auto from = static_cast<std::size_t>(edge.from);
+        const auto to = static_cast<std::size_t>(edge.to);
+        const std::string es = "e" + std::to_string(e);
+        Transition sync{"sync[" + es + "]", TransitionKind::sync, "", static_cast<int>(e), {}, {}};
+        for (const std::string& s : g.modes[from].threads) {
+            const int ps = static_cast<int>(n.places.size());
+            n.places.push_back(
+                {"PostSnd[" + s + ":" + es + "]", PlaceKind::PostSnd, s, -1, static_cast<int>(e)});
+            n.transitions.push_back({"snd[" + s + ":" + es + "]",
+                                     TransitionKind::snd,
+                                     s,
+                                     static_cast<int>(e),
+                                     {acc[from].at(s)},
+                                     {ps}});
+            sync.pre.push_back(ps);
+        }
+        for (const std::string& t : g.modes[to].threads) {
+            const int pr = static_cast<int>(n.places.size());
+            n.places.push_back(
+                {"PreRcv[" + t + ":" + es + "]", PlaceKind::PreRcv, t, -1, static_cast<int>(e)});
+            n.transitions.push_back({"rcv[" + t + ":" + es + "]",
+                                     TransitionKind::rcv,
+                                     t,
+                                     static_cast<int>(e),
+                                     {pr},
+                                     {acc[to].at(t)}});
+            sync.post.push_back(pr);
+        }
+        n.transitions.push_back(std::move(sync));
+    }
+    for (int i : g.in) {
+        Marking m;
+        for (const auto& [t, p] : acc[static_cast<std::size_t>(i)])
+            m.push_back(p);
+        std::sort(m.begin(), m.end());
+        if (std::find(n.initial_markings.begin(), n.initial_markings.end(), m) ==
+            n.initial_markings.end())
+            n.initial_markings.push_back(m);
+    }
+    return n;
+}
+
+// The place index of a place id (tests address places by their Figure 4.11 names).
+inline int place(const Net& n, const std::string& id) {
+    for (std::size_t p = 0; p < n.places.size(); ++p)
+        if (n.places[p].id == id)
+            return static_cast<int>(p);
+    throw std::runtime_error("no place " + id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Traces
+
+struct Trace {
+    Symbols syms;
+    std::vector<Event> events;
+    std::uint64_t explicit_events = 0;
+
+    void feed(Analysis& a) const {
+        for (const Event& e : events)
+            a.on_event(e, syms);
+        a.finish(syms);
+    }
+};
+
+class TraceBuilder {
+public:
+    // "T|op" or "T|op(args)"; ops as in contract §3.
+    TraceBuilder& operator()(const std::string& line) {
+        const auto bar = line.find('|');
+        const std::string thread = line.substr(0, bar);
+        std::string op = line.substr(bar + 1), arg;
+        if (auto lp = op.find('('); lp != std::string::npos) {
+            arg = op.substr(lp + 1, op.size() - lp - 2);
+            op = op.substr(0, lp);
+        }
+        Event e;
+        e.number = ++t_.explicit_events;
+        e.line = static_cast<std::uint32_t>(e.number);
+        e.thread = t_.syms.threads.intern(thread);
+        static const std::map<std::string, Op> ops = {{"r", Op::read},
+                                                      {"w", Op::write},
+                                                      {"acq", Op::acquire},
+                                                      {"rel", Op::release},
+                                                      {"vr", Op::vol_read},
+                                                      {"vw", Op::vol_write},
+                                                      {"benter", Op::barrier_enter},
+                                                      {"bexit", Op::barrier_exit},
+                                                      {"fork", Op::fork},
+                                                      {"join", Op::join},
+                                                      {"begin", Op::begin},
+                                                      {"end", Op::end}};
+        e.op = ops.at(op);
+        switch (e.op) {
+        case Op::read:
+        case Op::write:
+            e.target = t_.syms.vars.intern(arg);
+            break;
+        case Op::acquire:
+        case Op::release:
+            e.target = t_.syms.locks.intern(arg);
+            break;
+        case Op::vol_read:
+        case Op::vol_write:
+            e.target = t_.syms.volatiles.intern(arg);
+            break;
+        case Op::barrier_enter:
+        case Op::barrier_exit:
+            e.target = t_.syms.barriers.intern(arg);
+            break;
+        case Op::fork:
+        case Op::join: {
+            std::vector<ThreadId> set;
+            for (std::size_t i = 0; i <= arg.size();) {
+                auto c = arg.find(',', i);
+                if (c == std::string::npos)
+                    c = arg.size();
+                set.push_back(t_.syms.threads.intern(arg.substr(i, c - i)));
+                i = c + 1;
+            }
+            std::sort(set.begin(), set.end());
+            e.target = static_cast<ObjId>(t_.syms.thread_sets.size());
+            t_.syms.thread_sets.push_back(set);
+            break;
+        }
+        default:
+            break;
+        }
+        // Implicit events (contract §3): u's start just before u's first event; for a join,
+        // the start (if u never ran) and end of every joined thread just before the join.
+        start_if_needed(e.thread, e.number);
+        if (e.op == Op::join)
+            for (ThreadId u : t_.syms.thread_sets[e.target]) {
+                start_if_needed(u, e.number);
+                if (!ended_.count(u)) {
+                    ended_.insert(u);
+                    implicit(u, Op::thread_end, e.thread, e.number);
+                }
+            }
+        if (e.op == Op::fork)
+            for (ThreadId u : t_.syms.thread_sets[e.target])
+                forker_[u] = e.thread;
+        t_.events.push_back(e);
+        return *this;
+    }
+    Trace build() const { return t_; }
+
+private:
+    void implicit(ThreadId u, Op op, ObjId target, std::uint64_t number) {
+        Event s;
+        s.number = number;
+        s.thread = u;
+        s.op = op;
+        s.implicit = true;
+        s.target = target;
+        t_.events.push_back(s);
+    }
+    void start_if_needed(ThreadId u, std::uint64_t number) {
+        if (started_.count(u))
+            return;
+        started_.insert(u);
+        auto f = forker_.find(u);
+        implicit(u, Op::thread_start, f == forker_.end() ? no_object : f->second, number);
+    }
+
+    Trace t_;
+    std::set<ThreadId> started_, ended_;
+    std::map<ThreadId, ThreadId> forker_;
+};
+
+inline Trace trace(std::initializer_list<std::string> lines) {
+    TraceBuilder b;
+    for (const std::string& l : lines)
+        b(l);
+    return b.build();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference enforcer: Figure 4.15 over Figure 4.14 with Figure 5.2's [SLOW SYNC] (every variable
+// on every sync op), by names, with std::set<Marking>; [SYNC] as a lazy closure that keeps the
+// marking before the sync. Reports the first violation event per variable.
+
+class RefEnforcer : public Analysis {
+public:
+    void add_variable(const std::string& name, const Net& net) {
+        vars_.push_back({name, net, {}, 0});
+        for (const Marking& m : net.initial_markings)
+            vars_.back().cands.insert(m);
+        close(vars_.back());
+    }
+    void on_event(const Event& e, const Symbols& syms) override {
+        const std::string t = syms.threads.name(e.thread);
+        if (is_memory(e.op)) {
+            const std::string x = syms.vars.name(e.target);
+            for (V& v : vars_) {
+                if (v.name != x || v.first)
+                    continue;
+                std::set<Marking> kept;
+                for (const Marking& m : v.cands)
+                    if (permits(v.net, m, t, e.op == Op::write))
+                        kept.insert(m);
+                if (kept.empty())
+                    v.first = e.number;
+                v.cands = std::move(kept);
+            }
+            return;
+        }
+        for (V& v : vars_) {
+            if (v.first)
+                continue;
+            std::set<Marking> next = v.cands; // [SKIP]
+            for (std::size_t r = 0; r < v.net.transitions.size(); ++r)
+                if (matches(v.net, static_cast<int>(r), e, syms))
+                    for (const Marking& m : v.cands)
+                        if (v.net.enabled(m, static_cast<int>(r)))
+                            next.insert(v.net.fire(m, static_cast<int>(r)));
+            v.cands = std::move(next);
+            close(v);
+        }
+    }
+    // 0 when admitted.
+    std::uint64_t first_violation(const std::string& var) const {
+        for (const V& v : vars_)
+            if (v.name == var)
+                return v.first;
+        return 0;
+    }
+
+private:
+    struct V {
+        std::string name;
+        Net net;
+        std::set<Marking> cands;
+        std::uint64_t first;
+    };
+    static bool permits(const Net& n, const Marking& m, const std::string& t, bool write) {
+        for (int p : m) {
+            const Place& pl = n.places[static_cast<std::size_t>(p)];
+            if (pl.kind == PlaceKind::Acc && pl.thread == t &&
+                (!write || n.modes[static_cast<std::size_t>(pl.mode)].kind == ModeKind::EX))
+                return true;
+        }
+        return false;
+    }
+    static void close(V& v) {
+        for (bool grew = true; grew;) {
+            grew = false;
+            std::set<Marking> add;
+            for (const Marking& m : v.cands)
+                for (std::size_t r = 0; r < v.net.transitions.size(); ++r)
+                    if (v.net.transitions[r].kind == TransitionKind::sync &&
+                        v.net.enabled(m, static_cast<int>(r)))
+                        add.insert(v.net.fire(m, static_cast<int>(r)));
+            for (const Marking& m : add)
+                grew |= v.cands.insert(m).second;
+        }
+    }
+    // Contract §3 / Figure 4.2, by names.
+    static bool matches(const Net& n, int r, const Event& e, const Symbols& syms) {
+        const Transition& tr = n.transitions[static_cast<std::size_t>(r)];
+        if (tr.kind == TransitionKind::sync)
+            return false;
+        const Mechanism& z = n.edges[static_cast<std::size_t>(tr.edge)].mech;
+        const std::string t = syms.threads.name(e.thread);
+        if (tr.thread != t)
+            return false;
+        const bool snd = tr.kind == TransitionKind::snd;
+        auto set_names = [&]() {
+            std::vector<std::string> out;
+            for (ThreadId u : syms.thread_sets[e.target])
+                out.push_back(syms.threads.name(u));
+            return out;
+        };
+        switch (e.op) {
+        case Op::acquire:
+        case Op::release:
+            return z.kind == MechKind::lock && z.name == syms.locks.name(e.target) &&
+                   snd == (e.op == Op::release);
+        case Op::vol_read:
+        case Op::vol_write:
+            return z.kind == MechKind::volatile_ && z.name == syms.volatiles.name(e.target) &&
+                   snd == (e.op == Op::vol_write);
+        case Op::barrier_enter:
+        case Op::barrier_exit:
+            return z.kind == MechKind::barrier && z.name == syms.barriers.name(e.target) &&
+                   snd == (e.op == Op::barrier_enter);
+        case Op::fork:
+            return snd && z.kind == MechKind::fork && z.thread == t &&
+                   subset(z.threads, set_names());
+        case Op::join:
+            return !snd && z.kind == MechKind::join && z.thread == t &&
+                   subset(z.threads, set_names());
+        case Op::thread_start:
+            return !snd && z.kind == MechKind::fork && e.target != no_object &&
+                   z.thread == syms.threads.name(e.target) && subset({t}, z.threads);
+        case Op::thread_end:
+            return snd && z.kind == MechKind::join && subset({t}, z.threads);
+        default:
+            return false;
+        }
+    }
+    std::vector<V> vars_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Happens-before oracle (contract §3), brute force over <= 256 events: is variable x racy?
+
+inline bool racy(const Trace& tr, const std::string& x) {
+    const auto& ev = tr.events;
+    const std::size_t n = ev.size();
+    if (n > 256)
+        throw std::runtime_error("trace too long for the oracle");
+    std::vector<std::bitset<256>> before(n); // before[j]: events that happen before j
+    for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < j; ++i) {
+            const Event &a = ev[i], &b = ev[j];
+            bool edge = a.thread == b.thread;
+            if (!edge) {
+                if (a.op == Op::release && b.op == Op::acquire)
+                    edge = a.target == b.target;
+                else if (a.op == Op::vol_write && b.op == Op::vol_read)
+                    edge = a.target == b.target;
+                else if (a.op == Op::barrier_enter && b.op == Op::barrier_exit)
+                    edge = a.target == b.target;
+                else if (a.op == Op::fork && b.op == Op::thread_start) {
+                    const auto& s = tr.syms.thread_sets[a.target];
+                    edge = std::find(s.begin(), s.end(), b.thread) != s.end();
+                } else if (a.op == Op::thread_end && b.op == Op::join) {
+                    const auto& s = tr.syms.thread_sets[b.target];
+                    edge = std::find(s.begin(), s.end(), a.thread) != s.end();
+                }
+            }
+            if (edge) {
+                before[j] |= before[i];
+                before[j].set(i);
+            }
+        }
+    const ObjId xid = tr.syms.vars.find(x);
+    for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < j; ++i) {
+            const Event &a = ev[i], &b = ev[j];
+            if (is_memory(a.op) && is_memory(b.op) && a.target == xid && b.target == xid &&
+                (a.op == Op::write || b.op == Op::write) && !before[j].test(i))
+                return true;
+        }
+    return false;
+}
+
+} // namespace sfg::testlib
