@@ -52,36 +52,72 @@ void Diagnostics::report(Severity s, SourceLoc loc, std::string message) {
 }
 
 std::vector<Diagnostic> Diagnostics::sorted() const {
-    std::vector<Diagnostic> out = diags_;
-    std::stable_sort(out.begin(), out.end(),
-                     [](const Diagnostic& a, const Diagnostic& b) { return a.loc < b.loc; });
+    // A note belongs to the diagnostic before it and moves with it.
+    std::vector<std::vector<Diagnostic>> groups;
+    for (const Diagnostic& d : diags_) {
+        if (d.severity != Severity::note || groups.empty())
+            groups.emplace_back();
+        groups.back().push_back(d);
+    }
+    std::stable_sort(groups.begin(), groups.end(),
+                     [](const auto& a, const auto& b) { return a.front().loc < b.front().loc; });
+    std::vector<Diagnostic> out;
+    for (auto& g : groups)
+        out.insert(out.end(), g.begin(), g.end());
     return out;
 }
 
 namespace {
-// Printable form of a source line: control bytes other than tab become spaces so that the
-// terminal is not disturbed by garbage input.
-std::string printable(std::string_view line) {
-    std::string out;
-    for (unsigned char c : line)
-        out += (c < 0x20 && c != '\t') || c == 0x7f ? ' ' : static_cast<char>(c);
+// The code points of a line, each as its UTF-8 text; bytes that are not UTF-8 and control
+// characters other than tab become '?' / ' ', so garbage input cannot disturb the terminal.
+std::vector<std::string> code_points(std::string_view line) {
+    std::vector<std::string> out;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        unsigned char c = static_cast<unsigned char>(line[i]);
+        std::size_t len = c < 0x80           ? 1
+                          : (c >> 5) == 0x6  ? 2
+                          : (c >> 4) == 0xE  ? 3
+                          : (c >> 3) == 0x1E ? 4
+                                             : 0;
+        bool ok = len != 0 && i + len <= line.size();
+        for (std::size_t k = 1; ok && k < len; ++k)
+            ok = (static_cast<unsigned char>(line[i + k]) & 0xC0) == 0x80;
+        if (!ok) {
+            out.emplace_back("?");
+            ++i;
+        } else if (len == 1 && ((c < 0x20 && c != '\t') || c == 0x7f)) {
+            out.emplace_back(" ");
+            ++i;
+        } else {
+            out.emplace_back(line.substr(i, len));
+            i += len;
+        }
+    }
     return out;
 }
 
-// Spaces (tabs kept) up to code point `col`, so the caret lines up under the column.
-std::string caret_prefix(std::string_view line, int col) {
-    std::string out;
-    int cp = 1;
-    for (std::size_t i = 0; i < line.size() && cp < col; ++i) {
-        unsigned char c = static_cast<unsigned char>(line[i]);
-        if ((c & 0xC0) == 0x80)
-            continue; // continuation byte
-        out += c == '\t' ? '\t' : ' ';
-        ++cp;
+// The source line and the caret under `col`; a long line is cut to a window around the column.
+void print_snippet(std::ostream& os, std::string_view line, int col, bool color) {
+    constexpr int width = 100;
+    std::vector<std::string> cps = code_points(line);
+    int n = static_cast<int>(cps.size());
+    int first = 0, last = n;
+    if (n > width) {
+        first = std::max(0, std::min(col - 1 - width / 2, n - width));
+        last = std::min(n, first + width);
     }
-    while (cp++ < col)
-        out += ' ';
-    return out;
+    std::string text = first > 0 ? "..." : "", caret = first > 0 ? "   " : "";
+    for (int i = first; i < last; ++i) {
+        text += cps[static_cast<std::size_t>(i)];
+        if (i < col - 1)
+            caret += cps[static_cast<std::size_t>(i)] == "\t" ? '\t' : ' ';
+    }
+    if (last < n)
+        text += "...";
+    for (int i = std::max(n, first); i < col - 1; ++i)
+        caret += ' ';
+    os << text << '\n' << caret << (color ? "\033[1;32m^\033[0m" : "^") << '\n';
 }
 } // namespace
 
@@ -96,11 +132,8 @@ void print_diagnostics(std::ostream& os, const SourceFile& file, const Diagnosti
                                                             : "\033[1;36m";
         os << bold << file.name() << ':' << d.loc.line << ':' << d.loc.col << ": " << reset << sev
            << to_string(d.severity) << ':' << reset << ' ' << bold << d.message << reset << '\n';
-        std::string_view line = file.line(d.loc.line);
-        if (d.loc.line >= 1 && d.loc.line <= file.line_count()) {
-            os << printable(line) << '\n';
-            os << caret_prefix(line, d.loc.col) << (color ? "\033[1;32m^\033[0m" : "^") << '\n';
-        }
+        if (d.loc.line >= 1 && d.loc.line <= file.line_count())
+            print_snippet(os, file.line(d.loc.line), d.loc.col, color);
     }
     std::size_t shown = 0;
     for (const Diagnostic& d : diags.all())

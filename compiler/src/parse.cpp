@@ -46,7 +46,7 @@ int code_points(std::string_view s) {
 // Replaces every invalid UTF-8 sequence by a space, reporting each one.
 std::string sanitize_utf8(const std::string& text, Diagnostics& diags) {
     std::string out = text;
-    int line = 1, col = 1;
+    int line = 1, col = 1, bad_line = -1, bad_col = -1;
     std::size_t i = 0;
     while (i < out.size()) {
         unsigned char c = static_cast<unsigned char>(out[i]);
@@ -67,7 +67,11 @@ std::string sanitize_utf8(const std::string& text, Diagnostics& diags) {
             ok = cp >= min_cp[len] && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
         }
         if (!ok) {
-            diags.error({line, col}, fmt::format("invalid UTF-8 byte 0x{:02x}", c));
+            // A run of bad bytes is one error.
+            if (!(line == bad_line && col == bad_col + 1))
+                diags.error({line, col}, fmt::format("invalid UTF-8 byte 0x{:02x}", c));
+            bad_line = line;
+            bad_col = col;
             if (diags.limit_reached())
                 throw ErrorLimit{};
             out[i] = ' ';

@@ -49,8 +49,10 @@ public:
             if (d.kind == ast::Decl::Kind::discipline)
                 check_recursion(d.names[0].name);
         for (const ast::Decl& d : spec_.decls)
-            if (d.disc)
+            if (d.disc) {
                 check_disc(*d.disc);
+                collect_refs(*d.disc, [&](const std::string& ref) { referenced_.insert(ref); });
+            }
         build_variables(out);
         for (const ast::Program& p : spec_.programs)
             diags_.warning(p.loc, fmt::format("program '{}' is not compiled here; it is checked "
@@ -346,7 +348,6 @@ private:
         case ast::Disc::Kind::name: {
             // A named discipline used twice gives two disjoint copies of its modes.
             const std::string& n = d.name.name;
-            used_.insert(n);
             if (recursive_.count(n) || depth > max_expansion_depth_)
                 return std::nullopt;
             const Symbol& s = symbols_.at(n);
@@ -462,7 +463,7 @@ private:
         // Disciplines no variable uses are still built once, so their warnings are shown.
         std::vector<const ast::Decl*> unused;
         for (const ast::Decl& d : spec_.decls)
-            if (d.kind == ast::Decl::Kind::discipline && !used_.count(d.names[0].name) &&
+            if (d.kind == ast::Decl::Kind::discipline && !referenced_.count(d.names[0].name) &&
                 symbols_.at(d.names[0].name).decl == &d)
                 unused.push_back(&d);
         for (const ast::Decl* d : unused) {
@@ -478,7 +479,7 @@ private:
     const ast::Spec& spec_;
     Diagnostics& diags_;
     std::map<std::string, Symbol> symbols_;
-    std::set<std::string> done_, recursive_, used_;
+    std::set<std::string> done_, recursive_, referenced_;
     static constexpr int max_expansion_depth_ = 10000;
 };
 
