@@ -154,7 +154,9 @@ private:
         const char* q = name(p, e, "a thread name");
         if (!q)
             return false;
-        std::string_view thread_name(p, static_cast<std::size_t>(q - p));
+        // Ids in order of first appearance, the thread before its operands (as the binary writer
+        // defines them, so a round trip keeps ids).
+        const ThreadId t = threads_.id(std::string_view(p, static_cast<std::size_t>(q - p)));
         p = skip_space(q, e);
         if (p == e || *p != '|')
             return fail(
@@ -241,7 +243,6 @@ private:
             }
         }
 
-        ThreadId t = threads_.id(thread_name);
         if (!stream_.push(t, info.op, target, location, line_))
             return fail(line_begin_ + (skip_space(line_begin_, e) - line_begin_), stream_.error());
         return true;

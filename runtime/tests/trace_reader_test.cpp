@@ -1,0 +1,248 @@
+// The text reader: syntax, numbering, implicit events, well-formedness errors naming the line.
+#include "random_trace.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+using namespace sfg;
+using namespace sfg::testing;
+
+namespace {
+
+struct Read {
+    Symbols syms;
+    Collector col;
+    TraceResult res;
+    explicit Read(std::string_view text) { res = read_trace_text(text, "t.std", syms, col); }
+    std::string error() const { return res.error ? res.error->to_string() : std::string(); }
+    // "thread:op[:target-name]" of every event, implicit ones as "T:start<-F"/"T:exit->J".
+    std::vector<std::string> stream() const {
+        std::vector<std::string> out;
+        for (const Event& e : col.all) {
+            std::string s = syms.threads.name(e.thread) + ":" + to_string(e.op);
+            if (e.implicit)
+                s += "@" + std::to_string(e.number) +
+                     (e.target == no_object ? std::string() : "/" + syms.threads.name(e.target));
+            out.push_back(s);
+        }
+        return out;
+    }
+};
+
+using Strings = std::vector<std::string>;
+
+} // namespace
+
+TEST_CASE("events are numbered over event lines; comments, blanks, CRLF and spaces ignored") {
+    Read r("# a comment\n\nT1|w(x)\r\n  T2 | r( x ) | Foo.java:12 \n\t# indented "
+           "comment\nT1|acq(m)\n");
+    REQUIRE(r.res.ok());
+    CHECK(r.res.events == 3);
+    REQUIRE(r.col.events.size() == 3);
+    CHECK(r.col.events[0].number == 1);
+    CHECK(r.col.events[0].line == 3);
+    CHECK(r.col.events[1].number == 2);
+    CHECK(r.col.events[1].line == 4);
+    CHECK(r.col.events[1].op == Op::read);
+    CHECK(r.syms.vars.name(r.col.events[1].target) == "x");
+    CHECK(r.syms.locations.name(r.col.events[1].location) == "Foo.java:12");
+    CHECK(r.col.events[0].location == no_object);
+    CHECK(r.col.events[2].number == 3);
+    CHECK(r.col.events[2].line == 6);
+    CHECK(r.syms.locks.name(r.col.events[2].target) == "m");
+}
+
+TEST_CASE("every op of contract §3; each kind of object has its own namespace") {
+    Read r("t|r(a)\nt|w(a)\nt|acq(a)\nt|rel(a)\nt|vr(a)\nt|vw(a)\nt|benter(a)\nt|bexit(a)\n"
+           "t|fork(u,v)\nt|join(v,u)\nt|begin\nt|end\n");
+    REQUIRE_MESSAGE(r.res.ok(), r.error());
+    Op want[] = {Op::read,     Op::write,     Op::acquire,       Op::release,
+                 Op::vol_read, Op::vol_write, Op::barrier_enter, Op::barrier_exit,
+                 Op::fork,     Op::join,      Op::begin,         Op::end};
+    REQUIRE(r.col.events.size() == 12);
+    for (int i = 0; i < 12; ++i)
+        CHECK(r.col.events[i].op == want[i]);
+    CHECK(r.syms.vars.size() == 1);
+    CHECK(r.syms.locks.size() == 1);
+    CHECK(r.syms.volatiles.size() == 1);
+    CHECK(r.syms.barriers.size() == 1);
+    // fork(u,v) and join(v,u) are the same sorted set.
+    CHECK(r.col.events[8].target == r.col.events[9].target);
+    CHECK(r.syms.thread_sets[r.col.events[8].target].size() == 2);
+}
+
+TEST_CASE("RAPID's plain STD files just work") {
+    Read r("T0|fork(T1)|12\nT1|acq(L0)|31\nT1|w(V0.f)|32\nT1|r(V0.f)|33\nT1|rel(L0)|34\n"
+           "T1|begin(0)|40\nT1|end(0)|41\nT0|join(T1)|13\nT0|r(V0.f)|14\n");
+    REQUIRE_MESSAGE(r.res.ok(), r.error());
+    CHECK(r.res.events == 9);
+    CHECK(r.syms.locations.name(r.col.events[0].location) == "12");
+    CHECK(r.col.events[5].op == Op::begin);
+}
+
+TEST_CASE("implicit thread start and end are placed as event.hpp documents") {
+    SUBCASE("root and forked threads, join") {
+        Read r("A|fork(B)\nB|w(x)\nA|join(B)\nA|r(x)\n");
+        REQUIRE(r.res.ok());
+        CHECK(r.stream() == Strings{"A:start@1", "A:fork", "B:start@2/A", "B:w", "B:exit@3/A",
+                                    "A:join", "A:r", "A:exit@5"});
+    }
+    SUBCASE("a forked thread with no events starts and ends just before its join") {
+        Read r("A|fork(B,C)\nC|r(x)\nD|join(B,C)\n");
+        REQUIRE(r.res.ok());
+        CHECK(r.stream() == Strings{"A:start@1", "A:fork", "C:start@2/A", "C:r", "D:start@3",
+                                    "B:start@3/A", "B:exit@3/D", "C:exit@3/D", "D:join", "A:exit@4",
+                                    "D:exit@4"});
+    }
+    SUBCASE("a forked thread that never runs nor is joined: start and end at the end") {
+        Read r("A|fork(B)\n");
+        REQUIRE(r.res.ok());
+        CHECK(r.stream() == Strings{"A:start@1", "A:fork", "A:exit@2", "B:start@2/A", "B:exit@2"});
+    }
+    SUBCASE("joining again does not end twice") {
+        Read r("A|join(B)\nA|join(B)\n");
+        REQUIRE(r.res.ok());
+        CHECK(r.stream() ==
+              Strings{"A:start@1", "B:start@1", "B:exit@1/A", "A:join", "A:join", "A:exit@3"});
+    }
+}
+
+TEST_CASE("malformed lines: FILE:LINE:COL: error naming the line") {
+    struct Case {
+        const char* text;
+        const char* error;
+    };
+    Case cases[] = {
+        {"T1|w(x)\nT1 w(x)\n", "t.std:2:4: error: expected '|' after the thread name, found 'w'"},
+        {"T1|w(x)\n\n|w(x)\n", "t.std:3:1: error: expected a thread name, found '|'"},
+        {"T1|x(y)\n", "t.std:1:4: error: unknown operation 'x'"},
+        {"T1|\n", "t.std:1:4: error: expected an operation (r, w, acq, rel, vr, vw, benter, "
+                  "bexit, fork, join, begin, end)"},
+        {"T1|w\n", "t.std:1:5: error: expected '(' after 'w'"},
+        {"T1|w(x\n", "t.std:1:7: error: expected ')'"},
+        {"T1|w()\n", "t.std:1:6: error: expected an operand, found ')'"},
+        {"T1|w(x,y)\n", "t.std:1:7: error: 'w' takes one operand"},
+        {"T1|fork()\n", "t.std:1:9: error: expected a thread name, found ')'"},
+        {"T1|fork(a,)\n", "t.std:1:11: error: expected a thread name, found ')'"},
+        {"T1|fork(a,a)\n", "t.std:1:11: error: thread a is listed twice"},
+        {"T1|w(x) y\n", "t.std:1:9: error: expected '|' or the end of the line, found 'y'"},
+        {"T1|w(x)|loc\x01x\n", "t.std:1:12: error: unexpected byte 0x01 in the location"},
+        {"T\x00|w(x)\n", "t.std:1:2: error: expected '|' after the thread name, found byte 0x00"},
+    };
+    for (const Case& c : cases) {
+        Read r(std::string_view(c.text, std::strlen(c.text) + (c.text[1] == 0 ? 8 : 0)));
+        INFO(c.text);
+        CHECK(r.error() == c.error);
+    }
+}
+
+TEST_CASE("ill-formed traces: the errors of contract §3, at the offending line") {
+    struct Case {
+        const char* text;
+        const char* error;
+    };
+    Case cases[] = {
+        {"A|acq(m)\nA|rel(m)\nA|rel(m)\n",
+         "t.std:3:1: error: thread A releases lock m, which is not held"},
+        {"A|acq(m)\nB|rel(m)\n",
+         "t.std:2:1: error: thread B releases lock m, which is held by thread A at line 1"},
+        {"A|acq(m)\nB|acq(m)\n",
+         "t.std:2:1: error: thread B acquires lock m, which is held by thread A at line 1"},
+        {"A|acq(m)\nA|acq(m)\n", "t.std:2:1: error: thread A acquires lock m, which it already "
+                                 "holds (since line 1; locks are not re-entrant)"},
+        {"B|w(x)\nA|fork(B)\n",
+         "t.std:2:1: error: thread A forks thread B, which already has events (first at line 1)"},
+        {"A|fork(B)\nC|fork(B)\n",
+         "t.std:2:1: error: thread C forks thread B, which was already forked at line 1"},
+        {"A|fork(A)\n", "t.std:1:1: error: thread A forks itself"},
+        {"A|fork(B,A)\n", "t.std:1:1: error: thread A forks itself"},
+        {"A|join(A)\n", "t.std:1:1: error: thread A joins itself"},
+        {"A|fork(B)\nB|r(x)\nA|join(B)\nB|w(x)\n",
+         "t.std:4:1: error: event of thread B after it was joined at line 3"},
+        {"A|join(B)\nC|fork(B)\n",
+         "t.std:2:1: error: thread C forks thread B, which has already ended at line 1"},
+        {"A|bexit(b)\n", "t.std:1:1: error: thread A exits barrier b without entering it just "
+                         "before"},
+        {"A|benter(b)\nA|r(x)\nA|bexit(b)\n", "t.std:3:1: error: thread A exits barrier b "
+                                              "without entering it just before"},
+        {"A|benter(c)\nA|bexit(b)\n", "t.std:2:1: error: thread A exits barrier b without "
+                                      "entering it just before"},
+    };
+    for (const Case& c : cases) {
+        Read r(c.text);
+        INFO(c.text);
+        CHECK(r.error() == c.error);
+        // Nothing of the offending event reaches the analyses.
+        CHECK(r.col.events.size() == r.res.events);
+    }
+}
+
+TEST_CASE("reading a file: mmap, missing file, directory, empty file") {
+    char path[] = "/tmp/sfg_trace_XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    {
+        std::ofstream out(path);
+        out << "T1|w(x)\nT2|w(x)\n";
+    }
+    Symbols syms;
+    Collector col;
+    TraceResult r = read_trace_file(path, syms, col);
+    CHECK(r.ok());
+    CHECK(r.events == 2);
+    { std::ofstream out(path, std::ios::trunc); }
+    Collector col2;
+    Symbols syms2;
+    CHECK(read_trace_file(path, syms2, col2).events == 0);
+    std::remove(path);
+    Symbols s3;
+    TraceResult missing = read_trace_file("/nonexistent/x.std", s3, col);
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error->to_string() ==
+          "/nonexistent/x.std: error: cannot read the trace: No such file or directory");
+    TraceResult dir = read_trace_file("/tmp", s3, col);
+    REQUIRE_FALSE(dir.ok());
+    CHECK(dir.error->to_string() == "/tmp: error: cannot read the trace: is a directory");
+}
+
+TEST_CASE("bad input never crashes: random bytes and mutated traces") {
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 3000; ++i) {
+        std::string t = random_trace(rng, {});
+        int flips = 1 + static_cast<int>(rng() % 4);
+        for (int k = 0; k < flips && !t.empty(); ++k) {
+            std::size_t at = rng() % t.size();
+            const char alphabet[] = "|(),# \r\n\tTxmrwa0\x00\xff";
+            t[at] = alphabet[rng() % (sizeof alphabet - 1)];
+        }
+        Symbols syms;
+        Collector col;
+        TraceResult r = read_trace_text(t, "m.std", syms, col);
+        if (!r.ok()) {
+            CHECK(r.error->line >= 1);
+            CHECK(r.error->col >= 1);
+        }
+        std::string bin(8, '\0');
+        for (auto& c : bin)
+            c = static_cast<char>(rng());
+        Symbols s2;
+        read_trace_binary("SFGTRC1\n" + bin + t, "m.bin", s2, col);
+    }
+}
+
+TEST_CASE("tokenize_trace_text counts event lines like the reader") {
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 50; ++i) {
+        std::string t = "# header\n\n" + random_trace(rng, {});
+        Symbols syms;
+        Collector col;
+        TraceResult r = read_trace_text(t, "t.std", syms, col);
+        REQUIRE(r.ok());
+        CHECK(tokenize_trace_text(t) == r.events);
+    }
+}
