@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string_view>
 #include <vector>
@@ -19,20 +20,29 @@ public:
     // The id of `name` in the table, interning it on first sight. `name` must stay valid for
     // the life of the cache (it points into the file being read).
     std::uint32_t id(std::string_view name) {
-        std::uint64_t h = 0xcbf29ce484222325ull; // FNV-1a
-        for (char c : name)
-            h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-        std::size_t mask = slots_.size() - 1;
+        // Names are short: the first 8 bytes as a word decide most comparisons without memcmp.
+        const char* p = name.data();
+        const std::size_t n = name.size();
+        std::uint64_t w0 = 0;
+        const std::size_t k = n < 8 ? n : 8;
+        for (std::size_t i = 0; i < k; ++i)
+            w0 |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+        std::uint64_t h = (w0 ^ n) * 0x9e3779b97f4a7c15ull;
+        for (std::size_t i = 8; i < n; ++i)
+            h = (h ^ static_cast<unsigned char>(p[i])) * 0x100000001b3ull;
+        h ^= h >> 29;
+        const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             Slot& s = slots_[i];
             if (s.id == no_object) {
                 const std::uint32_t id = table_.intern(name);
-                s = {h, name, id};
+                s = {h, w0, p, static_cast<std::uint32_t>(n), id};
                 if (++used_ * 2 > slots_.size())
                     grow();
                 return id;
             }
-            if (s.hash == h && s.name == name)
+            if (s.hash == h && s.w0 == w0 && s.len == n &&
+                (n <= 8 || std::memcmp(s.data + 8, p + 8, n - 8) == 0))
                 return s.id;
         }
     }
@@ -40,7 +50,9 @@ public:
 private:
     struct Slot {
         std::uint64_t hash = 0;
-        std::string_view name;
+        std::uint64_t w0 = 0;
+        const char* data = nullptr;
+        std::uint32_t len = 0;
         std::uint32_t id = no_object;
     };
     void grow() {

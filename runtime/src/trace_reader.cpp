@@ -25,9 +25,16 @@ bool is_space(char c) {
 }
 
 // Names are any bytes but white space, control characters and the separators `|(),`.
+struct NameChars {
+    bool ok[256] = {};
+    constexpr NameChars() {
+        for (int c = 0x21; c < 256; ++c)
+            ok[c] = c != 0x7f && c != '|' && c != '(' && c != ')' && c != ',';
+    }
+};
+constexpr NameChars name_chars;
 bool is_name_char(char c) {
-    auto u = static_cast<unsigned char>(c);
-    return u > 0x20 && u != 0x7f && c != '|' && c != '(' && c != ')' && c != ',';
+    return name_chars.ok[static_cast<unsigned char>(c)];
 }
 
 struct OpInfo {

@@ -1,0 +1,377 @@
+// Throughput and memory of the trace analyses (issue 3 part 7).
+//
+// 1. A realistic 10-million-event trace (8 threads; mostly thread-local and lock-protected
+//    accesses, volatile handshakes, barrier rounds), generated into a temporary file at start:
+//    the time to merely tokenize it (the floor), to read it (tokenize, intern, validate), and
+//    to read it through each analysis; `x_floor` is each time over the floor's. Peak heap of
+//    each run is `peak_MB` (operator new is counted below).
+// 2. Goldilocks vs hb per-access cost as threads grow 1..256 on the TR's SharedSpot (each
+//    variable behind its own lock, all threads) and LocalSpot (thread-local) patterns (TR §4,
+//    Figure 4): events are built in memory, only the analysis is timed; `ns_per_access`.
+//
+// Ratios and rates use the thread's CPU time. Set SFG_BENCH_EVENTS to change the trace size
+// (default 10000000).
+#include "sfg/runtime/analysis_eraser.hpp"
+#include "sfg/runtime/analysis_fasttrack.hpp"
+#include "sfg/runtime/analysis_goldilocks.hpp"
+#include "sfg/runtime/analysis_hb.hpp"
+#include "sfg/runtime/mapped_file.hpp"
+#include "sfg/runtime/trace.hpp"
+#include "sfg/runtime/well_formed.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <malloc.h>
+#include <memory>
+#include <new>
+#include <random>
+#include <string>
+#include <unistd.h>
+
+// ---- Heap accounting: current and peak bytes allocated through operator new. ----
+namespace {
+std::atomic<std::size_t> heap_now{0}, heap_peak{0};
+void* counted_alloc(std::size_t n) {
+    void* p = std::malloc(n ? n : 1);
+    if (!p)
+        throw std::bad_alloc();
+    std::size_t now = heap_now += malloc_usable_size(p);
+    std::size_t peak = heap_peak.load();
+    while (now > peak && !heap_peak.compare_exchange_weak(peak, now)) {
+    }
+    return p;
+}
+void counted_free(void* p) {
+    if (p) {
+        heap_now -= malloc_usable_size(p);
+        std::free(p);
+    }
+}
+} // namespace
+void* operator new(std::size_t n) {
+    return counted_alloc(n);
+}
+void* operator new[](std::size_t n) {
+    return counted_alloc(n);
+}
+void operator delete(void* p) noexcept {
+    counted_free(p);
+}
+void operator delete[](void* p) noexcept {
+    counted_free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    counted_free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+    counted_free(p);
+}
+
+namespace {
+
+using namespace sfg;
+
+// ---- The realistic trace. ----
+
+// Rounds of: each thread writes its handshake variable and signals (vw), and writes its grid
+// cell; a body of blocks (55% thread-local accesses, 40% critical sections on one of 16 locks,
+// 5% the consumer side of a handshake: vr then read); a barrier; each thread reads its
+// neighbour's grid cell; a second barrier. Race-free: every analysis checks every access.
+std::string generate_trace(std::uint64_t target) {
+    char path[] = "/tmp/sfg_bench_trace_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        std::abort();
+    close(fd);
+    std::ofstream out(path, std::ios::binary);
+    std::string buf;
+    std::uint64_t events = 0;
+    std::mt19937_64 rng(42);
+    const int n = 8;
+    auto line = [&](int t, const char* op, const std::string& arg, int pc) {
+        buf += 'T';
+        buf += static_cast<char>('0' + t);
+        buf += '|';
+        buf += op;
+        buf += '(';
+        buf += arg;
+        buf += ")|";
+        buf += std::to_string(pc);
+        buf += '\n';
+        ++events;
+        if (buf.size() > (1 << 20)) {
+            out << buf;
+            buf.clear();
+        }
+    };
+    line(0, "fork", "T1,T2,T3,T4,T5,T6,T7", 1);
+    while (events < target) {
+        bool consumed[n] = {};
+        for (int t = 0; t < n; ++t) {
+            line(t, "w", "h" + std::to_string(t), 10);
+            line(t, "vw", "f" + std::to_string(t), 11);
+            line(t, "w", "g" + std::to_string(t), 12);
+        }
+        for (int k = 0; k < 4000; ++k) {
+            int t = static_cast<int>(rng() % n);
+            int kind = static_cast<int>(rng() % 100);
+            int accesses = 1 + static_cast<int>(rng() % 4);
+            if (kind < 55) {
+                for (int a = 0; a < accesses; ++a)
+                    line(t, rng() % 2 ? "r" : "w",
+                         "l" + std::to_string(t) + "_" + std::to_string(rng() % 64), 100 + a);
+            } else if (kind < 95) {
+                std::string m = std::to_string(rng() % 16);
+                line(t, "acq", "m" + m, 200);
+                for (int a = 0; a < accesses; ++a)
+                    line(t, rng() % 3 ? "r" : "w", "s" + m + "_" + std::to_string(rng() % 32),
+                         201 + a);
+                line(t, "rel", "m" + m, 209);
+            } else if (!consumed[t]) {
+                int p = (t + n - 1) % n;
+                line(t, "vr", "f" + std::to_string(p), 300);
+                line(t, "r", "h" + std::to_string(p), 301);
+                consumed[t] = true;
+            }
+        }
+        for (int t = 0; t < n; ++t)
+            if (!consumed[t]) {
+                int p = (t + n - 1) % n;
+                line(t, "vr", "f" + std::to_string(p), 300);
+                line(t, "r", "h" + std::to_string(p), 301);
+            }
+        for (int round = 0; round < 2; ++round) {
+            for (int t = 0; t < n; ++t)
+                line(t, "benter", "b", 400);
+            for (int t = 0; t < n; ++t)
+                line(t, "bexit", "b", 401);
+            if (round == 0)
+                for (int t = 0; t < n; ++t)
+                    line(t, "r", "g" + std::to_string((t + 1) % n), 402);
+        }
+    }
+    line(0, "join", "T1,T2,T3,T4,T5,T6,T7", 2);
+    out << buf;
+    out.close();
+    return path;
+}
+
+struct TraceFile {
+    std::string path;
+    std::uint64_t events = 0;
+    TraceFile() {
+        const char* env = std::getenv("SFG_BENCH_EVENTS");
+        std::uint64_t target = env ? std::strtoull(env, nullptr, 10) : 10'000'000;
+        path = generate_trace(target);
+        MappedFile f;
+        f.open(path);
+        events = tokenize_trace_text(f.data());
+    }
+    ~TraceFile() { std::remove(path.c_str()); }
+};
+
+TraceFile& trace() {
+    static TraceFile t;
+    return t;
+}
+
+// CPU time of this thread: the machine may be shared, and wall time then measures the others.
+double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double floor_seconds = 0; // per pass, from BM_Floor_Tokenize
+
+struct Nothing : Analysis {
+    void on_event(const Event&, const Symbols&) override {}
+};
+
+void report(benchmark::State& state, double seconds, std::size_t peak) {
+    state.counters["events"] = static_cast<double>(trace().events);
+    state.counters["Mevents_per_s"] = static_cast<double>(trace().events) / seconds / 1e6;
+    if (floor_seconds > 0)
+        state.counters["x_floor"] = seconds / floor_seconds;
+    state.counters["peak_MB"] = static_cast<double>(peak) / (1 << 20);
+}
+
+void BM_Floor_Tokenize(benchmark::State& state) {
+    TraceFile& t = trace();
+    double total = 0;
+    for (auto _ : state) {
+        double start = cpu_seconds();
+        MappedFile f;
+        f.open(t.path);
+        benchmark::DoNotOptimize(tokenize_trace_text(f.data()));
+        total += cpu_seconds() - start;
+    }
+    floor_seconds = total / static_cast<double>(state.iterations());
+    report(state, floor_seconds, 0);
+}
+
+// Reads the trace through `make()`'s analyses.
+template <class Make>
+void run_file(benchmark::State& state, Make make) {
+    TraceFile& t = trace();
+    double total = 0;
+    std::size_t peak = 0;
+    for (auto _ : state) {
+        std::size_t base = heap_now.load();
+        heap_peak = base;
+        double start = cpu_seconds();
+        {
+            auto analyses = make();
+            Symbols syms;
+            TraceResult r = read_trace_file(t.path, syms, *analyses);
+            if (!r.ok())
+                state.SkipWithError(r.error->to_string().c_str());
+            analyses->finish(syms);
+        }
+        total += cpu_seconds() - start;
+        peak = std::max(peak, heap_peak.load() - base);
+    }
+    report(state, total / static_cast<double>(state.iterations()), peak);
+}
+
+template <class A>
+struct Owning : Analysis {
+    A a;
+    void on_event(const Event& e, const Symbols& s) override { a.on_event(e, s); }
+    void finish(const Symbols& s) override { a.finish(s); }
+};
+
+template <class A>
+void BM_File(benchmark::State& state) {
+    run_file(state, [] { return std::make_unique<Owning<A>>(); });
+}
+
+struct All : Analysis {
+    HbDetector hb;
+    FastTrackDetector ft;
+    GoldilocksDetector gl;
+    EraserDetector er;
+    void on_event(const Event& e, const Symbols& s) override {
+        hb.on_event(e, s), ft.on_event(e, s), gl.on_event(e, s), er.on_event(e, s);
+    }
+};
+
+void BM_File_All(benchmark::State& state) {
+    run_file(state, [] { return std::make_unique<All>(); });
+}
+
+BENCHMARK(BM_Floor_Tokenize)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_TEMPLATE(BM_File, Nothing)->Name("BM_Read")->Unit(benchmark::kMillisecond)->Iterations(2);
+BENCHMARK_TEMPLATE(BM_File, HbDetector)
+    ->Name("BM_hb")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK_TEMPLATE(BM_File, FastTrackDetector)
+    ->Name("BM_fasttrack")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK_TEMPLATE(BM_File, GoldilocksDetector)
+    ->Name("BM_goldilocks")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK_TEMPLATE(BM_File, EraserDetector)
+    ->Name("BM_eraser")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK(BM_File_All)->Name("BM_all_four")->Unit(benchmark::kMillisecond)->Iterations(1);
+
+// ---- SharedSpot / LocalSpot (TR §4): per-access cost against the number of threads. ----
+
+struct Collector : Analysis {
+    std::vector<Event> all;
+    void on_event(const Event& e, const Symbols&) override { all.push_back(e); }
+};
+
+struct Spot {
+    Symbols syms;
+    std::vector<Event> events;
+    std::uint64_t accesses = 0;
+};
+
+// SharedSpot: 64 variables x_i, each behind its own lock l_i, updated (read, write) by all
+// threads in turn. LocalSpot: each thread updates its own 64 variables without locks. The main
+// thread forks the others first, so vector clocks have one entry per thread.
+Spot make_spot(int threads, bool shared, std::uint64_t total_accesses) {
+    Spot s;
+    for (int t = 0; t < threads; ++t)
+        s.syms.threads.intern("T" + std::to_string(t));
+    std::vector<ThreadId> children;
+    for (int t = 1; t < threads; ++t)
+        children.push_back(static_cast<ThreadId>(t));
+    const int vars = 64;
+    for (int i = 0; i < vars * (shared ? 1 : threads); ++i)
+        s.syms.vars.intern("x" + std::to_string(i));
+    for (int i = 0; i < vars; ++i)
+        s.syms.locks.intern("l" + std::to_string(i));
+    Collector col;
+    WellFormedStream w(s.syms, col);
+    if (!children.empty()) {
+        s.syms.thread_sets.push_back(children);
+        (void)w.push(0, Op::fork, 0);
+    }
+    std::mt19937_64 rng(1);
+    while (s.accesses < total_accesses) {
+        auto t = static_cast<ThreadId>(rng() % static_cast<unsigned>(threads));
+        auto i = static_cast<ObjId>(rng() % vars);
+        if (shared) {
+            (void)w.push(t, Op::acquire, i);
+            (void)w.push(t, Op::read, i);
+            (void)w.push(t, Op::write, i);
+            (void)w.push(t, Op::release, i);
+        } else {
+            ObjId x = t * vars + i;
+            (void)w.push(t, Op::read, x);
+            (void)w.push(t, Op::write, x);
+        }
+        s.accesses += 2;
+    }
+    w.finish();
+    s.events = std::move(col.all);
+    return s;
+}
+
+template <class A>
+void BM_Spot(benchmark::State& state) {
+    const int threads = static_cast<int>(state.range(0));
+    const bool shared = state.range(1) != 0;
+    Spot s = make_spot(threads, shared, 400'000);
+    double total = 0;
+    for (auto _ : state) {
+        double start = cpu_seconds();
+        A a;
+        for (const Event& e : s.events)
+            a.on_event(e, s.syms);
+        benchmark::DoNotOptimize(a.races().size());
+        total += cpu_seconds() - start;
+    }
+    // All events are fed, sync ones included: the cost per access of the whole pattern.
+    state.counters["ns_per_access"] =
+        total * 1e9 / static_cast<double>(s.accesses) / static_cast<double>(state.iterations());
+}
+
+void spot_args(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"threads", "shared"});
+    for (int shared : {1, 0})
+        for (int t = 1; t <= 256; t *= 2)
+            b->Args({t, shared});
+    b->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK_TEMPLATE(BM_Spot, GoldilocksDetector)->Name("BM_spot_goldilocks")->Apply(spot_args);
+BENCHMARK_TEMPLATE(BM_Spot, HbDetector)->Name("BM_spot_hb")->Apply(spot_args);
+BENCHMARK_TEMPLATE(BM_Spot, FastTrackDetector)->Name("BM_spot_fasttrack")->Apply(spot_args);
+
+} // namespace
+
+BENCHMARK_MAIN();
