@@ -244,3 +244,10 @@ TEST_CASE("garbage input: a diagnostic and exit 2 within a second, never a crash
         CHECK(r.seconds < 1.0);
     }
 }
+
+TEST_CASE("the README's picture is what sfgc draws today") {
+    fs::path svg = scratch() / "readme.svg";
+    REQUIRE(sfgc("--demo --view both --svg '" + svg.string() + "'").status == 0);
+    CHECK_MESSAGE(slurp(svg) == slurp(SFG_SOURCE_DIR "/docs/assets/barrier.svg"),
+                  "regenerate with: sfgc --demo --view both --svg docs/assets/barrier.svg");
+}
