@@ -6,6 +6,7 @@
 #include "SfgLexer.h"
 #include "SfgParser.h"
 #include "antlr4-runtime.h"
+#include "program_builder.hpp"
 
 #include <fmt/format.h>
 #include <pthread.h>
@@ -219,6 +220,8 @@ std::vector<ast::Ident> id_list(P::IdListContext* c) {
 
 // Parse tree -> AST. Only called on a tree without syntax errors.
 struct Builder {
+    Diagnostics& diags;
+
     std::unique_ptr<ast::Disc> disc(P::DiscContext* c) {
         auto seqs = c->seq();
         auto ors = c->OR();
@@ -334,7 +337,8 @@ struct Builder {
                     d.disc = disc(var->disc());
             } else {
                 auto* prog = static_cast<P::ProgramDeclContext*>(item)->program();
-                out.programs.push_back({ident(prog->ID()), loc_of(prog)});
+                out.programs.push_back(
+                    {ident(prog->ID()), loc_of(prog), build_program(prog, diags)});
                 continue;
             }
             out.decls.push_back(std::move(d));
@@ -395,7 +399,7 @@ ast::Spec parse_impl(const SourceFile& file, Diagnostics& diags) {
     P::SpecContext* tree = parser.spec();
     if (diags.has_errors())
         return {};
-    return Builder{}.spec(tree);
+    return Builder{diags}.spec(tree);
 }
 
 // Runs `fn` on a thread with a large stack: the depth check bounds recursion, and the stack

@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace sfg::prog {
+struct Program;
+}
+
 namespace sfg::ast {
 
 struct Ident {
@@ -45,11 +49,11 @@ struct Decl {
     std::unique_ptr<Disc> disc;         // discipline; var (may be null)
 };
 
-// A program block (model checking). Its statements are compiled by the checker; the spec front
-// end records where it is.
+// A program block (model checking); its body is in program_ast.hpp, checked by checker/.
 struct Program {
     Ident name;
     SourceLoc loc;
+    std::shared_ptr<const prog::Program> body;
 };
 
 struct Spec {

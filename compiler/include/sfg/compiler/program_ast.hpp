@@ -1,0 +1,76 @@
+// The AST of a `program` block (model-checker issue): threads, statements, expressions. Built by
+// the front end from ANTLR's parse tree; checked and run by checker/.
+#pragma once
+
+#include "sfg/compiler/ast.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sfg::prog {
+
+using ast::Ident;
+
+struct Expr {
+    enum class Kind { integer, name, unary, binary };
+    Kind kind = Kind::integer;
+    SourceLoc loc;             // the first token; for binary, the operator
+    std::int64_t value = 0;    // integer
+    std::string name;          // name: a local or a shared variable / volatile
+    std::string op;            // unary: "-" "!"; binary: "+" "-" "*" "/" "%" "==" ... "&&" "||"
+    std::unique_ptr<Expr> lhs; // unary operand; binary left
+    std::unique_ptr<Expr> rhs; // binary right
+};
+
+struct Stmt {
+    enum class Kind {
+        let,           // let r = e;
+        assign,        // x = e;   (shared write, volatile write, or local assignment)
+        read,          // read x;
+        write,         // write x;
+        acq,           // acq m;
+        rel,           // rel m;
+        fork,          // fork t, ...;
+        join,          // join t, ...;
+        barrier,       // barrier b;
+        await_,        // await e;
+        assert_,       // assert e;
+        if_,           // if (e) {...} else {...}
+        while_,        // while (e) {...}
+        repeat,        // repeat N {...}
+        skip,          // skip;
+        deterministic, // deterministic {...}
+    };
+    Kind kind = Kind::skip;
+    SourceLoc loc;
+    Ident target;               // let/assign/read/write/acq/rel/barrier
+    std::vector<Ident> threads; // fork/join
+    std::unique_ptr<Expr> expr; // let/assign value; await/assert/if/while condition
+    std::int64_t count = 0;     // repeat
+    std::vector<Stmt> body;     // if-then, while, repeat, deterministic
+    std::vector<Stmt> else_body;
+    bool has_else = false;
+};
+
+struct Init {
+    Ident var;
+    std::int64_t value = 0;
+    SourceLoc loc;
+};
+
+struct Thread {
+    Ident name;
+    SourceLoc loc;
+    std::vector<Stmt> body;
+};
+
+struct Program {
+    Ident name;
+    SourceLoc loc;
+    std::vector<Init> inits;
+    std::vector<Thread> threads;
+};
+
+} // namespace sfg::prog
