@@ -238,17 +238,21 @@ void Enforcer::Impl::freeze_index() {
     std::stable_sort(pending.begin(), pending.end(),
                      [](const Pending& a, const Pending& b) { return a.key < b.key; });
     subs.clear();
-    index.clear();
-    index.reserve(pending.size());
+    keys.clear();
+    key_begin.assign(mechs.size() + 1, 0);
     for (std::size_t i = 0; i < pending.size();) {
         const auto begin = static_cast<std::uint32_t>(subs.size());
         std::size_t j = i;
         for (; j < pending.size() && pending[j].key == pending[i].key; ++j)
             subs.push_back(pending[j].sub);
-        index.emplace(pending[i].key,
-                      std::make_pair(begin, static_cast<std::uint32_t>(subs.size())));
+        const auto slot = static_cast<std::size_t>(pending[i].key >> 32);
+        ++key_begin[slot + 1];
+        keys.push_back({static_cast<std::uint32_t>(pending[i].key), begin,
+                        static_cast<std::uint32_t>(subs.size())});
         i = j;
     }
+    for (std::size_t m = 0; m < mechs.size(); ++m)
+        key_begin[m + 1] += key_begin[m];
     index_dirty = false;
 }
 
@@ -312,11 +316,13 @@ std::int32_t Enforcer::Impl::mech_of(std::vector<std::int32_t>& map, const Symbo
 
 // Collects the subs of one (mechanism, thread, role) key into `gathered`.
 void Enforcer::Impl::lookup(std::uint32_t mech, Gid g, Role role) {
-    auto it = index.find(index_key(mech, g, role));
-    if (it == index.end())
+    const auto want = static_cast<std::uint32_t>(index_key(mech, g, role));
+    const auto first = keys.begin() + key_begin[mech], last = keys.begin() + key_begin[mech + 1];
+    auto it = std::lower_bound(first, last, want,
+                               [](const Key& k, std::uint32_t w) { return k.thread_role < w; });
+    if (it == last || it->thread_role != want)
         return;
-    gathered.insert(gathered.end(), subs.begin() + it->second.first,
-                    subs.begin() + it->second.second);
+    gathered.insert(gathered.end(), subs.begin() + it->sub_begin, subs.begin() + it->sub_end);
 }
 
 // Applies one sync op to every variable gathered, each once with the union of its matching

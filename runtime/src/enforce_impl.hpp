@@ -4,6 +4,8 @@
 
 #include "sfg/runtime/enforce.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -68,8 +70,10 @@ struct Candidates {
         count = 0;
     }
     void push(std::span<const std::int32_t> m) {
-        data.push_back(static_cast<std::int32_t>(m.size()));
-        data.insert(data.end(), m.begin(), m.end());
+        const std::size_t at = data.size();
+        data.resize(at + 1 + m.size());
+        data[at] = static_cast<std::int32_t>(m.size());
+        std::copy(m.begin(), m.end(), data.begin() + static_cast<std::ptrdiff_t>(at + 1));
         ++count;
     }
     template <class F>
@@ -110,14 +114,17 @@ void fire_closed(const Shape& s, std::span<const std::int32_t> m, int r,
                  std::vector<std::int32_t>& out, std::vector<std::int32_t>& tmp);
 std::uint64_t hash_marking(std::span<const std::int32_t> m);
 
-// Deduplicating builder of a candidate set (open addressing on marking hashes).
+// Deduplicating builder of a candidate set: a linear scan while it is small, open addressing on
+// marking hashes beyond that.
 class CandidateBuilder {
 public:
     void start(Candidates& out, std::size_t expected);
     bool add(std::span<const std::int32_t> m); // false when already present
 
 private:
+    static constexpr std::size_t linear_limit = 16;
     Candidates* out_ = nullptr;
+    bool hashed_ = false;
     std::vector<std::uint32_t> offsets_; // data offset + 1 of each marking; 0 = empty slot
     std::size_t mask_ = 0;
 };
@@ -150,8 +157,16 @@ struct Enforcer::Impl {
     };
     std::vector<Pending> pending;
     std::vector<std::int32_t> sub_trs;
+    // Frozen form, laid out by mechanism slot so that lookups touch a few adjacent entries (no
+    // hashing): the (thread, role) keys of mechanism m are keys[key_begin[m] .. key_begin[m+1]),
+    // sorted; each names its range of subs.
+    struct Key {
+        std::uint32_t thread_role; // gid << 1 | role
+        std::uint32_t sub_begin, sub_end;
+    };
+    std::vector<std::uint32_t> key_begin;
+    std::vector<Key> keys;
     std::vector<enforce_detail::Sub> subs;
-    std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> index;
     bool index_dirty = false;
 
     // Trace ids -> ours, resolved by name on first sight (unresolved until then).
@@ -162,7 +177,7 @@ struct Enforcer::Impl {
     Stats stats;
 
     // Scratch.
-    enforce_detail::Candidates next;
+    enforce_detail::Candidates next, successors;
     enforce_detail::CandidateBuilder builder;
     std::vector<std::int32_t> fired, tmp;
     std::vector<enforce_detail::Sub> gathered;

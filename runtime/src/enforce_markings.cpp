@@ -85,13 +85,25 @@ std::uint64_t hash_marking(std::span<const std::int32_t> m) {
 void CandidateBuilder::start(Candidates& out, std::size_t expected) {
     out_ = &out;
     out.clear();
-    const std::size_t size = std::bit_ceil(std::max<std::size_t>(8, expected * 2));
+    hashed_ = expected > linear_limit;
+    if (!hashed_)
+        return;
+    const std::size_t size = std::bit_ceil(expected * 2);
     offsets_.assign(size, 0);
     mask_ = size - 1;
 }
 
 bool CandidateBuilder::add(std::span<const std::int32_t> m) {
     Candidates& out = *out_;
+    if (!hashed_) {
+        for (std::size_t i = 0; i < out.data.size(); i += static_cast<std::size_t>(out.data[i]) + 1)
+            if (static_cast<std::size_t>(out.data[i]) == m.size() &&
+                std::equal(m.begin(), m.end(),
+                           out.data.begin() + static_cast<std::ptrdiff_t>(i + 1)))
+                return false;
+        out.push(m);
+        return true;
+    }
     for (std::size_t h = hash_marking(m) & mask_;; h = (h + 1) & mask_) {
         const std::uint32_t o = offsets_[h];
         if (o == 0) {
@@ -114,29 +126,23 @@ void Enforcer::Impl::sync_step(std::uint32_t vi, std::span<const std::int32_t> t
     Var& v = vars[vi];
     const Shape& s = shapes[v.shape];
 
-    // Most visits change nothing (no candidate has the token the op needs): check first.
-    bool any = false;
-    v.cands.for_each([&](std::span<const std::int32_t> m) {
-        if (!any)
-            for (std::int32_t r : trs)
-                if (enabled(s, m, r)) {
-                    any = true;
-                    break;
-                }
-    });
-    if (!any)
-        return;
-
-    ++stats.candidate_updates;
-    builder.start(next, v.cands.count * (1 + trs.size()));
-    v.cands.for_each([&](std::span<const std::int32_t> m) { builder.add(m); });
+    // The successors first; many visits have none (no candidate holds the token the op needs),
+    // and then nothing changes.
+    successors.clear();
     v.cands.for_each([&](std::span<const std::int32_t> m) {
         for (std::int32_t r : trs)
             if (enabled(s, m, r)) {
                 fire_closed(s, m, r, fired, tmp);
-                builder.add(fired);
+                successors.push(fired);
             }
     });
+    if (successors.count == 0)
+        return;
+
+    ++stats.candidate_updates;
+    builder.start(next, v.cands.count + successors.count);
+    v.cands.for_each([&](std::span<const std::int32_t> m) { builder.add(m); });
+    successors.for_each([&](std::span<const std::int32_t> m) { builder.add(m); });
     v.cands.data.swap(next.data);
     std::swap(v.cands.count, next.count);
     stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, v.cands.count);

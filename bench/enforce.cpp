@@ -1,0 +1,221 @@
+// Enforcement cost per sync op as the number of annotated variables grows (thesis §5.3).
+//
+// N variables x_i, each with its own lock discipline [EX(t0) ⊔ EX(t1)]^m_i (compiled by the real
+// front end once; the copies differ only in the lock). Two traces, both made of rounds
+// "t0: acq(m) w(x) rel(m); t1: acq(m) w(x) rel(m)" (4 sync ops, 2 memory ops):
+//   fixed       every round uses m_0 / x_0: the other N-1 variables are annotated but never
+//               involved. This isolates the claim: a sync op must not pay for variables whose
+//               nets do not mention its mechanism. Indexed: flat. Figure 5.2: linear.
+//   round_robin round j uses m_(j mod N) / x_(j mod N): every variable is live, each op touches
+//               one of them. Indexed: flat in work, but the touched state no longer fits in cache
+//               once N is large, so some growth is memory hierarchy, not algorithm.
+// Baseline: Figure 5.2's [SLOW SYNC] rule, implemented as cheaply as it allows (each variable
+// first checks whether its lock is the op's), which still visits every variable on every sync op.
+//
+// Reported: per_sync_op = CPU time / sync ops (the round's memory ops are included in the time;
+// they are O(1) in both).
+#include "sfg/runtime/enforce.hpp"
+#include "sfg/compiler/compile.hpp"
+#include "sfg/runtime/event.hpp"
+#include "sfg/runtime/net.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace sfg;
+
+// N([EX(t0) ⊔ EX(t1)]^m) from the compiler.
+const Net& template_net() {
+    static const Net net = [] {
+        Diagnostics diags;
+        SourceFile file("bench.sfg", "threads t0, t1; lock m; var x : [EX(t0) | EX(t1)]^m;");
+        auto spec = compile_spec(file, diags);
+        if (!spec || !spec->variables.at(0).net)
+            throw std::runtime_error("bench: the spec did not compile");
+        return *spec->variables.at(0).net;
+    }();
+    return net;
+}
+
+Net net_with_lock(const std::string& lock) {
+    Net n = template_net();
+    for (ModeEdge& e : n.edges)
+        e.mech.name = lock;
+    return n;
+}
+
+// Figure 5.2: a candidate set per variable, every sync op applied to every variable.
+class NaiveEnforcer : public Analysis {
+public:
+    NaiveEnforcer(const Net& tmpl, const Symbols& syms) : net_(tmpl) {
+        for (const Transition& r : net_.transitions)
+            tr_thread_.push_back(r.kind == TransitionKind::sync ? no_object
+                                                                : syms.threads.find(r.thread));
+        for (const Place& p : net_.places)
+            acc_thread_.push_back(p.kind == PlaceKind::Acc ? syms.threads.find(p.thread)
+                                                           : no_object);
+    }
+    void add_variable(ObjId lock) { vars_.push_back({lock, net_.initial_markings}); }
+    void on_event(const Event& e, const Symbols&) override {
+        if (is_memory(e.op)) { // [WRITE]/[READ]: only x's marking
+            V& v = vars_[e.target];
+            std::erase_if(v.cands, [&](const Marking& m) { return !permits(m, e); });
+            violations_ += v.cands.empty();
+            return;
+        }
+        const auto role = e.op == Op::release ? TransitionKind::snd : TransitionKind::rcv;
+        for (V& v : vars_) { // [SLOW SYNC]: ∀x. M[x] ⇒o M'[x]
+            if (v.lock != e.target)
+                continue; // [SKIP] is the only rule that applies to x
+            next_ = v.cands;
+            for (std::size_t r = 0; r < net_.transitions.size(); ++r) {
+                if (net_.transitions[r].kind != role || tr_thread_[r] != e.thread)
+                    continue;
+                for (const Marking& m : v.cands)
+                    if (net_.enabled(m, static_cast<int>(r)))
+                        add(close(net_.fire(m, static_cast<int>(r))));
+            }
+            v.cands.swap(next_);
+        }
+    }
+    std::size_t violations() const { return violations_; }
+
+private:
+    struct V {
+        ObjId lock;
+        std::vector<Marking> cands;
+    };
+    bool permits(const Marking& m, const Event& e) const {
+        for (int p : m) // the template's modes are all EX
+            if (acc_thread_[static_cast<std::size_t>(p)] == e.thread)
+                return true;
+        return false;
+    }
+    Marking close(Marking m) const { // [SYNC]
+        for (std::size_t r = 0; r < net_.transitions.size(); ++r)
+            if (net_.transitions[r].kind == TransitionKind::sync &&
+                net_.enabled(m, static_cast<int>(r)))
+                return net_.fire(m, static_cast<int>(r));
+        return m;
+    }
+    void add(Marking m) {
+        if (std::find(next_.begin(), next_.end(), m) == next_.end())
+            next_.push_back(std::move(m));
+    }
+
+    Net net_;
+    std::vector<ObjId> tr_thread_, acc_thread_;
+    std::vector<V> vars_;
+    std::vector<Marking> next_;
+    std::size_t violations_ = 0;
+};
+
+// Symbols and events: threads t0 = 0, t1 = 1; x_i = var i; m_i = lock i.
+struct Workload {
+    Symbols syms;
+    std::vector<Event> events;
+    std::size_t sync_per_round = 4;
+};
+
+Workload make_workload(std::size_t n, bool round_robin) {
+    Workload w;
+    w.syms.threads.intern("t0");
+    w.syms.threads.intern("t1");
+    for (std::size_t i = 0; i < n; ++i) {
+        w.syms.vars.intern("x" + std::to_string(i));
+        w.syms.locks.intern("m" + std::to_string(i));
+    }
+    const std::size_t rounds = round_robin ? n : 1;
+    std::uint64_t number = 0;
+    for (std::size_t j = 0; j < rounds; ++j) {
+        const auto x = static_cast<ObjId>(j);
+        for (ThreadId t : {ThreadId{0}, ThreadId{1}}) {
+            for (Op op : {Op::acquire, Op::write, Op::release}) {
+                Event e;
+                e.number = ++number;
+                e.thread = t;
+                e.op = op;
+                e.target = x;
+                w.events.push_back(e);
+            }
+        }
+    }
+    return w;
+}
+
+constexpr std::size_t batch = 600; // events per benchmark iteration (100 rounds)
+
+template <class MakeAnalysis>
+void run(benchmark::State& state, bool round_robin, MakeAnalysis make, bool warm_up) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    Workload w = make_workload(n, round_robin);
+    auto analysis = make(n, w.syms);
+    // Warm up: one pass over the trace, so every variable is in its steady state (too slow for
+    // the baseline's round robin at 100,000 variables, whose cost is the scan over them anyway).
+    if (warm_up)
+        for (const Event& e : w.events)
+            analysis->on_event(e, w.syms);
+    std::size_t cursor = 0, events = 0;
+    for (auto _ : state) {
+        for (std::size_t k = 0; k < batch; ++k) {
+            analysis->on_event(w.events[cursor], w.syms);
+            if (++cursor == w.events.size())
+                cursor = 0;
+        }
+        events += batch;
+    }
+    // CPU seconds per sync op, shown with an SI prefix (e.g. "45n").
+    const double sync_ops = static_cast<double>(events) * 4.0 / 6.0;
+    state.counters["per_sync_op"] =
+        benchmark::Counter(sync_ops, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["vars"] = static_cast<double>(n);
+}
+
+auto make_indexed = [](std::size_t n, const Symbols&) {
+    auto enf = std::make_unique<Enforcer>();
+    for (std::size_t i = 0; i < n; ++i)
+        enf->add_variable("x" + std::to_string(i), net_with_lock("m" + std::to_string(i)));
+    return enf;
+};
+
+auto make_naive = [](std::size_t n, const Symbols& syms) {
+    auto naive = std::make_unique<NaiveEnforcer>(template_net(), syms);
+    for (std::size_t i = 0; i < n; ++i)
+        naive->add_variable(static_cast<ObjId>(i));
+    return naive;
+};
+
+void BM_Indexed_Fixed(benchmark::State& s) {
+    run(s, false, make_indexed, true);
+}
+void BM_Indexed_RoundRobin(benchmark::State& s) {
+    run(s, true, make_indexed, true);
+}
+void BM_Fig52_Fixed(benchmark::State& s) {
+    run(s, false, make_naive, true);
+}
+void BM_Fig52_RoundRobin(benchmark::State& s) {
+    run(s, true, make_naive, false);
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+    for (long n : {1L, 10L, 100L, 1000L, 10000L, 100000L})
+        b->Arg(n);
+    b->Unit(benchmark::kMicrosecond);
+}
+
+} // namespace
+
+BENCHMARK(BM_Indexed_Fixed)->Apply(sizes);
+BENCHMARK(BM_Indexed_RoundRobin)->Apply(sizes);
+BENCHMARK(BM_Fig52_Fixed)->Apply(sizes);
+BENCHMARK(BM_Fig52_RoundRobin)->Apply(sizes);
+
+BENCHMARK_MAIN();
