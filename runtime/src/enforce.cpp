@@ -171,6 +171,17 @@ std::uint32_t Enforcer::Impl::intern_shape(const Net& net) {
             for (int p : t.pre)
                 s.place_syncs[idx(p)].push_back(static_cast<std::int32_t>(r));
     }
+    s.single_next.assign(net.transitions.size(), -1);
+    for (std::size_t r = 0; r < net.transitions.size(); ++r) {
+        const auto pre = s.pre(static_cast<int>(r));
+        if (net.transitions[r].kind == TransitionKind::sync || pre.size() != 1 ||
+            !enabled(s, pre, static_cast<int>(r)))
+            continue;
+        std::vector<std::int32_t> out, tmp;
+        fire_closed(s, pre, static_cast<int>(r), out, tmp);
+        if (out.size() == 1)
+            s.single_next[r] = out[0];
+    }
     // Mode labels, disambiguated by index when a discipline has two modes with the same label
     // (e.g. the two copies of tl in [tl]^m ▷^n [tl]^n).
     for (std::size_t a = 0; a < nm; ++a) {

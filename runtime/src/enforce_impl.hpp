@@ -43,10 +43,14 @@ struct Shape {
     std::vector<std::uint32_t> tr_mid;    //               post [tr_mid[i], tr_off[i + 1])
     std::vector<std::int32_t> tr_places;
     std::vector<std::vector<std::int32_t>> place_syncs; // sync transitions with p in their pre
-    std::vector<std::vector<std::int32_t>> mode_acc;    // P(a), sorted
-    std::vector<std::vector<Gid>> mode_gids;            // Tid(a)
-    std::vector<std::string> mode_labels;               // "EX(t0)", "EX(t0)#3" when ambiguous
-    std::vector<std::vector<std::int32_t>> initial;     // M0, sorted, distinct
+    // Fast path for one-token markings (every mode of a lock or volatile discipline has one
+    // thread): single_next[r] = q when firing r on {•r} and closing under [SYNC] gives {q};
+    // -1 when r's pre-set or the result is not a single place.
+    std::vector<std::int32_t> single_next;
+    std::vector<std::vector<std::int32_t>> mode_acc; // P(a), sorted
+    std::vector<std::vector<Gid>> mode_gids;         // Tid(a)
+    std::vector<std::string> mode_labels;            // "EX(t0)", "EX(t0)#3" when ambiguous
+    std::vector<std::vector<std::int32_t>> initial;  // M0, sorted, distinct
 
     std::span<const std::int32_t> pre(int r) const {
         return {tr_places.data() + tr_off[static_cast<std::size_t>(r)],

@@ -130,11 +130,17 @@ void Enforcer::Impl::sync_step(std::uint32_t vi, std::span<const std::int32_t> t
     // and then nothing changes.
     successors.clear();
     v.cands.for_each([&](std::span<const std::int32_t> m) {
-        for (std::int32_t r : trs)
+        for (std::int32_t r : trs) {
+            if (m.size() == 1 && s.single_next[idx(r)] >= 0) { // {•r} -r-> -sync-> {q}
+                if (m[0] == s.pre(r)[0])
+                    successors.push(std::span<const std::int32_t>(&s.single_next[idx(r)], 1));
+                continue;
+            }
             if (enabled(s, m, r)) {
                 fire_closed(s, m, r, fired, tmp);
                 successors.push(fired);
             }
+        }
     });
     if (successors.count == 0)
         return;
