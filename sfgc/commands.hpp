@@ -8,5 +8,7 @@ int run_compile(int argc, char** argv);
 // `sfgc trace FILE [--spec SPEC.sfg] [--analysis LIST] [--format text|json]` (contract §3);
 // argv[0] is "trace".
 int run_trace(int argc, char** argv);
+// `sfgc check FILE.sfg [--mode naive|dpor|random] [...]` (issue 4); argv[0] is "check".
+int run_check(int argc, char** argv);
 
 } // namespace sfgc

@@ -2,6 +2,7 @@
 
 #include "sfg/compiler/parse.hpp"
 #include "sfg/compiler/petri.hpp"
+#include "sfg/compiler/program_sema.hpp"
 #include "sfg/compiler/sema.hpp"
 
 namespace sfg {
@@ -11,8 +12,10 @@ std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& di
     if (diags.has_errors())
         return std::nullopt;
     CompiledSpec spec = analyze(tree, file.name(), diags);
+    check_programs(tree.programs, spec, diags); // issue 4: programs are checked with the spec
     if (diags.has_errors())
         return std::nullopt;
+    spec.programs = tree.programs;
     for (CompiledVariable& v : spec.variables)
         if (v.sfg)
             v.net = build_petri_net(*v.sfg);

@@ -54,10 +54,6 @@ public:
                 collect_refs(*d.disc, [&](const std::string& ref) { referenced_.insert(ref); });
             }
         build_variables(out);
-        for (const ast::Program& p : spec_.programs)
-            diags_.warning(p.loc, fmt::format("program '{}' is not compiled here; it is checked "
-                                              "by `sfgc check`",
-                                              p.name.name));
         return out;
     }
 

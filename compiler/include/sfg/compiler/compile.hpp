@@ -1,6 +1,7 @@
 // The front end in one call: text -> AST -> Spec (sema) -> SFG -> Petri net per variable.
 #pragma once
 
+#include "sfg/compiler/ast.hpp"
 #include "sfg/compiler/diagnostics.hpp"
 #include "sfg/compiler/sfg.hpp"
 #include "sfg/runtime/net.hpp"
@@ -31,6 +32,7 @@ struct CompiledSpec {
     std::vector<std::string> threads; // sorted by name
     std::vector<MechanismDecl> mechanisms;
     std::vector<CompiledVariable> variables; // in declaration order
+    std::vector<ast::Program> programs;      // checked by program_sema; run by `sfgc check`
 };
 
 // Parses and checks `file`; every problem goes to `diags`. Returns the compiled spec unless

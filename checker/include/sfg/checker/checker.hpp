@@ -1,0 +1,73 @@
+// The checks run on every execution (issue 4 part 4) and their grouping into findings (part 5):
+// each execution's events stream through the well-formedness checker into fasttrack and the
+// Enforcer (every annotated variable; goldilocks cross-checks fasttrack in debug builds);
+// failures, deadlocks and bounds come from the interpreter. One finding per (kind, variable)
+// for races and violations and per (kind, line) otherwise, each keeping its shortest
+// counterexample (fewest events).
+#pragma once
+
+#include "sfg/checker/explore.hpp"
+#include "sfg/checker/model.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sfg::check {
+
+enum class FindingKind : std::uint8_t {
+    race,
+    violation,
+    assert_,
+    divzero,
+    deadlock,
+    ill_formed,
+    bound
+};
+const char* to_string(FindingKind k); // "race", "violation", "assert", "divzero", "deadlock",
+                                      // "ill-formed", "bound"
+
+struct CheckFinding {
+    FindingKind kind = FindingKind::race;
+    std::string var;                   // race, violation (empty otherwise)
+    std::optional<std::uint32_t> line; // the failing statement / reported event; none for bound
+    std::string message;
+    // The shortest counterexample: the steps of an execution up to and including the step
+    // where the finding happens (the whole execution for a deadlock or a step bound).
+    std::vector<Step> steps;
+    std::uint64_t events = 0;       // emitted events in `steps` (what "shortest" minimizes)
+    std::uint64_t event = 0;        // race/violation: the number of the reported event
+    std::optional<ThreadId> thread; // the failing / reporting thread
+    std::uint64_t executions = 0;   // executions that showed it
+};
+
+struct CheckResult {
+    std::string program;
+    Mode mode = Mode::naive;
+    bool fell_back = false; // dpor asked, naive used
+    ExploreStats stats;
+    std::uint64_t classes = 0;          // Mazurkiewicz traces seen
+    std::uint64_t final_states = 0;     // distinct final values of the shared variables
+    std::vector<CheckFinding> findings; // in order of kind, then var / line
+    bool found() const { return !findings.empty(); }
+};
+
+// Explores `model` with `options.mode` and runs every check on every execution.
+CheckResult check_model(const Model& model, const CheckOptions& options);
+
+// The sink that does the checking, for explorers under test.
+class Checker : public ExecutionSink {
+public:
+    explicit Checker(const Interpreter& in);
+    ~Checker() override;
+    void on_execution(const Execution& e) override;
+    // Adds the bound findings implied by `stats` and returns the result.
+    CheckResult finish(const ExploreStats& stats, const CheckOptions& options);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sfg::check

@@ -1,0 +1,102 @@
+// Exploration (issue 4 part 3; STYLE.md after Relacy): the policies — naive DFS over every
+// interleaving, random, and DPOR — are interchangeable Explorers over one Interpreter. An
+// Explorer hands every complete execution (a path of Steps and the final State) to an
+// ExecutionSink (checker.hpp: the analyses); it owns nothing else. CheckOptions holds every
+// parameter, and every Execution can be replayed from its thread sequence (replay()).
+#pragma once
+
+#include "sfg/checker/interpreter.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sfg::check {
+
+enum class Mode : std::uint8_t { naive, dpor, random };
+const char* to_string(Mode m);
+
+struct CheckOptions {
+    Mode mode = Mode::naive; // issue 4 wants dpor as the default once it exists
+    std::uint64_t seed = 0;  // random
+    std::uint64_t max_executions = 1000000;
+    std::uint64_t max_steps = 10000; // visible steps per execution
+    std::optional<std::uint32_t> preemption_bound;
+    bool progress = false; // a progress line on stderr
+};
+
+enum class EndKind : std::uint8_t {
+    normal,   // every started thread ended or failed
+    deadlock, // threads left, none enabled
+    steps,    // --max-steps reached with threads still enabled
+};
+
+// One complete execution, as an Explorer delivers it. `steps` is the path from the initial
+// state; `initial_failures` were noticed before the first step (root threads' local code).
+struct Execution {
+    const std::vector<Failure>* initial_failures = nullptr;
+    const std::vector<Step>* steps = nullptr;
+    const State* final_state = nullptr;
+    EndKind end = EndKind::normal;
+};
+
+class ExecutionSink {
+public:
+    virtual ~ExecutionSink() = default;
+    virtual void on_execution(const Execution& e) = 0;
+    // Polled between executions: true stops the exploration early (e.g. a test that has seen
+    // enough).
+    virtual bool stop() const { return false; }
+};
+
+struct ExploreStats {
+    std::uint64_t executions = 0;
+    bool complete = true; // every execution (or class, for dpor) was explored
+    bool hit_max_executions = false;
+    bool hit_max_steps = false;  // some execution was cut by max_steps
+    bool pruned = false;         // the preemption bound cut some branch
+    std::uint64_t max_depth = 0; // longest execution, in steps
+};
+
+// An exploration policy. Implementations: NaiveExplorer (every interleaving, DFS),
+// RandomExplorer (max_executions random runs); DPOR plugs in here (make_explorer).
+class Explorer {
+public:
+    virtual ~Explorer() = default;
+    virtual ExploreStats explore(const Interpreter& in, const CheckOptions& options,
+                                 ExecutionSink& sink) = 0;
+};
+
+// The explorer for options.mode. Mode::dpor falls back to naive (with a note on stderr) until
+// the DPOR explorer exists; `fell_back` says so.
+std::unique_ptr<Explorer> make_explorer(Mode mode, bool* fell_back = nullptr);
+
+// ---- the dependence relation (issue 4, "Dependence") ----
+
+// Two actions are dependent (same thread; same variable or volatile and one writes; same lock;
+// same barrier; a fork or join naming u and any action of u; a fork naming u and a join naming
+// u; two forks naming u).
+bool dependent(const Model& m, const Action& a, const Action& b);
+// Two steps are dependent when they are of one thread or some of their actions are.
+bool dependent(const Model& m, const Step& a, const Step& b);
+
+// The Mazurkiewicz trace of a step sequence under `dependent`, as a 128-bit hash of its Foata
+// normal form (steps sorted by (level, thread), each with its actions). Equal for two
+// executions iff (up to hash collisions) they are equivalent.
+struct ClassId {
+    std::uint64_t a = 0, b = 0;
+    friend bool operator==(const ClassId&, const ClassId&) = default;
+};
+struct ClassIdHash {
+    std::size_t operator()(const ClassId& c) const { return static_cast<std::size_t>(c.a ^ c.b); }
+};
+ClassId foata_class(const Model& m, const std::vector<Step>& steps);
+
+// Replays a thread sequence from the initial state (counterexamples, tests). Stops early when
+// a thread is not enabled; returns the steps taken.
+std::vector<Step> replay(const Interpreter& in, const std::vector<ThreadId>& schedule,
+                         State* final_state = nullptr);
+
+} // namespace sfg::check

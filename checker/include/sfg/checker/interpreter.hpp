@@ -1,0 +1,124 @@
+// The interpreter (issue 4, "Steps", "Details", "Failures"): the state of a lowered program and
+// one step of one thread. A step performs one visible event (an `await`: the reads of its
+// condition, atomically), then the thread's local computation up to its next visible
+// instruction, its end or a failure ("local computation runs right after the thread's previous
+// visible event"). Failures stop only the failing thread, which counts as ended for joins and
+// keeps its locks. State is plain vectors: copying it is how exploration branches.
+#pragma once
+
+#include "sfg/checker/model.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sfg::check {
+
+enum class ThreadStatus : std::uint8_t {
+    unforked, // named in some fork, not forked (yet)
+    ready,    // at a visible instruction (maybe blocked)
+    ended,    // ran off its code
+    failed,   // stopped by a failure (counts as ended for joins)
+};
+
+struct ThreadState {
+    ThreadStatus status = ThreadStatus::unforked;
+    std::uint32_t pc = 0;
+    std::vector<std::int64_t> locals;
+    std::vector<std::int64_t> stack;
+    friend bool operator==(const ThreadState&, const ThreadState&) = default;
+};
+
+struct State {
+    std::vector<ThreadState> threads;
+    std::vector<std::int64_t> shared;  // by Model::shared index
+    std::vector<ThreadId> lock_holder; // no_object when free
+    std::vector<std::uint32_t> enters; // barrier-major: enters[b * threads + t]
+    std::vector<std::uint8_t> forked;  // by thread: forked once already
+    friend bool operator==(const State&, const State&) = default;
+    bool done(ThreadId t) const {
+        return threads[t].status == ThreadStatus::ended ||
+               threads[t].status == ThreadStatus::failed;
+    }
+};
+
+std::uint64_t hash_state(const State& s);
+
+// One event of a step (an Event without numbering). Steps may also carry a non-emitted action:
+// the fork that failed because a target was forked before (for the dependence relation only).
+struct Action {
+    ThreadId thread = 0;
+    Op op = Op::read;
+    ObjId target =
+        no_object; // var/volatile sym id, lock, barrier, thread set; no_object: begin/end
+    std::uint32_t line = 0;
+    bool emitted = true;
+    friend bool operator==(const Action&, const Action&) = default;
+};
+
+enum class FailureKind : std::uint8_t { assert_, divzero, ill_formed, bound };
+const char* to_string(FailureKind k); // "assert", "divzero", "ill-formed", "bound"
+
+struct Failure {
+    FailureKind kind = FailureKind::assert_;
+    ThreadId thread = 0;
+    std::uint32_t line = 0;
+    std::string message;
+};
+
+struct Step {
+    ThreadId thread = 0;
+    std::vector<Action> actions;
+    std::vector<Failure> failures; // noticed in this step's local computation
+};
+
+// Why a ready thread cannot move, for deadlock reports.
+struct Wait {
+    ThreadId thread = 0;
+    std::uint32_t line = 0;
+    std::string what;        // e.g. "acq(m), held by deposit"
+    bool ill_formed = false; // a join of a thread that was never forked
+};
+
+class Interpreter {
+public:
+    // Local computation longer than this without a visible event stops the thread with a
+    // `bound` failure (nothing hangs on `while (1) { skip; }`).
+    static constexpr std::uint64_t max_local_steps = 1000000;
+
+    explicit Interpreter(const Model& model) : model_(model) {}
+    const Model& model() const { return model_; }
+
+    // The initial state: root threads have run their local computation up to their first
+    // visible instruction; failures noticed there go to `failures`.
+    State initial(std::vector<Failure>& failures) const;
+
+    // Threads that can take a step now, in increasing id order.
+    void enabled(const State& s, std::vector<ThreadId>& out) const;
+    bool is_enabled(const State& s, ThreadId t) const;
+
+    // Performs the step of thread `t` (which must be enabled) on `s`.
+    void step(State& s, ThreadId t, Step& out) const;
+
+    // The ready threads, none enabled: who waits for what.
+    std::vector<Wait> waits(const State& s) const;
+
+    // The visible instruction thread t is at (it must be ready).
+    const Instr& next(const State& s, ThreadId t) const {
+        return model_.threads[t].code[s.threads[t].pc];
+    }
+
+private:
+    void run_local(State& s, ThreadId t, std::vector<Failure>& failures) const;
+    // Evaluates an await condition atomically; false on a division by zero (`failed` set).
+    std::int64_t eval_await(const State& s, ThreadId t, std::uint32_t idx,
+                            std::vector<Action>* reads, bool& failed) const;
+    Action access(ThreadId t, Code code, std::uint32_t shared, std::uint32_t line) const;
+
+    const Model& model_;
+};
+
+// 64-bit wrapping arithmetic with C semantics; false on division by zero.
+bool apply(BinOp op, std::int64_t a, std::int64_t b, std::int64_t& out);
+
+} // namespace sfg::check

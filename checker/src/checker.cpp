@@ -1,0 +1,255 @@
+// Checks on every execution and findings with shortest counterexamples (checker.hpp).
+#include "sfg/checker/checker.hpp"
+
+#include "sfg/runtime/analysis_fasttrack.hpp"
+#include "sfg/runtime/analysis_goldilocks.hpp"
+#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/trace.hpp"
+#include "sfg/runtime/well_formed.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <unordered_set>
+
+namespace sfg::check {
+
+const char* to_string(FindingKind k) {
+    switch (k) {
+    case FindingKind::race:
+        return "race";
+    case FindingKind::violation:
+        return "violation";
+    case FindingKind::assert_:
+        return "assert";
+    case FindingKind::divzero:
+        return "divzero";
+    case FindingKind::deadlock:
+        return "deadlock";
+    case FindingKind::ill_formed:
+        return "ill-formed";
+    case FindingKind::bound:
+        return "bound";
+    }
+    return "?";
+}
+
+namespace {
+
+FindingKind kind_of(FailureKind k) {
+    switch (k) {
+    case FailureKind::assert_:
+        return FindingKind::assert_;
+    case FailureKind::divzero:
+        return FindingKind::divzero;
+    case FailureKind::ill_formed:
+        return FindingKind::ill_formed;
+    case FailureKind::bound:
+        return FindingKind::bound;
+    }
+    return FindingKind::bound;
+}
+
+std::uint64_t count_events(const std::vector<Step>& steps, std::size_t upto) {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < upto && i < steps.size(); ++i)
+        for (const Action& a : steps[i].actions)
+            n += a.emitted;
+    return n;
+}
+
+} // namespace
+
+struct Checker::Impl {
+    const Interpreter& in;
+    const Model& m;
+    std::unordered_set<ClassId, ClassIdHash> classes;
+    std::set<std::vector<std::int64_t>> finals;
+    // (kind, var, line) -> finding; var empty or line 0 as the issue's grouping says.
+    std::map<std::tuple<int, std::string, std::uint32_t>, CheckFinding> findings;
+
+    // Records `f` (its steps: the prefix `steps[0, upto)`), keeping the shortest.
+    void record(CheckFinding f, const std::vector<Step>& steps, std::size_t upto) {
+        std::uint32_t key_line = f.kind == FindingKind::race || f.kind == FindingKind::violation
+                                     ? 0
+                                     : f.line.value_or(0);
+        auto key = std::make_tuple(
+            static_cast<int>(f.kind),
+            f.kind == FindingKind::race || f.kind == FindingKind::violation ? f.var : std::string(),
+            key_line);
+        f.events = count_events(steps, upto);
+        auto it = findings.find(key);
+        if (it != findings.end()) {
+            ++it->second.executions;
+            if (it->second.events < f.events ||
+                (it->second.events == f.events && it->second.steps.size() <= upto))
+                return;
+            f.executions = it->second.executions;
+            f.steps.assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(upto));
+            it->second = std::move(f);
+            return;
+        }
+        f.executions = 1;
+        f.steps.assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(upto));
+        findings.emplace(key, std::move(f));
+    }
+
+    void analyse(const std::vector<Step>& steps) {
+        Fanout fan;
+        FastTrackDetector ft;
+        fan.add(ft);
+#ifndef NDEBUG
+        GoldilocksDetector gl; // cross-check (issue 4 part 4): precise detectors agree exactly
+        fan.add(gl);
+#endif
+        Enforcer enf;
+        if (!m.nets.empty()) {
+            for (const auto& [name, net] : m.nets)
+                enf.add_variable(name, net);
+            fan.add(enf);
+        }
+        WellFormedStream stream(m.syms, fan);
+        std::vector<std::size_t> step_of; // event number - 1 -> step index
+        for (std::size_t i = 0; i < steps.size(); ++i)
+            for (const Action& a : steps[i].actions) {
+                if (!a.emitted)
+                    continue;
+                if (!stream.push(a.thread, a.op, a.target, no_object, a.line))
+                    throw std::logic_error("checker produced an ill-formed stream: " +
+                                           stream.error());
+                step_of.push_back(i);
+            }
+        stream.finish();
+        fan.finish(m.syms);
+#ifndef NDEBUG
+        if (gl.races().size() != ft.races().size())
+            throw std::logic_error("goldilocks and fasttrack disagree on an execution");
+        for (std::size_t i = 0; i < gl.races().size(); ++i)
+            if (gl.races()[i].var != ft.races()[i].var ||
+                gl.races()[i].access.event != ft.races()[i].access.event)
+                throw std::logic_error("goldilocks and fasttrack disagree on an execution");
+#endif
+        auto tname = [&](ThreadId t) { return m.syms.threads.name(t); };
+        for (const Race& r : ft.races()) {
+            if (r.access.event == 0 || r.access.event > step_of.size())
+                continue;
+            CheckFinding f;
+            f.kind = FindingKind::race;
+            f.var = m.syms.vars.name(r.var);
+            f.line = r.access.line;
+            f.event = r.access.event;
+            f.thread = r.access.thread;
+            f.message =
+                fmt::format("{} of {} by {} (line {}) races with the {} by {} (line {})",
+                            describe(r.access.op), f.var, tname(r.access.thread), r.access.line,
+                            describe(r.with.op), tname(r.with.thread), r.with.line);
+            record(std::move(f), steps, step_of[r.access.event - 1] + 1);
+        }
+        for (const EnforceViolation& v : enf.violations()) {
+            if (v.event == 0 || v.event > step_of.size())
+                continue;
+            CheckFinding f;
+            f.kind = FindingKind::violation;
+            f.var = v.var;
+            f.line = v.line;
+            f.event = v.event;
+            f.thread = v.thread;
+            f.message = explain(v);
+            record(std::move(f), steps, step_of[v.event - 1] + 1);
+        }
+    }
+
+    void on_execution(const Execution& e) {
+        const std::vector<Step>& steps = *e.steps;
+        classes.insert(foata_class(m, steps));
+        finals.insert(e.final_state->shared);
+        analyse(steps);
+        auto failure = [&](const Failure& x, std::size_t upto) {
+            CheckFinding f;
+            f.kind = kind_of(x.kind);
+            if (f.kind != FindingKind::bound)
+                f.line = x.line;
+            f.thread = x.thread;
+            f.message = x.message;
+            record(std::move(f), steps, upto);
+        };
+        for (const Failure& x : *e.initial_failures)
+            failure(x, 0);
+        for (std::size_t i = 0; i < steps.size(); ++i)
+            for (const Failure& x : steps[i].failures)
+                failure(x, i + 1);
+        if (e.end == EndKind::deadlock) {
+            std::vector<Wait> waits = in.waits(*e.final_state);
+            std::string who;
+            for (const Wait& w : waits)
+                who += fmt::format("{}{} waits at line {}: {}", who.empty() ? "" : "; ",
+                                   m.syms.threads.name(w.thread), w.line, w.what);
+            CheckFinding f;
+            f.kind = FindingKind::deadlock;
+            f.line = waits.empty() ? 0 : waits.front().line;
+            f.thread = waits.empty() ? std::optional<ThreadId>() : waits.front().thread;
+            f.message = "deadlock: " + who;
+            record(std::move(f), steps, steps.size());
+            for (const Wait& w : waits)
+                if (w.ill_formed) {
+                    CheckFinding g;
+                    g.kind = FindingKind::ill_formed;
+                    g.line = w.line;
+                    g.thread = w.thread;
+                    g.message = fmt::format("{} waits at line {}: {}: a join of a thread that is "
+                                            "never forked",
+                                            m.syms.threads.name(w.thread), w.line, w.what);
+                    record(std::move(g), steps, steps.size());
+                }
+        } else if (e.end == EndKind::steps) {
+            CheckFinding f;
+            f.kind = FindingKind::bound;
+            f.message = "an execution reached --max-steps; the search is incomplete";
+            record(std::move(f), steps, steps.size());
+        }
+    }
+};
+
+Checker::Checker(const Interpreter& in) : impl_(new Impl{in, in.model(), {}, {}, {}}) {}
+Checker::~Checker() = default;
+
+void Checker::on_execution(const Execution& e) {
+    impl_->on_execution(e);
+}
+
+CheckResult Checker::finish(const ExploreStats& stats, const CheckOptions& options) {
+    CheckResult r;
+    r.program = impl_->m.name;
+    r.mode = options.mode;
+    r.stats = stats;
+    r.classes = impl_->classes.size();
+    r.final_states = impl_->finals.size();
+    if (stats.hit_max_executions) {
+        CheckFinding f;
+        f.kind = FindingKind::bound;
+        f.message = fmt::format("stopped after {} executions (--max-executions); the search is "
+                                "incomplete",
+                                stats.executions);
+        impl_->record(std::move(f), {}, 0);
+    }
+    for (auto& [key, f] : impl_->findings)
+        r.findings.push_back(std::move(f));
+    impl_->findings.clear();
+    return r;
+}
+
+CheckResult check_model(const Model& model, const CheckOptions& options) {
+    Interpreter in(model);
+    Checker checker(in);
+    bool fell_back = false;
+    std::unique_ptr<Explorer> ex = make_explorer(options.mode, &fell_back);
+    ExploreStats stats = ex->explore(in, options, checker);
+    CheckResult r = checker.finish(stats, options);
+    r.fell_back = fell_back;
+    return r;
+}
+
+} // namespace sfg::check

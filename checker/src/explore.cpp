@@ -1,0 +1,388 @@
+// Naive DFS and random exploration, the dependence relation and Foata classes (explore.hpp).
+#include "sfg/checker/explore.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+namespace sfg::check {
+
+const char* to_string(Mode m) {
+    switch (m) {
+    case Mode::naive:
+        return "naive";
+    case Mode::dpor:
+        return "dpor";
+    case Mode::random:
+        return "random";
+    }
+    return "?";
+}
+
+namespace {
+
+// "executions, rate, depth" on stderr at most twice a second (issue 4 part 3).
+class Progress {
+public:
+    explicit Progress(bool on) : on_(on), start_(clock::now()), last_(start_) {}
+    ~Progress() {
+        if (shown_)
+            std::fputs("\r\033[K", stderr);
+    }
+    void tick(std::uint64_t executions, std::uint64_t depth) {
+        if (!on_ || (executions & 255) != 0)
+            return;
+        auto now = clock::now();
+        if (now - last_ < std::chrono::milliseconds(500))
+            return;
+        last_ = now;
+        double secs = std::chrono::duration<double>(now - start_).count();
+        std::fprintf(stderr, "\r\033[K%llu executions, %.0f/s, depth %llu",
+                     static_cast<unsigned long long>(executions), executions / secs,
+                     static_cast<unsigned long long>(depth));
+        shown_ = true;
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    bool on_, shown_ = false;
+    clock::time_point start_, last_;
+};
+
+EndKind end_of(const State& s, bool any_enabled) {
+    if (any_enabled)
+        return EndKind::steps;
+    for (const ThreadState& t : s.threads)
+        if (t.status == ThreadStatus::ready)
+            return EndKind::deadlock;
+    return EndKind::normal;
+}
+
+class NaiveExplorer : public Explorer {
+public:
+    ExploreStats explore(const Interpreter& in, const CheckOptions& o,
+                         ExecutionSink& sink) override {
+        ExploreStats st;
+        Progress progress(o.progress);
+        std::vector<Failure> init_failures;
+        struct Frame {
+            State state;
+            std::vector<ThreadId> enabled;
+            std::size_t next = 0;
+            std::uint32_t preemptions = 0;
+        };
+        std::vector<Frame> stack;
+        std::vector<Step> path;
+        // Pushes the node for `s` or, at a leaf, delivers the execution.
+        auto visit = [&](State&& s, std::uint32_t preemptions) {
+            Frame f;
+            in.enabled(s, f.enabled);
+            if (f.enabled.empty() || path.size() >= o.max_steps) {
+                Execution e{&init_failures, &path, &s, end_of(s, !f.enabled.empty())};
+                if (e.end == EndKind::steps)
+                    st.hit_max_steps = true;
+                st.max_depth = std::max<std::uint64_t>(st.max_depth, path.size());
+                ++st.executions;
+                sink.on_execution(e);
+                progress.tick(st.executions, path.size());
+                return false;
+            }
+            if (o.preemption_bound && !path.empty() && preemptions >= *o.preemption_bound) {
+                ThreadId last = path.back().thread;
+                if (std::find(f.enabled.begin(), f.enabled.end(), last) != f.enabled.end() &&
+                    f.enabled.size() > 1) {
+                    f.enabled = {last};
+                    st.pruned = true;
+                }
+            }
+            f.state = std::move(s);
+            f.preemptions = preemptions;
+            stack.push_back(std::move(f));
+            return true;
+        };
+        visit(in.initial(init_failures), 0);
+        while (!stack.empty()) {
+            if (st.executions >= o.max_executions || sink.stop()) {
+                st.hit_max_executions = st.executions >= o.max_executions;
+                st.complete = false;
+                break;
+            }
+            Frame& f = stack.back();
+            if (f.next == f.enabled.size()) {
+                stack.pop_back();
+                if (!path.empty())
+                    path.pop_back();
+                continue;
+            }
+            ThreadId t = f.enabled[f.next++];
+            std::uint32_t pre = f.preemptions;
+            if (!path.empty() && path.back().thread != t &&
+                std::find(f.enabled.begin(), f.enabled.end(), path.back().thread) !=
+                    f.enabled.end())
+                ++pre;
+            State s = f.next == f.enabled.size() ? std::move(f.state) : f.state;
+            Step step;
+            in.step(s, t, step);
+            path.push_back(std::move(step));
+            if (!visit(std::move(s), pre))
+                path.pop_back();
+        }
+        if (st.pruned || st.hit_max_steps)
+            st.complete = false;
+        return st;
+    }
+};
+
+class RandomExplorer : public Explorer {
+public:
+    ExploreStats explore(const Interpreter& in, const CheckOptions& o,
+                         ExecutionSink& sink) override {
+        ExploreStats st;
+        st.complete = false; // a sample, never a proof
+        Progress progress(o.progress);
+        std::mt19937_64 rng(o.seed);
+        std::vector<Failure> init_failures;
+        std::vector<Step> path;
+        std::vector<ThreadId> enabled;
+        for (std::uint64_t i = 0; i < o.max_executions && !sink.stop(); ++i) {
+            init_failures.clear();
+            path.clear();
+            State s = in.initial(init_failures);
+            std::uint32_t preemptions = 0;
+            for (;;) {
+                in.enabled(s, enabled);
+                if (enabled.empty() || path.size() >= o.max_steps)
+                    break;
+                ThreadId t =
+                    enabled[std::uniform_int_distribution<std::size_t>(0, enabled.size() - 1)(rng)];
+                if (!path.empty()) {
+                    ThreadId last = path.back().thread;
+                    bool last_enabled =
+                        std::find(enabled.begin(), enabled.end(), last) != enabled.end();
+                    if (last_enabled && t != last) {
+                        if (o.preemption_bound && preemptions >= *o.preemption_bound)
+                            t = last;
+                        else
+                            ++preemptions;
+                    }
+                }
+                path.emplace_back();
+                in.step(s, t, path.back());
+            }
+            Execution e{&init_failures, &path, &s, end_of(s, !enabled.empty())};
+            if (e.end == EndKind::steps)
+                st.hit_max_steps = true;
+            st.max_depth = std::max<std::uint64_t>(st.max_depth, path.size());
+            ++st.executions;
+            sink.on_execution(e);
+            progress.tick(st.executions, path.size());
+        }
+        return st;
+    }
+};
+
+bool names(const Model& m, const Action& a, ThreadId u) {
+    if (a.op != Op::fork && a.op != Op::join)
+        return false;
+    const auto& set = m.thread_sets[a.target];
+    return std::binary_search(set.begin(), set.end(), u);
+}
+
+bool intersect(const Model& m, const Action& a, const Action& b) {
+    const auto& x = m.thread_sets[a.target];
+    const auto& y = m.thread_sets[b.target];
+    for (ThreadId u : x)
+        if (std::binary_search(y.begin(), y.end(), u))
+            return true;
+    return false;
+}
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdULL;
+    return h ^ (h >> 29);
+}
+
+} // namespace
+
+std::unique_ptr<Explorer> make_explorer(Mode mode, bool* fell_back) {
+    if (fell_back)
+        *fell_back = false;
+    switch (mode) {
+    case Mode::random:
+        return std::make_unique<RandomExplorer>();
+    case Mode::dpor: // seam: the DPOR explorer goes here
+        if (fell_back)
+            *fell_back = true;
+        return std::make_unique<NaiveExplorer>();
+    case Mode::naive:
+        break;
+    }
+    return std::make_unique<NaiveExplorer>();
+}
+
+bool dependent(const Model& m, const Action& a, const Action& b) {
+    if (a.thread == b.thread)
+        return true;
+    if (is_memory(a.op) && is_memory(b.op))
+        return a.target == b.target && (a.op == Op::write || b.op == Op::write);
+    auto vol = [](Op op) { return op == Op::vol_read || op == Op::vol_write; };
+    if (vol(a.op) && vol(b.op))
+        return a.target == b.target && (a.op == Op::vol_write || b.op == Op::vol_write);
+    auto lock = [](Op op) { return op == Op::acquire || op == Op::release; };
+    if (lock(a.op) && lock(b.op))
+        return a.target == b.target;
+    auto bar = [](Op op) { return op == Op::barrier_enter || op == Op::barrier_exit; };
+    if (bar(a.op) && bar(b.op))
+        return a.target == b.target;
+    if (names(m, a, b.thread) || names(m, b, a.thread))
+        return true;
+    if ((a.op == Op::fork && (b.op == Op::fork || b.op == Op::join)) ||
+        (b.op == Op::fork && a.op == Op::join))
+        return intersect(m, a, b);
+    return false;
+}
+
+bool dependent(const Model& m, const Step& a, const Step& b) {
+    if (a.thread == b.thread)
+        return true;
+    for (const Action& x : a.actions)
+        if (names(m, x, b.thread))
+            return true;
+    for (const Action& y : b.actions)
+        if (names(m, y, a.thread))
+            return true;
+    for (const Action& x : a.actions)
+        for (const Action& y : b.actions)
+            if (dependent(m, x, y))
+                return true;
+    return false;
+}
+
+ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
+    const std::size_t nt = m.threads.size();
+    const std::size_t nv = m.syms.vars.size(), nvol = m.syms.volatiles.size();
+    std::vector<std::uint32_t> thread_l(nt), fork_l(nt), join_l(nt);
+    std::vector<std::uint32_t> var_any(nv), var_w(nv), vol_any(nvol), vol_w(nvol);
+    std::vector<std::uint32_t> lock_l(m.locks.size()), bar_l(m.barriers.size());
+    std::vector<std::uint32_t> level(steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const Step& s = steps[i];
+        ThreadId t = s.thread;
+        std::uint32_t l = std::max({thread_l[t], fork_l[t], join_l[t]});
+        for (const Action& a : s.actions) {
+            switch (a.op) {
+            case Op::read:
+                l = std::max(l, var_w[a.target]);
+                break;
+            case Op::write:
+                l = std::max(l, var_any[a.target]);
+                break;
+            case Op::vol_read:
+                l = std::max(l, vol_w[a.target]);
+                break;
+            case Op::vol_write:
+                l = std::max(l, vol_any[a.target]);
+                break;
+            case Op::acquire:
+            case Op::release:
+                l = std::max(l, lock_l[a.target]);
+                break;
+            case Op::barrier_enter:
+            case Op::barrier_exit:
+                l = std::max(l, bar_l[a.target]);
+                break;
+            case Op::fork:
+                for (ThreadId u : m.thread_sets[a.target])
+                    l = std::max({l, thread_l[u], join_l[u], fork_l[u]});
+                break;
+            case Op::join:
+                for (ThreadId u : m.thread_sets[a.target])
+                    l = std::max({l, thread_l[u], fork_l[u]});
+                break;
+            default:
+                break;
+            }
+        }
+        ++l;
+        level[i] = l;
+        thread_l[t] = l;
+        for (const Action& a : s.actions) {
+            switch (a.op) {
+            case Op::read:
+                var_any[a.target] = std::max(var_any[a.target], l);
+                break;
+            case Op::write:
+                var_any[a.target] = var_w[a.target] = l;
+                break;
+            case Op::vol_read:
+                vol_any[a.target] = std::max(vol_any[a.target], l);
+                break;
+            case Op::vol_write:
+                vol_any[a.target] = vol_w[a.target] = l;
+                break;
+            case Op::acquire:
+            case Op::release:
+                lock_l[a.target] = l;
+                break;
+            case Op::barrier_enter:
+            case Op::barrier_exit:
+                bar_l[a.target] = l;
+                break;
+            case Op::fork:
+                for (ThreadId u : m.thread_sets[a.target])
+                    fork_l[u] = l;
+                break;
+            case Op::join:
+                for (ThreadId u : m.thread_sets[a.target])
+                    join_l[u] = l;
+                break;
+            default:
+                break;
+            }
+        }
+    }
+    std::vector<std::uint32_t> order(steps.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return std::pair(level[x], steps[x].thread) < std::pair(level[y], steps[y].thread);
+    });
+    ClassId c{0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
+    auto add = [&](std::uint64_t v) {
+        c.a = mix(c.a, v);
+        c.b = mix(c.b ^ 0xa4093822299f31d0ULL, v * 0x9e3779b97f4a7c15ULL + 1);
+    };
+    for (std::uint32_t i : order) {
+        const Step& s = steps[i];
+        add(static_cast<std::uint64_t>(level[i]) << 32 | s.thread);
+        add(s.actions.size());
+        for (const Action& a : s.actions)
+            add(static_cast<std::uint64_t>(a.op) << 40 |
+                static_cast<std::uint64_t>(a.emitted) << 32 | a.target);
+        for (const Failure& f : s.failures)
+            add(0xfa11ULL << 32 | static_cast<std::uint64_t>(f.kind) << 16 | f.line);
+    }
+    return c;
+}
+
+std::vector<Step> replay(const Interpreter& in, const std::vector<ThreadId>& schedule,
+                         State* final_state) {
+    std::vector<Failure> init_failures;
+    State s = in.initial(init_failures);
+    std::vector<Step> out;
+    for (ThreadId t : schedule) {
+        if (t >= s.threads.size() || !in.is_enabled(s, t))
+            break;
+        out.emplace_back();
+        in.step(s, t, out.back());
+    }
+    if (final_state)
+        *final_state = std::move(s);
+    return out;
+}
+
+} // namespace sfg::check

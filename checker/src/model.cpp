@@ -1,0 +1,291 @@
+// Lowering a program to per-thread stack-machine code (model.hpp).
+#include "sfg/checker/model.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace sfg::check {
+
+bool is_visible(Code c) {
+    return c >= Code::load_s;
+}
+
+namespace {
+
+BinOp binop(const std::string& op) {
+    static const std::map<std::string, BinOp> ops = {
+        {"+", BinOp::add}, {"-", BinOp::sub}, {"*", BinOp::mul}, {"/", BinOp::div},
+        {"%", BinOp::mod}, {"==", BinOp::eq}, {"!=", BinOp::ne}, {"<", BinOp::lt},
+        {"<=", BinOp::le}, {">", BinOp::gt},  {">=", BinOp::ge}};
+    return ops.at(op);
+}
+
+class Lowerer {
+public:
+    Lowerer(Model& m, const std::map<std::string, std::uint32_t>& shared,
+            const std::map<std::string, std::uint32_t>& locks,
+            const std::map<std::string, std::uint32_t>& barriers)
+        : m_(m), shared_(shared), locks_(locks), barriers_(barriers) {}
+
+    void thread(ThreadCode& t, const std::vector<prog::Stmt>& body) {
+        locals_.clear();
+        nlocals_ = 0;
+        code_ = &t.code;
+        block(body);
+        emit(Code::halt, 0, line_);
+        t.locals = nlocals_;
+    }
+
+private:
+    std::uint32_t emit(Code c, std::uint32_t arg, std::uint32_t line, std::int64_t value = 0,
+                       std::uint8_t op = 0) {
+        code_->push_back(Instr{c, op, arg, value, line});
+        return static_cast<std::uint32_t>(code_->size() - 1);
+    }
+    std::uint32_t here() const { return static_cast<std::uint32_t>(code_->size()); }
+    void patch(std::uint32_t at) { (*code_)[at].arg = here(); }
+
+    std::uint32_t local(const std::string& name) {
+        auto [it, fresh] = locals_.emplace(name, nlocals_);
+        if (fresh)
+            ++nlocals_;
+        return it->second;
+    }
+
+    std::uint32_t thread_set(const std::vector<prog::Ident>& ids) {
+        std::vector<ThreadId> set;
+        for (const prog::Ident& id : ids)
+            set.push_back(m_.syms.threads.find(id.name));
+        std::sort(set.begin(), set.end());
+        set.erase(std::unique(set.begin(), set.end()), set.end());
+        auto it = std::find(m_.thread_sets.begin(), m_.thread_sets.end(), set);
+        if (it != m_.thread_sets.end())
+            return static_cast<std::uint32_t>(it - m_.thread_sets.begin());
+        m_.thread_sets.push_back(set);
+        m_.syms.thread_sets.push_back(set);
+        return static_cast<std::uint32_t>(m_.thread_sets.size() - 1);
+    }
+
+    void expr(const prog::Expr& e) {
+        switch (e.kind) {
+        case prog::Expr::Kind::integer:
+            emit(Code::push, 0, line_, e.value);
+            return;
+        case prog::Expr::Kind::name:
+            if (auto it = locals_.find(e.name); it != locals_.end())
+                emit(Code::load_l, it->second, line_);
+            else if (auto s = shared_.find(e.name); s != shared_.end())
+                emit(Code::load_s, s->second, line_);
+            else // used before its declaration in the text: program_sema rejects it
+                throw std::logic_error("unresolved name " + e.name);
+            return;
+        case prog::Expr::Kind::unary:
+            expr(*e.lhs);
+            emit(Code::unary, 0, line_, 0, e.op == "!" ? 1 : 0);
+            return;
+        case prog::Expr::Kind::binary:
+            expr(*e.lhs);
+            if (e.op == "&&" || e.op == "||") {
+                std::uint32_t j = emit(e.op == "&&" ? Code::and_ : Code::or_, 0, line_);
+                expr(*e.rhs);
+                emit(Code::norm, 0, line_);
+                patch(j);
+                return;
+            }
+            expr(*e.rhs);
+            emit(Code::binary, 0, line_, 0, static_cast<std::uint8_t>(binop(e.op)));
+            return;
+        }
+    }
+
+    void block(const std::vector<prog::Stmt>& body) {
+        for (const prog::Stmt& s : body)
+            stmt(s);
+    }
+
+    void stmt(const prog::Stmt& s) {
+        using K = prog::Stmt::Kind;
+        line_ = static_cast<std::uint32_t>(s.loc.line);
+        switch (s.kind) {
+        case K::let:
+            expr(*s.expr);
+            emit(Code::store_l, local(s.target.name), line_);
+            break;
+        case K::assign:
+            expr(*s.expr);
+            line_ = static_cast<std::uint32_t>(s.loc.line);
+            if (auto it = locals_.find(s.target.name); it != locals_.end())
+                emit(Code::store_l, it->second, line_);
+            else
+                emit(Code::store_s, shared_.at(s.target.name), line_);
+            break;
+        case K::read:
+            emit(Code::read_s, shared_.at(s.target.name), line_);
+            break;
+        case K::write:
+            emit(Code::write_s, shared_.at(s.target.name), line_);
+            break;
+        case K::acq:
+            emit(Code::acq, locks_.at(s.target.name), line_);
+            break;
+        case K::rel:
+            emit(Code::rel, locks_.at(s.target.name), line_);
+            break;
+        case K::fork:
+            emit(Code::fork, thread_set(s.threads), line_);
+            break;
+        case K::join:
+            emit(Code::join, thread_set(s.threads), line_);
+            break;
+        case K::barrier:
+            emit(Code::benter, barriers_.at(s.target.name), line_);
+            emit(Code::bexit, barriers_.at(s.target.name), line_);
+            break;
+        case K::await_: {
+            std::vector<Instr> cond;
+            std::vector<Instr>* saved = code_;
+            code_ = &cond;
+            expr(*s.expr);
+            emit(Code::halt, 0, line_);
+            code_ = saved;
+            m_.awaits.push_back(std::move(cond));
+            emit(Code::await_, static_cast<std::uint32_t>(m_.awaits.size() - 1), line_);
+            break;
+        }
+        case K::assert_:
+            expr(*s.expr);
+            emit(Code::assert_, 0, line_);
+            break;
+        case K::if_: {
+            expr(*s.expr);
+            std::uint32_t jz = emit(Code::jump_if_zero, 0, line_);
+            block(s.body);
+            if (s.has_else) {
+                std::uint32_t j = emit(Code::jump, 0, line_);
+                patch(jz);
+                block(s.else_body);
+                patch(j);
+            } else {
+                patch(jz);
+            }
+            break;
+        }
+        case K::while_: {
+            std::uint32_t top = here();
+            std::uint32_t line = line_;
+            expr(*s.expr);
+            std::uint32_t jz = emit(Code::jump_if_zero, 0, line);
+            block(s.body);
+            emit(Code::jump, top, line);
+            patch(jz);
+            break;
+        }
+        case K::repeat: {
+            std::uint32_t line = line_;
+            std::uint32_t c = local("#repeat" + std::to_string(nlocals_));
+            emit(Code::push, 0, line, s.count);
+            emit(Code::store_l, c, line);
+            std::uint32_t top = emit(Code::load_l, c, line);
+            std::uint32_t jz = emit(Code::jump_if_zero, 0, line);
+            block(s.body);
+            emit(Code::load_l, c, line);
+            emit(Code::push, 0, line, 1);
+            emit(Code::binary, 0, line, 0, static_cast<std::uint8_t>(BinOp::sub));
+            emit(Code::store_l, c, line);
+            emit(Code::jump, top, line);
+            patch(jz);
+            break;
+        }
+        case K::skip:
+            break;
+        case K::deterministic: {
+            std::uint32_t line = line_;
+            emit(Code::begin, 0, line);
+            block(s.body);
+            emit(Code::end, 0, line);
+            break;
+        }
+        }
+    }
+
+    Model& m_;
+    const std::map<std::string, std::uint32_t>& shared_;
+    const std::map<std::string, std::uint32_t>& locks_;
+    const std::map<std::string, std::uint32_t>& barriers_;
+    std::map<std::string, std::uint32_t> locals_;
+    std::uint32_t nlocals_ = 0;
+    std::vector<Instr>* code_ = nullptr;
+    std::uint32_t line_ = 0;
+};
+
+void forked_threads(const std::vector<prog::Stmt>& body, std::vector<std::string>& out) {
+    for (const prog::Stmt& s : body) {
+        if (s.kind == prog::Stmt::Kind::fork)
+            for (const prog::Ident& id : s.threads)
+                out.push_back(id.name);
+        forked_threads(s.body, out);
+        forked_threads(s.else_body, out);
+    }
+}
+
+} // namespace
+
+Model lower(const CompiledSpec& spec, const ast::Program& program) {
+    Model m;
+    m.name = program.name.name;
+    m.file = spec.file;
+    const prog::Program& p = *program.body;
+    for (const std::string& t : spec.threads) {
+        m.syms.threads.intern(t);
+        m.threads.push_back(ThreadCode{t, {}, 0, true, 0});
+    }
+    std::map<std::string, std::uint32_t> shared, locks, barriers;
+    for (const CompiledVariable& v : spec.variables) {
+        shared.emplace(v.name, static_cast<std::uint32_t>(m.shared.size()));
+        m.shared.push_back(SharedVar{v.name, false, 0, m.syms.vars.intern(v.name)});
+        if (v.net)
+            m.nets.emplace_back(v.name, *v.net);
+    }
+    for (const MechanismDecl& d : spec.mechanisms) {
+        if (d.kind == MechKind::volatile_) {
+            shared.emplace(d.name, static_cast<std::uint32_t>(m.shared.size()));
+            m.shared.push_back(SharedVar{d.name, true, 0, m.syms.volatiles.intern(d.name)});
+        } else if (d.kind == MechKind::lock) {
+            locks.emplace(d.name, m.syms.locks.intern(d.name));
+            m.locks.push_back(d.name);
+        } else {
+            barriers.emplace(d.name, m.syms.barriers.intern(d.name));
+            BarrierInfo b{d.name, {}};
+            for (const std::string& t : d.threads)
+                b.members.push_back(m.syms.threads.find(t));
+            std::sort(b.members.begin(), b.members.end());
+            m.barriers.push_back(std::move(b));
+        }
+    }
+    for (const prog::Init& i : p.inits)
+        m.shared[shared.at(i.var.name)].init = i.value;
+
+    std::vector<std::string> forked;
+    for (const prog::Thread& t : p.threads)
+        forked_threads(t.body, forked);
+    for (const std::string& f : forked)
+        m.threads[m.syms.threads.find(f)].root = false;
+
+    Lowerer low(m, shared, locks, barriers);
+    std::vector<bool> done(m.threads.size(), false);
+    for (const prog::Thread& t : p.threads) {
+        ThreadId id = m.syms.threads.find(t.name.name);
+        if (done[id])
+            continue;
+        done[id] = true;
+        m.threads[id].line = static_cast<std::uint32_t>(t.loc.line);
+        low.thread(m.threads[id], t.body);
+    }
+    for (ThreadCode& t : m.threads)
+        if (t.code.empty())
+            t.code.push_back(Instr{Code::halt, 0, 0, 0, 0});
+    return m;
+}
+
+} // namespace sfg::check

@@ -1,0 +1,160 @@
+// Formatting check results (report.hpp).
+#include "sfg/checker/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ostream>
+
+namespace sfg::check {
+
+std::string op_text(const Model& m, const Action& a) {
+    const char* op = sfg::to_string(a.op);
+    switch (a.op) {
+    case Op::read:
+    case Op::write:
+        return fmt::format("{}({})", op, m.syms.vars.name(a.target));
+    case Op::vol_read:
+    case Op::vol_write:
+        return fmt::format("{}({})", op, m.syms.volatiles.name(a.target));
+    case Op::acquire:
+    case Op::release:
+        return fmt::format("{}({})", op, m.locks[a.target]);
+    case Op::barrier_enter:
+    case Op::barrier_exit:
+        return fmt::format("{}({})", op, m.barriers[a.target].name);
+    case Op::fork:
+    case Op::join: {
+        std::string s;
+        for (ThreadId u : m.thread_sets[a.target])
+            s += (s.empty() ? "" : ",") + m.threads[u].name;
+        return fmt::format("{}({})", op, s);
+    }
+    default:
+        return op;
+    }
+}
+
+namespace {
+
+std::string cell(const Model& m, const Step& s) {
+    std::string c;
+    for (const Action& a : s.actions)
+        c += fmt::format("{}{}{}", c.empty() ? "" : " ", op_text(m, a), a.emitted ? "" : "!");
+    if (!s.actions.empty())
+        c += fmt::format(" :{}", s.actions.front().line);
+    return c;
+}
+
+} // namespace
+
+void print_table(std::ostream& out, const Model& m, const CheckFinding& f) {
+    // Columns: the threads that take a step or fail, in order of their first step.
+    std::vector<ThreadId> cols;
+    auto add = [&](ThreadId t) {
+        if (std::find(cols.begin(), cols.end(), t) == cols.end())
+            cols.push_back(t);
+    };
+    for (const Step& s : f.steps)
+        add(s.thread);
+    if (f.thread)
+        add(*f.thread);
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"STEP"});
+    for (ThreadId t : cols)
+        rows[0].push_back(m.threads[t].name);
+    for (std::size_t i = 0; i < f.steps.size(); ++i) {
+        std::vector<std::string> row{std::to_string(i + 1)};
+        for (ThreadId t : cols)
+            row.push_back(f.steps[i].thread == t ? cell(m, f.steps[i]) : "");
+        rows.push_back(std::move(row));
+    }
+    if (f.kind != FindingKind::race && f.kind != FindingKind::violation && f.thread &&
+        f.kind != FindingKind::bound) {
+        std::vector<std::string> row{""};
+        const char* what = f.kind == FindingKind::assert_    ? "assert fails"
+                           : f.kind == FindingKind::divzero  ? "division by zero"
+                           : f.kind == FindingKind::deadlock ? "waits forever"
+                                                             : "ill-formed";
+        for (ThreadId t : cols)
+            row.push_back(t == *f.thread ? fmt::format("// {} :{}", what, f.line.value_or(0)) : "");
+        rows.push_back(std::move(row));
+    }
+    std::vector<std::size_t> width(rows[0].size(), 0);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c)
+            width[c] = std::max(width[c], row[c].size());
+    for (const auto& row : rows) {
+        std::string line = "    ";
+        for (std::size_t c = 0; c < row.size(); ++c)
+            line += fmt::format("{:<{}}", row[c], c + 1 < row.size() ? width[c] + 2 : 0);
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+        out << line << '\n';
+    }
+}
+
+void print_text(std::ostream& out, const Model& m, const CheckResult& r) {
+    out << fmt::format("program {}: {} executions, {} classes, {} final states, {} ({})\n",
+                       r.program, r.stats.executions, r.classes, r.final_states,
+                       r.stats.complete ? "complete" : "incomplete",
+                       r.fell_back ? "naive; dpor is not available yet" : to_string(r.mode));
+    for (const CheckFinding& f : r.findings) {
+        out << '\n';
+        std::string head = to_string(f.kind);
+        if (!f.var.empty())
+            head += " on " + f.var;
+        if (f.line)
+            head += fmt::format(" at line {}", *f.line);
+        out << fmt::format("{}: {}\n", head, f.message);
+        if (f.steps.empty() && !f.thread)
+            continue;
+        out << fmt::format("  shortest counterexample ({} events, seen in {} executions):\n",
+                           f.events, f.executions);
+        print_table(out, m, f);
+    }
+    if (r.findings.empty())
+        out << "no findings\n";
+    else
+        out << fmt::format("\n{} finding{}\n", r.findings.size(),
+                           r.findings.size() == 1 ? "" : "s");
+}
+
+nlohmann::json to_json(const Model& m, const CheckResult& r) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const CheckFinding& f : r.findings) {
+        nlohmann::json trace = nlohmann::json::array();
+        for (const Step& s : f.steps)
+            for (const Action& a : s.actions)
+                if (a.emitted)
+                    trace.push_back({{"thread", m.threads[a.thread].name},
+                                     {"op", op_text(m, a)},
+                                     {"line", a.line}});
+        findings.push_back({{"kind", to_string(f.kind)},
+                            {"var", f.var.empty() ? nlohmann::json() : nlohmann::json(f.var)},
+                            {"line", f.line ? nlohmann::json(*f.line) : nlohmann::json()},
+                            {"message", f.message},
+                            {"trace", std::move(trace)}});
+    }
+    return {{"program", r.program},         {"executions", r.stats.executions},
+            {"classes", r.classes},         {"final_states", r.final_states},
+            {"complete", r.stats.complete}, {"findings", std::move(findings)}};
+}
+
+std::string trace_text(const Model& m, const CheckFinding& f) {
+    std::string out = fmt::format("# sfgc check: {} {}{}\n# {}\n", m.name, to_string(f.kind),
+                                  f.var.empty() ? "" : " on " + f.var, f.message);
+    for (const Step& s : f.steps)
+        for (const Action& a : s.actions)
+            if (a.emitted)
+                out += fmt::format("{}|{}|{}:{}\n", m.threads[a.thread].name, op_text(m, a), m.name,
+                                   a.line);
+    return out;
+}
+
+std::string trace_file_name(const Model& m, const CheckFinding& f) {
+    std::string what = !f.var.empty() ? f.var : f.line ? std::to_string(*f.line) : "search";
+    return fmt::format("{}-{}-{}.std", m.name, to_string(f.kind), what);
+}
+
+} // namespace sfg::check

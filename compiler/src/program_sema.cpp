@@ -1,0 +1,322 @@
+// Static checks of programs (issue 4, "The program language" and "Details"); see program_sema.hpp.
+#include "sfg/compiler/program_sema.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace sfg {
+
+namespace {
+
+enum class Kind { thread, lock, volatile_, barrier, var };
+
+const char* describe(Kind k) {
+    switch (k) {
+    case Kind::thread:
+        return "a thread";
+    case Kind::lock:
+        return "a lock";
+    case Kind::volatile_:
+        return "a volatile";
+    case Kind::barrier:
+        return "a barrier";
+    case Kind::var:
+        return "a variable";
+    }
+    return "?";
+}
+
+struct Global {
+    Kind kind;
+    std::optional<SourceLoc> loc; // threads carry no location in CompiledSpec
+    const MechanismDecl* mech = nullptr;
+};
+
+class ProgramSema {
+public:
+    ProgramSema(const CompiledSpec& spec, Diagnostics& diags) : diags_(diags) {
+        for (const std::string& t : spec.threads)
+            globals_.emplace(t, Global{Kind::thread, std::nullopt});
+        for (const MechanismDecl& m : spec.mechanisms) {
+            Kind k = m.kind == MechKind::lock        ? Kind::lock
+                     : m.kind == MechKind::volatile_ ? Kind::volatile_
+                                                     : Kind::barrier;
+            globals_.emplace(m.name, Global{k, m.loc, &m});
+        }
+        for (const CompiledVariable& v : spec.variables)
+            globals_.emplace(v.name, Global{Kind::var, v.loc});
+    }
+
+    void run(const prog::Program& p) {
+        std::map<std::string, SourceLoc> inits;
+        for (const prog::Init& i : p.inits) {
+            const Global* g =
+                expect(i.var, "a shared variable or volatile", {Kind::var, Kind::volatile_});
+            if (!g)
+                continue;
+            auto [it, fresh] = inits.emplace(i.var.name, i.var.loc);
+            if (!fresh) {
+                diags_.error(i.var.loc, fmt::format("'{}' is initialized twice", i.var.name));
+                diags_.note(it->second, "first initialization is here");
+            }
+        }
+        std::map<std::string, SourceLoc> bodies;
+        for (const prog::Thread& t : p.threads) {
+            if (!expect(t.name, "a thread", {Kind::thread}))
+                continue;
+            auto [it, fresh] = bodies.emplace(t.name.name, t.name.loc);
+            if (!fresh) {
+                diags_.error(t.name.loc, fmt::format("thread '{}' has two bodies in program '{}'",
+                                                     t.name.name, p.name.name));
+                diags_.note(it->second, "first body is here");
+            }
+            thread_ = t.name.name;
+            locals_.clear();
+            later_locals_.clear();
+            collect_lets(t.body);
+            block(t.body);
+        }
+    }
+
+private:
+    // ---- names ----
+    const Global* find(const std::string& name) const {
+        auto it = globals_.find(name);
+        return it == globals_.end() ? nullptr : &it->second;
+    }
+
+    void wrong_kind(const prog::Ident& id, const Global& g, const char* wanted) {
+        diags_.error(id.loc, fmt::format("'{}' is {}, not {}", id.name, describe(g.kind), wanted));
+        if (g.loc)
+            diags_.note(*g.loc, fmt::format("'{}' is declared here", id.name));
+    }
+
+    // A global of one of `kinds`; reports an error and returns null otherwise.
+    const Global* expect(const prog::Ident& id, const char* wanted,
+                         std::initializer_list<Kind> kinds) {
+        const Global* g = find(id.name);
+        if (!g) {
+            if (locals_.count(id.name))
+                diags_.error(id.loc, fmt::format("'{}' is a local, not {}", id.name, wanted));
+            else
+                diags_.error(id.loc, fmt::format("use of undeclared name '{}' (expected {})",
+                                                 id.name, wanted));
+            return nullptr;
+        }
+        if (std::find(kinds.begin(), kinds.end(), g->kind) == kinds.end()) {
+            wrong_kind(id, *g, wanted);
+            return nullptr;
+        }
+        return g;
+    }
+
+    // Locals declared anywhere in the thread, for "used before its declaration".
+    void collect_lets(const std::vector<prog::Stmt>& body) {
+        for (const prog::Stmt& s : body) {
+            if (s.kind == prog::Stmt::Kind::let)
+                later_locals_.emplace(s.target.name, s.target.loc);
+            collect_lets(s.body);
+            collect_lets(s.else_body);
+        }
+    }
+
+    // A name read or assigned as a value: a local declared before, a variable or a volatile.
+    bool value_name(const prog::Ident& id) {
+        if (locals_.count(id.name))
+            return true;
+        if (const Global* g = find(id.name)) {
+            if (g->kind == Kind::var || g->kind == Kind::volatile_)
+                return true;
+            wrong_kind(id, *g, "a value");
+            return false;
+        }
+        auto later = later_locals_.find(id.name);
+        if (later != later_locals_.end()) {
+            diags_.error(id.loc, fmt::format("local '{}' is used before its declaration", id.name));
+            diags_.note(later->second, fmt::format("'{}' is declared here", id.name));
+            return false;
+        }
+        diags_.error(id.loc, fmt::format("use of undeclared name '{}'", id.name));
+        return false;
+    }
+
+    // ---- expressions ----
+    void expr(const prog::Expr& e, int depth = 1) {
+        if (depth > max_expression_depth) {
+            if (!deep_reported_)
+                diags_.error(e.loc, fmt::format("expression nested deeper than {} levels",
+                                                max_expression_depth));
+            deep_reported_ = true;
+            return;
+        }
+        switch (e.kind) {
+        case prog::Expr::Kind::integer:
+            return;
+        case prog::Expr::Kind::name:
+            value_name({e.name, e.loc});
+            return;
+        case prog::Expr::Kind::unary:
+            if (e.lhs)
+                expr(*e.lhs, depth + 1);
+            return;
+        case prog::Expr::Kind::binary:
+            if (e.lhs)
+                expr(*e.lhs, depth + 1);
+            if (e.rhs)
+                expr(*e.rhs, depth + 1);
+            return;
+        }
+    }
+
+    // ---- statements ----
+    void block(const std::vector<prog::Stmt>& body) {
+        for (const prog::Stmt& s : body) {
+            if (diags_.limit_reached())
+                return;
+            stmt(s);
+        }
+    }
+
+    void thread_list(const prog::Stmt& s, const char* what) {
+        std::map<std::string, SourceLoc> seen;
+        for (const prog::Ident& id : s.threads) {
+            if (!expect(id, "a thread", {Kind::thread}))
+                continue;
+            auto [it, fresh] = seen.emplace(id.name, id.loc);
+            if (!fresh) {
+                diags_.error(id.loc,
+                             fmt::format("thread '{}' is listed twice in this {}", id.name, what));
+                diags_.note(it->second, "first listed here");
+            } else if (id.name == thread_) {
+                diags_.error(id.loc, fmt::format("thread '{}' cannot {} itself", id.name, what));
+            }
+        }
+    }
+
+    void stmt(const prog::Stmt& s) {
+        using K = prog::Stmt::Kind;
+        deep_reported_ = false;
+        switch (s.kind) {
+        case K::let: {
+            if (s.expr)
+                expr(*s.expr);
+            const prog::Ident& r = s.target;
+            if (const Global* g = find(r.name)) {
+                diags_.error(r.loc, fmt::format("'{}' is already declared as {}; a local needs "
+                                                "another name",
+                                                r.name, describe(g->kind)));
+                if (g->loc)
+                    diags_.note(*g->loc, fmt::format("'{}' is declared here", r.name));
+                return;
+            }
+            auto [it, fresh] = locals_.emplace(r.name, r.loc);
+            if (!fresh) {
+                diags_.error(r.loc, fmt::format("local '{}' is declared twice in thread '{}'",
+                                                r.name, thread_));
+                diags_.note(it->second, "first declaration is here");
+            }
+            return;
+        }
+        case K::assign:
+            if (s.expr)
+                expr(*s.expr);
+            if (const Global* g = find(s.target.name);
+                g && g->kind != Kind::var && g->kind != Kind::volatile_) {
+                diags_.error(s.target.loc, fmt::format("cannot assign to '{}': it is {}",
+                                                       s.target.name, describe(g->kind)));
+                if (g->loc)
+                    diags_.note(*g->loc, fmt::format("'{}' is declared here", s.target.name));
+                return;
+            }
+            value_name(s.target);
+            return;
+        case K::read:
+        case K::write:
+            expect(s.target, "a shared variable or volatile", {Kind::var, Kind::volatile_});
+            return;
+        case K::acq:
+        case K::rel:
+            expect(s.target, "a lock", {Kind::lock});
+            return;
+        case K::fork:
+            thread_list(s, "fork");
+            return;
+        case K::join:
+            thread_list(s, "join");
+            return;
+        case K::barrier:
+            if (const Global* g = expect(s.target, "a barrier", {Kind::barrier}); g && g->mech) {
+                const auto& ts = g->mech->threads;
+                if (std::find(ts.begin(), ts.end(), thread_) == ts.end()) {
+                    diags_.error(
+                        s.target.loc,
+                        fmt::format("thread '{}' is not one of barrier '{}''s threads ({})",
+                                    thread_, s.target.name, fmt::join(ts, ", ")));
+                    diags_.note(g->mech->loc, fmt::format("'{}' is declared here", s.target.name));
+                }
+            }
+            return;
+        case K::await_:
+        case K::assert_:
+            if (s.expr)
+                expr(*s.expr);
+            return;
+        case K::if_:
+            if (s.expr)
+                expr(*s.expr);
+            block(s.body);
+            block(s.else_body);
+            return;
+        case K::while_:
+            if (s.expr)
+                expr(*s.expr);
+            block(s.body);
+            return;
+        case K::repeat:
+            if (s.count > max_repeat_count)
+                diags_.error(s.loc, fmt::format("repeat count {} is too large (at most {})",
+                                                s.count, max_repeat_count));
+            block(s.body);
+            return;
+        case K::skip:
+            return;
+        case K::deterministic:
+            block(s.body);
+            return;
+        }
+    }
+
+    Diagnostics& diags_;
+    std::map<std::string, Global> globals_;
+    std::string thread_;
+    std::map<std::string, SourceLoc> locals_;
+    std::map<std::string, SourceLoc> later_locals_;
+    bool deep_reported_ = false;
+};
+
+} // namespace
+
+void check_program(const prog::Program& program, const CompiledSpec& spec, Diagnostics& diags) {
+    ProgramSema(spec, diags).run(program);
+}
+
+void check_programs(const std::vector<ast::Program>& programs, const CompiledSpec& spec,
+                    Diagnostics& diags) {
+    std::map<std::string, SourceLoc> seen;
+    for (const ast::Program& p : programs) {
+        auto [it, fresh] = seen.emplace(p.name.name, p.name.loc);
+        if (!fresh) {
+            diags.error(p.name.loc, fmt::format("redefinition of program '{}'", p.name.name));
+            diags.note(it->second, "first definition is here");
+        }
+        if (p.body)
+            check_program(*p.body, spec, diags);
+    }
+}
+
+} // namespace sfg
