@@ -470,6 +470,20 @@ void Enforcer::on_event(const Event& e, const Symbols& syms) {
     impl_->on_event(e);
 }
 
+void Enforcer::reset() {
+    Impl& im = *impl_;
+    for (Var& v : im.vars) {
+        v.cands.clear();
+        for (const auto& m : im.shapes[v.shape].initial)
+            v.cands.push(m);
+        v.violations = 0;
+    }
+    im.first.clear();
+    im.all.clear();
+    im.stats = {};
+    im.syms = nullptr;
+}
+
 const std::vector<EnforceViolation>& Enforcer::violations() const {
     return impl_->first;
 }

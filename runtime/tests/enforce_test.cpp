@@ -386,3 +386,21 @@ TEST_CASE("no route into a permitting mode is explained") {
                                  "mode that permits it (EX(t0)) is reachable from the possible "
                                  "modes");
 }
+
+TEST_CASE("reset: the same enforcer checks a second trace from M0") {
+    Enforcer enf;
+    enf.add_variable("x", net_of(lock_disc()));
+    const Trace bad = trace({"T0|acq(m)", "T0|w(x)", "T1|w(x)"});
+    bad.feed(enf);
+    REQUIRE(enf.violations().size() == 1);
+    enf.reset();
+    CHECK(enf.violations().empty());
+    CHECK(enf.stats().events == 0);
+    CHECK(enf.candidates("x").size() == 2); // {Acc[T0:0]}, {Acc[T1:1]}
+    trace({"T1|acq(m)", "T1|w(x)", "T1|rel(m)", "T0|acq(m)", "T0|w(x)"}).feed(enf);
+    CHECK(enf.violations().empty());
+    enf.reset();
+    bad.feed(enf);
+    REQUIRE(enf.violations().size() == 1);
+    CHECK(enf.violations()[0].event == 3);
+}

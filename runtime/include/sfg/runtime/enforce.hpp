@@ -80,7 +80,14 @@ public:
     // nothing: the second call is ignored (returns false).
     bool add_variable(std::string var_name, const Net& net);
 
+    // Every event of one trace comes with the same Symbols (names may be added as it goes);
+    // call reset() before feeding a trace with another Symbols object.
     void on_event(const Event& e, const Symbols& syms) override;
+
+    // Forgets the events seen so far: every variable back to M0, no violations, zeroed stats.
+    // The variables, their nets and the index are kept, so one Enforcer can check many traces
+    // (e.g. every execution of a model-checker run) without rebuilding them.
+    void reset();
 
     // The first violation of each variable, in event order.
     const std::vector<EnforceViolation>& violations() const;
@@ -106,9 +113,8 @@ public:
     std::vector<Marking> candidates(std::string_view var) const;
     std::vector<std::string> possible_modes(std::string_view var) const;
 
-    struct Impl;
-
 private:
+    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 
