@@ -63,8 +63,8 @@ struct EnforceViolation {
 };
 
 // The one-paragraph explanation (the contract's JSON "message"), e.g.
-// "w(x) by T1 is not permitted: the possible modes were EX(T0); to enter EX(T1), T0 must rel(m)
-// after its accesses in EX(T0) and T1 must acq(m) before writing x".
+// "w(x) by T1 is not permitted: the possible mode was EX(T0); to enter EX(T1) (edge EX(T0) -m->
+// EX(T1)), T0 must rel(m) after its accesses in EX(T0) and T1 must acq(m) before writing x".
 std::string explain(const EnforceViolation& v);
 
 class Enforcer : public Analysis {
