@@ -1,0 +1,130 @@
+// Interpreter semantics (issue 4, "Steps", "Details", "Failures").
+#include "support.hpp"
+
+#include "sfg/checker/explore.hpp"
+#include "sfg/checker/report.hpp"
+
+#include <limits>
+
+using namespace sfg;
+using namespace sfg::check;
+using namespace sfg::check::test;
+
+namespace {
+// Final value of shared variable `var` in the single execution of a one-thread program.
+std::int64_t final_value(const std::string& body, const std::string& var = "x") {
+    auto l = load("threads t; var x, y; volatile v;\nprogram p { thread t { " + body + " } }");
+    REQUIRE(l);
+    Interpreter in(l->model);
+    State s;
+    std::vector<ThreadId> sched(100000, 0);
+    replay(in, sched, &s);
+    for (std::size_t i = 0; i < l->model.shared.size(); ++i)
+        if (l->model.shared[i].name == var)
+            return s.shared[i];
+    FAIL("no var");
+    return 0;
+}
+} // namespace
+
+TEST_CASE("arithmetic: 64-bit wrapping, C precedence, truncating division") {
+    CHECK(final_value("x = 1 + 2 * 3 - 4 / 2;") == 5);
+    CHECK(final_value("x = -7 / 2;") == -3);
+    CHECK(final_value("x = -7 % 2;") == -1);
+    CHECK(final_value("x = 9223372036854775807 + 1;") == std::numeric_limits<std::int64_t>::min());
+    CHECK(final_value("let a = -9223372036854775807 - 1; x = a / -1;") ==
+          std::numeric_limits<std::int64_t>::min());
+    CHECK(final_value("x = 1 < 2 == 1;") == 1);
+    CHECK(final_value("x = !0 + !5;") == 1);
+    CHECK(final_value("repeat 3 { x = x + 2; }") == 6);
+    CHECK(final_value("let i = 0; while (i < 4) { i = i + 1; } x = i;") == 4);
+    CHECK(final_value("if (0) { x = 1; } else if (1) { x = 2; } else { x = 3; }") == 2);
+    CHECK(final_value("write x; x = 5; write x;") == 5);
+}
+
+TEST_CASE("each shared occurrence is one read, left to right; && and || short-circuit") {
+    auto l = load("threads t; var x, y;\nprogram p { thread t { let a = x + y + x; "
+                  "let b = 0 && x; let c = 1 || y; let d = 1 && y; } }");
+    REQUIRE(l);
+    Interpreter in(l->model);
+    std::vector<Step> steps = replay(in, std::vector<ThreadId>(100, 0));
+    std::vector<std::string> ops;
+    for (const Step& s : steps)
+        for (const Action& a : s.actions)
+            ops.push_back(op_text(l->model, a));
+    CHECK(ops == std::vector<std::string>{"r(x)", "r(y)", "r(x)", "r(y)"});
+}
+
+TEST_CASE("failures stop only the failing thread, which counts as ended and keeps its locks") {
+    auto l = load("threads a, b, main; lock m; var x;\nprogram p {\n"
+                  " thread main { fork a, b; join a, b; x = 1; }\n"
+                  " thread a { acq m; assert 0; }\n"
+                  " thread b { x = 1 / 0; }\n}");
+    REQUIRE(l);
+    CheckResult r = run(l->model);
+    CHECK(has(r, FindingKind::assert_));
+    CHECK(has(r, FindingKind::divzero));
+    CHECK_FALSE(has(r, FindingKind::deadlock)); // main's join sees a and b as ended
+}
+
+TEST_CASE("ill-formed ops: releasing a lock not held, re-acquiring, forking twice, joining a "
+          "thread never forked") {
+    auto rel = load("threads t; lock m;\nprogram p { thread t { rel m; } }");
+    CHECK(has(run(rel->model), FindingKind::ill_formed));
+    auto acq = load("threads t; lock m;\nprogram p { thread t { acq m; acq m; } }");
+    CHECK(has(run(acq->model), FindingKind::ill_formed));
+    auto fork2 = load("threads t, u;\nprogram p { thread t { fork u; fork u; } }");
+    CHECK(has(run(fork2->model), FindingKind::ill_formed));
+    auto never = load("threads t, u, w;\nprogram p { thread t { join u; } thread w { if (0) { "
+                      "fork u; } } }");
+    CheckResult r = run(never->model);
+    CHECK(has(r, FindingKind::ill_formed));
+    CHECK(has(r, FindingKind::deadlock));
+}
+
+TEST_CASE("barriers are reusable; await is one step; deadlocks say who waits for what") {
+    auto l =
+        load("threads a, b; barrier bb(a, b); var x, y;\nprogram p {\n"
+             " thread a { x = x + 1; barrier bb; let r = y; barrier bb; x = r; barrier bb; }\n"
+             " thread b { y = y + 1; barrier bb; let r = x; barrier bb; y = r; barrier bb; }\n}");
+    REQUIRE(l);
+    CheckResult r = run(l->model);
+    CHECK(r.findings.empty());
+    CHECK(r.final_states == 1);
+    auto d = load("threads a, b; lock m, n;\nprogram p { thread a { acq m; acq n; } "
+                  "thread b { acq n; acq m; } }");
+    CheckResult rd = run(d->model);
+    REQUIRE(has(rd, FindingKind::deadlock));
+    for (const CheckFinding& f : rd.findings)
+        if (f.kind == FindingKind::deadlock)
+            CHECK(f.message.find("held by") != std::string::npos);
+    auto w = load("threads a; volatile v;\nprogram p { thread a { await v == 1; } }");
+    CHECK(has(run(w->model), FindingKind::deadlock));
+}
+
+TEST_CASE("bounds are findings, never silent") {
+    auto l = load("threads a; var x;\nprogram p { thread a { while (1) { x = x + 1; } } }");
+    CheckOptions o;
+    o.max_steps = 50;
+    CheckResult r = check_model(l->model, o);
+    CHECK(has(r, FindingKind::bound));
+    CHECK_FALSE(r.stats.complete);
+    auto spin = load("threads a; var x;\nprogram p { thread a { while (1) { skip; } } }");
+    CheckResult rs = run(spin->model);
+    CHECK(has(rs, FindingKind::bound));
+    auto many = load("threads a, b; var x, y;\nprogram p { thread a { x = 1; x = 2; } "
+                     "thread b { y = 1; y = 2; } }");
+    CheckResult rm = run(many->model, Mode::naive, 3);
+    CHECK(has(rm, FindingKind::bound));
+    CHECK_FALSE(rm.stats.complete);
+}
+
+TEST_CASE("classes: independent steps commute (Foata normal form)") {
+    auto l = load("threads a, b; var x, y;\nprogram p { thread a { x = 1; x = 2; } "
+                  "thread b { y = 1; y = 2; } }");
+    CheckResult r = run(l->model);
+    CHECK(r.stats.executions == 6);
+    CHECK(r.classes == 1);
+    auto c = load("threads a, b; var x;\nprogram p { thread a { x = 1; } thread b { x = 2; } }");
+    CHECK(run(c->model).classes == 2);
+}
