@@ -99,7 +99,7 @@ int run_check(int argc, char** argv) {
     }
 
     bool found = false;
-    nlohmann::json all = nlohmann::json::array();
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const sfg::ast::Program* p : chosen) {
         sfg::check::Model model = sfg::check::lower(*spec, *p);
         sfg::check::CheckResult r = sfg::check::check_model(model, options);

@@ -120,21 +120,22 @@ void print_text(std::ostream& out, const Model& m, const CheckResult& r) {
                            r.findings.size() == 1 ? "" : "s");
 }
 
-nlohmann::json to_json(const Model& m, const CheckResult& r) {
-    nlohmann::json findings = nlohmann::json::array();
+nlohmann::ordered_json to_json(const Model& m, const CheckResult& r) {
+    nlohmann::ordered_json findings = nlohmann::ordered_json::array();
     for (const CheckFinding& f : r.findings) {
-        nlohmann::json trace = nlohmann::json::array();
+        nlohmann::ordered_json trace = nlohmann::ordered_json::array();
         for (const Step& s : f.steps)
             for (const Action& a : s.actions)
                 if (a.emitted)
                     trace.push_back({{"thread", m.threads[a.thread].name},
                                      {"op", op_text(m, a)},
                                      {"line", a.line}});
-        findings.push_back({{"kind", to_string(f.kind)},
-                            {"var", f.var.empty() ? nlohmann::json() : nlohmann::json(f.var)},
-                            {"line", f.line ? nlohmann::json(*f.line) : nlohmann::json()},
-                            {"message", f.message},
-                            {"trace", std::move(trace)}});
+        findings.push_back(
+            {{"kind", to_string(f.kind)},
+             {"var", f.var.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.var)},
+             {"line", f.line ? nlohmann::ordered_json(*f.line) : nlohmann::ordered_json()},
+             {"message", f.message},
+             {"trace", std::move(trace)}});
     }
     return {{"program", r.program},         {"executions", r.stats.executions},
             {"classes", r.classes},         {"final_states", r.final_states},

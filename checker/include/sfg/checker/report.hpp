@@ -18,7 +18,7 @@ std::string op_text(const Model& m, const Action& a);
 
 void print_table(std::ostream& out, const Model& m, const CheckFinding& f);
 void print_text(std::ostream& out, const Model& m, const CheckResult& r);
-nlohmann::json to_json(const Model& m, const CheckResult& r);
+nlohmann::ordered_json to_json(const Model& m, const CheckResult& r);
 
 // The counterexample as a text trace (contract §3): `THREAD|OP|PROGRAM:LINE` lines after a
 // `#` header naming the finding.
