@@ -33,17 +33,20 @@ bool write_file(const std::string& path, const std::string& text) {
     return true;
 }
 
+std::string count(std::size_t n, const char* noun) {
+    return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 void print_summary(const sfg::CompiledSpec& spec) {
     for (const sfg::CompiledVariable& v : spec.variables) {
         if (!v.net) {
             fmt::print("{}: no discipline\n", v.name);
             continue;
         }
-        fmt::print("{}: {} modes, {} edges; net: {} places, {} transitions, {} initial "
-                   "marking{}\n",
-                   v.name, v.sfg->mode_count(), v.net->edges.size(), v.net->places.size(),
-                   v.net->transitions.size(), v.net->initial_markings.size(),
-                   v.net->initial_markings.size() == 1 ? "" : "s");
+        fmt::print("{}: {}, {}; net: {}, {}, {}\n", v.name, count(v.sfg->mode_count(), "mode"),
+                   count(v.net->edges.size(), "edge"), count(v.net->places.size(), "place"),
+                   count(v.net->transitions.size(), "transition"),
+                   count(v.net->initial_markings.size(), "initial marking"));
     }
 }
 
@@ -117,8 +120,9 @@ int run_compile(int argc, char** argv) {
                 continue;
             sfg::NetVerification r = sfg::verify_net(*v.net);
             if (r.ok())
-                fmt::print("{}: {} reachable markings{}; 1-safe; every marking is feasible\n",
-                           v.name, r.reachable, r.complete ? "" : " (search bounded)");
+                fmt::print("{}: {}{}; 1-safe; every marking is feasible\n", v.name,
+                           count(r.reachable, "reachable marking"),
+                           r.complete ? "" : " (search bounded)");
             else {
                 fmt::print(stderr, "{}: error: net of '{}' breaks an invariant: {}\n", name, v.name,
                            r.failure);

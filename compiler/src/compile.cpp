@@ -5,9 +5,12 @@
 #include "sfg/compiler/program_sema.hpp"
 #include "sfg/compiler/sema.hpp"
 
+#include "big_stack.hpp"
+
 namespace sfg {
 
-std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags) {
+namespace {
+std::optional<CompiledSpec> compile(const SourceFile& file, Diagnostics& diags) {
     ast::Spec tree = parse_spec(file, diags);
     if (diags.has_errors())
         return std::nullopt;
@@ -20,6 +23,14 @@ std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& di
         if (v.sfg)
             v.net = build_petri_net(*v.sfg);
     return spec;
+}
+} // namespace
+
+std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags) {
+    // Sema and the AST's destructor recurse as deep as the longest operator chain.
+    std::optional<CompiledSpec> out;
+    run_with_big_stack([&] { out = compile(file, diags); });
+    return out;
 }
 
 } // namespace sfg

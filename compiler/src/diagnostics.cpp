@@ -68,12 +68,13 @@ std::vector<Diagnostic> Diagnostics::sorted() const {
 }
 
 namespace {
-// The code points of a line, each as its UTF-8 text; bytes that are not UTF-8 and control
-// characters other than tab become '?' / ' ', so garbage input cannot disturb the terminal.
-std::vector<std::string> code_points(std::string_view line) {
-    std::vector<std::string> out;
+// The first `limit` code points of a line, each as its UTF-8 text; bytes that are not UTF-8 and
+// control characters other than tab become '?' / ' ', so garbage input cannot disturb the
+// terminal. Views, not strings: a 1 MB line with 50 errors on it must still print at once.
+std::vector<std::string_view> code_points(std::string_view line, std::size_t limit) {
+    std::vector<std::string_view> out;
     std::size_t i = 0;
-    while (i < line.size()) {
+    while (i < line.size() && out.size() < limit) {
         unsigned char c = static_cast<unsigned char>(line[i]);
         std::size_t len = c < 0x80           ? 1
                           : (c >> 5) == 0x6  ? 2
@@ -90,7 +91,7 @@ std::vector<std::string> code_points(std::string_view line) {
             out.emplace_back(" ");
             ++i;
         } else {
-            out.emplace_back(line.substr(i, len));
+            out.push_back(line.substr(i, len));
             i += len;
         }
     }
@@ -100,7 +101,10 @@ std::vector<std::string> code_points(std::string_view line) {
 // The source line and the caret under `col`; a long line is cut to a window around the column.
 void print_snippet(std::ostream& os, std::string_view line, int col, bool color) {
     constexpr int width = 100;
-    std::vector<std::string> cps = code_points(line);
+    // Decoding stops one code point past the widest window we could show, which still tells
+    // whether the line goes on beyond it.
+    std::size_t limit = static_cast<std::size_t>(std::max(col, 1) - 1 + width) + 1;
+    std::vector<std::string_view> cps = code_points(line, limit);
     int n = static_cast<int>(cps.size());
     int first = 0, last = n;
     if (n > width) {
@@ -139,8 +143,8 @@ void print_diagnostics(std::ostream& os, const SourceFile& file, const Diagnosti
     for (const Diagnostic& d : diags.all())
         shown += d.severity == Severity::error;
     if (diags.error_count() > shown)
-        os << file.name() << ": fatal error: too many errors (" << diags.error_count()
-           << "), stopping now\n";
+        os << file.name() << ": fatal error: too many errors: " << diags.error_count()
+           << " found, only the first " << shown << " are shown\n";
 }
 
 } // namespace sfg

@@ -6,10 +6,10 @@
 #include "SfgLexer.h"
 #include "SfgParser.h"
 #include "antlr4-runtime.h"
+#include "big_stack.hpp"
 #include "program_builder.hpp"
 
 #include <fmt/format.h>
-#include <pthread.h>
 
 #include <functional>
 
@@ -357,7 +357,7 @@ bool is_close(const std::string& t) {
 // Lexical checks ANTLR's rules cannot express: unterminated comments, and nesting deep enough
 // to exhaust the recursive-descent parser's stack (brackets, and chains of prefix operators).
 void check_tokens(const std::vector<antlr4::Token*>& tokens, Diagnostics& diags) {
-    int depth = 0, unary_run = 0;
+    int depth = 0, unary_run = 0, since_semicolon = 0;
     for (antlr4::Token* t : tokens) {
         if (t->getType() == P::BLOCK_COMMENT) {
             std::string text = t->getText();
@@ -366,6 +366,14 @@ void check_tokens(const std::vector<antlr4::Token*>& tokens, Diagnostics& diags)
             continue;
         }
         const std::string text = t->getText();
+        // Operator chains build ASTs as deep as they are long; bound them like brackets.
+        since_semicolon = text == ";" || text == "{" || text == "}" ? 0 : since_semicolon + 1;
+        if (since_semicolon > max_tokens_per_item) {
+            diags.error(loc_of(t), fmt::format("declaration or statement is too long (more than "
+                                               "{} tokens)",
+                                               max_tokens_per_item));
+            return;
+        }
         if (is_open(text))
             ++depth;
         else if (is_close(text) && depth > 0)
@@ -400,25 +408,6 @@ ast::Spec parse_impl(const SourceFile& file, Diagnostics& diags) {
     if (diags.has_errors())
         return {};
     return Builder{diags}.spec(tree);
-}
-
-// Runs `fn` on a thread with a large stack: the depth check bounds recursion, and the stack
-// leaves room for ANTLR's own recursion on top.
-void run_with_big_stack(const std::function<void()>& fn) {
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, std::size_t{256} << 20);
-    pthread_t th;
-    auto trampoline = [](void* p) -> void* {
-        (*static_cast<const std::function<void()>*>(p))();
-        return nullptr;
-    };
-    if (pthread_create(&th, &attr, trampoline, const_cast<std::function<void()>*>(&fn)) != 0) {
-        fn(); // no thread to be had: run here
-    } else {
-        pthread_join(th, nullptr);
-    }
-    pthread_attr_destroy(&attr);
 }
 
 } // namespace

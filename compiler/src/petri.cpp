@@ -57,15 +57,13 @@ Net build_petri_net(const Sfg& g) {
             n.transitions.push_back(std::move(r));
     }
 
-    // M0 = { P(i) | i ∈ I }.
+    // M0 = { P(i) | i ∈ I }; in-modes are distinct modes, so their P(i) are distinct.
     for (int i : g.in) {
         Marking m;
         for (const auto& [t, p] : acc[static_cast<std::size_t>(i)])
             m.push_back(p);
         std::sort(m.begin(), m.end());
-        if (std::find(n.initial_markings.begin(), n.initial_markings.end(), m) ==
-            n.initial_markings.end())
-            n.initial_markings.push_back(std::move(m));
+        n.initial_markings.push_back(std::move(m));
     }
     return n;
 }

@@ -11,6 +11,9 @@
 #include <cstring>
 #include <memory>
 #include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace sfg {
 
@@ -125,6 +128,56 @@ void add_net(Agraph_t* g, const std::string& prefix, const Net& net) {
     }
 }
 
+// cgraph orders subgraphs by object ID, and its default ID for a named object is the address of
+// the interned name, so agwrite's order changed from run to run (and machine to machine). Named
+// objects get even IDs in creation order instead; anonymous ones keep cgraph's odd counter.
+struct CreationOrderIds {
+    Agraph_t* root;
+    std::unordered_map<std::string, IDTYPE> ids;
+    std::vector<char*> names; // names[k] has ID 2(k+1); interned with agstrdup, as agwrite expects
+    IDTYPE next_anonymous = 1;
+};
+
+void* ids_open(Agraph_t* g, Agdisc_t*) {
+    return new CreationOrderIds{g, {}, {}, 1};
+}
+long ids_map(void* state, int, char* str, IDTYPE* id, int create) {
+    auto* s = static_cast<CreationOrderIds*>(state);
+    if (str == nullptr) {
+        *id = s->next_anonymous;
+        s->next_anonymous += 2;
+        return 1;
+    }
+    if (auto it = s->ids.find(str); it != s->ids.end()) {
+        *id = it->second;
+        return 1;
+    }
+    if (create == 0)
+        return 0;
+    s->names.push_back(agstrdup(s->root, str));
+    *id = static_cast<IDTYPE>(2 * s->names.size());
+    s->ids.emplace(str, *id);
+    return 1;
+}
+long ids_alloc(void*, int, IDTYPE) {
+    return 0; // callers may not choose IDs
+}
+void ids_free(void*, int, IDTYPE) {} // names live until the graph's string pool closes
+char* ids_print(void* state, int, IDTYPE id) {
+    auto* s = static_cast<CreationOrderIds*>(state);
+    if (id % 2 != 0 || id == 0 || id / 2 > s->names.size())
+        return nullptr;
+    return s->names[id / 2 - 1];
+}
+void ids_close(void* state) {
+    delete static_cast<CreationOrderIds*>(state);
+}
+void ids_register(void*, int, void*) {}
+
+Agiddisc_t creation_order_iddisc = {ids_open,  ids_map,   ids_alloc,   ids_free,
+                                    ids_print, ids_close, ids_register};
+Agdisc_t creation_order_disc = {&AgMemDisc, &creation_order_iddisc, &AgIoDisc};
+
 struct GraphDeleter {
     void operator()(Agraph_t* g) const { agclose(g); }
 };
@@ -132,7 +185,7 @@ using GraphPtr = std::unique_ptr<Agraph_t, GraphDeleter>;
 
 GraphPtr build_graph(const CompiledSpec& spec, View view) {
     Agdesc_t desc = Agdirected;
-    GraphPtr g(agopen(mut(std::string("sfg")), desc, nullptr));
+    GraphPtr g(agopen(mut(std::string("sfg")), desc, &creation_order_disc));
     set(g.get(), "rankdir", "LR");
     set(g.get(), "forcelabels", "true");
     set(g.get(), "fontname", "Helvetica");

@@ -16,7 +16,12 @@ json sfg_json(const Sfg& g) {
     int id = 0;
     for (const ModeEdge& e : g.edges())
         edges.push_back({{"id", id++}, {"from", e.from}, {"to", e.to}, {"mech", e.mech.label()}});
-    return {{"modes", modes}, {"edges", edges}, {"in", g.in}, {"out", g.out}};
+    json out = json::object();
+    out["modes"] = std::move(modes);
+    out["edges"] = std::move(edges);
+    out["in"] = g.in;
+    out["out"] = g.out;
+    return out;
 }
 
 json net_json(const Net& n) {
@@ -27,7 +32,7 @@ json net_json(const Net& n) {
             j["mode"] = p.mode;
         else
             j["edge"] = p.edge;
-        places.push_back(j);
+        places.push_back(std::move(j));
     }
     json transitions = json::array();
     json arcs = json::array();
@@ -46,12 +51,14 @@ json net_json(const Net& n) {
         json ids = json::array();
         for (int p : m)
             ids.push_back(n.places[static_cast<std::size_t>(p)].id);
-        markings.push_back(ids);
+        markings.push_back(std::move(ids));
     }
-    return {{"places", places},
-            {"transitions", transitions},
-            {"arcs", arcs},
-            {"initial_markings", markings}};
+    json out = json::object();
+    out["places"] = std::move(places);
+    out["transitions"] = std::move(transitions);
+    out["arcs"] = std::move(arcs);
+    out["initial_markings"] = std::move(markings);
+    return out;
 }
 
 } // namespace
@@ -67,15 +74,18 @@ json to_json(const std::string& file, const CompiledSpec* spec, const Diagnostic
             json j = {{"name", m.name}, {"kind", to_string(m.kind)}};
             if (m.kind == MechKind::barrier)
                 j["threads"] = m.threads;
-            mechs.push_back(j);
+            mechs.push_back(std::move(j));
         }
-        for (const CompiledVariable& v : spec->variables)
-            vars.push_back({{"name", v.name},
-                            {"sfg", v.sfg ? sfg_json(*v.sfg) : json(nullptr)},
-                            {"net", v.net ? net_json(*v.net) : json(nullptr)}});
+        for (const CompiledVariable& v : spec->variables) {
+            json j = json::object();
+            j["name"] = v.name;
+            j["sfg"] = v.sfg ? sfg_json(*v.sfg) : json(nullptr);
+            j["net"] = v.net ? net_json(*v.net) : json(nullptr);
+            vars.push_back(std::move(j));
+        }
     }
-    out["mechanisms"] = mechs;
-    out["variables"] = vars;
+    out["mechanisms"] = std::move(mechs);
+    out["variables"] = std::move(vars);
     json ds = json::array();
     for (const Diagnostic& d : diags.sorted())
         ds.push_back({{"severity", to_string(d.severity)},

@@ -50,10 +50,10 @@ std::string to_pnml(const CompiledSpec& spec) {
         if (!v.net)
             continue;
         const Net& n = *v.net;
-        std::string vp = fmt::format("v{}.", index++);
+        std::string vp = fmt::format("v{}_", index++);
         out += fmt::format("  <net id=\"{}\" type=\"http://www.pnml.org/version-2009/grammar/"
                            "ptnet\">\n    <name><text>{}</text></name>\n    <page id=\"{}page\">\n",
-                           xml_id("", vp + v.name), xml_escape(v.name), vp);
+                           xml_id(vp, v.name), xml_escape(v.name), vp);
         auto place = [&](const std::string& id, const std::string& name, int tokens) {
             out += fmt::format("      <place id=\"{}\"><name><text>{}</text></name>", id,
                                xml_escape(name));

@@ -63,7 +63,7 @@ private:
         auto [it, fresh] = symbols_.emplace(id.name, Symbol{kind, id.loc, decl});
         if (fresh)
             return;
-        if (kind == NameKind::var && it->second.kind == NameKind::var) {
+        if (kind == NameKind::var && it->second.kind == NameKind::var && it->second.decl != decl) {
             const ast::Decl* prev = it->second.decl;
             if (prev->disc && decl->disc) {
                 diags_.error(id.loc, fmt::format("variable '{}' is annotated twice", id.name));
@@ -396,18 +396,13 @@ private:
             diags_.warning(d.label.loc, fmt::format("this {} adds no edge: no out-mode can reach "
                                                     "an in-mode through '{}'",
                                                     op, label));
-        for (auto [it, end] = boost::edges(g); it != end; ++it) {
-            const SfgEdge& e = g[*it];
-            if (std::find(rep.self_sync.begin(), rep.self_sync.end(), e.id) !=
-                    rep.self_sync.end() &&
-                d.label.kind != ast::Label::Kind::fork && d.label.kind != ast::Label::Kind::join)
+        // Explicit fork/join labels were already warned about once, at the label.
+        if (d.label.kind != ast::Label::Kind::fork && d.label.kind != ast::Label::Kind::join)
+            for (const auto& e : rep.self_sync)
                 diags_.warning(d.label.loc,
                                fmt::format("edge {} -{}-> {} includes its own thread: no "
                                            "well-formed trace can ever send it",
-                                           mode(static_cast<int>(boost::source(*it, g))),
-                                           e.mech.label(),
-                                           mode(static_cast<int>(boost::target(*it, g)))));
-        }
+                                           mode(e.from), e.mech.label(), mode(e.to)));
     }
 
     static std::string label_text(const ast::Label& l) {

@@ -126,11 +126,10 @@ void SfgBuilder::connect(const std::vector<int>& outs, const EdgeLabel& z,
             parallel.push_back(mech);
             bool self = (mech.kind == MechKind::fork || mech.kind == MechKind::join) &&
                         std::binary_search(mech.threads.begin(), mech.threads.end(), mech.thread);
-            int id = next_edge_++;
-            boost::add_edge(static_cast<std::size_t>(o), static_cast<std::size_t>(i),
-                            SfgEdge{id, std::move(mech), loc}, graph_);
             if (self)
-                report.self_sync.push_back(id);
+                report.self_sync.push_back({o, i, mech});
+            boost::add_edge(static_cast<std::size_t>(o), static_cast<std::size_t>(i),
+                            SfgEdge{next_edge_++, std::move(mech), loc}, graph_);
         }
     }
 }

@@ -175,6 +175,13 @@ TEST_CASE("errors: FILE:LINE:COL, source line and caret on stderr, exit 2") {
     CHECK(errors == 5); // every error in the file, not just the first
 }
 
+TEST_CASE("after 50 errors the rest are counted, not shown") {
+    Run r = sfgc("specs/errors/too_many_errors.sfg");
+    CHECK(r.status == 2);
+    CHECK(r.err.find("specs/errors/too_many_errors.sfg: fatal error: too many errors: 60 found, "
+                     "only the first 50 are shown\n") != std::string::npos);
+}
+
 TEST_CASE("warnings alone exit 0") {
     Run r = sfgc("specs/thesis/valid_filter.sfg");
     CHECK(r.status == 0);
@@ -213,6 +220,13 @@ TEST_CASE("--verify-net prints reachable markings per variable") {
           std::string::npos);
 }
 
+std::string chain(int n, const std::string& op) {
+    std::string out = "EX(t)";
+    for (int i = 1; i < n; ++i)
+        out += op + "EX(t)";
+    return out;
+}
+
 TEST_CASE("garbage input: a diagnostic and exit 2 within a second, never a crash") {
     std::string random;
     unsigned x = 12345;
@@ -233,6 +247,8 @@ TEST_CASE("garbage input: a diagnostic and exit 2 within a second, never a crash
         {"utf8", "threads t\xc0\xaf; var \xed\xa0\x80 : EX(t);"},
         {"nul", std::string("threads t;\0\0var x;", 20)},
         {"empty_rs", "threads t; var x : RS();"},
+        {"one_long_line_of_errors", "threads t; var x : " + chain(30000, " |> ") + ";"},
+        {"too_long_statement", "threads t; lock m; var x : " + chain(40000, " |>^m ") + ";"},
     };
     for (const auto& [name, text] : cases) {
         CAPTURE(name);

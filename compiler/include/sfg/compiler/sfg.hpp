@@ -58,7 +58,11 @@ struct ConnectReport {
     int candidates = 0;
     int valid = 0;
     std::vector<Dropped> dropped;
-    std::vector<int> self_sync; // ids of added edges whose fork/join includes its own thread
+    struct SelfSync {
+        int from, to;
+        Mechanism mech;
+    };
+    std::vector<SelfSync> self_sync; // added edges whose fork/join includes its own thread
 };
 
 // Builds one SFG from the operators; fragments are (I, O) over the shared graph.
