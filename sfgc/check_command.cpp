@@ -1,13 +1,15 @@
 // `sfgc check FILE.sfg [--program NAME] [--mode naive|dpor|random] [--seed S]
 //  [--max-executions N] [--max-steps N] [--preemption-bound K] [--format text|json]
-//  [--trace-out DIR]` (issue 4): explores every program of the file and reports races,
-// discipline violations, failed assertions, divisions by zero, deadlocks, ill-formed ops and
-// bounds, each with its shortest counterexample. Exit 0 nothing found, 1 a finding, 2 bad input.
+//  [--trace-out DIR] [--emit-promela OUT]` (issue 4): explores every program of the file and
+// reports races, discipline violations, failed assertions, divisions by zero, deadlocks, ill-formed
+// ops and bounds, each with its shortest counterexample. Exit 0 nothing found, 1 a finding, 2 bad
+// input. `--emit-promela` writes one program as a Promela model instead (docs/promela.md).
 #include "commands.hpp"
 #include "io.hpp"
 
 #include "sfg/checker/checker.hpp"
 #include "sfg/checker/model.hpp"
+#include "sfg/checker/promela.hpp"
 #include "sfg/checker/report.hpp"
 #include "sfg/compiler/compile.hpp"
 
@@ -21,6 +23,47 @@
 #include <unistd.h>
 
 namespace sfgc {
+
+namespace {
+
+std::string program_names(const sfg::CompiledSpec& spec) {
+    std::string names;
+    for (const sfg::ast::Program& p : spec.programs)
+        names += (names.empty() ? "" : ", ") + p.name.name;
+    return names.empty() ? "none" : names;
+}
+
+// `--emit-promela OUT`: the one chosen program as Promela, to OUT or to stdout for `-`; the
+// checker does not run. Exit 0, or 2 when OUT cannot be written.
+int emit_promela(const std::string& file, const sfg::CompiledSpec& spec,
+                 const sfg::ast::Program& program, const std::string& out_path) {
+    sfg::PromelaModel m = sfg::emit_promela(*program.body, spec);
+    // Warnings read "line N: ..."; printed like the diagnostics, FILE:N: warning: ...
+    for (const std::string& w : m.warnings) {
+        std::size_t colon = w.find(": ");
+        if (w.rfind("line ", 0) == 0 && colon != std::string::npos)
+            fmt::print(stderr, "{}:{}: warning: {}\n", file, w.substr(5, colon - 5),
+                       w.substr(colon + 2));
+        else
+            fmt::print(stderr, "{}: warning: {}\n", file, w);
+    }
+    if (out_path == "-") {
+        std::cout << m.text;
+        std::cout.flush();
+        return 0;
+    }
+    std::ofstream out(out_path, std::ios::binary);
+    out << m.text;
+    out.close();
+    if (!out) {
+        fmt::print(stderr, "sfgc check: error: cannot write '{}'\n", out_path);
+        return 2;
+    }
+    fmt::print("wrote {}\n", out_path);
+    return 0;
+}
+
+} // namespace
 
 int run_check(int argc, char** argv) {
     CLI::App app{"sfgc check: explore every interleaving of the programs in a .sfg file and "
@@ -49,8 +92,23 @@ int run_check(int argc, char** argv) {
         ->check(CLI::IsMember({"text", "json"}));
     app.add_option("--trace-out", trace_out,
                    "write each counterexample as an STD trace into DIR (replay with sfgc trace)");
+    std::string promela;
+    auto* promela_opt = app.add_option(
+        "--emit-promela", promela,
+        "write the program as a Promela model to OUT ('-': standard output) for Spin, instead "
+        "of checking it; a file with several programs needs --program (docs/promela.md)");
+    promela_opt->option_text("OUT");
     try {
         app.parse(argc, argv);
+        // Emitting does not explore: options of the exploration would be silently ignored.
+        if (promela_opt->count())
+            for (const char* o : {"--mode", "--seed", "--max-executions", "--max-steps",
+                                  "--preemption-bound", "--format", "--trace-out"})
+                if (app.get_option(o)->count())
+                    throw CLI::ValidationError(
+                        o, "does not apply to --emit-promela, which only writes the model");
+        if (promela_opt->count() && promela.empty())
+            throw CLI::ValidationError("--emit-promela", "OUT is empty (use '-' for stdout)");
     } catch (const CLI::ParseError& e) {
         int code = app.exit(e);
         return code == 0 ? 0 : 2;
@@ -72,8 +130,19 @@ int run_check(int argc, char** argv) {
     if (chosen.empty()) {
         fmt::print(stderr, "sfgc check: error: {}\n",
                    program.empty() ? fmt::format("{} has no program to check", file)
-                                   : fmt::format("{} has no program '{}'", file, program));
+                                   : fmt::format("{} has no program '{}' (it has: {})", file,
+                                                 program, program_names(*spec)));
         return 2;
+    }
+    if (promela_opt->count()) {
+        if (chosen.size() > 1) {
+            fmt::print(stderr,
+                       "sfgc check: error: {} has {} programs; pick one for --emit-promela with "
+                       "--program NAME (one of: {})\n",
+                       file, chosen.size(), program_names(*spec));
+            return 2;
+        }
+        return emit_promela(file, *spec, *chosen.front(), promela);
     }
 
     sfg::check::CheckOptions options;
