@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(
   cmake g++ make pkg-config
-  antlr4 libantlr4-runtime-dev
+  antlr4 libantlr4-runtime-dev uuid-dev
   libboost-graph-dev
   libgraphviz-dev graphviz
   doctest-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
