@@ -4,17 +4,21 @@
 //    accesses, volatile handshakes, barrier rounds), generated into a temporary file at start:
 //    the time to merely tokenize it (the floor), to read it (tokenize, intern, validate), and
 //    to read it through each analysis; `x_floor` is each time over the floor's. Peak heap of
-//    each run is `peak_MB` (operator new is counted below).
+//    each run is `peak_MB` (operator new is counted below). `enforce` checks every variable
+//    against its discipline in bench/realistic.sfg, which the generator conforms to: a run that
+//    reports a violation (or a race) fails.
 // 2. Goldilocks vs hb per-access cost as threads grow 1..256 on the TR's SharedSpot (each
 //    variable behind its own lock, all threads) and LocalSpot (thread-local) patterns (TR §4,
 //    Figure 4): events are built in memory, only the analysis is timed; `ns_per_access`.
 //
 // Ratios and rates use the thread's CPU time. Set SFG_BENCH_EVENTS to change the trace size
-// (default 10000000).
+// (default 10000000); `bench_analyses --write-trace FILE [EVENTS]` writes the trace only.
+#include "sfg/compiler/compile.hpp"
 #include "sfg/runtime/analysis_eraser.hpp"
 #include "sfg/runtime/analysis_fasttrack.hpp"
 #include "sfg/runtime/analysis_goldilocks.hpp"
 #include "sfg/runtime/analysis_hb.hpp"
+#include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/mapped_file.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/well_formed.hpp"
@@ -27,11 +31,14 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iostream>
+#include <iterator>
 #include <malloc.h>
 #include <memory>
 #include <new>
 #include <random>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 
 // ---- Heap accounting: current and peak bytes allocated through operator new. ----
@@ -82,14 +89,12 @@ using namespace sfg;
 // Rounds of: each thread writes its handshake variable and signals (vw), and writes its grid
 // cell; a body of blocks (55% thread-local accesses, 40% critical sections on one of 16 locks,
 // 5% the consumer side of a handshake: vr then read); a barrier; each thread reads its
-// neighbour's grid cell; a second barrier. Race-free: every analysis checks every access.
-std::string generate_trace(std::uint64_t target) {
-    char path[] = "/tmp/sfg_bench_trace_XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-        std::abort();
-    close(fd);
+// neighbour's grid cell; a second barrier. Race-free, and conforms to bench/realistic.sfg (the
+// discipline of every variable): every analysis checks every access.
+std::uint64_t write_trace(const std::string& path, std::uint64_t target) {
     std::ofstream out(path, std::ios::binary);
+    if (!out)
+        std::abort();
     std::string buf;
     std::uint64_t events = 0;
     std::mt19937_64 rng(42);
@@ -159,7 +164,7 @@ std::string generate_trace(std::uint64_t target) {
     line(0, "join", "T1,T2,T3,T4,T5,T6,T7", 2);
     out << buf;
     out.close();
-    return path;
+    return events;
 }
 
 struct TraceFile {
@@ -168,7 +173,13 @@ struct TraceFile {
     TraceFile() {
         const char* env = std::getenv("SFG_BENCH_EVENTS");
         std::uint64_t target = env ? std::strtoull(env, nullptr, 10) : 10'000'000;
-        path = generate_trace(target);
+        char name[] = "/tmp/sfg_bench_trace_XXXXXX";
+        int fd = mkstemp(name);
+        if (fd < 0)
+            std::abort();
+        close(fd);
+        path = name;
+        write_trace(path, target);
         MappedFile f;
         f.open(path);
         events = tokenize_trace_text(f.data());
@@ -192,6 +203,7 @@ double floor_seconds = 0; // per pass, from BM_Floor_Tokenize
 
 struct Nothing : Analysis {
     void on_event(const Event&, const Symbols&) override {}
+    std::string findings() const { return ""; }
 };
 
 void report(benchmark::State& state, double seconds, std::size_t peak) {
@@ -216,40 +228,84 @@ void BM_Floor_Tokenize(benchmark::State& state) {
     report(state, floor_seconds, 0);
 }
 
-// Reads the trace through `make()`'s analyses.
+// Each analysis wrapped for run_file: it owns the analysis and says what it found, which must be
+// nothing when it is a race detector or enforce (the trace is race-free and conforms to
+// bench/realistic.sfg).
+template <class A>
+struct Owning : Analysis {
+    A a;
+    void on_event(const Event& e, const Symbols& s) override { a.on_event(e, s); }
+    void finish(const Symbols& s) override { a.finish(s); }
+    std::string findings() const {
+        // (Eraser warns about the volatile- and barrier-ordered h and g: not lockset-protected.)
+        if constexpr (requires { a.races(); })
+            return a.races().empty() ? "" : "a race was reported on a race-free trace";
+        return "";
+    }
+};
+
+// The compiled spec of bench/realistic.sfg (compiled once, outside the timings).
+const CompiledSpec& realistic_spec() {
+    static const CompiledSpec spec = [] {
+        const std::string path = SFG_BENCH_DIR "/realistic.sfg";
+        std::ifstream in(path, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        SourceFile source(path, std::move(text));
+        Diagnostics diags;
+        std::optional<CompiledSpec> s = compile_spec(source, diags);
+        if (!s) {
+            print_diagnostics(std::cerr, source, diags, false);
+            std::abort();
+        }
+        return std::move(*s);
+    }();
+    return spec;
+}
+
+struct Enforce : Analysis {
+    Enforcer a;
+    Enforce() {
+        for (const CompiledVariable& v : realistic_spec().variables)
+            if (v.net)
+                a.add_variable(v.name, *v.net);
+    }
+    void on_event(const Event& e, const Symbols& s) override { a.on_event(e, s); }
+    std::string findings() const {
+        return a.violations().empty() ? "" : "enforce: " + explain(a.violations()[0]);
+    }
+};
+
+// Reads the trace through `make()`'s analysis. Building the analysis (for enforce: adding the
+// spec's variables) is not timed; its memory counts towards the peak.
 template <class Make>
 void run_file(benchmark::State& state, Make make) {
     TraceFile& t = trace();
     double total = 0;
     std::size_t peak = 0;
+    make(); // first use: statics (the compiled spec) are not counted below
     for (auto _ : state) {
         std::size_t base = heap_now.load();
         heap_peak = base;
-        double start = cpu_seconds();
         {
-            auto analyses = make();
+            auto analysis = make();
+            double start = cpu_seconds();
             Symbols syms;
-            TraceResult r = read_trace_file(t.path, syms, *analyses);
+            TraceResult r = read_trace_file(t.path, syms, *analysis);
             if (!r.ok())
                 state.SkipWithError(r.error->to_string().c_str());
-            analyses->finish(syms);
+            analysis->finish(syms);
+            total += cpu_seconds() - start;
+            if (std::string f = analysis->findings(); !f.empty())
+                state.SkipWithError(f.c_str());
         }
-        total += cpu_seconds() - start;
         peak = std::max(peak, heap_peak.load() - base);
     }
     report(state, total / static_cast<double>(state.iterations()), peak);
 }
 
 template <class A>
-struct Owning : Analysis {
-    A a;
-    void on_event(const Event& e, const Symbols& s) override { a.on_event(e, s); }
-    void finish(const Symbols& s) override { a.finish(s); }
-};
-
-template <class A>
 void BM_File(benchmark::State& state) {
-    run_file(state, [] { return std::make_unique<Owning<A>>(); });
+    run_file(state, [] { return std::make_unique<A>(); });
 }
 
 struct All : Analysis {
@@ -257,9 +313,12 @@ struct All : Analysis {
     FastTrackDetector ft;
     GoldilocksDetector gl;
     EraserDetector er;
+    Enforce en;
     void on_event(const Event& e, const Symbols& s) override {
-        hb.on_event(e, s), ft.on_event(e, s), gl.on_event(e, s), er.on_event(e, s);
+        hb.on_event(e, s), ft.on_event(e, s), gl.on_event(e, s), er.on_event(e, s),
+            en.on_event(e, s);
     }
+    std::string findings() const { return en.findings(); }
 };
 
 void BM_File_All(benchmark::State& state) {
@@ -268,23 +327,27 @@ void BM_File_All(benchmark::State& state) {
 
 BENCHMARK(BM_Floor_Tokenize)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_TEMPLATE(BM_File, Nothing)->Name("BM_Read")->Unit(benchmark::kMillisecond)->Iterations(2);
-BENCHMARK_TEMPLATE(BM_File, HbDetector)
+BENCHMARK_TEMPLATE(BM_File, Owning<HbDetector>)
     ->Name("BM_hb")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
-BENCHMARK_TEMPLATE(BM_File, FastTrackDetector)
+BENCHMARK_TEMPLATE(BM_File, Owning<FastTrackDetector>)
     ->Name("BM_fasttrack")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
-BENCHMARK_TEMPLATE(BM_File, GoldilocksDetector)
+BENCHMARK_TEMPLATE(BM_File, Owning<GoldilocksDetector>)
     ->Name("BM_goldilocks")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
-BENCHMARK_TEMPLATE(BM_File, EraserDetector)
+BENCHMARK_TEMPLATE(BM_File, Owning<EraserDetector>)
     ->Name("BM_eraser")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
-BENCHMARK(BM_File_All)->Name("BM_all_four")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_TEMPLATE(BM_File, Enforce)
+    ->Name("BM_enforce")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2);
+BENCHMARK(BM_File_All)->Name("BM_all_five")->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // ---- SharedSpot / LocalSpot (TR §4): per-access cost against the number of threads. ----
 
@@ -374,4 +437,19 @@ BENCHMARK_TEMPLATE(BM_Spot, FastTrackDetector)->Name("BM_spot_fasttrack")->Apply
 
 } // namespace
 
-BENCHMARK_MAIN();
+// `bench_analyses --write-trace FILE [EVENTS]` writes the generated trace (docs, sfgc timings)
+// instead of benchmarking.
+int main(int argc, char** argv) {
+    if (argc >= 3 && std::string_view(argv[1]) == "--write-trace") {
+        std::uint64_t events =
+            write_trace(argv[2], argc >= 4 ? std::strtoull(argv[3], nullptr, 10) : 10'000'000);
+        std::printf("%s: %llu events\n", argv[2], static_cast<unsigned long long>(events));
+        return 0;
+    }
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv))
+        return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

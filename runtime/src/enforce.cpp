@@ -24,6 +24,68 @@ void append_key(std::string& key, std::int64_t v) {
     key += ',';
 }
 
+// Decides whether a shape can be simulated per Group (enforce_impl.hpp) and lays out its rows
+// and columns: every mode has one thread, every initial marking is one Acc place, and every
+// snd (rcv) transition takes one Acc (PreRcv) place to one PreRcv (Acc) place, [SYNC]
+// included, so one op never fires two transitions in a row.
+void find_one_token(Shape& s) {
+    const Net& net = s.net;
+    const std::size_t np = net.places.size();
+    s.place_row.assign(np, -1);
+    s.place_col.assign(np, -1);
+    bool one = !net.modes.empty();
+    for (const auto& gids : s.mode_gids)
+        one = one && gids.size() == 1;
+    for (std::size_t p = 0; p < np && one; ++p) {
+        if (net.places[p].kind == PlaceKind::Acc && s.acc_gid[p] >= 0) {
+            s.place_row[p] = static_cast<std::int32_t>(s.row_place.size());
+            s.row_place.push_back(static_cast<std::int32_t>(p));
+        }
+        if (net.places[p].kind != PlaceKind::PostSnd) {
+            s.place_col[p] = static_cast<std::int32_t>(s.col_place.size());
+            s.col_place.push_back(static_cast<std::int32_t>(p));
+        }
+    }
+    one = one && s.row_place.size() <= 64;
+    for (const auto& m : s.initial)
+        one = one && m.size() == 1 && s.place_row[idx(m[0])] >= 0;
+    for (std::size_t r = 0; r < net.transitions.size() && one; ++r) {
+        const Transition& t = net.transitions[r];
+        if (t.kind == TransitionKind::sync)
+            continue;
+        const auto pre = s.pre(static_cast<int>(r));
+        const std::int32_t q = s.single_next[r];
+        if (pre.size() != 1 || q < 0) {
+            one = false;
+            break;
+        }
+        const PlaceKind from = net.places[idx(pre[0])].kind, to = net.places[idx(q)].kind;
+        one = t.kind == TransitionKind::snd
+                  ? from == PlaceKind::Acc && to == PlaceKind::PreRcv
+                  : from == PlaceKind::PreRcv && to == PlaceKind::Acc && s.place_row[idx(q)] >= 0;
+        one = one && s.place_col[idx(pre[0])] >= 0 && s.place_col[idx(q)] >= 0;
+    }
+    if (!one) {
+        s.row_place.clear();
+        s.col_place.clear();
+        return;
+    }
+    s.one_token = true;
+    for (std::size_t row = 0; row < s.row_place.size(); ++row) {
+        const auto p = idx(s.row_place[row]);
+        const auto g = idx(s.acc_gid[p]);
+        if (s.permit_read.size() <= g) {
+            s.permit_read.resize(g + 1, 0);
+            s.permit_write.resize(g + 1, 0);
+        }
+        s.permit_read[g] |= std::uint64_t{1} << row;
+        if (s.acc_ex[p])
+            s.permit_write[g] |= std::uint64_t{1} << row;
+    }
+    for (const auto& m : s.initial)
+        s.initial_rows |= std::uint64_t{1} << s.place_row[idx(m[0])];
+}
+
 } // namespace
 
 bool Shape::permits(int mode, Gid g, bool write) const {
@@ -198,6 +260,7 @@ std::uint32_t Enforcer::Impl::intern_shape(const Net& net) {
         if (std::find(s.initial.begin(), s.initial.end(), v) == s.initial.end())
             s.initial.push_back(std::move(v));
     }
+    find_one_token(s);
     shapes.push_back(std::move(s));
     return it->second;
 }
@@ -213,8 +276,29 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     for (const ModeEdge& e : net.edges)
         edge_mechs.push_back(intern_mech(e.mech));
     const Shape& s = shapes[v.shape];
-    for (const auto& m : s.initial)
-        v.cands.push(m);
+    std::uint32_t index_id = vi; // what the index entries below name: the variable or its group
+    if (s.one_token && options.group_one_token) {
+        std::vector<std::uint32_t> key{v.shape};
+        key.insert(key.end(), edge_mechs.begin() + v.edge_mech, edge_mechs.end());
+        auto [git, fresh] = group_ids.try_emplace(key, static_cast<std::uint32_t>(groups.size()));
+        v.group = static_cast<std::int32_t>(git->second);
+        v.rows = s.initial_rows;
+        v.since = stats.events;
+        if (!fresh) { // the group's index entries exist already
+            var_ids.emplace(std::move(name), vi);
+            vars.push_back(std::move(v));
+            return true;
+        }
+        Group grp;
+        grp.shape = v.shape;
+        grp.cols = static_cast<std::uint32_t>(s.col_place.size());
+        grp.reach.assign(s.row_place.size() * s.col_place.size(), 0);
+        groups.push_back(std::move(grp));
+        index_id = git->second | group_bit;
+    } else {
+        for (const auto& m : s.initial)
+            v.cands.push(m);
+    }
 
     // Index: group this variable's snd/rcv transitions by (mechanism, thread, role).
     std::vector<std::pair<std::uint64_t, std::int32_t>> keyed;
@@ -230,7 +314,7 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     std::sort(keyed.begin(), keyed.end());
     for (std::size_t i = 0; i < keyed.size();) {
         std::size_t j = i;
-        Sub sub{vi, static_cast<std::uint32_t>(sub_trs.size()), 0};
+        Sub sub{index_id, static_cast<std::uint32_t>(sub_trs.size()), 0};
         for (; j < keyed.size() && keyed[j].first == keyed[i].first; ++j)
             sub_trs.push_back(keyed[j].second);
         sub.tr_count = static_cast<std::uint32_t>(j - i);
@@ -350,16 +434,22 @@ void Enforcer::Impl::apply_gathered() {
         std::size_t j = i + 1;
         while (j < gathered.size() && gathered[j].var == gathered[i].var)
             ++j;
+        const std::uint32_t target = gathered[i].var;
+        auto step = [&](std::span<const std::int32_t> trs) {
+            if (target & group_bit)
+                group_step(target & ~group_bit, trs);
+            else
+                sync_step(target, trs);
+        };
         if (j == i + 1) {
-            sync_step(gathered[i].var,
-                      std::span<const std::int32_t>(sub_trs.data() + gathered[i].tr_begin,
-                                                    gathered[i].tr_count));
+            step(std::span<const std::int32_t>(sub_trs.data() + gathered[i].tr_begin,
+                                               gathered[i].tr_count));
         } else {
             merged_trs.clear();
             for (std::size_t k = i; k < j; ++k)
                 merged_trs.insert(merged_trs.end(), sub_trs.begin() + gathered[k].tr_begin,
                                   sub_trs.begin() + gathered[k].tr_begin + gathered[k].tr_count);
-            sync_step(gathered[i].var, merged_trs);
+            step(merged_trs);
         }
         i = j;
     }
@@ -394,7 +484,9 @@ void Enforcer::Impl::on_event(const Event& e) {
     case Op::read:
     case Op::write: {
         const std::int32_t v = var_of(e.target);
-        if (v >= 0)
+        if (v >= 0 && vars[idx(v)].group >= 0)
+            lazy_memory_step(static_cast<std::uint32_t>(v), g, e);
+        else if (v >= 0)
             memory_step(static_cast<std::uint32_t>(v), g, e);
         return;
     }
@@ -474,10 +566,17 @@ void Enforcer::reset() {
     Impl& im = *impl_;
     for (Var& v : im.vars) {
         v.cands.clear();
-        for (const auto& m : im.shapes[v.shape].initial)
-            v.cands.push(m);
+        if (v.group >= 0) {
+            v.rows = im.shapes[v.shape].initial_rows;
+            v.since = 0;
+        } else {
+            for (const auto& m : im.shapes[v.shape].initial)
+                v.cands.push(m);
+        }
         v.violations = 0;
     }
+    for (Group& g : im.groups)
+        std::fill(g.reach.begin(), g.reach.end(), 0);
     im.first.clear();
     im.all.clear();
     im.stats = {};
@@ -502,8 +601,13 @@ std::vector<Marking> Enforcer::candidates(std::string_view var) const {
     auto it = impl_->var_ids.find(std::string(var));
     if (it == impl_->var_ids.end())
         return out;
-    impl_->vars[it->second].cands.for_each(
-        [&](std::span<const std::int32_t> m) { out.emplace_back(m.begin(), m.end()); });
+    const Var& v = impl_->vars[it->second];
+    Candidates lazy;
+    if (v.group >= 0)
+        impl_->materialize(v, lazy);
+    (v.group >= 0 ? lazy : v.cands).for_each([&](std::span<const std::int32_t> m) {
+        out.emplace_back(m.begin(), m.end());
+    });
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -516,7 +620,10 @@ std::vector<std::string> Enforcer::possible_modes(std::string_view var) const {
     const Var& v = impl_->vars[it->second];
     const Shape& s = impl_->shapes[v.shape];
     std::vector<int> modes;
-    v.cands.for_each([&](std::span<const std::int32_t> m) {
+    Candidates lazy;
+    if (v.group >= 0)
+        impl_->materialize(v, lazy);
+    (v.group >= 0 ? lazy : v.cands).for_each([&](std::span<const std::int32_t> m) {
         for (std::int32_t p : m)
             if (s.place_mode[idx(p)] >= 0)
                 modes.push_back(s.place_mode[idx(p)]);

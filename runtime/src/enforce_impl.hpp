@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -52,6 +53,17 @@ struct Shape {
     std::vector<std::string> mode_labels;            // "EX(t0)", "EX(t0)#3" when ambiguous
     std::vector<std::vector<std::int32_t>> initial;  // M0, sorted, distinct
 
+    // One-token shapes: every mode has one thread and every initial marking one place, so every
+    // reachable marking is one place (Lemma 4.3.10) and a candidate set is a set of places. Their
+    // variables are simulated lazily, per Group (below). Rows: the Acc places, where a variable's
+    // candidates stand after a memory op; columns: every place a candidate can be (PostSnd
+    // places are left at once by [SYNC], so they are not columns).
+    bool one_token = false;
+    std::vector<std::int32_t> place_row, row_place;       // Acc place <-> row (-1: not a row)
+    std::vector<std::int32_t> place_col, col_place;       // place <-> column (-1: not a column)
+    std::vector<std::uint64_t> permit_read, permit_write; // by gid: rows that permit the access
+    std::uint64_t initial_rows = 0;                       // M0 as rows
+
     std::span<const std::int32_t> pre(int r) const {
         return {tr_places.data() + tr_off[static_cast<std::size_t>(r)],
                 tr_places.data() + tr_mid[static_cast<std::size_t>(r)]};
@@ -92,12 +104,36 @@ struct Var {
     std::string name;
     std::uint32_t shape = 0;
     std::uint32_t edge_mech = 0; // mech slot of edge e at Impl::edge_mechs_[edge_mech + e]
-    Candidates cands;
+    Candidates cands;            // eager variables; lazy ones only while a violation is described
     std::uint32_t violations = 0;
+    // Lazy (one-token) variables: the group, and the candidates as of the last memory op, at
+    // time `since`: the places of the rows in `rows`.
+    std::int32_t group = -1;
+    std::uint64_t since = 0;
+    std::uint64_t rows = 0;
+};
+
+// The variables of one one-token shape whose edges carry the same mechanisms: they see the same
+// sync ops, so one table serves them all. A sync op maps each candidate place to itself
+// ([SKIP]) plus at most one successor ([SEND]/[RECEIVE], closed by [SYNC]), so the candidates of
+// a variable whose memory op at time i left it on the places R are, now,
+//     { q | q reachable from some p in R through the sync ops after i },
+// and starting earlier reaches at least as much (skip the ops in between). Hence q is a
+// candidate iff i < reach[p][q] for some p in R (or q = p), where reach[p][q] is the latest
+// time from which p still reaches q: a sync op at time k with transitions p' -> q' sets
+//     reach[p][q'] = max(reach[p][q'], p = p' ? k : reach[p][p']),
+// which costs rows x transitions once per op, however many variables share the group (thesis
+// §5.3's linear cost is gone even for the variables of one lock), and a memory op reads
+// |R| x |permitting places| entries. Times are the enforcer's event count.
+struct Group {
+    std::uint32_t shape = 0;
+    std::uint32_t cols = 0;
+    std::vector<std::uint64_t> reach; // reach[p][q] at [col(q) * rows + row(p)]
 };
 
 // An index entry: the transitions of variable `var` (a range of Impl::sub_trs) that an op with
-// a given (mechanism, thread, role) key may fire.
+// a given (mechanism, thread, role) key may fire; `var` is a group id | group_bit for a group.
+inline constexpr std::uint32_t group_bit = 0x80000000u;
 struct Sub {
     std::uint32_t var = 0;
     std::uint32_t tr_begin = 0;
@@ -142,7 +178,9 @@ struct Enforcer::Impl {
     std::vector<enforce_detail::Var> vars;
     std::unordered_map<std::string, std::uint32_t> var_ids;
     std::vector<enforce_detail::Shape> shapes;
-    std::unordered_map<std::string, std::uint32_t> shape_ids; // structural key -> shape
+    std::vector<enforce_detail::Group> groups;
+    std::map<std::vector<std::uint32_t>, std::uint32_t> group_ids; // shape, edge mechs -> group
+    std::unordered_map<std::string, std::uint32_t> shape_ids;      // structural key -> shape
     std::vector<std::uint32_t> edge_mechs;
 
     // Names from nets.
@@ -205,6 +243,10 @@ struct Enforcer::Impl {
 
     // enforce_markings.cpp
     void sync_step(std::uint32_t var, std::span<const std::int32_t> trs);
+    void group_step(std::uint32_t group, std::span<const std::int32_t> trs);
+    void lazy_memory_step(std::uint32_t var, Gid g, const Event& e);
+    // The candidates of a lazy variable now, as one-place markings.
+    void materialize(const enforce_detail::Var& v, enforce_detail::Candidates& out) const;
     void memory_step(std::uint32_t var, Gid g, const Event& e);
     void resync(std::uint32_t var, Gid g, bool write);
 

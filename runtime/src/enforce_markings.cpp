@@ -154,6 +154,93 @@ void Enforcer::Impl::sync_step(std::uint32_t vi, std::span<const std::int32_t> t
     stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, v.cands.count);
 }
 
+// A sync op on a group of one-token variables at time k = stats.events (enforce_impl.hpp,
+// Group): for each transition p' -> q' (fired and closed under [SYNC]) and each row p,
+// reach[p][q'] = max(reach[p][q'], p = p' ? k : reach[p][p']). No op chains two transitions
+// (snd reads Acc columns and writes PreRcv ones, rcv the reverse; find_one_token checks it), so
+// the order of the updates does not matter.
+void Enforcer::Impl::group_step(std::uint32_t gi, std::span<const std::int32_t> trs) {
+    ++stats.variable_visits;
+    Group& grp = groups[gi];
+    const Shape& s = shapes[grp.shape];
+    const std::uint64_t now = stats.events;
+    const std::size_t rows = s.row_place.size();
+    std::uint64_t changed = 0;
+    for (std::int32_t r : trs) {
+        const std::int32_t from = s.pre(r)[0];
+        const std::uint64_t* src = grp.reach.data() + idx(s.place_col[idx(from)]) * rows;
+        std::uint64_t* dst = grp.reach.data() + idx(s.place_col[idx(s.single_next[idx(r)])]) * rows;
+        const std::int32_t own = s.place_row[idx(from)]; // the row of p' itself, or -1
+        for (std::size_t p = 0; p < rows; ++p) {
+            const std::uint64_t t = static_cast<std::int32_t>(p) == own ? now : src[p];
+            changed |= t > dst[p];
+            dst[p] = std::max(dst[p], t);
+        }
+    }
+    stats.candidate_updates += changed != 0;
+}
+
+void Enforcer::Impl::materialize(const Var& v, Candidates& out) const {
+    const Group& grp = groups[idx(v.group)];
+    const Shape& s = shapes[v.shape];
+    out.clear();
+    for (std::size_t c = 0; c < grp.cols; ++c) {
+        const std::int32_t q = s.col_place[c];
+        const std::int32_t qrow = s.place_row[idx(q)];
+        bool in = false;
+        for (std::uint64_t rows = v.rows; rows && !in; rows &= rows - 1) {
+            const int p = std::countr_zero(rows);
+            in = p == qrow || v.since < grp.reach[c * s.row_place.size() + idx(p)];
+        }
+        if (in)
+            out.push(std::span<const std::int32_t>(&q, 1));
+    }
+}
+
+// A memory op on a lazy variable: the candidates that permit it are the permitting rows q
+// reachable from the rows R of the last memory op. None: a violation, described from the
+// materialized candidates, then the re-synchronized state { P(a) | a permits it } (one place
+// each), or no change when no mode permits it (as memory_step and resync).
+void Enforcer::Impl::lazy_memory_step(std::uint32_t vi, Gid g, const Event& e) {
+    Var& v = vars[vi];
+    const Shape& s = shapes[v.shape];
+    const Group& grp = groups[idx(v.group)];
+    const bool write = e.op == Op::write;
+    const auto& permit = write ? s.permit_write : s.permit_read;
+    const std::uint64_t want = g >= 0 && idx(g) < permit.size() ? permit[idx(g)] : 0;
+    std::uint64_t kept = want & v.rows; // q = p: the candidate stayed where it was
+    for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
+        const int q = std::countr_zero(qs);
+        const std::uint64_t* col =
+            grp.reach.data() + idx(s.place_col[idx(s.row_place[idx(q)])]) * s.row_place.size();
+        for (std::uint64_t rows = v.rows; rows; rows &= rows - 1)
+            if (v.since < col[std::countr_zero(rows)]) {
+                kept |= std::uint64_t{1} << q;
+                break;
+            }
+    }
+    if (kept) {
+        v.rows = kept;
+        v.since = stats.events;
+        return;
+    }
+
+    ++v.violations;
+    if (v.violations == 1 || options.report_all) {
+        materialize(v, v.cands);
+        EnforceViolation viol = describe(vi, g, e);
+        v.cands.clear();
+        viol.after_resync = v.violations > 1;
+        if (v.violations == 1)
+            first.push_back(viol);
+        all.push_back(std::move(viol));
+    }
+    if (want) {
+        v.rows = want;
+        v.since = stats.events;
+    }
+}
+
 // A memory op: L' = { M ∈ L | Acc[t:a] ∈ M, a permits it } ([WRITE EXCLUSIVE], [READ EXCLUSIVE],
 // [READ SHARED]). An empty L' is a violation; the variable is then re-synchronized.
 void Enforcer::Impl::memory_step(std::uint32_t vi, Gid g, const Event& e) {

@@ -27,6 +27,12 @@ struct EnforceOptions {
     // With report_all, the violations found after that are recorded too (all_violations());
     // the contract's `enforce` reports only the first per variable (violations()).
     bool report_all = false;
+    // Variables whose nets keep one token (every mode has one thread: lock, volatile and
+    // fork/join disciplines over EX modes) are simulated per group of variables sharing a net
+    // and its mechanisms, lazily (docs/enforcement.md). false: every variable keeps its own
+    // candidate set, updated on every sync op it could see (the reference the tests compare
+    // against; same verdicts and explanations).
+    bool group_one_token = true;
 };
 
 // One way the offending access could have been permitted: the discipline's edge
