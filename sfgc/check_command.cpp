@@ -100,6 +100,11 @@ int run_check(int argc, char** argv) {
     promela_opt->option_text("OUT");
     try {
         app.parse(argc, argv);
+        // CLI11 2.1 reads "-1" into an unsigned option as its maximum: refuse it.
+        for (const char* o : {"--seed", "--max-executions", "--max-steps", "--preemption-bound"})
+            for (const std::string& v : app.get_option(o)->results())
+                if (v.rfind('-', 0) == 0)
+                    throw CLI::ValidationError(o, "must not be negative: " + v);
         // Emitting does not explore: options of the exploration would be silently ignored.
         if (promela_opt->count())
             for (const char* o : {"--mode", "--seed", "--max-executions", "--max-steps",

@@ -1,63 +1,25 @@
 // sfgc end to end: exit codes, the stderr format, golden DOT/JSON/PNML for every thesis spec,
 // Graphviz accepting every DOT we emit, images, and bad input of every kind.
 // Set SFG_UPDATE_GOLDEN=1 to rewrite tests/golden/ from the current output.
+#include "support.hpp"
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-    int status = -1;
-    std::string out, err;
-    double seconds = 0;
-};
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-fs::path scratch() {
-    static fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("sfg-cli-" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        return d;
-    }();
-    return dir;
-}
-
-// Runs `sfgc ARGS` (a shell word list) from the source directory; stdin is empty.
-Run sfgc(const std::string& args) {
-    Run r;
-    fs::path out = scratch() / "stdout", err = scratch() / "stderr";
-    std::string cmd = "cd '" SFG_SOURCE_DIR "' && timeout 20 '" SFGC_PATH "' " + args + " >'" +
-                      out.string() + "' 2>'" + err.string() + "' </dev/null";
-    auto t0 = std::chrono::steady_clock::now();
-    int raw = std::system(cmd.c_str());
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-}
-
-int shell(const std::string& cmd) {
-    int raw = std::system(cmd.c_str());
-    return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128;
-}
+using namespace sfg_cli_test;
 
 std::vector<std::string> thesis_specs() {
     std::vector<std::string> out;

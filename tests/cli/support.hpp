@@ -1,0 +1,60 @@
+// Helpers shared by the end-to-end tests: run sfgc (or any command) and read files back.
+#pragma once
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace sfg_cli_test {
+
+namespace fs = std::filesystem;
+
+struct Run {
+    int status = -1;
+    std::string out, err;
+    double seconds = 0;
+};
+
+inline std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// One scratch directory per test process, so that parallel ctest runs do not collide.
+inline fs::path scratch() {
+    static fs::path dir = [] {
+        fs::path d = fs::temp_directory_path() / ("sfg-cli-" + std::to_string(::getpid()));
+        fs::create_directories(d);
+        return d;
+    }();
+    return dir;
+}
+
+// Runs `sfgc ARGS` (a shell word list) from the source directory; stdin is empty.
+inline Run sfgc(const std::string& args) {
+    Run r;
+    fs::path out = scratch() / "stdout", err = scratch() / "stderr";
+    std::string cmd = "cd '" SFG_SOURCE_DIR "' && timeout 20 '" SFGC_PATH "' " + args + " >'" +
+                      out.string() + "' 2>'" + err.string() + "' </dev/null";
+    auto t0 = std::chrono::steady_clock::now();
+    int raw = std::system(cmd.c_str());
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+inline int shell(const std::string& cmd) {
+    int raw = std::system(cmd.c_str());
+    return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128;
+}
+
+} // namespace sfg_cli_test
