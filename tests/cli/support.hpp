@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,8 +18,18 @@ namespace fs = std::filesystem;
 struct Run {
     int status = -1;
     std::string out, err;
-    double seconds = 0;
+    double seconds = 0;     // wall clock
+    double cpu_seconds = 0; // user + system time of sfgc (and the shell around it)
 };
+
+// CPU time of waited-for children so far: unlike the wall clock, it does not grow when a loaded
+// machine (ctest -j, CI neighbours) leaves sfgc waiting for a core.
+inline double children_cpu_seconds() {
+    rusage u{};
+    ::getrusage(RUSAGE_CHILDREN, &u);
+    auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    return sec(u.ru_utime) + sec(u.ru_stime);
+}
 
 inline std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -44,8 +55,10 @@ inline Run sfgc(const std::string& args) {
     std::string cmd = "cd '" SFG_SOURCE_DIR "' && timeout 20 '" SFGC_PATH "' " + args + " >'" +
                       out.string() + "' 2>'" + err.string() + "' </dev/null";
     auto t0 = std::chrono::steady_clock::now();
+    double cpu0 = children_cpu_seconds();
     int raw = std::system(cmd.c_str());
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.cpu_seconds = children_cpu_seconds() - cpu0;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
     r.out = slurp(out);
     r.err = slurp(err);
