@@ -71,14 +71,14 @@ int run_check(int argc, char** argv) {
                  "deadlocks and ill-formed operations, each with its shortest counterexample.\n"
                  "Exit status: 0 nothing found, 1 a finding, 2 bad input or usage.",
                  "sfgc check"};
-    std::string file, program, mode = "naive", format = "text", trace_out;
+    std::string file, program, mode = "dpor", format = "text", trace_out;
     std::uint64_t seed = 0, max_executions = 1000000, max_steps = 10000;
     std::uint32_t preemption_bound = 0;
     app.add_option("FILE", file, "the .sfg file with declarations and programs")->required();
     app.add_option("--program", program, "check only this program (default: all)");
     app.add_option("--mode", mode,
-                   "naive (every interleaving; the default until dpor exists), dpor (falls back "
-                   "to naive for now), random")
+                   "dpor (the default: one execution per equivalence class; naive with "
+                   "--preemption-bound), naive (every interleaving), random")
         ->check(CLI::IsMember({"naive", "dpor", "random"}));
     app.add_option("--seed", seed, "seed of --mode random");
     auto* max_exec_opt = app.add_option(
@@ -178,8 +178,8 @@ int run_check(int argc, char** argv) {
         sfg::check::Model model = sfg::check::lower(*spec, *p);
         sfg::check::CheckResult r = sfg::check::check_model(model, options);
         if (r.fell_back)
-            fmt::print(stderr, "sfgc check: note: --mode dpor is not available yet; exploring "
-                               "every interleaving (naive)\n");
+            fmt::print(stderr, "sfgc check: note: --mode dpor does not take --preemption-bound; "
+                               "exploring every interleaving within the bound (naive)\n");
         found = found || r.found();
         if (format == "json")
             all.push_back(sfg::check::to_json(model, r));

@@ -245,7 +245,7 @@ CheckResult check_model(const Model& model, const CheckOptions& options) {
     Interpreter in(model);
     Checker checker(in);
     bool fell_back = false;
-    std::unique_ptr<Explorer> ex = make_explorer(options.mode, &fell_back);
+    std::unique_ptr<Explorer> ex = make_explorer(options, &fell_back);
     ExploreStats stats = ex->explore(in, options, checker);
     CheckResult r = checker.finish(stats, options);
     r.fell_back = fell_back;

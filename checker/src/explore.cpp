@@ -1,11 +1,12 @@
 // Naive DFS and random exploration, the dependence relation and Foata classes (explore.hpp).
 #include "sfg/checker/explore.hpp"
 
+#include "dpor.hpp"
+#include "explore_detail.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
 #include <random>
 
 namespace sfg::check {
@@ -23,43 +24,6 @@ const char* to_string(Mode m) {
 }
 
 namespace {
-
-// "executions, rate, depth" on stderr at most twice a second (issue 4 part 3).
-class Progress {
-public:
-    explicit Progress(bool on) : on_(on), start_(clock::now()), last_(start_) {}
-    ~Progress() {
-        if (shown_)
-            std::fputs("\r\033[K", stderr);
-    }
-    void tick(std::uint64_t executions, std::uint64_t depth) {
-        if (!on_ || (executions & 255) != 0)
-            return;
-        auto now = clock::now();
-        if (now - last_ < std::chrono::milliseconds(500))
-            return;
-        last_ = now;
-        double secs = std::chrono::duration<double>(now - start_).count();
-        std::fprintf(stderr, "\r\033[K%llu executions, %.0f/s, depth %llu",
-                     static_cast<unsigned long long>(executions), executions / secs,
-                     static_cast<unsigned long long>(depth));
-        shown_ = true;
-    }
-
-private:
-    using clock = std::chrono::steady_clock;
-    bool on_, shown_ = false;
-    clock::time_point start_, last_;
-};
-
-EndKind end_of(const State& s, bool any_enabled) {
-    if (any_enabled)
-        return EndKind::steps;
-    for (const ThreadState& t : s.threads)
-        if (t.status == ThreadStatus::ready)
-            return EndKind::deadlock;
-    return EndKind::normal;
-}
 
 class NaiveExplorer : public Explorer {
 public:
@@ -208,16 +172,21 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 } // namespace
 
-std::unique_ptr<Explorer> make_explorer(Mode mode, bool* fell_back) {
+std::unique_ptr<Explorer> make_explorer(const CheckOptions& options, bool* fell_back) {
     if (fell_back)
         *fell_back = false;
-    switch (mode) {
+    switch (options.mode) {
     case Mode::random:
         return std::make_unique<RandomExplorer>();
-    case Mode::dpor: // seam: the DPOR explorer goes here
+    case Mode::dpor:
+        // A preemption bound prunes branches, and a pruned branch may be the only one that
+        // reverses some race (Coons et al., OOPSLA'13): bounded DPOR is not simply DPOR plus a
+        // bound. Bounded searches use naive DFS instead.
+        if (!options.preemption_bound)
+            return make_dpor_explorer();
         if (fell_back)
             *fell_back = true;
-        return std::make_unique<NaiveExplorer>();
+        break;
     case Mode::naive:
         break;
     }

@@ -95,10 +95,10 @@ void print_table(std::ostream& out, const Model& m, const CheckFinding& f) {
 }
 
 void print_text(std::ostream& out, const Model& m, const CheckResult& r) {
-    out << fmt::format("program {}: {} executions, {} classes, {} final states, {} ({})\n",
-                       r.program, r.stats.executions, r.classes, r.final_states,
-                       r.stats.complete ? "complete" : "incomplete",
-                       r.fell_back ? "naive; dpor is not available yet" : to_string(r.mode));
+    out << fmt::format(
+        "program {}: {} executions, {} classes, {} final states, {} ({})\n", r.program,
+        r.stats.executions, r.classes, r.final_states, r.stats.complete ? "complete" : "incomplete",
+        r.fell_back ? "naive: dpor does not take --preemption-bound" : to_string(r.mode));
     for (const CheckFinding& f : r.findings) {
         out << '\n';
         std::string head = to_string(f.kind);

@@ -1,5 +1,6 @@
 // specs/programs/ (GenMC style, one folder per example): each NAME/NAME.sfg against
-// NAME/expected (executions, classes, final states, completeness, findings, exit); every
+// NAME/expected (naive's executions, dpor's executions, classes, final states, completeness,
+// findings, exit; both modes give the same lines but for the executions); every
 // counterexample replays with `sfgc trace` to the same finding; random mode agrees.
 #include "support.hpp"
 
@@ -65,17 +66,29 @@ std::string finding_line(const CheckFinding& f) {
                            : "-");
 }
 
+// The expected file's lines for `r`: naive's `executions:` or dpor's `dpor_executions:`.
 std::vector<std::string> summary(const CheckResult& r, const std::vector<std::string>& expected) {
     std::vector<std::string> out;
     if (!expected.empty() && expected[0].rfind("options: ", 0) == 0)
         out.push_back(expected[0]);
-    out.push_back("executions: " + std::to_string(r.stats.executions));
+    out.push_back((r.mode == Mode::dpor ? "dpor_executions: " : "executions: ") +
+                  std::to_string(r.stats.executions));
     out.push_back("classes: " + std::to_string(r.classes));
     out.push_back("final_states: " + std::to_string(r.final_states));
     out.push_back(std::string("complete: ") + (r.stats.complete ? "true" : "false"));
     for (const CheckFinding& f : r.findings)
         out.push_back(finding_line(f));
     out.push_back(std::string("exit: ") + (r.found() ? "1" : "0"));
+    return out;
+}
+
+// The expected lines without the other mode's executions line.
+std::vector<std::string> expected_for(const Example& e, Mode mode) {
+    std::vector<std::string> out;
+    const char* other = mode == Mode::dpor ? "executions: " : "dpor_executions: ";
+    for (const std::string& line : e.expected)
+        if (line.rfind(other, 0) != 0)
+            out.push_back(line);
     return out;
 }
 
@@ -99,8 +112,13 @@ TEST_CASE("every example gives its expected executions, classes, final states an
         CAPTURE(e.name);
         auto l = load(read_file(e.sfg_path), e.sfg_path);
         REQUIRE(l);
-        CheckResult r = check_model(l->model, e.options);
-        CHECK(summary(r, e.expected) == e.expected);
+        for (Mode mode : {Mode::naive, Mode::dpor}) {
+            CAPTURE(to_string(mode));
+            CheckOptions o = e.options;
+            o.mode = mode;
+            std::vector<std::string> expected = expected_for(e, mode);
+            CHECK(summary(check_model(l->model, o), expected) == expected);
+        }
     }
 }
 
@@ -111,8 +129,14 @@ TEST_CASE("every counterexample replays with `sfgc trace` to the same finding") 
         CAPTURE(e.name);
         auto l = load(read_file(e.sfg_path), e.sfg_path);
         REQUIRE(l);
-        CheckResult r = check_model(l->model, e.options);
-        for (const CheckFinding& f : r.findings) {
+        std::vector<CheckFinding> findings; // both modes' counterexamples
+        for (Mode mode : {Mode::naive, Mode::dpor}) {
+            CheckOptions o = e.options;
+            o.mode = mode;
+            for (CheckFinding& f : check_model(l->model, o).findings)
+                findings.push_back(std::move(f));
+        }
+        for (const CheckFinding& f : findings) {
             if (f.steps.empty())
                 continue;
             CAPTURE(f.message);
@@ -148,8 +172,9 @@ TEST_CASE("random mode finds only what naive finds, and on the small examples al
         CAPTURE(e.name);
         auto l = load(read_file(e.sfg_path), e.sfg_path);
         REQUIRE(l);
-        CheckResult naive = check_model(l->model, e.options);
         CheckOptions o = e.options;
+        o.mode = Mode::naive;
+        CheckResult naive = check_model(l->model, o);
         o.mode = Mode::random;
         o.seed = 7;
         o.max_executions = 300;

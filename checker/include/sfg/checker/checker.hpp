@@ -44,8 +44,8 @@ struct CheckFinding {
 
 struct CheckResult {
     std::string program;
-    Mode mode = Mode::naive;
-    bool fell_back = false; // dpor asked, naive used
+    Mode mode = Mode::dpor;
+    bool fell_back = false; // dpor asked with --preemption-bound: naive used
     ExploreStats stats;
     std::uint64_t classes = 0;          // Mazurkiewicz traces seen
     std::uint64_t final_states = 0;     // distinct final values of the shared variables

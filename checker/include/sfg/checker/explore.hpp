@@ -19,8 +19,8 @@ enum class Mode : std::uint8_t { naive, dpor, random };
 const char* to_string(Mode m);
 
 struct CheckOptions {
-    Mode mode = Mode::naive; // issue 4 wants dpor as the default once it exists
-    std::uint64_t seed = 0;  // random
+    Mode mode = Mode::dpor;
+    std::uint64_t seed = 0; // random
     std::uint64_t max_executions = 1000000;
     std::uint64_t max_steps = 10000; // visible steps per execution
     std::optional<std::uint32_t> preemption_bound;
@@ -58,10 +58,14 @@ struct ExploreStats {
     bool hit_max_steps = false;  // some execution was cut by max_steps
     bool pruned = false;         // the preemption bound cut some branch
     std::uint64_t max_depth = 0; // longest execution, in steps
+    // dpor: paths abandoned because every enabled thread slept (equivalent to an explored
+    // execution; not delivered, not counted in `executions`).
+    std::uint64_t sleep_blocked = 0;
 };
 
 // An exploration policy. Implementations: NaiveExplorer (every interleaving, DFS),
-// RandomExplorer (max_executions random runs); DPOR plugs in here (make_explorer).
+// RandomExplorer (max_executions random runs), the DPOR explorer (src/dpor.cpp: one execution
+// per Mazurkiewicz class of maximal executions).
 class Explorer {
 public:
     virtual ~Explorer() = default;
@@ -69,9 +73,9 @@ public:
                                  ExecutionSink& sink) = 0;
 };
 
-// The explorer for options.mode. Mode::dpor falls back to naive (with a note on stderr) until
-// the DPOR explorer exists; `fell_back` says so.
-std::unique_ptr<Explorer> make_explorer(Mode mode, bool* fell_back = nullptr);
+// The explorer for `options`. Mode::dpor with a preemption bound falls back to naive (the bound
+// would make DPOR's race reversals unsound); `fell_back` says so.
+std::unique_ptr<Explorer> make_explorer(const CheckOptions& options, bool* fell_back = nullptr);
 
 // ---- the dependence relation (issue 4, "Dependence") ----
 

@@ -1,0 +1,421 @@
+// Source-DPOR with sleep sets: Abdulla, Aronis, Jonsson, Sagonas, "Source Sets: A Foundation for
+// Optimal Dynamic Partial Order Reduction", JACM 64(4), 2017, Algorithm 1 (POPL'14 §4), over
+// the Interpreter's steps and issue 4's dependence (explore.hpp, dependent()). Three changes
+// for this language's blocking steps (acq, join, bexit, await), which the paper's model lacks:
+//
+// 1. Only races that can be reversed are: e' must be able to run before e when the two may
+//    be co-enabled (Flanagan and Godefroid, POPL'05, §4). rel m then acq m, u's steps then
+//    join u, or the benter that completes a round then a bexit of it, cannot; such an e is
+//    skipped, and the search for races of e' goes on behind it, so that e' races with the
+//    event that disabled it instead (acq m with the previous acq m).
+// 2. A blocked thread's next step never becomes an event of the path, yet a later class may
+//    run it. So at every node, the next step of each blocked thread races with the path when
+//    the node's last event is dependent with it (it may have blocked it; otherwise the
+//    parent's analysis covers this node). A reversal whose only initials are blocked before e
+//    (e enabled an await) is dropped: the event that disabled the await was reversed when it
+//    blocked it.
+// 3. An await depends on writes to every shared variable of its condition, not only on those
+//    this evaluation read (short-circuit), so that a step's dependence does not depend on the
+//    values it meets. This can only split classes: dpor may then run more executions than
+//    there are classes (never fewer).
+//
+// Sleep sets make every delivered (maximal) execution a different class; paths where every
+// enabled thread sleeps are abandoned and counted in ExploreStats::sleep_blocked.
+#include "dpor.hpp"
+
+#include "explore_detail.hpp"
+
+#include <algorithm>
+
+namespace sfg::check {
+
+namespace {
+
+// A visible instruction as DPOR sees it before running it: the step's thread and actions,
+// an await's being a read of every shared variable of its condition (change 3 above).
+struct Summary {
+    Code code = Code::halt;
+    std::uint32_t arg = 0;
+    Step step;
+};
+
+struct Event {
+    ThreadId thread = 0;
+    std::uint32_t pos = 0; // index among its thread's events
+    const Summary* sum = nullptr;
+    bool failed_fork = false;
+    // Happens-before (transitive closure of `dependent` on the path): clock[t] = how many of
+    // t's events happen before or are this one.
+    std::vector<std::uint32_t> clock;
+};
+
+// A node of the depth-first search: the state before the event at this depth.
+struct Frame {
+    State state;
+    std::vector<std::uint8_t> backtrack; // threads to explore from here (Algorithm 1's backtrack)
+    std::vector<std::uint8_t> sleep;     // explored here, or covered by an explored branch
+    std::vector<std::uint32_t> count;    // events per thread before this depth
+    bool started = false;
+};
+
+void join_clock(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& c) {
+    for (std::size_t t = 0; t < into.size(); ++t)
+        into[t] = std::max(into[t], c[t]);
+}
+
+class Dpor {
+public:
+    Dpor(const Interpreter& in, const CheckOptions& o, ExecutionSink& sink)
+        : in_(in), m_(in.model()), o_(o), sink_(sink), nt_(in.model().threads.size()), evidx_(nt_),
+          zero_(nt_, 0) {
+        summaries();
+    }
+
+    ExploreStats run() {
+        Progress progress(o_.progress);
+        push(in_.initial(init_failures_), std::vector<std::uint8_t>(nt_, 0),
+             std::vector<std::uint32_t>(nt_, 0));
+        std::vector<ThreadId> enabled;
+        while (!frames_.empty()) {
+            if (st_.executions >= o_.max_executions || sink_.stop()) {
+                st_.hit_max_executions = st_.executions >= o_.max_executions;
+                st_.complete = false;
+                break;
+            }
+            Frame& f = frames_.back();
+            if (!f.started) {
+                f.started = true;
+                blocked_races(f.state);
+                in_.enabled(f.state, enabled);
+                if (enabled.empty() || events_.size() >= o_.max_steps) {
+                    deliver(enabled, progress);
+                    pop();
+                    continue;
+                }
+                auto it = std::find_if(enabled.begin(), enabled.end(),
+                                       [&](ThreadId t) { return !f.sleep[t]; });
+                if (it == enabled.end()) { // sleep-set blocked: equivalent to an explored path
+                    ++st_.sleep_blocked;
+                    pop();
+                    continue;
+                }
+                f.backtrack[*it] = 1;
+            }
+            ThreadId p = 0;
+            while (p < nt_ && (!f.backtrack[p] || f.sleep[p]))
+                ++p;
+            if (p == nt_) {
+                pop();
+                continue;
+            }
+            // Algorithm 1, lines 6-13: reverse the races of p's step, then explore it with the
+            // sleeping threads whose steps are independent of it.
+            const Summary& sum = summary(f.state, p);
+            std::vector<std::uint8_t> sleep(nt_, 0);
+            for (ThreadId q = 0; q < nt_; ++q)
+                sleep[q] =
+                    f.sleep[q] && q != p && !dependent(m_, summary(f.state, q).step, sum.step);
+            f.sleep[p] = 1;
+            Event ev;
+            ev.thread = p;
+            ev.pos = f.count[p];
+            ev.sum = &sum;
+            analyze(p, sum, ev.clock);
+            State s = f.state;
+            Step step;
+            in_.step(s, p, step);
+            ev.failed_fork =
+                sum.code == Code::fork && !step.actions.empty() && !step.actions.front().emitted;
+            std::vector<std::uint32_t> count = f.count;
+            ++count[p];
+            events_.push_back(std::move(ev));
+            evidx_[p].push_back(events_.size() - 1);
+            path_.push_back(std::move(step));
+            push(std::move(s), std::move(sleep), std::move(count)); // f is invalid from here
+        }
+        if (st_.hit_max_steps)
+            st_.complete = false;
+        return st_;
+    }
+
+private:
+    void summaries() {
+        sums_.resize(nt_);
+        for (ThreadId t = 0; t < nt_; ++t) {
+            const std::vector<Instr>& code = m_.threads[t].code;
+            sums_[t].resize(code.size());
+            for (std::uint32_t pc = 0; pc < code.size(); ++pc) {
+                const Instr& in = code[pc];
+                if (!is_visible(in.code))
+                    continue;
+                Summary& s = sums_[t][pc];
+                s.code = in.code;
+                s.arg = in.arg;
+                s.step.thread = t;
+                auto add = [&](Op op, ObjId target) {
+                    s.step.actions.push_back(Action{t, op, target, in.line, true});
+                };
+                auto access = [&](std::uint32_t shared, bool write) {
+                    const SharedVar& v = m_.shared[shared];
+                    add(v.is_volatile ? (write ? Op::vol_write : Op::vol_read)
+                                      : (write ? Op::write : Op::read),
+                        v.sym);
+                };
+                switch (in.code) {
+                case Code::load_s:
+                case Code::read_s:
+                    access(in.arg, false);
+                    break;
+                case Code::store_s:
+                case Code::write_s:
+                    access(in.arg, true);
+                    break;
+                case Code::acq:
+                    add(Op::acquire, in.arg);
+                    break;
+                case Code::rel:
+                    add(Op::release, in.arg);
+                    break;
+                case Code::fork:
+                    add(Op::fork, in.arg);
+                    break;
+                case Code::join:
+                    add(Op::join, in.arg);
+                    break;
+                case Code::benter:
+                    add(Op::barrier_enter, in.arg);
+                    break;
+                case Code::bexit:
+                    add(Op::barrier_exit, in.arg);
+                    break;
+                case Code::await_: {
+                    std::vector<std::uint32_t> seen;
+                    for (const Instr& c : m_.awaits[in.arg])
+                        if (c.code == Code::load_s &&
+                            std::find(seen.begin(), seen.end(), c.arg) == seen.end()) {
+                            seen.push_back(c.arg);
+                            access(c.arg, false);
+                        }
+                    break;
+                }
+                case Code::begin:
+                    add(Op::begin, no_object);
+                    break;
+                case Code::end:
+                    add(Op::end, no_object);
+                    break;
+                default:
+                    break;
+                }
+            }
+        }
+    }
+
+    const Summary& summary(const State& s, ThreadId t) const { return sums_[t][s.threads[t].pc]; }
+
+    bool in_set(std::uint32_t set, ThreadId u) const {
+        const auto& ts = m_.thread_sets[set];
+        return std::binary_search(ts.begin(), ts.end(), u);
+    }
+
+    void push(State&& s, std::vector<std::uint8_t>&& sleep, std::vector<std::uint32_t>&& count) {
+        Frame f;
+        f.state = std::move(s);
+        f.backtrack.assign(nt_, 0);
+        f.sleep = std::move(sleep);
+        f.count = std::move(count);
+        frames_.push_back(std::move(f));
+    }
+
+    void pop() {
+        frames_.pop_back();
+        if (!events_.empty() && frames_.size() == events_.size()) {
+            evidx_[events_.back().thread].pop_back();
+            events_.pop_back();
+            path_.pop_back();
+        }
+    }
+
+    // A maximal path (or one cut by --max-steps) goes to the sink.
+    void deliver(const std::vector<ThreadId>& enabled, Progress& progress) {
+        const State& s = frames_.back().state;
+        Execution e{&init_failures_, &path_, &s, end_of(s, !enabled.empty())};
+        if (e.end == EndKind::steps)
+            st_.hit_max_steps = true;
+        st_.max_depth = std::max<std::uint64_t>(st_.max_depth, path_.size());
+        ++st_.executions;
+        sink_.on_execution(e);
+        progress.tick(st_.executions, path_.size());
+        std::vector<std::uint32_t> clock;
+        for (ThreadId q : enabled) // cut by --max-steps: these next steps were never taken
+            analyze(q, summary(s, q), clock);
+    }
+
+    // Change 2: the next steps of the threads blocked in `s` that the last event concerns.
+    void blocked_races(const State& s) {
+        if (events_.empty())
+            return;
+        const Step& last = events_.back().sum->step;
+        std::vector<std::uint32_t> clock;
+        for (ThreadId q = 0; q < nt_; ++q)
+            if (s.threads[q].status == ThreadStatus::ready && !in_.is_enabled(s, q) &&
+                dependent(m_, last, summary(s, q).step))
+                analyze(q, summary(s, q), clock);
+    }
+
+    // The races of the step `sum` of thread p, taken after the whole path (Algorithm 1, line
+    // 6), with change 1: a dependent event whose race cannot be reversed does not hide the
+    // events before it. Sets `clock` to the step's happens-before clock and reverses each race.
+    void analyze(ThreadId p, const Summary& sum, std::vector<std::uint32_t>& clock) {
+        const std::size_t j = events_.size();
+        // `seen`: what happens before the step through program order and reversible races.
+        std::vector<std::uint32_t> seen =
+            evidx_[p].empty() ? zero_ : events_[evidx_[p].back()].clock;
+        clock = seen;
+        std::vector<std::size_t> races;
+        for (std::size_t i = j; i-- > 0;) {
+            const Event& e = events_[i];
+            if (e.thread == p || seen[e.thread] > e.pos)
+                continue;
+            if (!dependent(m_, e.sum->step, sum.step))
+                continue;
+            if (clock[e.thread] <= e.pos)
+                join_clock(clock, e.clock);
+            if (e.sum->code == Code::fork && !e.failed_fork && in_set(e.sum->arg, p)) {
+                join_clock(seen, e.clock); // the fork that started p: program order
+                continue;
+            }
+            if (!reversible(i, p, sum))
+                continue;
+            races.push_back(i);
+            join_clock(seen, e.clock);
+        }
+        clock[p] = static_cast<std::uint32_t>(evidx_[p].size() + 1);
+        for (std::size_t i : races)
+            reverse(i, p, clock);
+    }
+
+    // Can p's step run before events_[i], that is after pre(E, e).notdep(e, E)? Exact for the
+    // usual cases, else decided by running notdep(e, E) from the state before e.
+    bool reversible(std::size_t i, ThreadId p, const Summary& sum) const {
+        const Event& e = events_[i];
+        const Summary& es = *e.sum;
+        if ((es.code == Code::fork || es.code == Code::join) && in_set(es.arg, p))
+            return simulate(i, p); // a fork that failed (p started before), or a join of p
+        switch (sum.code) {
+        case Code::acq: // after rel m the lock is held; after acq m it was free before it
+            return es.code == Code::acq || (es.code != Code::rel && simulate(i, p));
+        case Code::bexit:
+            if ((es.code == Code::benter || es.code == Code::bexit) && es.arg == sum.arg)
+                return exit_ok(frames_[i].state, sum.arg, p);
+            return simulate(i, p);
+        case Code::join:
+            if (in_set(sum.arg, e.thread) || (es.code == Code::fork && !e.failed_fork))
+                return false; // a thread joined is not done before its own step or its fork
+            return simulate(i, p);
+        default: // a write may be co-enabled with an await; accesses, rel, fork, benter,
+                 // begin/end are enabled whenever p is ready
+            return true;
+        }
+    }
+
+    // bexit(b) by p: every member entered b as often as p (Interpreter::is_enabled). Barrier
+    // ops after e happen after it, so the counts before e are those after notdep(e).
+    bool exit_ok(const State& s, std::uint32_t b, ThreadId p) const {
+        const std::size_t n = nt_;
+        for (ThreadId u : m_.barriers[b].members)
+            if (s.enters[b * n + u] < s.enters[b * n + p])
+                return false;
+        return true;
+    }
+
+    bool simulate(std::size_t i, ThreadId p) const {
+        const Event& e = events_[i];
+        State s = frames_[i].state;
+        Step scratch;
+        for (std::size_t k = i + 1; k < events_.size(); ++k) {
+            if (events_[k].clock[e.thread] > e.pos)
+                continue; // happens after e: not in notdep(e)
+            ThreadId t = events_[k].thread;
+            if (!in_.is_enabled(s, t))
+                return false; // not expected: notdep(e) does not depend on e
+            in_.step(s, t, scratch);
+        }
+        return in_.is_enabled(s, p);
+    }
+
+    // Algorithm 1, lines 7-10 for the race events_[i] ⋖ (p's step with `clock`): unless some
+    // initial of v = notdep(e, E).p is already in backtrack(E') or sleeps there (then it is
+    // covered), add one, E' = pre(E, e). The initials are computed from the clocks: the first
+    // event of a thread in v is an initial when nothing of v happens before it.
+    void reverse(std::size_t i, ThreadId p, const std::vector<std::uint32_t>& clock) {
+        const Event& e = events_[i];
+        const std::vector<std::uint32_t>& upto = frames_[i + 1].count; // events up to e
+        auto after_e = [&](std::size_t k) { return events_[k].clock[e.thread] > e.pos; };
+        std::vector<ThreadId> initials;
+        bool p_in_notdep = false;
+        for (ThreadId t = 0; t < nt_; ++t) {
+            if (t == e.thread || upto[t] >= evidx_[t].size())
+                continue;
+            std::size_t z = evidx_[t][upto[t]]; // t's first event after e
+            if (after_e(z))
+                continue; // then all of t's later events are: t is not in v
+            p_in_notdep = p_in_notdep || t == p;
+            bool initial = true;
+            for (ThreadId u = 0; u < nt_ && initial; ++u)
+                initial = u == t || events_[z].clock[u] <= upto[u];
+            if (initial)
+                initials.push_back(t);
+        }
+        if (!p_in_notdep) { // p's step is p's first event in v
+            bool initial = true;
+            for (ThreadId u = 0; u < nt_ && initial; ++u)
+                if (u != p && u != e.thread && clock[u] > upto[u])
+                    initial = after_e(evidx_[u][upto[u]]);
+            if (initial)
+                initials.push_back(p);
+        }
+        Frame& f = frames_[i];
+        for (ThreadId t : initials)
+            if (f.backtrack[t] || f.sleep[t])
+                return;
+        // Prefer p (the reversed step itself), then the lowest enabled initial.
+        std::stable_partition(initials.begin(), initials.end(), [&](ThreadId t) { return t == p; });
+        for (ThreadId q : initials)
+            if (in_.is_enabled(f.state, q)) {
+                f.backtrack[q] = 1;
+                return;
+            }
+        // Every initial is blocked before e: e enabled an await (change 2).
+    }
+
+    const Interpreter& in_;
+    const Model& m_;
+    const CheckOptions& o_;
+    ExecutionSink& sink_;
+    const std::size_t nt_;
+    ExploreStats st_;
+    std::vector<std::vector<Summary>> sums_; // [thread][pc], for visible instructions
+    std::vector<Failure> init_failures_;
+    std::vector<Frame> frames_; // frames_[d]: the state before events_[d]
+    std::vector<Event> events_;
+    std::vector<Step> path_;                      // the steps of events_, as executed
+    std::vector<std::vector<std::size_t>> evidx_; // [thread]: its events' indices in events_
+    std::vector<std::uint32_t> zero_;
+};
+
+class DporExplorer : public Explorer {
+public:
+    ExploreStats explore(const Interpreter& in, const CheckOptions& options,
+                         ExecutionSink& sink) override {
+        return Dpor(in, options, sink).run();
+    }
+};
+
+} // namespace
+
+std::unique_ptr<Explorer> make_dpor_explorer() {
+    return std::make_unique<DporExplorer>();
+}
+
+} // namespace sfg::check
