@@ -7,6 +7,8 @@
 #include "trace_names.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstring>
 #include <fmt/format.h>
 
@@ -98,6 +100,14 @@ public:
         const char* const end = p + text_.size();
         while (p < end) {
             ++line_;
+            line_begin_ = p;
+            const char* next = nullptr;
+            if (const Fast f = fast_line(p, end, next); f != Fast::other) {
+                if (f == Fast::error)
+                    return result();
+                p = next;
+                continue;
+            }
             const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
             const char* le = nl ? nl : end;
             line_begin_ = p;
@@ -147,6 +157,138 @@ private:
         while (p < e && is_space(*p))
             ++p;
         return p;
+    }
+
+    // Eight bytes at a time (the fast path's names and locations are short, and a byte loop
+    // mispredicts its exit once per field): the high bit of each byte of x that is < n.
+    // Exact for the lowest such byte, which is all that is used (borrows only run upwards).
+    static std::uint64_t bytes_below(std::uint64_t x, unsigned char n) {
+        constexpr std::uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+        return (x - ones * n) & ~x & high;
+    }
+    static std::uint64_t bytes_equal(std::uint64_t x, unsigned char c) {
+        return bytes_below(x ^ (0x0101010101010101ull * c), 1);
+    }
+    static constexpr bool little = std::endian::native == std::endian::little;
+
+    // The end of the name at p: the first byte that is not a name character.
+    static const char* skip_name(const char* p, const char* end) {
+        for (; little && end - p >= 8; p += 8) {
+            std::uint64_t x;
+            std::memcpy(&x, p, 8);
+            const std::uint64_t stop = bytes_below(x, 0x21) | bytes_equal(x, 0x7f) |
+                                       bytes_equal(x, '|') | bytes_equal(x, '(') |
+                                       bytes_equal(x, ')') | bytes_equal(x, ',');
+            if (stop)
+                return p + std::countr_zero(stop) / 8;
+        }
+        while (p < end && is_name_char(*p))
+            ++p;
+        return p;
+    }
+
+    // The first control character (< 0x20) at or after p, or end.
+    static const char* skip_printable(const char* p, const char* end) {
+        for (; little && end - p >= 8; p += 8) {
+            std::uint64_t x;
+            std::memcpy(&x, p, 8);
+            if (const std::uint64_t stop = bytes_below(x, 0x20))
+                return p + std::countr_zero(stop) / 8;
+        }
+        while (p < end && static_cast<unsigned char>(*p) >= 0x20)
+            ++p;
+        return p;
+    }
+
+    // The op of the fast path, written with its '(' right after the name, e.g. "acq(": sets op
+    // and returns the length, or 0. `room` bytes from o may be read. Table-driven: which op
+    // comes next is data, and a switch on it would mispredict on every other line.
+    static std::size_t fast_op(const char* o, std::size_t room, Op& op) {
+        struct Entry {
+            std::uint64_t word; // the op and its '(' as a little-endian word
+            Op op;
+        };
+        // Indexed by length * 2 + the low bit of byte 1 (length 3) or byte 0 (otherwise).
+        static constexpr auto table = [] {
+            std::array<Entry, 16> t{};
+            auto put = [&](std::string_view w, Op op) {
+                std::uint64_t x = 0;
+                for (std::size_t i = 0; i < w.size(); ++i)
+                    x |= std::uint64_t{static_cast<unsigned char>(w[i])} << (8 * i);
+                const unsigned char c = static_cast<unsigned char>(w[w.size() == 3 ? 1 : 0]);
+                t[w.size() * 2 + (c & 1)] = {x, op};
+            };
+            put("r(", Op::read), put("w(", Op::write), put("vr(", Op::vol_read);
+            put("vw(", Op::vol_write), put("rel(", Op::release), put("acq(", Op::acquire);
+            put("bexit(", Op::barrier_exit), put("benter(", Op::barrier_enter);
+            return t;
+        }();
+        if (!little || room < 8)
+            return 0; // the general parser reads the last few bytes of a file
+        std::uint64_t x;
+        std::memcpy(&x, o, 8);
+        const std::uint64_t paren = bytes_equal(x, '(');
+        if (paren == 0)
+            return 0;
+        const std::size_t len = static_cast<std::size_t>(std::countr_zero(paren)) / 8 + 1;
+        if (len == 8)
+            return 0;
+        const std::uint64_t word = x & ((std::uint64_t{1} << (8 * len)) - 1);
+        const Entry& e = table[len * 2 + ((word >> (len == 3 ? 8 : 0)) & 1)];
+        if (e.word != word)
+            return 0;
+        op = e.op;
+        return len;
+    }
+
+    enum class Fast { other, ok, error };
+
+    // The common line, `THREAD|OP(NAME)` or `THREAD|OP(NAME)|LOCATION`, with no blanks, CR or
+    // tabs, and an op with one operand: parsed in one pass, without looking for the line end
+    // first; on ok, line_end is the start of the next line. `other`: anything else, for parse_line
+    // to read (nothing was interned yet; it interns the same names in the same order). `error`: an
+    // ill-formed event (error_ is set).
+    Fast fast_line(const char* const p, const char* end, const char*& line_end) {
+        const char* q = skip_name(p, end);
+        if (q == p || q == end || *q != '|')
+            return Fast::other;
+        const char* const thread_end = q;
+        Op op = Op::read;
+        const std::size_t len =
+            q + 1 < end ? fast_op(q + 1, static_cast<std::size_t>(end - q - 1), op) : 0;
+        if (len == 0)
+            return Fast::other;
+        const char* const arg = q + 1 + len;
+        q = skip_name(arg, end);
+        if (q == arg || q == end || *q != ')')
+            return Fast::other;
+        const char* const arg_end = q;
+        const char* loc = nullptr;
+        const char* loc_end = nullptr;
+        const char* next;
+        if (++q == end || *q == '\n') {
+            next = q == end ? end : q + 1;
+        } else if (*q == '|') {
+            loc = q + 1;
+            loc_end = skip_printable(loc, end);
+            if (loc_end == loc || (loc_end < end && *loc_end != '\n') || *loc == ' ' ||
+                loc_end[-1] == ' ')
+                return Fast::other; // empty, a control character or CR, or blanks to trim
+            next = loc_end == end ? end : loc_end + 1;
+        } else {
+            return Fast::other;
+        }
+
+        auto view = [](const char* a, const char* b) {
+            return std::string_view(a, static_cast<std::size_t>(b - a));
+        };
+        const ThreadId t = threads_.id(view(p, thread_end), end - p >= 8);
+        const ObjId target = by_op_[static_cast<int>(op)]->id(view(arg, arg_end), end - arg >= 8);
+        const ObjId location = loc ? locations_.id(view(loc, loc_end), end - loc >= 8) : no_object;
+        if (!stream_.push(t, op, target, location, line_))
+            return fail(line_begin_, stream_.error()), Fast::error;
+        line_end = next;
+        return Fast::ok;
     }
 
     bool parse_line(const char* p, const char* e) {
@@ -276,6 +418,10 @@ private:
     Symbols& syms_;
     WellFormedStream stream_;
     NameCache threads_, vars_, locks_, volatiles_, barriers_, locations_;
+    // The operand's namespace by op (r .. bexit).
+    static_assert(static_cast<int>(Op::read) == 0 && static_cast<int>(Op::barrier_exit) == 7);
+    NameCache* const by_op_[8] = {&vars_,      &vars_,      &locks_,    &locks_,
+                                  &volatiles_, &volatiles_, &barriers_, &barriers_};
     ThreadSetCache sets_;
     std::vector<ThreadId> set_;
     std::uint32_t line_ = 0;

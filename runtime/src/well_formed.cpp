@@ -37,7 +37,8 @@ void WellFormedStream::emit(ThreadId t, Op op, ObjId target, std::uint64_t numbe
     sink_.on_event(e, syms_);
 }
 
-bool WellFormedStream::push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line) {
+bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId location,
+                                    std::uint32_t line) {
     auto tname = [&](ThreadId u) -> const std::string& { return syms_.threads.name(u); };
     thread(t);
     // Contract §3: no event of a thread after it was joined (thesis §4.1.1: end(t) is t's last
@@ -154,14 +155,7 @@ bool WellFormedStream::push(ThreadId t, Op op, ObjId target, ObjId location, std
         break;
     }
 
-    Event e;
-    e.number = number;
-    e.thread = t;
-    e.op = op;
-    e.target = target;
-    e.location = location;
-    e.line = line;
-    sink_.on_event(e, syms_);
+    deliver(t, op, target, location, line, number);
     return true;
 }
 

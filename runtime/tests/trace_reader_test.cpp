@@ -246,3 +246,55 @@ TEST_CASE("tokenize_trace_text counts event lines like the reader") {
         CHECK(tokenize_trace_text(t) == r.events);
     }
 }
+
+// The reader parses the common line (`T|op(x)` or `T|op(x)|LOC`, nothing to trim) in one pass
+// and hands every other line to the general parser. A leading blank sends every line to the
+// general parser: both must give the same events, names, ids and errors.
+TEST_CASE("the one-pass common-line parser and the general parser agree") {
+    std::mt19937_64 rng(5);
+    const char* locations[] = {"12", "Foo.java:12", "a b", "x|y(z)", "\x7f\xff"};
+    int errors = 0;
+    for (int i = 0; i < 2000; ++i) {
+        std::vector<std::string> lines;
+        std::string t = random_trace(rng, {4, 3, 2, 2, 1, 30, 50});
+        for (std::size_t at = 0, nl; (nl = t.find('\n', at)) != std::string::npos; at = nl + 1)
+            lines.push_back(t.substr(at, nl - at));
+        for (std::string& l : lines)
+            if (rng() % 2)
+                l += std::string("|") + locations[rng() % std::size(locations)];
+        if (i % 2 && lines.size() > 2) // often ill-formed: an error at some line
+            std::swap(lines[rng() % lines.size()], lines[rng() % lines.size()]);
+        std::string fast, general;
+        for (const std::string& l : lines) {
+            fast += l + "\n";
+            general += " " + l + "\n";
+        }
+        if (rng() % 2 && !fast.empty()) { // no newline at the end
+            fast.pop_back();
+            general.pop_back();
+        }
+        Read a(fast), b(general);
+        INFO(fast);
+        REQUIRE(a.res.ok() == b.res.ok());
+        if (!a.res.ok()) {
+            ++errors;
+            CHECK(a.res.error->line == b.res.error->line);
+            CHECK(a.res.error->col + 1 == b.res.error->col);
+            CHECK(a.res.error->message == b.res.error->message);
+        }
+        CHECK(a.stream() == b.stream());
+        REQUIRE(a.col.all.size() == b.col.all.size());
+        for (std::size_t k = 0; k < a.col.all.size(); ++k) {
+            const Event &x = a.col.all[k], &y = b.col.all[k];
+            CHECK(x.number == y.number);
+            CHECK(x.target == y.target);
+            CHECK(x.location == y.location);
+            CHECK(x.line == y.line);
+        }
+        for (ObjId l = 0; l < a.syms.locations.size(); ++l)
+            CHECK(a.syms.locations.name(l) == b.syms.locations.name(l));
+        CHECK(a.syms.vars.size() == b.syms.vars.size());
+        CHECK(a.syms.threads.size() == b.syms.threads.size());
+    }
+    CHECK(errors > 200);
+}

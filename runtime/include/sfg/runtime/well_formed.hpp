@@ -21,7 +21,17 @@ public:
     // implies, then the event itself (numbered 1, 2, ...), and returns true. Otherwise delivers
     // nothing, returns false, and error() says why. fork/join targets index syms.thread_sets.
     [[nodiscard]] bool push(ThreadId t, Op op, ObjId target, ObjId location = no_object,
-                            std::uint32_t line = 0);
+                            std::uint32_t line = 0) {
+        // The common event, a memory op of a running thread, needs no check and implies nothing.
+        if (is_memory(op) && t < threads_.size() && threads_[t].state == State::started) {
+            Thread& th = threads_[t];
+            th.last_op = op;
+            th.last_target = target;
+            deliver(t, op, target, location, line, ++events_);
+            return true;
+        }
+        return push_checked(t, op, target, location, line);
+    }
 
     // End of the stream: the implicit thread_end of every thread not joined (target no_object),
     // preceded by the thread_start of a forked thread that never ran. They are numbered
@@ -47,6 +57,18 @@ private:
         std::uint32_t line = 0;
     };
 
+    bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line);
+    void deliver(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
+                 std::uint64_t number) {
+        Event e;
+        e.number = number;
+        e.thread = t;
+        e.op = op;
+        e.target = target;
+        e.location = location;
+        e.line = line;
+        sink_.on_event(e, syms_);
+    }
     Thread& thread(ThreadId t);
     Lock& lock(ObjId m);
     bool fail(std::string msg);
