@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
+#include <tuple>
 
 namespace sfg {
 
@@ -276,29 +278,21 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     for (const ModeEdge& e : net.edges)
         edge_mechs.push_back(intern_mech(e.mech));
     const Shape& s = shapes[v.shape];
-    std::uint32_t index_id = vi; // what the index entries below name: the variable or its group
     if (s.one_token && options.group_one_token) {
         std::vector<std::uint32_t> key{v.shape};
         key.insert(key.end(), edge_mechs.begin() + v.edge_mech, edge_mechs.end());
         auto [git, fresh] = group_ids.try_emplace(key, static_cast<std::uint32_t>(groups.size()));
+        if (fresh)
+            add_group(v);
         v.group = static_cast<std::int32_t>(git->second);
         v.rows = s.initial_rows;
         v.since = stats.events;
-        if (!fresh) { // the group's index entries exist already
-            var_ids.emplace(std::move(name), vi);
-            vars.push_back(std::move(v));
-            return true;
-        }
-        Group grp;
-        grp.shape = v.shape;
-        grp.cols = static_cast<std::uint32_t>(s.col_place.size());
-        grp.reach.assign(s.row_place.size() * s.col_place.size(), 0);
-        groups.push_back(std::move(grp));
-        index_id = git->second | group_bit;
-    } else {
-        for (const auto& m : s.initial)
-            v.cands.push(m);
+        var_ids.emplace(std::move(name), vi);
+        vars.push_back(std::move(v));
+        return true;
     }
+    for (const auto& m : s.initial)
+        v.cands.push(m);
 
     // Index: group this variable's snd/rcv transitions by (mechanism, thread, role).
     std::vector<std::pair<std::uint64_t, std::int32_t>> keyed;
@@ -314,7 +308,7 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     std::sort(keyed.begin(), keyed.end());
     for (std::size_t i = 0; i < keyed.size();) {
         std::size_t j = i;
-        Sub sub{index_id, static_cast<std::uint32_t>(sub_trs.size()), 0};
+        Sub sub{vi, static_cast<std::uint32_t>(sub_trs.size()), 0};
         for (; j < keyed.size() && keyed[j].first == keyed[i].first; ++j)
             sub_trs.push_back(keyed[j].second);
         sub.tr_count = static_cast<std::uint32_t>(j - i);
@@ -327,6 +321,79 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     index_dirty = true;
     syms = nullptr; // names resolved to "unknown" before may be known now
     return true;
+}
+
+// The group's storage columns by partition refinement (as in DFA minimization): two candidate
+// places share a column when the same keys' rules write them from the same columns (and the
+// same own row). Then each key's rules, deduplicated, become the group's index entries.
+std::uint32_t Enforcer::Impl::add_group(const Var& v) {
+    const Shape& s = shapes[v.shape];
+    const Net& net = s.net;
+    struct Raw {
+        std::uint64_t key;
+        std::int32_t from, to;
+    };
+    std::vector<Raw> raw;
+    for (std::size_t r = 0; r < net.transitions.size(); ++r) {
+        const Transition& t = net.transitions[r];
+        if (t.kind == TransitionKind::sync || t.edge < 0 || idx(t.edge) >= net.edges.size())
+            continue;
+        const Role role = t.kind == TransitionKind::snd ? Role::snd : Role::rcv;
+        raw.push_back(
+            {index_key(edge_mechs[v.edge_mech + idx(t.edge)], intern_thread(t.thread), role),
+             s.pre(static_cast<int>(r))[0], s.single_next[r]});
+    }
+    std::vector<std::int32_t> cls(net.places.size(), -1);
+    for (std::int32_t q : s.col_place)
+        cls[idx(q)] = 0;
+    for (std::size_t classes = 1;;) {
+        using Sig = std::vector<std::tuple<std::uint64_t, std::int32_t, std::int32_t>>;
+        std::vector<Sig> sig(net.places.size());
+        for (const Raw& r : raw)
+            sig[idx(r.to)].emplace_back(r.key, cls[idx(r.from)], s.place_row[idx(r.from)]);
+        std::map<std::pair<std::int32_t, Sig>, std::int32_t> ids;
+        std::vector<std::int32_t> next(net.places.size(), -1);
+        for (std::int32_t q : s.col_place) {
+            Sig& g = sig[idx(q)];
+            std::sort(g.begin(), g.end());
+            g.erase(std::unique(g.begin(), g.end()), g.end());
+            next[idx(q)] =
+                ids.try_emplace({cls[idx(q)], std::move(g)}, static_cast<std::int32_t>(ids.size()))
+                    .first->second;
+        }
+        cls.swap(next);
+        if (ids.size() == classes)
+            break;
+        classes = ids.size();
+    }
+
+    const auto gi = static_cast<std::uint32_t>(groups.size());
+    Group grp;
+    grp.shape = v.shape;
+    grp.column = cls;
+    for (std::int32_t c : cls)
+        grp.cols = std::max(grp.cols, static_cast<std::uint32_t>(c + 1));
+    grp.reach.assign(s.row_place.size() * grp.cols, 0);
+    groups.push_back(std::move(grp));
+
+    std::sort(raw.begin(), raw.end(), [](const Raw& a, const Raw& b) { return a.key < b.key; });
+    for (std::size_t i = 0; i < raw.size();) {
+        Sub sub{gi | group_bit, static_cast<std::uint32_t>(group_rules.size()), 0};
+        std::size_t j = i;
+        for (; j < raw.size() && raw[j].key == raw[i].key; ++j) {
+            const Rule rule{static_cast<std::uint32_t>(cls[idx(raw[j].from)]),
+                            static_cast<std::uint32_t>(cls[idx(raw[j].to)]),
+                            s.place_row[idx(raw[j].from)]};
+            if (std::find(group_rules.begin() + sub.tr_begin, group_rules.end(), rule) ==
+                group_rules.end())
+                group_rules.push_back(rule);
+        }
+        sub.tr_count = static_cast<std::uint32_t>(group_rules.size() - sub.tr_begin);
+        pending.push_back({raw[i].key, sub});
+        i = j;
+    }
+    index_dirty = true;
+    return gi;
 }
 
 void Enforcer::Impl::freeze_index() {
@@ -348,6 +415,16 @@ void Enforcer::Impl::freeze_index() {
     }
     for (std::size_t m = 0; m < mechs.size(); ++m)
         key_begin[m + 1] += key_begin[m];
+    // A direct table (mechanism, thread, role) -> key when it is small: a sync op then costs one
+    // load instead of a binary search.
+    key_stride = 2 * thread_names.size();
+    dense_keys.clear();
+    if (mechs.size() * key_stride <= (std::size_t{1} << 22)) {
+        dense_keys.assign(mechs.size() * key_stride, -1);
+        for (std::size_t m = 0; m < mechs.size(); ++m)
+            for (std::uint32_t k = key_begin[m]; k < key_begin[m + 1]; ++k)
+                dense_keys[m * key_stride + keys[k].thread_role] = static_cast<std::int32_t>(k);
+    }
     index_dirty = false;
 }
 
@@ -409,15 +486,35 @@ std::int32_t Enforcer::Impl::mech_of(std::vector<std::int32_t>& map, const Symbo
 // ---------------------------------------------------------------------------------------------
 // Events
 
-// Collects the subs of one (mechanism, thread, role) key into `gathered`.
-void Enforcer::Impl::lookup(std::uint32_t mech, Gid g, Role role) {
+// The subs of one (mechanism, thread, role) key: distinct variables and groups (add_variable
+// merges a variable's transitions of one key into one sub).
+std::span<const Sub> Enforcer::Impl::find(std::uint32_t mech, Gid g, Role role) const {
     const auto want = static_cast<std::uint32_t>(index_key(mech, g, role));
+    if (!dense_keys.empty()) {
+        const std::int32_t k = dense_keys[mech * key_stride + want];
+        if (k < 0)
+            return {};
+        return {subs.data() + keys[idx(k)].sub_begin, subs.data() + keys[idx(k)].sub_end};
+    }
     const auto first = keys.begin() + key_begin[mech], last = keys.begin() + key_begin[mech + 1];
     auto it = std::lower_bound(first, last, want,
                                [](const Key& k, std::uint32_t w) { return k.thread_role < w; });
     if (it == last || it->thread_role != want)
-        return;
-    gathered.insert(gathered.end(), subs.begin() + it->sub_begin, subs.begin() + it->sub_end);
+        return {};
+    return {subs.data() + it->sub_begin, subs.data() + it->sub_end};
+}
+
+// Collects the subs of one key into `gathered` (fork and join ops look up several keys).
+void Enforcer::Impl::lookup(std::uint32_t mech, Gid g, Role role) {
+    const std::span<const Sub> found = find(mech, g, role);
+    gathered.insert(gathered.end(), found.begin(), found.end());
+}
+
+void Enforcer::Impl::step(const Sub& sub) {
+    if (sub.var & group_bit)
+        group_step(sub.var & ~group_bit, {group_rules.data() + sub.tr_begin, sub.tr_count});
+    else
+        sync_step(sub.var, {sub_trs.data() + sub.tr_begin, sub.tr_count});
 }
 
 // Applies one sync op to every variable gathered, each once with the union of its matching
@@ -434,22 +531,21 @@ void Enforcer::Impl::apply_gathered() {
         std::size_t j = i + 1;
         while (j < gathered.size() && gathered[j].var == gathered[i].var)
             ++j;
-        const std::uint32_t target = gathered[i].var;
-        auto step = [&](std::span<const std::int32_t> trs) {
-            if (target & group_bit)
-                group_step(target & ~group_bit, trs);
-            else
-                sync_step(target, trs);
-        };
         if (j == i + 1) {
-            step(std::span<const std::int32_t>(sub_trs.data() + gathered[i].tr_begin,
-                                               gathered[i].tr_count));
+            step(gathered[i]);
+        } else if (gathered[i].var & group_bit) {
+            merged_rules.clear();
+            for (std::size_t k = i; k < j; ++k)
+                merged_rules.insert(merged_rules.end(), group_rules.begin() + gathered[k].tr_begin,
+                                    group_rules.begin() + gathered[k].tr_begin +
+                                        gathered[k].tr_count);
+            group_step(gathered[i].var & ~group_bit, merged_rules);
         } else {
             merged_trs.clear();
             for (std::size_t k = i; k < j; ++k)
                 merged_trs.insert(merged_trs.end(), sub_trs.begin() + gathered[k].tr_begin,
                                   sub_trs.begin() + gathered[k].tr_begin + gathered[k].tr_count);
-            step(merged_trs);
+            sync_step(gathered[i].var, merged_trs);
         }
         i = j;
     }
@@ -463,9 +559,11 @@ void Enforcer::Impl::on_event(const Event& e) {
                       Role role) {
         ++stats.sync_ops;
         const std::int32_t m = g < 0 ? -1 : mech_of(map, table, e.target, kind);
-        if (m >= 0)
-            lookup(static_cast<std::uint32_t>(m), g, role);
-        apply_gathered();
+        const std::span<const Sub> found =
+            m >= 0 ? find(static_cast<std::uint32_t>(m), g, role) : std::span<const Sub>();
+        stats.sync_ops_irrelevant += found.empty();
+        for (const Sub& sub : found) // one key: distinct targets, nothing to merge
+            step(sub);
     };
     // fork/join operands as sorted gids (threads no net names are dropped: no U or S has them).
     auto operand_gids = [&]() {

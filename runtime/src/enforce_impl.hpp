@@ -125,14 +125,28 @@ struct Var {
 // which costs rows x transitions once per op, however many variables share the group (thesis
 // §5.3's linear cost is gone even for the variables of one lock), and a memory op reads
 // |R| x |permitting places| entries. Times are the enforcer's event count.
+//
+// Columns that the same rules always write from the same sources hold the same values (all start
+// at 0), so they share storage: in [tl]^m, the PreRcv places that one thread's rel(m) fills
+// (one per possible next owner) are one column, and rel(m) updates one column, not eight.
 struct Group {
     std::uint32_t shape = 0;
+    std::vector<std::int32_t> column; // place -> storage column (-1: not a candidate place)
     std::uint32_t cols = 0;
-    std::vector<std::uint64_t> reach; // reach[p][q] at [col(q) * rows + row(p)]
+    std::vector<std::uint64_t> reach; // reach[p][q] at [column[q] * rows + row(p)]
+};
+
+// One update of a group's table: reach[p][dst] = max(reach[p][dst], reach[p][src]), and
+// reach[own][dst] = now when the source is the Acc place of row `own` (-1: none).
+struct Rule {
+    std::uint32_t src = 0, dst = 0;
+    std::int32_t own = -1;
+    friend bool operator==(const Rule&, const Rule&) = default;
 };
 
 // An index entry: the transitions of variable `var` (a range of Impl::sub_trs) that an op with
-// a given (mechanism, thread, role) key may fire; `var` is a group id | group_bit for a group.
+// a given (mechanism, thread, role) key may fire; for a group (`var` = group id | group_bit),
+// its rules (a range of Impl::group_rules).
 inline constexpr std::uint32_t group_bit = 0x80000000u;
 struct Sub {
     std::uint32_t var = 0;
@@ -199,6 +213,7 @@ struct Enforcer::Impl {
     };
     std::vector<Pending> pending;
     std::vector<std::int32_t> sub_trs;
+    std::vector<enforce_detail::Rule> group_rules;
     // Frozen form, laid out by mechanism slot so that lookups touch a few adjacent entries (no
     // hashing): the (thread, role) keys of mechanism m are keys[key_begin[m] .. key_begin[m+1]),
     // sorted; each names its range of subs.
@@ -209,6 +224,8 @@ struct Enforcer::Impl {
     std::vector<std::uint32_t> key_begin;
     std::vector<Key> keys;
     std::vector<enforce_detail::Sub> subs;
+    std::vector<std::int32_t> dense_keys; // [mech * key_stride + thread_role] -> keys index
+    std::size_t key_stride = 0;
     bool index_dirty = false;
 
     // Trace ids -> ours, resolved by name on first sight (unresolved until then).
@@ -224,6 +241,7 @@ struct Enforcer::Impl {
     std::vector<std::int32_t> fired, tmp;
     std::vector<enforce_detail::Sub> gathered;
     std::vector<std::int32_t> merged_trs;
+    std::vector<enforce_detail::Rule> merged_rules;
     std::vector<Gid> set_gids;
 
     // enforce.cpp
@@ -231,6 +249,8 @@ struct Enforcer::Impl {
     std::uint32_t intern_mech(const Mechanism& m);
     std::uint32_t intern_shape(const Net& net);
     bool add_variable(std::string name, const Net& net);
+    // A new group for a one-token variable: storage columns and its index entries.
+    std::uint32_t add_group(const enforce_detail::Var& v);
     void freeze_index();
     void reset_maps(const Symbols& s);
     Gid thread_of(ThreadId t);
@@ -238,12 +258,15 @@ struct Enforcer::Impl {
     std::int32_t mech_of(std::vector<std::int32_t>& map, const SymbolTable& table, ObjId id,
                          MechKind kind);
     void on_event(const Event& e);
+    std::span<const enforce_detail::Sub> find(std::uint32_t mech, Gid g,
+                                              enforce_detail::Role role) const;
     void lookup(std::uint32_t mech, Gid g, enforce_detail::Role role);
+    void step(const enforce_detail::Sub& sub);
     void apply_gathered();
 
     // enforce_markings.cpp
     void sync_step(std::uint32_t var, std::span<const std::int32_t> trs);
-    void group_step(std::uint32_t group, std::span<const std::int32_t> trs);
+    void group_step(std::uint32_t group, std::span<const enforce_detail::Rule> rules);
     void lazy_memory_step(std::uint32_t var, Gid g, const Event& e);
     // The candidates of a lazy variable now, as one-place markings.
     void materialize(const enforce_detail::Var& v, enforce_detail::Candidates& out) const;

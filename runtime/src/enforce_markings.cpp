@@ -154,38 +154,55 @@ void Enforcer::Impl::sync_step(std::uint32_t vi, std::span<const std::int32_t> t
     stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, v.cands.count);
 }
 
-// A sync op on a group of one-token variables at time k = stats.events (enforce_impl.hpp,
-// Group): for each transition p' -> q' (fired and closed under [SYNC]) and each row p,
-// reach[p][q'] = max(reach[p][q'], p = p' ? k : reach[p][p']). No op chains two transitions
-// (snd reads Acc columns and writes PreRcv ones, rcv the reverse; find_one_token checks it), so
-// the order of the updates does not matter.
-void Enforcer::Impl::group_step(std::uint32_t gi, std::span<const std::int32_t> trs) {
+namespace {
+// dst = max(dst, src) over a column, branch-free (which one wins is data, and a branch would
+// mispredict); returns whether dst grew. Times are below 2^63, so the signed compare that AVX2
+// has is exact.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&                  \
+    !defined(__SANITIZE_THREAD__)
+[[gnu::target_clones("avx2", "default")]]
+#endif
+bool merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t rows) {
+    std::uint64_t grew = 0;
+    for (std::size_t p = 0; p < rows; ++p) {
+        const auto d = static_cast<std::int64_t>(dst[p]), v = static_cast<std::int64_t>(src[p]);
+        const std::uint64_t take = 0 - static_cast<std::uint64_t>(v > d);
+        grew |= take;
+        dst[p] = (static_cast<std::uint64_t>(v) & take) | (static_cast<std::uint64_t>(d) & ~take);
+    }
+    return grew != 0;
+}
+} // namespace
+
+// A sync op on a group of one-token variables at time now = stats.events (enforce_impl.hpp,
+// Group): for each rule and each row p, reach[p][dst] = max(reach[p][dst], reach[p][src]), and
+// reach[own][dst] = now. No op chains two transitions (snd reads Acc places and writes PreRcv
+// ones, rcv the reverse; find_one_token checks it, and merged columns keep the two apart), so
+// the order of the rules does not matter.
+void Enforcer::Impl::group_step(std::uint32_t gi, std::span<const Rule> rules) {
     ++stats.variable_visits;
     Group& grp = groups[gi];
-    const Shape& s = shapes[grp.shape];
     const std::uint64_t now = stats.events;
-    const std::size_t rows = s.row_place.size();
-    std::uint64_t changed = 0;
-    for (std::int32_t r : trs) {
-        const std::int32_t from = s.pre(r)[0];
-        const std::uint64_t* src = grp.reach.data() + idx(s.place_col[idx(from)]) * rows;
-        std::uint64_t* dst = grp.reach.data() + idx(s.place_col[idx(s.single_next[idx(r)])]) * rows;
-        const std::int32_t own = s.place_row[idx(from)]; // the row of p' itself, or -1
-        for (std::size_t p = 0; p < rows; ++p) {
-            const std::uint64_t t = static_cast<std::int32_t>(p) == own ? now : src[p];
-            changed |= t > dst[p];
-            dst[p] = std::max(dst[p], t);
+    const std::size_t rows = shapes[grp.shape].row_place.size();
+    std::uint64_t* const reach = grp.reach.data();
+    bool changed = false;
+    for (const Rule& r : rules) {
+        std::uint64_t* dst = reach + std::size_t{r.dst} * rows;
+        changed |= merge_max(dst, reach + std::size_t{r.src} * rows, rows);
+        if (r.own >= 0) { // p = p': any start before now reaches dst
+            changed |= dst[r.own] != now;
+            dst[r.own] = now;
         }
     }
-    stats.candidate_updates += changed != 0;
+    stats.candidate_updates += changed;
 }
 
 void Enforcer::Impl::materialize(const Var& v, Candidates& out) const {
     const Group& grp = groups[idx(v.group)];
     const Shape& s = shapes[v.shape];
     out.clear();
-    for (std::size_t c = 0; c < grp.cols; ++c) {
-        const std::int32_t q = s.col_place[c];
+    for (const std::int32_t q : s.col_place) {
+        const auto c = idx(grp.column[idx(q)]);
         const std::int32_t qrow = s.place_row[idx(q)];
         bool in = false;
         for (std::uint64_t rows = v.rows; rows && !in; rows &= rows - 1) {
@@ -212,7 +229,7 @@ void Enforcer::Impl::lazy_memory_step(std::uint32_t vi, Gid g, const Event& e) {
     for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
         const int q = std::countr_zero(qs);
         const std::uint64_t* col =
-            grp.reach.data() + idx(s.place_col[idx(s.row_place[idx(q)])]) * s.row_place.size();
+            grp.reach.data() + idx(grp.column[idx(s.row_place[idx(q)])]) * s.row_place.size();
         for (std::uint64_t rows = v.rows; rows; rows &= rows - 1)
             if (v.since < col[std::countr_zero(rows)]) {
                 kept |= std::uint64_t{1} << q;
