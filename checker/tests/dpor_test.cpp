@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -189,12 +190,29 @@ std::uint64_t seeds(std::uint64_t fallback) {
     return env ? std::strtoull(env, nullptr, 10) : fallback;
 }
 
-void compare(const Model& m, std::uint64_t max_exec, bool exact_ratio, int& compared) {
+// What a batch of comparisons saw, for the messages (the ratios quoted in docs/programs.md).
+struct Totals {
+    int compared = 0;
+    std::uint64_t naive = 0, dpor = 0, classes = 0, sleep_blocked = 0;
+    std::string text() const {
+        return std::to_string(compared) + " programs: naive " + std::to_string(naive) +
+               " executions, dpor " + std::to_string(dpor) + " (+" + std::to_string(sleep_blocked) +
+               " sleep-set blocked), " + std::to_string(classes) + " classes";
+    }
+};
+
+// Compares dpor with naive when naive completes within max_exec; returns dpor's result then.
+std::optional<CheckResult> compare(const Model& m, std::uint64_t max_exec, bool exact_ratio,
+                                   Totals& totals) {
     Outcome naive = explore(m, Mode::naive, max_exec);
     if (!naive.result.stats.complete)
-        return;
-    ++compared;
+        return std::nullopt;
     Outcome dpor = explore(m, Mode::dpor);
+    ++totals.compared;
+    totals.naive += naive.result.stats.executions;
+    totals.dpor += dpor.result.stats.executions;
+    totals.classes += naive.result.classes;
+    totals.sleep_blocked += dpor.result.stats.sleep_blocked;
     CHECK(dpor.result.stats.complete);
     CHECK(dpor.findings == naive.findings);
     CHECK(dpor.finals == naive.finals);
@@ -203,45 +221,49 @@ void compare(const Model& m, std::uint64_t max_exec, bool exact_ratio, int& comp
     CHECK(dpor.result.stats.executions >= dpor.result.classes);
     if (exact_ratio)
         CHECK(dpor.result.stats.executions == dpor.result.classes);
+    return std::move(dpor.result);
 }
 
 } // namespace
 
 TEST_CASE("dpor: the findings, final states and classes of naive on random programs") {
-    int compared = 0;
+    Totals totals;
     for (std::uint64_t seed = 1, n = seeds(400); seed <= n; ++seed) {
         std::string text = random_program(seed);
         CAPTURE(text);
         auto l = load(text);
         REQUIRE(l);
         // Every await of random_program reads one volatile: dpor's dependence is the issue's.
-        compare(l->model, 4000, true, compared);
+        compare(l->model, 4000, true, totals);
     }
-    MESSAGE("compared ", compared);
-    CHECK(compared >= 250);
+    MESSAGE(totals.text());
+    CHECK(totals.compared >= 250);
 }
 
 TEST_CASE("dpor: the same on programs with more blocking, failures and disciplines") {
-    int compared = 0, deadlocks = 0, violations = 0, races = 0, failures = 0;
+    Totals single, multi_var;
+    int deadlocks = 0, violations = 0, races = 0, failures = 0;
     for (std::uint64_t seed = 1, n = seeds(450); seed <= n; ++seed) {
         bool multi = false;
         std::string text = blocking_program(seed, &multi);
         CAPTURE(text);
         auto l = load(text);
         REQUIRE(l);
-        int before = compared;
-        compare(l->model, 5000, !multi, compared);
-        if (compared == before)
+        std::optional<CheckResult> d = compare(l->model, 5000, !multi, multi ? multi_var : single);
+        if (!d)
             continue;
-        CheckResult r = run(l->model, Mode::dpor);
+        const CheckResult& r = *d;
         deadlocks += has(r, FindingKind::deadlock);
         violations += has(r, FindingKind::violation);
         races += has(r, FindingKind::race);
         failures += has(r, FindingKind::assert_) || has(r, FindingKind::divzero) ||
                     has(r, FindingKind::ill_formed);
     }
+    const int compared = single.compared + multi_var.compared;
     MESSAGE("compared ", compared, ": ", deadlocks, " with deadlocks, ", violations,
             " with violations, ", races, " with races, ", failures, " with failures");
+    MESSAGE("awaits on one variable or none: ", single.text());
+    MESSAGE("awaits on several variables: ", multi_var.text());
     CHECK(compared >= 300);
     CHECK(deadlocks >= 20);
     CHECK(violations >= 20);
@@ -270,9 +292,8 @@ TEST_CASE("dpor: an await blocked by several writes races with each when it bloc
         CAPTURE(text);
         auto l = load(text);
         REQUIRE(l);
-        int compared = 0;
-        compare(l->model, 100000, false, compared);
-        CHECK(compared == 1);
+        Totals totals;
+        CHECK(compare(l->model, 100000, false, totals));
     }
 }
 
@@ -280,6 +301,7 @@ TEST_CASE("dpor: one execution per class when nothing blocks") {
     // Threads of accesses only. Sleep sets make two delivered executions never equivalent:
     // the step explored first at a node sleeps in every later branch until a dependent step
     // runs, so a branch that would repeat its class ends sleep-set blocked instead.
+    Totals totals;
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
         std::mt19937_64 rng(seed);
         auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
@@ -296,16 +318,13 @@ TEST_CASE("dpor: one execution per class when nothing blocks") {
         CAPTURE(s);
         auto l = load(s);
         REQUIRE(l);
-        int compared = 0;
-        compare(l->model, 100000, true, compared);
-        CHECK(compared == 1);
-        Outcome dpor = explore(l->model, Mode::dpor);
-        CHECK(dpor.result.stats.executions == dpor.result.classes);
+        CHECK(compare(l->model, 100000, true, totals));
     }
+    MESSAGE(totals.text());
 }
 
 TEST_CASE("dpor: every example gives naive's findings, final states and classes") {
-    int compared = 0;
+    Totals totals;
     for (const auto& entry :
          fs::directory_iterator(std::string(SFG_SOURCE_DIR) + "/specs/programs")) {
         if (!entry.is_directory())
@@ -315,15 +334,15 @@ TEST_CASE("dpor: every example gives naive's findings, final states and classes"
         std::string path = (entry.path() / (name + ".sfg")).string();
         auto l = load(read_file(path), path);
         REQUIRE(l);
-        int before = compared;
-        compare(l->model, 100000, true, compared);
-        if (compared == before) { // naive is incomplete (particles): dpor still completes
+        if (!compare(l->model, 100000, true, totals)) {
+            // naive is incomplete (particles): dpor still completes
             Outcome dpor = explore(l->model, Mode::dpor);
             CHECK(dpor.result.stats.complete);
             CHECK(dpor.result.stats.executions == dpor.result.classes);
         }
     }
-    CHECK(compared >= 11);
+    MESSAGE(totals.text());
+    CHECK(totals.compared >= 11);
 }
 
 TEST_CASE("dpor: bounds behave as in naive") {
