@@ -284,15 +284,14 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
         auto [git, fresh] = group_ids.try_emplace(key, static_cast<std::uint32_t>(groups.size()));
         if (fresh)
             add_group(v);
-        v.group = static_cast<std::int32_t>(git->second);
-        v.rows = s.initial_rows;
-        v.since = stats.events;
+        lazy.push_back({stats.events, s.initial_rows, static_cast<std::int32_t>(git->second)});
         var_ids.emplace(std::move(name), vi);
         vars.push_back(std::move(v));
         return true;
     }
     for (const auto& m : s.initial)
         v.cands.push(m);
+    lazy.emplace_back();
 
     // Index: group this variable's snd/rcv transitions by (mechanism, thread, role).
     std::vector<std::pair<std::uint64_t, std::int32_t>> keyed;
@@ -373,7 +372,12 @@ std::uint32_t Enforcer::Impl::add_group(const Var& v) {
     grp.column = cls;
     for (std::int32_t c : cls)
         grp.cols = std::max(grp.cols, static_cast<std::uint32_t>(c + 1));
-    grp.reach.assign(s.row_place.size() * grp.cols, 0);
+    grp.rows = static_cast<std::uint32_t>(s.row_place.size());
+    grp.reach.assign(std::size_t{grp.rows} * grp.cols, 0);
+    for (std::int32_t p : s.row_place)
+        grp.row_column.push_back(static_cast<std::uint32_t>(cls[idx(p)]));
+    grp.permit[0] = s.permit_read;
+    grp.permit[1] = s.permit_write;
     groups.push_back(std::move(grp));
 
     std::sort(raw.begin(), raw.end(), [](const Raw& a, const Raw& b) { return a.key < b.key; });
@@ -582,7 +586,7 @@ void Enforcer::Impl::on_event(const Event& e) {
     case Op::read:
     case Op::write: {
         const std::int32_t v = var_of(e.target);
-        if (v >= 0 && vars[idx(v)].group >= 0)
+        if (v >= 0 && lazy[idx(v)].group >= 0)
             lazy_memory_step(static_cast<std::uint32_t>(v), g, e);
         else if (v >= 0)
             memory_step(static_cast<std::uint32_t>(v), g, e);
@@ -662,11 +666,12 @@ void Enforcer::on_event(const Event& e, const Symbols& syms) {
 
 void Enforcer::reset() {
     Impl& im = *impl_;
-    for (Var& v : im.vars) {
+    for (std::size_t i = 0; i < im.vars.size(); ++i) {
+        Var& v = im.vars[i];
         v.cands.clear();
-        if (v.group >= 0) {
-            v.rows = im.shapes[v.shape].initial_rows;
-            v.since = 0;
+        if (im.lazy[i].group >= 0) {
+            im.lazy[i].rows = im.shapes[v.shape].initial_rows;
+            im.lazy[i].since = 0;
         } else {
             for (const auto& m : im.shapes[v.shape].initial)
                 v.cands.push(m);
@@ -700,10 +705,11 @@ std::vector<Marking> Enforcer::candidates(std::string_view var) const {
     if (it == impl_->var_ids.end())
         return out;
     const Var& v = impl_->vars[it->second];
+    const bool is_lazy = impl_->lazy[it->second].group >= 0;
     Candidates lazy;
-    if (v.group >= 0)
-        impl_->materialize(v, lazy);
-    (v.group >= 0 ? lazy : v.cands).for_each([&](std::span<const std::int32_t> m) {
+    if (is_lazy)
+        impl_->materialize(it->second, lazy);
+    (is_lazy ? lazy : v.cands).for_each([&](std::span<const std::int32_t> m) {
         out.emplace_back(m.begin(), m.end());
     });
     std::sort(out.begin(), out.end());
@@ -718,10 +724,11 @@ std::vector<std::string> Enforcer::possible_modes(std::string_view var) const {
     const Var& v = impl_->vars[it->second];
     const Shape& s = impl_->shapes[v.shape];
     std::vector<int> modes;
+    const bool is_lazy = impl_->lazy[it->second].group >= 0;
     Candidates lazy;
-    if (v.group >= 0)
-        impl_->materialize(v, lazy);
-    (v.group >= 0 ? lazy : v.cands).for_each([&](std::span<const std::int32_t> m) {
+    if (is_lazy)
+        impl_->materialize(it->second, lazy);
+    (is_lazy ? lazy : v.cands).for_each([&](std::span<const std::int32_t> m) {
         for (std::int32_t p : m)
             if (s.place_mode[idx(p)] >= 0)
                 modes.push_back(s.place_mode[idx(p)]);

@@ -106,11 +106,15 @@ struct Var {
     std::uint32_t edge_mech = 0; // mech slot of edge e at Impl::edge_mechs_[edge_mech + e]
     Candidates cands;            // eager variables; lazy ones only while a violation is described
     std::uint32_t violations = 0;
-    // Lazy (one-token) variables: the group, and the candidates as of the last memory op, at
-    // time `since`: the places of the rows in `rows`.
-    std::int32_t group = -1;
+};
+
+// The state of a lazy (one-token) variable, in an array of its own (a memory op reads nothing
+// else of the variable): its group, and its candidates as of its last memory op, at time
+// `since`: the places of the rows in `rows`. group -1: an eager variable.
+struct Lazy {
     std::uint64_t since = 0;
     std::uint64_t rows = 0;
+    std::int32_t group = -1;
 };
 
 // The variables of one one-token shape whose edges carry the same mechanisms: they see the same
@@ -133,7 +137,10 @@ struct Group {
     std::uint32_t shape = 0;
     std::vector<std::int32_t> column; // place -> storage column (-1: not a candidate place)
     std::uint32_t cols = 0;
-    std::vector<std::uint64_t> reach; // reach[p][q] at [column[q] * rows + row(p)]
+    std::uint32_t rows = 0;
+    std::vector<std::uint64_t> reach;      // reach[p][q] at [column[q] * rows + row(p)]
+    std::vector<std::uint32_t> row_column; // column of each row's own place
+    std::vector<std::uint64_t> permit[2];  // Shape::permit_read, permit_write
 };
 
 // One update of a group's table: reach[p][dst] = max(reach[p][dst], reach[p][src]), and
@@ -190,6 +197,7 @@ struct Enforcer::Impl {
 
     EnforceOptions options;
     std::vector<enforce_detail::Var> vars;
+    std::vector<enforce_detail::Lazy> lazy; // by variable
     std::unordered_map<std::string, std::uint32_t> var_ids;
     std::vector<enforce_detail::Shape> shapes;
     std::vector<enforce_detail::Group> groups;
@@ -269,7 +277,7 @@ struct Enforcer::Impl {
     void group_step(std::uint32_t group, std::span<const enforce_detail::Rule> rules);
     void lazy_memory_step(std::uint32_t var, Gid g, const Event& e);
     // The candidates of a lazy variable now, as one-place markings.
-    void materialize(const enforce_detail::Var& v, enforce_detail::Candidates& out) const;
+    void materialize(std::uint32_t var, enforce_detail::Candidates& out) const;
     void memory_step(std::uint32_t var, Gid g, const Event& e);
     void resync(std::uint32_t var, Gid g, bool write);
 

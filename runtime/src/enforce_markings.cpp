@@ -197,17 +197,18 @@ void Enforcer::Impl::group_step(std::uint32_t gi, std::span<const Rule> rules) {
     stats.candidate_updates += changed;
 }
 
-void Enforcer::Impl::materialize(const Var& v, Candidates& out) const {
-    const Group& grp = groups[idx(v.group)];
-    const Shape& s = shapes[v.shape];
+void Enforcer::Impl::materialize(std::uint32_t vi, Candidates& out) const {
+    const Lazy& lz = lazy[vi];
+    const Group& grp = groups[idx(lz.group)];
+    const Shape& s = shapes[grp.shape];
     out.clear();
     for (const std::int32_t q : s.col_place) {
-        const auto c = idx(grp.column[idx(q)]);
+        const std::uint64_t* col = grp.reach.data() + idx(grp.column[idx(q)]) * grp.rows;
         const std::int32_t qrow = s.place_row[idx(q)];
         bool in = false;
-        for (std::uint64_t rows = v.rows; rows && !in; rows &= rows - 1) {
+        for (std::uint64_t rows = lz.rows; rows && !in; rows &= rows - 1) {
             const int p = std::countr_zero(rows);
-            in = p == qrow || v.since < grp.reach[c * s.row_place.size() + idx(p)];
+            in = p == qrow || lz.since < col[p];
         }
         if (in)
             out.push(std::span<const std::int32_t>(&q, 1));
@@ -219,32 +220,31 @@ void Enforcer::Impl::materialize(const Var& v, Candidates& out) const {
 // materialized candidates, then the re-synchronized state { P(a) | a permits it } (one place
 // each), or no change when no mode permits it (as memory_step and resync).
 void Enforcer::Impl::lazy_memory_step(std::uint32_t vi, Gid g, const Event& e) {
-    Var& v = vars[vi];
-    const Shape& s = shapes[v.shape];
-    const Group& grp = groups[idx(v.group)];
-    const bool write = e.op == Op::write;
-    const auto& permit = write ? s.permit_write : s.permit_read;
+    Lazy& lz = lazy[vi];
+    const Group& grp = groups[idx(lz.group)];
+    const auto& permit = grp.permit[e.op == Op::write];
     const std::uint64_t want = g >= 0 && idx(g) < permit.size() ? permit[idx(g)] : 0;
-    std::uint64_t kept = want & v.rows; // q = p: the candidate stayed where it was
+    std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
     for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
         const int q = std::countr_zero(qs);
         const std::uint64_t* col =
-            grp.reach.data() + idx(grp.column[idx(s.row_place[idx(q)])]) * s.row_place.size();
-        for (std::uint64_t rows = v.rows; rows; rows &= rows - 1)
-            if (v.since < col[std::countr_zero(rows)]) {
+            grp.reach.data() + std::size_t{grp.row_column[idx(q)]} * grp.rows;
+        for (std::uint64_t rows = lz.rows; rows; rows &= rows - 1)
+            if (lz.since < col[std::countr_zero(rows)]) {
                 kept |= std::uint64_t{1} << q;
                 break;
             }
     }
     if (kept) {
-        v.rows = kept;
-        v.since = stats.events;
+        lz.rows = kept;
+        lz.since = stats.events;
         return;
     }
 
+    Var& v = vars[vi];
     ++v.violations;
     if (v.violations == 1 || options.report_all) {
-        materialize(v, v.cands);
+        materialize(vi, v.cands);
         EnforceViolation viol = describe(vi, g, e);
         v.cands.clear();
         viol.after_resync = v.violations > 1;
@@ -253,8 +253,8 @@ void Enforcer::Impl::lazy_memory_step(std::uint32_t vi, Gid g, const Event& e) {
         all.push_back(std::move(viol));
     }
     if (want) {
-        v.rows = want;
-        v.since = stats.events;
+        lz.rows = want;
+        lz.since = stats.events;
     }
 }
 
