@@ -92,33 +92,34 @@ const char* json_key(sfg::FindingKind k) {
     return "warnings";
 }
 
-nlohmann::json to_json(const sfg::AccessRef& a, const sfg::Symbols& syms) {
-    nlohmann::json j = {
-        {"event", a.event}, {"thread", syms.threads.name(a.thread)}, {"op", sfg::to_string(a.op)}};
-    if (a.line)
-        j["line"] = a.line;
-    if (a.location != sfg::no_object)
-        j["location"] = syms.locations.name(a.location);
-    return j;
-}
+// Keys in the contract's order (§3): "var", "event", "thread", "op", "with_event"; beyond it, after
+// those: "line"/"location" of the event, "with_thread", "with_op", "with_line", "with_location"
+// of the earlier one, "message"; "omitted" when --max-reports cut the list.
+using Json = nlohmann::ordered_json;
 
-// Contract §3's JSON; beyond it: "line"/"location" of the event, and for the earlier event
-// "with_thread", "with_op", "with_line", "with_location"; "omitted" when --max-reports cut.
-nlohmann::json to_json(const std::vector<sfg::AnalysisReport>& reports,
-                       const std::vector<Selected>& selected, const sfg::Symbols& syms,
-                       std::uint64_t events, std::size_t max_reports) {
-    nlohmann::json analyses = nlohmann::json::array();
+Json to_json(const std::vector<sfg::AnalysisReport>& reports, const std::vector<Selected>& selected,
+             const sfg::Symbols& syms, std::uint64_t events, std::size_t max_reports) {
+    Json analyses = Json::array();
     for (std::size_t i = 0; i < reports.size(); ++i) {
-        nlohmann::json list = nlohmann::json::array();
+        Json list = Json::array();
         std::size_t shown = 0;
         for (const sfg::Finding& f : reports[i].findings) {
             if (max_reports && shown == max_reports)
                 break;
             ++shown;
-            nlohmann::json j = {{"var", f.var}};
-            j.update(to_json(f.access, syms));
-            if (f.with) {
+            const sfg::AccessRef& a = f.access;
+            Json j;
+            j["var"] = f.var;
+            j["event"] = a.event;
+            j["thread"] = syms.threads.name(a.thread);
+            j["op"] = sfg::to_string(a.op);
+            if (f.with)
                 j["with_event"] = f.with->event;
+            if (a.line)
+                j["line"] = a.line;
+            if (a.location != sfg::no_object)
+                j["location"] = syms.locations.name(a.location);
+            if (f.with) {
                 j["with_thread"] = syms.threads.name(f.with->thread);
                 j["with_op"] = sfg::to_string(f.with->op);
                 if (f.with->line)
@@ -130,12 +131,17 @@ nlohmann::json to_json(const std::vector<sfg::AnalysisReport>& reports,
                 j["message"] = f.message;
             list.push_back(std::move(j));
         }
-        nlohmann::json a = {{"name", reports[i].name}, {json_key(selected[i].kind), list}};
+        Json a;
+        a["name"] = reports[i].name;
+        a[json_key(selected[i].kind)] = std::move(list);
         if (shown < reports[i].findings.size())
             a["omitted"] = reports[i].findings.size() - shown;
         analyses.push_back(std::move(a));
     }
-    return {{"events", events}, {"analyses", analyses}};
+    Json out;
+    out["events"] = events;
+    out["analyses"] = std::move(analyses);
+    return out;
 }
 
 } // namespace

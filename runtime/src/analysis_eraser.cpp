@@ -95,6 +95,11 @@ std::vector<Finding> to_findings(const std::vector<LocksetWarning>& warnings, co
             f.message = fmt::format("{} becomes shared and written, but thread {} holds no lock "
                                     "(Eraser's lockset discipline)",
                                     f.var, t);
+        else if (w.candidates.empty())
+            f.message = fmt::format("no lock protects {} consistently: thread {} holds {}, and "
+                                    "the earlier shared accesses held no lock in common "
+                                    "(Eraser's lockset discipline)",
+                                    f.var, t, locks(w.held));
         else
             f.message = fmt::format("no lock protects {} consistently: thread {} holds {}, while "
                                     "the locks common to the earlier shared accesses were {} "
