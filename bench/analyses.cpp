@@ -115,13 +115,25 @@ std::uint64_t write_trace(const std::string& path, std::uint64_t target) {
             buf.clear();
         }
     };
+    // "l3", "l3_42" (not "l" + std::to_string(3): GCC 12 warns falsely on it at -O3, PR 105329).
+    auto nm = [](const char* prefix, std::uint64_t a) {
+        std::string s(prefix);
+        s += std::to_string(a);
+        return s;
+    };
+    auto nm2 = [&](const char* prefix, std::uint64_t a, std::uint64_t b) {
+        std::string s = nm(prefix, a);
+        s += '_';
+        s += std::to_string(b);
+        return s;
+    };
     line(0, "fork", "T1,T2,T3,T4,T5,T6,T7", 1);
     while (events < target) {
         bool consumed[n] = {};
         for (int t = 0; t < n; ++t) {
-            line(t, "w", "h" + std::to_string(t), 10);
-            line(t, "vw", "f" + std::to_string(t), 11);
-            line(t, "w", "g" + std::to_string(t), 12);
+            line(t, "w", nm("h", t), 10);
+            line(t, "vw", nm("f", t), 11);
+            line(t, "w", nm("g", t), 12);
         }
         for (int k = 0; k < 4000; ++k) {
             int t = static_cast<int>(rng() % n);
@@ -129,27 +141,25 @@ std::uint64_t write_trace(const std::string& path, std::uint64_t target) {
             int accesses = 1 + static_cast<int>(rng() % 4);
             if (kind < 55) {
                 for (int a = 0; a < accesses; ++a)
-                    line(t, rng() % 2 ? "r" : "w",
-                         "l" + std::to_string(t) + "_" + std::to_string(rng() % 64), 100 + a);
+                    line(t, rng() % 2 ? "r" : "w", nm2("l", t, rng() % 64), 100 + a);
             } else if (kind < 95) {
-                std::string m = std::to_string(rng() % 16);
-                line(t, "acq", "m" + m, 200);
+                const std::uint64_t m = rng() % 16;
+                line(t, "acq", nm("m", m), 200);
                 for (int a = 0; a < accesses; ++a)
-                    line(t, rng() % 3 ? "r" : "w", "s" + m + "_" + std::to_string(rng() % 32),
-                         201 + a);
-                line(t, "rel", "m" + m, 209);
+                    line(t, rng() % 3 ? "r" : "w", nm2("s", m, rng() % 32), 201 + a);
+                line(t, "rel", nm("m", m), 209);
             } else if (!consumed[t]) {
                 int p = (t + n - 1) % n;
-                line(t, "vr", "f" + std::to_string(p), 300);
-                line(t, "r", "h" + std::to_string(p), 301);
+                line(t, "vr", nm("f", p), 300);
+                line(t, "r", nm("h", p), 301);
                 consumed[t] = true;
             }
         }
         for (int t = 0; t < n; ++t)
             if (!consumed[t]) {
                 int p = (t + n - 1) % n;
-                line(t, "vr", "f" + std::to_string(p), 300);
-                line(t, "r", "h" + std::to_string(p), 301);
+                line(t, "vr", nm("f", p), 300);
+                line(t, "r", nm("h", p), 301);
             }
         for (int round = 0; round < 2; ++round) {
             for (int t = 0; t < n; ++t)
@@ -158,7 +168,7 @@ std::uint64_t write_trace(const std::string& path, std::uint64_t target) {
                 line(t, "bexit", "b", 401);
             if (round == 0)
                 for (int t = 0; t < n; ++t)
-                    line(t, "r", "g" + std::to_string((t + 1) % n), 402);
+                    line(t, "r", nm("g", (t + 1) % n), 402);
         }
     }
     line(0, "join", "T1,T2,T3,T4,T5,T6,T7", 2);
@@ -368,15 +378,15 @@ struct Spot {
 Spot make_spot(int threads, bool shared, std::uint64_t total_accesses) {
     Spot s;
     for (int t = 0; t < threads; ++t)
-        s.syms.threads.intern("T" + std::to_string(t));
+        s.syms.threads.intern(std::string("T") += std::to_string(t));
     std::vector<ThreadId> children;
     for (int t = 1; t < threads; ++t)
         children.push_back(static_cast<ThreadId>(t));
     const int vars = 64;
     for (int i = 0; i < vars * (shared ? 1 : threads); ++i)
-        s.syms.vars.intern("x" + std::to_string(i));
+        s.syms.vars.intern(std::string("x") += std::to_string(i));
     for (int i = 0; i < vars; ++i)
-        s.syms.locks.intern("l" + std::to_string(i));
+        s.syms.locks.intern(std::string("l") += std::to_string(i));
     Collector col;
     WellFormedStream w(s.syms, col);
     if (!children.empty()) {
