@@ -163,7 +163,13 @@ int run_trace(int argc, char** argv) {
     app.add_option("--format", format, "text (default) or json")
         ->check(CLI::IsMember({"text", "json"}));
     app.add_option("--max-reports", max_reports,
-                   "show at most N findings per analysis (0, the default: all)");
+                   "show at most N findings per analysis (0, the default: all)")
+        // CLI11 2.1 would read "-1" as SIZE_MAX.
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                return v.rfind('-', 0) == 0 ? "must not be negative: " + v : std::string();
+            },
+            "N"));
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

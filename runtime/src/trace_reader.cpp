@@ -249,6 +249,8 @@ private:
     // to read (nothing was interned yet; it interns the same names in the same order). `error`: an
     // ill-formed event (error_ is set).
     Fast fast_line(const char* const p, const char* end, const char*& line_end) {
+        if (*p == '#') // a comment, however much it looks like an event (contract §3)
+            return Fast::other;
         const char* q = skip_name(p, end);
         if (q == p || q == end || *q != '|')
             return Fast::other;

@@ -250,4 +250,9 @@ TEST_CASE("usage errors exit 2") {
           std::string::npos);
     CHECK(sfgc("trace specs/traces/fig5_1.std --format xml").status == 2);
     CHECK(sfgc("trace").status == 2);
+    for (const char* n : {"-1", "abc"}) {
+        Run r = sfgc(std::string("trace specs/traces/fig5_1.std --max-reports ") + n);
+        CHECK(r.status == 2);
+        CHECK(r.err.find("--max-reports") != std::string::npos);
+    }
 }
