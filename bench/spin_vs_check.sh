@@ -73,6 +73,14 @@ gen_particles() {
     echo "}"
 }
 
+case ${1:-} in -h | --help)
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
+for f in "$@"; do
+    [ -f "$f" ] || { echo "spin_vs_check: $f: no such file" >&2; exit 2; }
+done
 if [ $# -gt 0 ]; then
     programs=("$@")
 else
