@@ -373,29 +373,68 @@ std::uint32_t Enforcer::Impl::add_group(const Var& v) {
     for (std::int32_t c : cls)
         grp.cols = std::max(grp.cols, static_cast<std::uint32_t>(c + 1));
     grp.rows = static_cast<std::uint32_t>(s.row_place.size());
-    grp.reach.assign(std::size_t{grp.rows} * grp.cols, 0);
     for (std::int32_t p : s.row_place)
         grp.row_column.push_back(static_cast<std::uint32_t>(cls[idx(p)]));
-    grp.permit[0] = s.permit_read;
-    grp.permit[1] = s.permit_write;
-    groups.push_back(std::move(grp));
 
+    // Each key's rules, deduplicated. Rules that merge several columns into one (an acq: one
+    // per possible releaser) read instead a summary column, the maximum of those sources, which
+    // is kept current as they grow (Group::summaries): an acq then merges one column, not eight.
+    // Only sources with own -1 (PreRcv columns, written by snd ops) are summarized, so no op
+    // both reads a summary and writes one of its members.
+    std::map<std::vector<std::uint32_t>, std::uint32_t> summary_of;
+    std::vector<std::vector<std::uint32_t>> members_of(grp.cols); // column -> its summaries
     std::sort(raw.begin(), raw.end(), [](const Raw& a, const Raw& b) { return a.key < b.key; });
+    std::vector<Rule> rules;
     for (std::size_t i = 0; i < raw.size();) {
-        Sub sub{gi | group_bit, static_cast<std::uint32_t>(group_rules.size()), 0};
+        rules.clear();
         std::size_t j = i;
         for (; j < raw.size() && raw[j].key == raw[i].key; ++j) {
             const Rule rule{static_cast<std::uint32_t>(cls[idx(raw[j].from)]),
                             static_cast<std::uint32_t>(cls[idx(raw[j].to)]),
                             s.place_row[idx(raw[j].from)]};
-            if (std::find(group_rules.begin() + sub.tr_begin, group_rules.end(), rule) ==
-                group_rules.end())
-                group_rules.push_back(rule);
+            if (std::find(rules.begin(), rules.end(), rule) == rules.end())
+                rules.push_back(rule);
+        }
+        std::sort(rules.begin(), rules.end(), [](const Rule& x, const Rule& y) {
+            return std::tuple(x.own, x.dst, x.src) < std::tuple(y.own, y.dst, y.src);
+        });
+        Sub sub{gi | group_bit, static_cast<std::uint32_t>(group_rules.size()), 0};
+        for (std::size_t k = 0; k < rules.size();) {
+            std::size_t l = k + 1;
+            while (l < rules.size() && rules[l].own < 0 && rules[l].own == rules[k].own &&
+                   rules[l].dst == rules[k].dst)
+                ++l;
+            if (rules[k].own >= 0 || l - k < 3) {
+                group_rules.insert(group_rules.end(),
+                                   rules.begin() + static_cast<std::ptrdiff_t>(k),
+                                   rules.begin() + static_cast<std::ptrdiff_t>(l));
+                k = l;
+                continue;
+            }
+            std::vector<std::uint32_t> srcs;
+            for (std::size_t r = k; r < l; ++r)
+                srcs.push_back(rules[r].src);
+            auto [it, fresh] = summary_of.try_emplace(srcs, grp.cols);
+            if (fresh) {
+                ++grp.cols;
+                for (std::uint32_t c : srcs)
+                    members_of[c].push_back(it->second);
+            }
+            group_rules.push_back({it->second, rules[k].dst, -1});
+            k = l;
         }
         sub.tr_count = static_cast<std::uint32_t>(group_rules.size() - sub.tr_begin);
         pending.push_back({raw[i].key, sub});
         i = j;
     }
+    grp.reach.assign(std::size_t{grp.rows} * grp.cols, 0);
+    grp.summary_begin.push_back(0);
+    for (std::uint32_t c = 0; c < grp.cols; ++c) {
+        if (c < members_of.size())
+            grp.summaries.insert(grp.summaries.end(), members_of[c].begin(), members_of[c].end());
+        grp.summary_begin.push_back(static_cast<std::uint32_t>(grp.summaries.size()));
+    }
+    groups.push_back(std::move(grp));
     index_dirty = true;
     return gi;
 }
@@ -429,6 +468,15 @@ void Enforcer::Impl::freeze_index() {
             for (std::uint32_t k = key_begin[m]; k < key_begin[m + 1]; ++k)
                 dense_keys[m * key_stride + keys[k].thread_role] = static_cast<std::int32_t>(k);
     }
+    permit_stride = thread_names.size();
+    permits.assign(groups.size() * 2 * permit_stride, 0);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+        const Shape& s = shapes[groups[gi].shape];
+        std::copy(s.permit_read.begin(), s.permit_read.end(),
+                  permits.begin() + static_cast<std::ptrdiff_t>(gi * 2 * permit_stride));
+        std::copy(s.permit_write.begin(), s.permit_write.end(),
+                  permits.begin() + static_cast<std::ptrdiff_t>((gi * 2 + 1) * permit_stride));
+    }
     index_dirty = false;
 }
 
@@ -453,7 +501,7 @@ std::int32_t& slot_for(std::vector<std::int32_t>& map, const SymbolTable& table,
 }
 } // namespace
 
-Enforcer::Impl::Gid Enforcer::Impl::thread_of(ThreadId t) {
+Enforcer::Impl::Gid Enforcer::Impl::thread_slow(ThreadId t) {
     if (t == no_object || t >= syms->threads.size())
         return -1;
     std::int32_t& g = slot_for(thread_map, syms->threads, t);
@@ -464,7 +512,7 @@ Enforcer::Impl::Gid Enforcer::Impl::thread_of(ThreadId t) {
     return g;
 }
 
-std::int32_t Enforcer::Impl::var_of(ObjId x) {
+std::int32_t Enforcer::Impl::var_slow(ObjId x) {
     if (x == no_object || x >= syms->vars.size())
         return -1;
     std::int32_t& v = slot_for(var_map, syms->vars, x);
@@ -475,8 +523,8 @@ std::int32_t Enforcer::Impl::var_of(ObjId x) {
     return v;
 }
 
-std::int32_t Enforcer::Impl::mech_of(std::vector<std::int32_t>& map, const SymbolTable& table,
-                                     ObjId id, MechKind kind) {
+std::int32_t Enforcer::Impl::mech_slow(std::vector<std::int32_t>& map, const SymbolTable& table,
+                                       ObjId id, MechKind kind) {
     if (id == no_object || id >= table.size())
         return -1;
     std::int32_t& m = slot_for(map, table, id);
@@ -557,8 +605,16 @@ void Enforcer::Impl::apply_gathered() {
 
 void Enforcer::Impl::on_event(const Event& e) {
     ++stats.events;
-    gathered.clear();
     const Gid g = thread_of(e.thread);
+    if (is_memory(e.op)) { // most events
+        const std::int32_t v = var_of(e.target);
+        if (v >= 0 && lazy[idx(v)].group >= 0)
+            lazy_memory_step(static_cast<std::uint32_t>(v), g, e);
+        else if (v >= 0)
+            memory_step(static_cast<std::uint32_t>(v), g, e);
+        return;
+    }
+    gathered.clear();
     auto simple = [&](std::vector<std::int32_t>& map, const SymbolTable& table, MechKind kind,
                       Role role) {
         ++stats.sync_ops;
@@ -584,14 +640,8 @@ void Enforcer::Impl::on_event(const Event& e) {
 
     switch (e.op) {
     case Op::read:
-    case Op::write: {
-        const std::int32_t v = var_of(e.target);
-        if (v >= 0 && lazy[idx(v)].group >= 0)
-            lazy_memory_step(static_cast<std::uint32_t>(v), g, e);
-        else if (v >= 0)
-            memory_step(static_cast<std::uint32_t>(v), g, e);
+    case Op::write:
         return;
-    }
     case Op::acquire:
         return simple(lock_map, syms->locks, MechKind::lock, Role::rcv);
     case Op::release:
@@ -678,8 +728,9 @@ void Enforcer::reset() {
         }
         v.violations = 0;
     }
-    for (Group& g : im.groups)
+    for (Group& g : im.groups) {
         std::fill(g.reach.begin(), g.reach.end(), 0);
+    }
     im.first.clear();
     im.all.clear();
     im.stats = {};

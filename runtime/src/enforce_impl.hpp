@@ -140,7 +140,10 @@ struct Group {
     std::uint32_t rows = 0;
     std::vector<std::uint64_t> reach;      // reach[p][q] at [column[q] * rows + row(p)]
     std::vector<std::uint32_t> row_column; // column of each row's own place
-    std::vector<std::uint64_t> permit[2];  // Shape::permit_read, permit_write
+    // Summary columns (after the places' columns; add_group): the maximum of a set of columns
+    // that some op's rules all merge into one destination. Column c is a member of
+    // summaries[summary_begin[c] .. summary_begin[c + 1]), which are merged from c when it grows.
+    std::vector<std::uint32_t> summary_begin, summaries;
 };
 
 // One update of a group's table: reach[p][dst] = max(reach[p][dst], reach[p][src]), and
@@ -235,6 +238,10 @@ struct Enforcer::Impl {
     std::vector<std::int32_t> dense_keys; // [mech * key_stride + thread_role] -> keys index
     std::size_t key_stride = 0;
     bool index_dirty = false;
+    // Shape::permit_read / permit_write of every group, flat: rows permitting an access of
+    // thread g at [(group * 2 + write) * permit_stride + g] (every gid is below the stride).
+    std::vector<std::uint64_t> permits;
+    std::size_t permit_stride = 0;
 
     // Trace ids -> ours, resolved by name on first sight (unresolved until then).
     const Symbols* syms = nullptr;
@@ -261,10 +268,26 @@ struct Enforcer::Impl {
     std::uint32_t add_group(const enforce_detail::Var& v);
     void freeze_index();
     void reset_maps(const Symbols& s);
-    Gid thread_of(ThreadId t);
-    std::int32_t var_of(ObjId x);
+    // Trace ids -> ours: one load once resolved; the *_slow forms resolve by name.
+    Gid thread_of(ThreadId t) {
+        return t < thread_map.size() && thread_map[t] != enforce_detail::unresolved
+                   ? thread_map[t]
+                   : thread_slow(t);
+    }
+    std::int32_t var_of(ObjId x) {
+        return x < var_map.size() && var_map[x] != enforce_detail::unresolved ? var_map[x]
+                                                                              : var_slow(x);
+    }
     std::int32_t mech_of(std::vector<std::int32_t>& map, const SymbolTable& table, ObjId id,
-                         MechKind kind);
+                         MechKind kind) {
+        return id < map.size() && map[id] != enforce_detail::unresolved
+                   ? map[id]
+                   : mech_slow(map, table, id, kind);
+    }
+    Gid thread_slow(ThreadId t);
+    std::int32_t var_slow(ObjId x);
+    std::int32_t mech_slow(std::vector<std::int32_t>& map, const SymbolTable& table, ObjId id,
+                           MechKind kind);
     void on_event(const Event& e);
     std::span<const enforce_detail::Sub> find(std::uint32_t mech, Gid g,
                                               enforce_detail::Role role) const;

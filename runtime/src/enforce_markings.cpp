@@ -158,11 +158,8 @@ namespace {
 // dst = max(dst, src) over a column, branch-free (which one wins is data, and a branch would
 // mispredict); returns whether dst grew. Times are below 2^63, so the signed compare that AVX2
 // has is exact.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&                  \
-    !defined(__SANITIZE_THREAD__)
-[[gnu::target_clones("avx2", "default")]]
-#endif
-bool merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t rows) {
+[[gnu::always_inline]] inline bool
+merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t rows) {
     std::uint64_t grew = 0;
     for (std::size_t p = 0; p < rows; ++p) {
         const auto d = static_cast<std::int64_t>(dst[p]), v = static_cast<std::int64_t>(src[p]);
@@ -171,6 +168,31 @@ bool merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict sr
         dst[p] = (static_cast<std::uint64_t>(v) & take) | (static_cast<std::uint64_t>(d) & ~take);
     }
     return grew != 0;
+}
+
+// The rules of one op on one group's table (Enforcer::Impl::group_step); returns whether it
+// changed. One dispatch per op, not per rule.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&                  \
+    !defined(__SANITIZE_THREAD__)
+[[gnu::target_clones("avx2", "default")]]
+#endif
+bool apply_rules(Group& grp, std::span<const Rule> rules, std::uint64_t now) {
+    const std::size_t rows = grp.rows;
+    std::uint64_t* const reach = grp.reach.data();
+    bool changed = false;
+    for (const Rule& r : rules) {
+        std::uint64_t* dst = reach + std::size_t{r.dst} * rows;
+        bool grew = merge_max(dst, reach + std::size_t{r.src} * rows, rows);
+        if (r.own >= 0) { // p = p': any start before now reaches dst
+            grew |= dst[r.own] != now;
+            dst[r.own] = now;
+        }
+        if (grew) // keep the summaries dst is a member of current
+            for (std::uint32_t k = grp.summary_begin[r.dst]; k < grp.summary_begin[r.dst + 1]; ++k)
+                merge_max(reach + std::size_t{grp.summaries[k]} * rows, dst, rows);
+        changed |= grew;
+    }
+    return changed;
 }
 } // namespace
 
@@ -181,20 +203,7 @@ bool merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict sr
 // the order of the rules does not matter.
 void Enforcer::Impl::group_step(std::uint32_t gi, std::span<const Rule> rules) {
     ++stats.variable_visits;
-    Group& grp = groups[gi];
-    const std::uint64_t now = stats.events;
-    const std::size_t rows = shapes[grp.shape].row_place.size();
-    std::uint64_t* const reach = grp.reach.data();
-    bool changed = false;
-    for (const Rule& r : rules) {
-        std::uint64_t* dst = reach + std::size_t{r.dst} * rows;
-        changed |= merge_max(dst, reach + std::size_t{r.src} * rows, rows);
-        if (r.own >= 0) { // p = p': any start before now reaches dst
-            changed |= dst[r.own] != now;
-            dst[r.own] = now;
-        }
-    }
-    stats.candidate_updates += changed;
+    stats.candidate_updates += apply_rules(groups[gi], rules, stats.events);
 }
 
 void Enforcer::Impl::materialize(std::uint32_t vi, Candidates& out) const {
@@ -222,8 +231,8 @@ void Enforcer::Impl::materialize(std::uint32_t vi, Candidates& out) const {
 void Enforcer::Impl::lazy_memory_step(std::uint32_t vi, Gid g, const Event& e) {
     Lazy& lz = lazy[vi];
     const Group& grp = groups[idx(lz.group)];
-    const auto& permit = grp.permit[e.op == Op::write];
-    const std::uint64_t want = g >= 0 && idx(g) < permit.size() ? permit[idx(g)] : 0;
+    const std::uint64_t want =
+        g >= 0 ? permits[(idx(lz.group) * 2 + (e.op == Op::write)) * permit_stride + idx(g)] : 0;
     std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
     for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
         const int q = std::countr_zero(qs);
