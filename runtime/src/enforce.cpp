@@ -284,7 +284,8 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
         auto [git, fresh] = group_ids.try_emplace(key, static_cast<std::uint32_t>(groups.size()));
         if (fresh)
             add_group(v);
-        lazy.push_back({stats.events, s.initial_rows, static_cast<std::int32_t>(git->second)});
+        v.group = static_cast<std::int32_t>(git->second);
+        lazy.push_back({stats.events, s.initial_rows});
         var_ids.emplace(std::move(name), vi);
         vars.push_back(std::move(v));
         return true;
@@ -463,10 +464,11 @@ void Enforcer::Impl::freeze_index() {
     key_stride = 2 * thread_names.size();
     dense_keys.clear();
     if (mechs.size() * key_stride <= (std::size_t{1} << 22)) {
-        dense_keys.assign(mechs.size() * key_stride, -1);
+        dense_keys.assign(mechs.size() * key_stride, {});
         for (std::size_t m = 0; m < mechs.size(); ++m)
             for (std::uint32_t k = key_begin[m]; k < key_begin[m + 1]; ++k)
-                dense_keys[m * key_stride + keys[k].thread_role] = static_cast<std::int32_t>(k);
+                dense_keys[m * key_stride + keys[k].thread_role] = {keys[k].sub_begin,
+                                                                    keys[k].sub_end};
     }
     permit_stride = thread_names.size();
     permits.assign(groups.size() * 2 * permit_stride, 0);
@@ -512,15 +514,18 @@ Enforcer::Impl::Gid Enforcer::Impl::thread_slow(ThreadId t) {
     return g;
 }
 
-std::int32_t Enforcer::Impl::var_slow(ObjId x) {
+VarRef Enforcer::Impl::var_slow(ObjId x) {
     if (x == no_object || x >= syms->vars.size())
-        return -1;
-    std::int32_t& v = slot_for(var_map, syms->vars, x);
-    if (v == unresolved) {
+        return {-1, -1};
+    if (x >= var_map.size())
+        var_map.resize(std::max<std::size_t>(std::size_t{x} + 1, syms->vars.size()));
+    VarRef& r = var_map[x];
+    if (r.var == unresolved) {
         auto it = var_ids.find(syms->vars.name(x));
-        v = it == var_ids.end() ? -1 : static_cast<std::int32_t>(it->second);
+        r.var = it == var_ids.end() ? -1 : static_cast<std::int32_t>(it->second);
+        r.group = r.var < 0 ? -1 : vars[idx(r.var)].group;
     }
-    return v;
+    return r;
 }
 
 std::int32_t Enforcer::Impl::mech_slow(std::vector<std::int32_t>& map, const SymbolTable& table,
@@ -538,16 +543,8 @@ std::int32_t Enforcer::Impl::mech_slow(std::vector<std::int32_t>& map, const Sym
 // ---------------------------------------------------------------------------------------------
 // Events
 
-// The subs of one (mechanism, thread, role) key: distinct variables and groups (add_variable
-// merges a variable's transitions of one key into one sub).
-std::span<const Sub> Enforcer::Impl::find(std::uint32_t mech, Gid g, Role role) const {
+std::span<const Sub> Enforcer::Impl::find_sparse(std::uint32_t mech, Gid g, Role role) const {
     const auto want = static_cast<std::uint32_t>(index_key(mech, g, role));
-    if (!dense_keys.empty()) {
-        const std::int32_t k = dense_keys[mech * key_stride + want];
-        if (k < 0)
-            return {};
-        return {subs.data() + keys[idx(k)].sub_begin, subs.data() + keys[idx(k)].sub_end};
-    }
     const auto first = keys.begin() + key_begin[mech], last = keys.begin() + key_begin[mech + 1];
     auto it = std::lower_bound(first, last, want,
                                [](const Key& k, std::uint32_t w) { return k.thread_role < w; });
@@ -607,12 +604,22 @@ void Enforcer::Impl::on_event(const Event& e) {
     ++stats.events;
     const Gid g = thread_of(e.thread);
     if (is_memory(e.op)) { // most events
-        const std::int32_t v = var_of(e.target);
-        if (v >= 0 && lazy[idx(v)].group >= 0)
-            lazy_memory_step(static_cast<std::uint32_t>(v), g, e);
-        else if (v >= 0)
-            memory_step(static_cast<std::uint32_t>(v), g, e);
-        return;
+        const VarRef r = var_of(e.target);
+        if (r.var < 0)
+            return;
+        const auto v = static_cast<std::uint32_t>(r.var);
+        if (r.group < 0)
+            return memory_step(v, g, e);
+        const auto grp = static_cast<std::uint32_t>(r.group);
+        const std::uint64_t want =
+            g >= 0 ? permits[(grp * 2 + (e.op == Op::write)) * permit_stride + idx(g)] : 0;
+        Lazy& lz = lazy[v];
+        if (want && (want & ~lz.rows) == 0) { // every permitting row is a candidate: they stay
+            lz.rows = want;
+            lz.since = stats.events;
+            return;
+        }
+        return lazy_memory_step(v, grp, g, want, e);
     }
     gathered.clear();
     auto simple = [&](std::vector<std::int32_t>& map, const SymbolTable& table, MechKind kind,
@@ -719,7 +726,7 @@ void Enforcer::reset() {
     for (std::size_t i = 0; i < im.vars.size(); ++i) {
         Var& v = im.vars[i];
         v.cands.clear();
-        if (im.lazy[i].group >= 0) {
+        if (v.group >= 0) {
             im.lazy[i].rows = im.shapes[v.shape].initial_rows;
             im.lazy[i].since = 0;
         } else {
@@ -756,7 +763,7 @@ std::vector<Marking> Enforcer::candidates(std::string_view var) const {
     if (it == impl_->var_ids.end())
         return out;
     const Var& v = impl_->vars[it->second];
-    const bool is_lazy = impl_->lazy[it->second].group >= 0;
+    const bool is_lazy = v.group >= 0;
     Candidates lazy;
     if (is_lazy)
         impl_->materialize(it->second, lazy);
@@ -775,7 +782,7 @@ std::vector<std::string> Enforcer::possible_modes(std::string_view var) const {
     const Var& v = impl_->vars[it->second];
     const Shape& s = impl_->shapes[v.shape];
     std::vector<int> modes;
-    const bool is_lazy = impl_->lazy[it->second].group >= 0;
+    const bool is_lazy = v.group >= 0;
     Candidates lazy;
     if (is_lazy)
         impl_->materialize(it->second, lazy);

@@ -106,14 +106,20 @@ struct Var {
     std::uint32_t edge_mech = 0; // mech slot of edge e at Impl::edge_mechs_[edge_mech + e]
     Candidates cands;            // eager variables; lazy ones only while a violation is described
     std::uint32_t violations = 0;
+    std::int32_t group = -1; // a lazy (one-token) variable's Group; -1: an eager variable
 };
 
-// The state of a lazy (one-token) variable, in an array of its own (a memory op reads nothing
-// else of the variable): its group, and its candidates as of its last memory op, at time
-// `since`: the places of the rows in `rows`. group -1: an eager variable.
-struct Lazy {
+// The state of a lazy variable, in an array of its own (a memory op reads nothing else of the
+// variable; 16 bytes, so a thousand fit in L1): its candidates as of its last memory op, at time
+// `since`: the places of the rows in `rows`.
+struct alignas(16) Lazy {
     std::uint64_t since = 0;
     std::uint64_t rows = 0;
+};
+
+// A trace variable id resolved: our variable and its group, read in one load.
+struct VarRef {
+    std::int32_t var = unresolved;
     std::int32_t group = -1;
 };
 
@@ -235,7 +241,10 @@ struct Enforcer::Impl {
     std::vector<std::uint32_t> key_begin;
     std::vector<Key> keys;
     std::vector<enforce_detail::Sub> subs;
-    std::vector<std::int32_t> dense_keys; // [mech * key_stride + thread_role] -> keys index
+    struct Range {
+        std::uint32_t begin = 0, end = 0;
+    };
+    std::vector<Range> dense_keys; // [mech * key_stride + thread_role] -> its subs
     std::size_t key_stride = 0;
     bool index_dirty = false;
     // Shape::permit_read / permit_write of every group, flat: rows permitting an access of
@@ -245,7 +254,8 @@ struct Enforcer::Impl {
 
     // Trace ids -> ours, resolved by name on first sight (unresolved until then).
     const Symbols* syms = nullptr;
-    std::vector<std::int32_t> thread_map, var_map, lock_map, volatile_map, barrier_map;
+    std::vector<std::int32_t> thread_map, lock_map, volatile_map, barrier_map;
+    std::vector<enforce_detail::VarRef> var_map;
 
     std::vector<EnforceViolation> first, all;
     Stats stats;
@@ -274,9 +284,9 @@ struct Enforcer::Impl {
                    ? thread_map[t]
                    : thread_slow(t);
     }
-    std::int32_t var_of(ObjId x) {
-        return x < var_map.size() && var_map[x] != enforce_detail::unresolved ? var_map[x]
-                                                                              : var_slow(x);
+    enforce_detail::VarRef var_of(ObjId x) {
+        return x < var_map.size() && var_map[x].var != enforce_detail::unresolved ? var_map[x]
+                                                                                  : var_slow(x);
     }
     std::int32_t mech_of(std::vector<std::int32_t>& map, const SymbolTable& table, ObjId id,
                          MechKind kind) {
@@ -285,12 +295,21 @@ struct Enforcer::Impl {
                    : mech_slow(map, table, id, kind);
     }
     Gid thread_slow(ThreadId t);
-    std::int32_t var_slow(ObjId x);
+    enforce_detail::VarRef var_slow(ObjId x);
     std::int32_t mech_slow(std::vector<std::int32_t>& map, const SymbolTable& table, ObjId id,
                            MechKind kind);
     void on_event(const Event& e);
+    // The subs of one (mechanism, thread, role) key: distinct variables and groups
+    // (add_variable merges a variable's transitions of one key into one sub).
     std::span<const enforce_detail::Sub> find(std::uint32_t mech, Gid g,
-                                              enforce_detail::Role role) const;
+                                              enforce_detail::Role role) const {
+        if (dense_keys.empty())
+            return find_sparse(mech, g, role);
+        const Range r = dense_keys[mech * key_stride + (static_cast<std::uint32_t>(g) << 1 | role)];
+        return {subs.data() + r.begin, subs.data() + r.end};
+    }
+    std::span<const enforce_detail::Sub> find_sparse(std::uint32_t mech, Gid g,
+                                                     enforce_detail::Role role) const;
     void lookup(std::uint32_t mech, Gid g, enforce_detail::Role role);
     void step(const enforce_detail::Sub& sub);
     void apply_gathered();
@@ -298,7 +317,9 @@ struct Enforcer::Impl {
     // enforce_markings.cpp
     void sync_step(std::uint32_t var, std::span<const std::int32_t> trs);
     void group_step(std::uint32_t group, std::span<const enforce_detail::Rule> rules);
-    void lazy_memory_step(std::uint32_t var, Gid g, const Event& e);
+    // want: the rows that permit the access (Shape::permit_read / permit_write).
+    void lazy_memory_step(std::uint32_t var, std::uint32_t group, Gid g, std::uint64_t want,
+                          const Event& e);
     // The candidates of a lazy variable now, as one-place markings.
     void materialize(std::uint32_t var, enforce_detail::Candidates& out) const;
     void memory_step(std::uint32_t var, Gid g, const Event& e);

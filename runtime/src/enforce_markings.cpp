@@ -208,7 +208,7 @@ void Enforcer::Impl::group_step(std::uint32_t gi, std::span<const Rule> rules) {
 
 void Enforcer::Impl::materialize(std::uint32_t vi, Candidates& out) const {
     const Lazy& lz = lazy[vi];
-    const Group& grp = groups[idx(lz.group)];
+    const Group& grp = groups[idx(vars[vi].group)];
     const Shape& s = shapes[grp.shape];
     out.clear();
     for (const std::int32_t q : s.col_place) {
@@ -228,11 +228,10 @@ void Enforcer::Impl::materialize(std::uint32_t vi, Candidates& out) const {
 // reachable from the rows R of the last memory op. None: a violation, described from the
 // materialized candidates, then the re-synchronized state { P(a) | a permits it } (one place
 // each), or no change when no mode permits it (as memory_step and resync).
-void Enforcer::Impl::lazy_memory_step(std::uint32_t vi, Gid g, const Event& e) {
+void Enforcer::Impl::lazy_memory_step(std::uint32_t vi, std::uint32_t gi, Gid g, std::uint64_t want,
+                                      const Event& e) {
     Lazy& lz = lazy[vi];
-    const Group& grp = groups[idx(lz.group)];
-    const std::uint64_t want =
-        g >= 0 ? permits[(idx(lz.group) * 2 + (e.op == Op::write)) * permit_stride + idx(g)] : 0;
+    const Group& grp = groups[gi];
     std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
     for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
         const int q = std::countr_zero(qs);
