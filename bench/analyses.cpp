@@ -11,8 +11,12 @@
 //    variable behind its own lock, all threads) and LocalSpot (thread-local) patterns (TR §4,
 //    Figure 4): events are built in memory, only the analysis is timed; `ns_per_access`.
 //
-// Ratios and rates use the thread's CPU time. Set SFG_BENCH_EVENTS to change the trace size
-// (default 10000000); `bench_analyses --write-trace FILE [EVENTS]` writes the trace only.
+// 3. Reading, fasttrack and enforce through read_trace_file_pipelined (the reader on a second
+//    thread): wall-clock time over the floor's (`wall_x_floor`), and both threads' CPU time
+//    (`cpu_x_floor`).
+//
+// Ratios and rates use the thread's CPU time, but for 3. Set SFG_BENCH_EVENTS to change the trace
+// size (default 10000000); `bench_analyses --write-trace FILE [EVENTS]` writes the trace only.
 #include "sfg/compiler/compile.hpp"
 #include "sfg/runtime/analysis_eraser.hpp"
 #include "sfg/runtime/analysis_fasttrack.hpp"
@@ -209,7 +213,18 @@ double cpu_seconds() {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-double floor_seconds = 0; // per pass, from BM_Floor_Tokenize
+double wall_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+double process_cpu_seconds() { // every thread's: the pipelined runs use two
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double floor_seconds = 0, floor_wall = 0; // per pass, from BM_Floor_Tokenize
 
 struct Nothing : Analysis {
     void on_event(const Event&, const Symbols&) override {}
@@ -226,15 +241,17 @@ void report(benchmark::State& state, double seconds, std::size_t peak) {
 
 void BM_Floor_Tokenize(benchmark::State& state) {
     TraceFile& t = trace();
-    double total = 0;
+    double total = 0, wall = 0;
     for (auto _ : state) {
-        double start = cpu_seconds();
+        double start = cpu_seconds(), wall_start = wall_seconds();
         MappedFile f;
         f.open(t.path);
         benchmark::DoNotOptimize(tokenize_trace_text(f.data()));
         total += cpu_seconds() - start;
+        wall += wall_seconds() - wall_start;
     }
     floor_seconds = total / static_cast<double>(state.iterations());
+    floor_wall = wall / static_cast<double>(state.iterations());
     report(state, floor_seconds, 0);
 }
 
@@ -318,6 +335,43 @@ void BM_File(benchmark::State& state) {
     run_file(state, [] { return std::make_unique<A>(); });
 }
 
+// The same through read_trace_file_pipelined (reader and analysis on two threads): the point is
+// wall-clock throughput, so `wall_x_floor` is wall time over the floor's wall time, and
+// `cpu_x_floor` both threads' CPU time over the floor's.
+template <class A>
+void BM_Pipelined(benchmark::State& state) {
+    TraceFile& t = trace();
+    double wall = 0, cpu = 0;
+    std::size_t peak = 0;
+    A{}; // statics outside the timings, as run_file
+    for (auto _ : state) {
+        std::size_t base = heap_now.load();
+        heap_peak = base;
+        {
+            A analysis;
+            double start = wall_seconds(), cpu_start = process_cpu_seconds();
+            Symbols syms;
+            TraceResult r = read_trace_file_pipelined(t.path, syms, analysis);
+            if (!r.ok())
+                state.SkipWithError(r.error->to_string().c_str());
+            analysis.finish(syms);
+            wall += wall_seconds() - start;
+            cpu += process_cpu_seconds() - cpu_start;
+            if (std::string f = analysis.findings(); !f.empty())
+                state.SkipWithError(f.c_str());
+        }
+        peak = std::max(peak, heap_peak.load() - base);
+    }
+    const auto n = static_cast<double>(state.iterations());
+    state.counters["events"] = static_cast<double>(t.events);
+    state.counters["Mevents_per_s"] = static_cast<double>(t.events) / (wall / n) / 1e6;
+    if (floor_wall > 0)
+        state.counters["wall_x_floor"] = wall / n / floor_wall;
+    if (floor_seconds > 0)
+        state.counters["cpu_x_floor"] = cpu / n / floor_seconds;
+    state.counters["peak_MB"] = static_cast<double>(peak) / (1 << 20);
+}
+
 struct All : Analysis {
     HbDetector hb;
     FastTrackDetector ft;
@@ -358,6 +412,21 @@ BENCHMARK_TEMPLATE(BM_File, Enforce)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
 BENCHMARK(BM_File_All)->Name("BM_all_five")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_TEMPLATE(BM_Pipelined, Nothing)
+    ->Name("BM_pipelined_read")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2)
+    ->UseRealTime();
+BENCHMARK_TEMPLATE(BM_Pipelined, Owning<FastTrackDetector>)
+    ->Name("BM_pipelined_fasttrack")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2)
+    ->UseRealTime();
+BENCHMARK_TEMPLATE(BM_Pipelined, Enforce)
+    ->Name("BM_pipelined_enforce")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(2)
+    ->UseRealTime();
 
 // ---- SharedSpot / LocalSpot (TR §4): per-access cost against the number of threads. ----
 

@@ -72,6 +72,12 @@ TraceResult read_trace_binary(std::string_view bytes, std::string_view file_name
                               Analysis& sink);
 // Reads a file ("-" for standard input), text or binary according to its first bytes.
 TraceResult read_trace_file(const std::string& path, Symbols& syms, Analysis& sink);
+// As read_trace_file, with the reading (parse, intern, well-formedness) on a second thread that
+// hands batches of events to this one, which delivers them to `sink`: reading and the analyses
+// overlap, for wall-clock throughput on two cores (CPU time is not lower). The sink sees the same
+// events, ids and names; only the names of the rest of an event's batch may already be in `syms`
+// when it sees the event. An exception from the sink stops the reader and is rethrown.
+TraceResult read_trace_file_pipelined(const std::string& path, Symbols& syms, Analysis& sink);
 
 bool is_binary_trace(std::string_view bytes);
 
