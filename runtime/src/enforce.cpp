@@ -621,17 +621,35 @@ void Enforcer::Impl::on_event(const Event& e) {
         }
         return lazy_memory_step(v, grp, g, want, e);
     }
-    gathered.clear();
-    auto simple = [&](std::vector<std::int32_t>& map, const SymbolTable& table, MechKind kind,
-                      Role role) {
+    if (e.op <= Op::barrier_exit) { // acq .. bexit: one key, looked up from a table by op
+        struct Simple {
+            std::vector<std::int32_t> Impl::*map;
+            SymbolTable Symbols::*table;
+            MechKind kind;
+            Role role;
+        };
+        static constexpr Simple simple[] = {
+            {&Impl::lock_map, &Symbols::locks, MechKind::lock, Role::rcv},              // acq
+            {&Impl::lock_map, &Symbols::locks, MechKind::lock, Role::snd},              // rel
+            {&Impl::volatile_map, &Symbols::volatiles, MechKind::volatile_, Role::rcv}, // vr
+            {&Impl::volatile_map, &Symbols::volatiles, MechKind::volatile_, Role::snd}, // vw
+            {&Impl::barrier_map, &Symbols::barriers, MechKind::barrier, Role::snd},     // benter
+            {&Impl::barrier_map, &Symbols::barriers, MechKind::barrier, Role::rcv},     // bexit
+        };
+        static_assert(static_cast<int>(Op::acquire) == 2 &&
+                      static_cast<int>(Op::barrier_exit) == 7);
+        const Simple& op = simple[static_cast<int>(e.op) - 2];
         ++stats.sync_ops;
-        const std::int32_t m = g < 0 ? -1 : mech_of(map, table, e.target, kind);
+        const std::int32_t m =
+            g < 0 ? -1 : mech_of(this->*op.map, syms->*op.table, e.target, op.kind);
         const std::span<const Sub> found =
-            m >= 0 ? find(static_cast<std::uint32_t>(m), g, role) : std::span<const Sub>();
+            m >= 0 ? find(static_cast<std::uint32_t>(m), g, op.role) : std::span<const Sub>();
         stats.sync_ops_irrelevant += found.empty();
         for (const Sub& sub : found) // one key: distinct targets, nothing to merge
             step(sub);
-    };
+        return;
+    }
+    gathered.clear();
     // fork/join operands as sorted gids (threads no net names are dropped: no U or S has them).
     auto operand_gids = [&]() {
         set_gids.clear();
@@ -646,21 +664,15 @@ void Enforcer::Impl::on_event(const Event& e) {
     };
 
     switch (e.op) {
-    case Op::read:
+    case Op::read: // above
     case Op::write:
-        return;
     case Op::acquire:
-        return simple(lock_map, syms->locks, MechKind::lock, Role::rcv);
     case Op::release:
-        return simple(lock_map, syms->locks, MechKind::lock, Role::snd);
     case Op::vol_read:
-        return simple(volatile_map, syms->volatiles, MechKind::volatile_, Role::rcv);
     case Op::vol_write:
-        return simple(volatile_map, syms->volatiles, MechKind::volatile_, Role::snd);
     case Op::barrier_enter:
-        return simple(barrier_map, syms->barriers, MechKind::barrier, Role::snd);
     case Op::barrier_exit:
-        return simple(barrier_map, syms->barriers, MechKind::barrier, Role::rcv);
+        return;
     case Op::fork: // snd of every fork(t -> U) with U ⊆ the forked set
         ++stats.sync_ops;
         if (g >= 0) {

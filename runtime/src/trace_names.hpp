@@ -45,7 +45,21 @@ public:
         }
     }
 
+    // The same for a name of 1..8 bytes whose bytes, zero-padded, are the little-endian word w0
+    // (the reader's 32-byte window has them at hand): no word to assemble, no tail to compare.
+    std::uint32_t id_short(std::uint64_t w0, std::string_view name) {
+        const std::size_t n = name.size();
+        for (std::size_t i = ((w0 ^ n) * golden) >> shift_;; i = (i + 1) & (slots_.size() - 1)) {
+            const Slot& s = slots_[i];
+            if (s.w0 == w0 && s.len == n)
+                return s.id;
+            if (s.id == no_object)
+                return insert(i, w0, name);
+        }
+    }
+
 private:
+    static constexpr std::uint64_t golden = 0x9e3779b97f4a7c15ull;
     // 16 bytes: a thousand names fit in L1/L2. Longer names are compared with the table's copy.
     struct Slot {
         std::uint64_t w0 = 0;
@@ -57,7 +71,7 @@ private:
         std::uint64_t h = w0 ^ name.size();
         for (std::size_t i = 8; i < name.size(); ++i)
             h = (h ^ static_cast<unsigned char>(name[i])) * 0x100000001b3ull;
-        return h * 0x9e3779b97f4a7c15ull;
+        return h * golden;
     }
     [[gnu::noinline]] std::uint32_t insert(std::size_t i, std::uint64_t w0, std::string_view name) {
         const std::uint32_t id = table_.intern(name);

@@ -11,6 +11,9 @@
 #include <bit>
 #include <cstring>
 #include <fmt/format.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace sfg {
 
@@ -204,6 +207,21 @@ private:
     // and returns the length, or 0. `room` bytes from o may be read. Table-driven: which op
     // comes next is data, and a switch on it would mispredict on every other line.
     static std::size_t fast_op(const char* o, std::size_t room, Op& op) {
+        if (!little || room < 8)
+            return 0; // the general parser reads the last few bytes of a file
+        std::uint64_t x;
+        std::memcpy(&x, o, 8);
+        const std::uint64_t paren = bytes_equal(x, '(');
+        if (paren == 0)
+            return 0;
+        const std::size_t len = static_cast<std::size_t>(std::countr_zero(paren)) / 8 + 1;
+        if (len == 8)
+            return 0;
+        return op_word(x & ((std::uint64_t{1} << (8 * len)) - 1), len, op) ? len : 0;
+    }
+
+    // Whether `word`, the first len bytes of a little-endian word, is an op and its '('.
+    static bool op_word(std::uint64_t word, std::size_t len, Op& op) {
         struct Entry {
             std::uint64_t word; // the op and its '(' as a little-endian word
             Op op;
@@ -223,23 +241,111 @@ private:
             put("bexit(", Op::barrier_exit), put("benter(", Op::barrier_enter);
             return t;
         }();
-        if (!little || room < 8)
-            return 0; // the general parser reads the last few bytes of a file
-        std::uint64_t x;
-        std::memcpy(&x, o, 8);
-        const std::uint64_t paren = bytes_equal(x, '(');
-        if (paren == 0)
-            return 0;
-        const std::size_t len = static_cast<std::size_t>(std::countr_zero(paren)) / 8 + 1;
-        if (len == 8)
-            return 0;
-        const std::uint64_t word = x & ((std::uint64_t{1} << (8 * len)) - 1);
         const Entry& e = table[len * 2 + ((word >> (len == 3 ? 8 : 0)) & 1)];
         if (e.word != word)
-            return 0;
+            return false;
         op = e.op;
-        return len;
+        return true;
     }
+
+    // The fields of a common line (fast_line).
+    struct Fields {
+        const char *thread_end, *arg, *arg_end, *loc, *loc_end, *next;
+        Op op;
+    };
+
+    // fast_line's scan, eight bytes at a time.
+    static bool scan_words(const char* const p, const char* end, Fields& f) {
+        const char* q = skip_name(p, end);
+        if (q == p || q == end || *q != '|')
+            return false;
+        f.thread_end = q;
+        const std::size_t len =
+            q + 1 < end ? fast_op(q + 1, static_cast<std::size_t>(end - q - 1), f.op) : 0;
+        if (len == 0)
+            return false;
+        f.arg = q + 1 + len;
+        q = skip_name(f.arg, end);
+        if (q == f.arg || q == end || *q != ')')
+            return false;
+        f.arg_end = q;
+        f.loc = f.loc_end = nullptr;
+        if (++q == end || *q == '\n') {
+            f.next = q == end ? end : q + 1;
+            return true;
+        }
+        if (*q != '|')
+            return false;
+        f.loc = q + 1;
+        f.loc_end = skip_printable(f.loc, end);
+        if (f.loc_end == f.loc || (f.loc_end < end && *f.loc_end != '\n') || *f.loc == ' ' ||
+            f.loc_end[-1] == ' ')
+            return false; // empty, a control character or CR, or blanks to trim
+        f.next = f.loc_end == end ? end : f.loc_end + 1;
+        return true;
+    }
+
+#if defined(__SSE2__)
+    // The same scan over a 32-byte window (end - p >= 40): bit masks of the separators give every
+    // field's position at once, in about a third of the instructions, and no field's position
+    // waits for the previous one's. A line longer than the window is left to parse_line.
+    static bool scan_window(const char* const p, Fields& f) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+        // Per half: x == c, x < n (unsigned), as byte masks; one movemask per mask and half.
+        auto eq = [](__m128i x, char c) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(c)); };
+        auto below = [](__m128i x, int n) {
+            return _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(static_cast<char>(n - 1))), x);
+        };
+        // Bytes that end a name (is_name_char): blanks and control characters, DEL, |(),
+        auto stop = [&](__m128i x) {
+            return _mm_or_si128(_mm_or_si128(_mm_or_si128(below(x, 0x21), eq(x, 0x7f)),
+                                             _mm_or_si128(eq(x, '|'), eq(x, ','))),
+                                _mm_or_si128(eq(x, '('), eq(x, ')')));
+        };
+        auto bits = [](__m128i lo, __m128i hi) {
+            return static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
+                   static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16;
+        };
+        const std::uint32_t control = bits(below(a, 0x20), below(b, 0x20));
+        const std::uint32_t stops = bits(stop(a), stop(b));
+        auto first = [](std::uint32_t m, unsigned from) { // 32 when none
+            return from >= 32 ? 32u : static_cast<unsigned>(std::countr_zero(m >> from << from));
+        };
+        const unsigned te = first(stops, 0);
+        if (te == 0 || te == 32 || p[te] != '|')
+            return false;
+        const unsigned oe = first(stops, te + 1); // the op's '(' (checked by the table)
+        const std::size_t len = oe - te;          // with the '('
+        if (oe == 32 || len < 2 || len > 7 || te + 9 > 32)
+            return false;
+        std::uint64_t word;
+        std::memcpy(&word, p + te + 1, 8);
+        word &= (std::uint64_t{1} << (8 * len)) - 1;
+        if (!op_word(word, len, f.op))
+            return false;
+        const unsigned ae = first(stops, oe + 1);
+        if (ae == oe + 1 || ae >= 31 || p[ae] != ')')
+            return false;
+        f.thread_end = p + te;
+        f.arg = p + oe + 1;
+        f.arg_end = p + ae;
+        f.loc = f.loc_end = nullptr;
+        if (p[ae + 1] == '\n') {
+            f.next = p + ae + 2;
+            return true;
+        }
+        if (p[ae + 1] != '|')
+            return false;
+        const unsigned lb = ae + 2, le = first(control, lb);
+        if (le == 32 || le == lb || p[le] != '\n' || p[lb] == ' ' || p[le - 1] == ' ')
+            return false; // long, empty, a control character or CR, or blanks to trim
+        f.loc = p + lb;
+        f.loc_end = p + le;
+        f.next = p + le + 1;
+        return true;
+    }
+#endif
 
     enum class Fast { other, ok, error };
 
@@ -251,45 +357,34 @@ private:
     Fast fast_line(const char* const p, const char* end, const char*& line_end) {
         if (*p == '#') // a comment, however much it looks like an event (contract §3)
             return Fast::other;
-        const char* q = skip_name(p, end);
-        if (q == p || q == end || *q != '|')
+        Fields f;
+#if defined(__SSE2__)
+        const bool wide = end - p >= 40; // the window, and a word from any field in it
+        if (wide ? !scan_window(p, f) : !scan_words(p, end, f))
             return Fast::other;
-        const char* const thread_end = q;
-        Op op = Op::read;
-        const std::size_t len =
-            q + 1 < end ? fast_op(q + 1, static_cast<std::size_t>(end - q - 1), op) : 0;
-        if (len == 0)
+#else
+        const bool wide = false;
+        if (!scan_words(p, end, f))
             return Fast::other;
-        const char* const arg = q + 1 + len;
-        q = skip_name(arg, end);
-        if (q == arg || q == end || *q != ')')
-            return Fast::other;
-        const char* const arg_end = q;
-        const char* loc = nullptr;
-        const char* loc_end = nullptr;
-        const char* next;
-        if (++q == end || *q == '\n') {
-            next = q == end ? end : q + 1;
-        } else if (*q == '|') {
-            loc = q + 1;
-            loc_end = skip_printable(loc, end);
-            if (loc_end == loc || (loc_end < end && *loc_end != '\n') || *loc == ' ' ||
-                loc_end[-1] == ' ')
-                return Fast::other; // empty, a control character or CR, or blanks to trim
-            next = loc_end == end ? end : loc_end + 1;
-        } else {
-            return Fast::other;
-        }
-
+#endif
         auto view = [](const char* a, const char* b) {
             return std::string_view(a, static_cast<std::size_t>(b - a));
         };
-        const ThreadId t = threads_.id(view(p, thread_end), end - p >= 8);
-        const ObjId target = by_op_[static_cast<int>(op)]->id(view(arg, arg_end), end - arg >= 8);
-        const ObjId location = loc ? locations_.id(view(loc, loc_end), end - loc >= 8) : no_object;
-        if (!stream_.push(t, op, target, location, line_))
+        auto id = [&](NameCache& names, const char* a, const char* b) {
+            const auto n = static_cast<std::size_t>(b - a);
+            if (little && wide && n <= 8) {
+                std::uint64_t w;
+                std::memcpy(&w, a, 8);
+                return names.id_short(w & (~std::uint64_t{0} >> (64 - 8 * n)), view(a, b));
+            }
+            return names.id(view(a, b), end - a >= 8);
+        };
+        const ThreadId t = id(threads_, p, f.thread_end);
+        const ObjId target = id(*by_op_[static_cast<int>(f.op)], f.arg, f.arg_end);
+        const ObjId location = f.loc ? id(locations_, f.loc, f.loc_end) : no_object;
+        if (!stream_.push(t, f.op, target, location, line_))
             return fail(line_begin_, stream_.error()), Fast::error;
-        line_end = next;
+        line_end = f.next;
         return Fast::ok;
     }
 

@@ -262,6 +262,66 @@ TEST_CASE("tokenize_trace_text counts event lines like the reader") {
 // The reader parses the common line (`T|op(x)` or `T|op(x)|LOC`, nothing to trim) in one pass
 // and hands every other line to the general parser. A leading blank sends every line to the
 // general parser: both must give the same events, names, ids and errors.
+TEST_CASE("the one-pass parser's 32-byte window and the general parser agree on odd lines") {
+    // Fields of every length around the window's limits, and bytes that end or break a field.
+    std::mt19937_64 rng(9);
+    const std::string odd[] = {"",     " ",    "\t", "\r", std::string(1, '\0'),
+                               "\x7f", "\xff", "|",  "(",  ")",
+                               ",",    "#",    "x",  "_9"};
+    const char* ops[] = {"r", "w", "acq", "rel", "vr", "vw", "benter", "bexit", "", "rw", "wr("};
+    auto name = [&](std::size_t n) {
+        std::string s;
+        for (std::size_t i = 0; i < n; ++i)
+            s += rng() % 12 ? static_cast<char>('a' + rng() % 26) : '7';
+        if (rng() % 6 == 0)
+            s.insert(rng() % (s.size() + 1), odd[rng() % std::size(odd)]);
+        return s;
+    };
+    { // no op, NUL where it would start: not r(x)
+        const std::string l = std::string("T0|\0x)\n", 8) + std::string(40, '#');
+        Read a(l), b(" " + l);
+        REQUIRE(!a.res.ok());
+        CHECK(a.res.error->message == b.res.error->message);
+    }
+    int events = 0;
+    for (int i = 0; i < 4000; ++i) {
+        std::string fast, general;
+        for (int k = 0; k < 6; ++k) {
+            std::string l = "T" + name(rng() % 24) + "|" + ops[rng() % std::size(ops)] + "(" +
+                            name(rng() % 30) + ")";
+            if (rng() % 2)
+                l += "|" + name(rng() % 20);
+            if (rng() % 8 == 0)
+                l = l.substr(0, rng() % (l.size() + 1));
+            fast += l + "\n";
+            general += " " + l + "\n";
+        }
+        fast += std::string(40, '#'); // a window's worth after the last line
+        general += std::string(40, '#');
+        Read a(fast), b(general);
+        INFO(fast);
+        REQUIRE(a.res.ok() == b.res.ok());
+        if (!a.res.ok()) {
+            CHECK(a.res.error->line == b.res.error->line);
+            CHECK(a.res.error->col + 1 == b.res.error->col);
+            CHECK(a.res.error->message == b.res.error->message);
+        }
+        CHECK(a.stream() == b.stream());
+        REQUIRE(a.col.all.size() == b.col.all.size());
+        for (std::size_t k = 0; k < a.col.all.size(); ++k) {
+            CHECK(a.col.all[k].target == b.col.all[k].target);
+            CHECK(a.col.all[k].location == b.col.all[k].location);
+            CHECK(a.col.all[k].line == b.col.all[k].line);
+        }
+        for (ObjId l = 0; l < a.syms.locations.size(); ++l)
+            CHECK(a.syms.locations.name(l) == b.syms.locations.name(l));
+        for (ObjId v = 0; v < a.syms.vars.size() && v < b.syms.vars.size(); ++v)
+            CHECK(a.syms.vars.name(v) == b.syms.vars.name(v));
+        events += static_cast<int>(a.col.events.size());
+    }
+    CHECK(events > 2000);
+}
+
 TEST_CASE("the one-pass common-line parser and the general parser agree") {
     std::mt19937_64 rng(5);
     const char* locations[] = {"12", "Foo.java:12", "a b", "x|y(z)", "\x7f\xff"};
