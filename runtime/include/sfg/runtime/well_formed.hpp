@@ -22,9 +22,14 @@ public:
     // nothing, returns false, and error() says why. fork/join targets index syms.thread_sets.
     [[nodiscard]] bool push(ThreadId t, Op op, ObjId target, ObjId location = no_object,
                             std::uint32_t line = 0) {
-        // The common event, a memory op of a running thread, needs no check and implies nothing.
-        if (is_memory(op) && t < threads_.size() && threads_[t].state == State::started) {
+        // The common events, those of a running thread on one object, imply nothing and need at
+        // most a check of the lock or of the thread's last op (push_checked does the rest).
+        if (t < threads_.size() && threads_[t].state == State::started && quick(op, t, target)) {
             Thread& th = threads_[t];
+            if (op == Op::acquire)
+                locks_[target] = {t, line};
+            else if (op == Op::release)
+                locks_[target] = {};
             th.last_op = op;
             th.last_target = target;
             deliver(t, op, target, location, line, ++events_);
@@ -58,6 +63,25 @@ private:
     };
 
     bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line);
+    // Whether op by running thread t is well-formed without more ado (push_checked's cases).
+    bool quick(Op op, ThreadId t, ObjId target) const {
+        switch (op) {
+        case Op::read:
+        case Op::write:
+        case Op::vol_read:
+        case Op::vol_write:
+        case Op::barrier_enter:
+            return true;
+        case Op::acquire:
+            return target < locks_.size() && locks_[target].holder == no_object;
+        case Op::release:
+            return target < locks_.size() && locks_[target].holder == t;
+        case Op::barrier_exit:
+            return threads_[t].last_op == Op::barrier_enter && threads_[t].last_target == target;
+        default:
+            return false;
+        }
+    }
     void deliver(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
                  std::uint64_t number) {
         Event e;
