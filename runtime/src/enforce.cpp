@@ -600,27 +600,31 @@ void Enforcer::Impl::apply_gathered() {
     }
 }
 
-void Enforcer::Impl::on_event(const Event& e) {
+// A memory op (most events) in few instructions and registers; the rest out of line.
+inline void Enforcer::Impl::on_event(const Event& e) {
     ++stats.events;
     const Gid g = thread_of(e.thread);
-    if (is_memory(e.op)) { // most events
-        const VarRef r = var_of(e.target);
-        if (r.var < 0)
-            return;
-        const auto v = static_cast<std::uint32_t>(r.var);
-        if (r.group < 0)
-            return memory_step(v, g, e);
-        const auto grp = static_cast<std::uint32_t>(r.group);
-        const std::uint64_t want =
-            g >= 0 ? permits[(grp * 2 + (e.op == Op::write)) * permit_stride + idx(g)] : 0;
-        Lazy& lz = lazy[v];
-        if (want && (want & ~lz.rows) == 0) { // every permitting row is a candidate: they stay
-            lz.rows = want;
-            lz.since = stats.events;
-            return;
-        }
-        return lazy_memory_step(v, grp, g, want, e);
+    if (!is_memory(e.op))
+        return on_sync(e, g);
+    const VarRef r = var_of(e.target);
+    if (r.var < 0)
+        return;
+    const auto v = static_cast<std::uint32_t>(r.var);
+    if (r.group < 0)
+        return memory_step(v, g, e);
+    const auto grp = static_cast<std::uint32_t>(r.group);
+    const std::uint64_t want =
+        g >= 0 ? permits[(grp * 2 + (e.op == Op::write)) * permit_stride + idx(g)] : 0;
+    Lazy& lz = lazy[v];
+    if (want && (want & ~lz.rows) == 0) { // every permitting row is a candidate: they stay
+        lz.rows = want;
+        lz.since = stats.events;
+        return;
     }
+    lazy_memory_step(v, grp, g, want, e);
+}
+
+void Enforcer::Impl::on_sync(const Event& e, Gid g) {
     if (e.op <= Op::barrier_exit) { // acq .. bexit: one key, looked up from a table by op
         struct Simple {
             std::vector<std::int32_t> Impl::*map;
@@ -726,11 +730,12 @@ bool Enforcer::add_variable(std::string var_name, const Net& net) {
 }
 
 void Enforcer::on_event(const Event& e, const Symbols& syms) {
-    if (impl_->index_dirty)
-        impl_->freeze_index();
-    if (impl_->syms != &syms)
-        impl_->reset_maps(syms);
-    impl_->on_event(e);
+    Impl& im = *impl_;
+    if (im.index_dirty) [[unlikely]]
+        im.freeze_index();
+    if (im.syms != &syms) [[unlikely]]
+        im.reset_maps(syms);
+    im.on_event(e);
 }
 
 void Enforcer::reset() {

@@ -299,6 +299,7 @@ struct Enforcer::Impl {
     std::int32_t mech_slow(std::vector<std::int32_t>& map, const SymbolTable& table, ObjId id,
                            MechKind kind);
     void on_event(const Event& e);
+    [[gnu::noinline]] void on_sync(const Event& e, Gid g); // every op but r and w
     // The subs of one (mechanism, thread, role) key: distinct variables and groups
     // (add_variable merges a variable's transitions of one key into one sub).
     std::span<const enforce_detail::Sub> find(std::uint32_t mech, Gid g,
