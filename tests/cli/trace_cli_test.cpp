@@ -256,3 +256,53 @@ TEST_CASE("usage errors exit 2") {
         CHECK(r.err.find("--max-reports") != std::string::npos);
     }
 }
+
+TEST_CASE("--threads 1, 2 and auto give the same reports and the same errors on large traces") {
+    // A 1.5 MB trace (auto reads it on a second thread): critical sections, thread-local data,
+    // unprotected writes racing across threads, and a Figure 3.6-style late read.
+    std::string text = "T0|fork(T1,T2,T3)|1\n";
+    std::uint64_t x = 12345;
+    auto next = [&x] { return x = x * 6364136223846793005u + 1442695040888963407u; };
+    while (text.size() < (3u << 19)) {
+        const std::string t = "T" + std::to_string(next() >> 62);
+        const std::string n = std::to_string((next() >> 40) % 200);
+        switch ((next() >> 33) % 4) {
+        case 0:
+            text += t + "|acq(m)|10\n" + t + "|w(s" + n + ")|11\n" + t + "|rel(m)|12\n";
+            break;
+        case 1:
+            text += t + "|r(" + t + "_" + n + ")|20\n";
+            break;
+        case 2:
+            text += t + "|w(u" + n + ")|30\n";
+            break;
+        default:
+            text += t + "|vw(f)|40\n" + t + "|vr(f)|41\n";
+        }
+    }
+    const std::string good = write_scratch("big.std", text).string();
+    const std::string bad = write_scratch("big_bad.std", text + "T1|rel(m)|99\n").string();
+    const std::string spec =
+        write_scratch("big.sfg", "threads T0, T1, T2, T3; lock m;\n"
+                                 "var s0, s1, s2, s3 : [EX(T0) ⊔ EX(T1) ⊔ EX(T2) ⊔ EX(T3)]^m;\n")
+            .string();
+    const std::string args = " --spec '" + spec + "'" + all_detectors + " --format json";
+    Run one = sfgc("trace '" + good + "'" + args + " --threads 1");
+    REQUIRE(one.status == 1);
+    CHECK(report(one)["events"] > 100000);
+    for (const char* threads : {" --threads 2", " --threads auto", ""}) {
+        Run r = sfgc("trace '" + good + "'" + args + threads);
+        CHECK(r.status == one.status);
+        CHECK(r.out == one.out);
+        CHECK(r.err == one.err);
+    }
+    Run seq = sfgc("trace '" + bad + "'" + args + " --threads 1");
+    CHECK(seq.status == 2);
+    CHECK(seq.err.find(
+              "big_bad.std:" + std::to_string(std::count(text.begin(), text.end(), '\n') + 1) +
+              ":") != std::string::npos);
+    Run par = sfgc("trace '" + bad + "'" + args + " --threads 2");
+    CHECK(par.status == 2);
+    CHECK(par.err == seq.err);
+    CHECK(sfgc("trace '" + good + "' --threads 3").status == 2);
+}
