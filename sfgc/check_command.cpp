@@ -6,6 +6,7 @@
 // input. `--emit-promela` writes one program as a Promela model instead (docs/promela.md).
 #include "commands.hpp"
 #include "io.hpp"
+#include "options.hpp"
 
 #include "sfg/checker/checker.hpp"
 #include "sfg/checker/model.hpp"
@@ -80,14 +81,17 @@ int run_check(int argc, char** argv) {
                    "dpor (the default: one execution per equivalence class; naive with "
                    "--preemption-bound), naive (every interleaving), random")
         ->check(CLI::IsMember({"naive", "dpor", "random"}));
-    app.add_option("--seed", seed, "seed of --mode random");
+    app.add_option("--seed", seed, "seed of --mode random")->check(non_negative());
     auto* max_exec_opt = app.add_option(
         "--max-executions", max_executions,
         "stop after N executions (default 1000000; the number of runs in random mode, 1000 "
         "there by default)");
-    app.add_option("--max-steps", max_steps, "visible steps per execution (default 10000)");
+    max_exec_opt->check(non_negative());
+    app.add_option("--max-steps", max_steps, "visible steps per execution (default 10000)")
+        ->check(non_negative());
     auto* pb = app.add_option("--preemption-bound", preemption_bound,
-                              "explore only schedules with at most K preemptions");
+                              "explore only schedules with at most K preemptions")
+                   ->check(non_negative());
     app.add_option("--format", format, "text (default) or json")
         ->check(CLI::IsMember({"text", "json"}));
     app.add_option("--trace-out", trace_out,
@@ -100,11 +104,6 @@ int run_check(int argc, char** argv) {
     promela_opt->option_text("OUT");
     try {
         app.parse(argc, argv);
-        // CLI11 2.1 reads "-1" into an unsigned option as its maximum: refuse it.
-        for (const char* o : {"--seed", "--max-executions", "--max-steps", "--preemption-bound"})
-            for (const std::string& v : app.get_option(o)->results())
-                if (v.rfind('-', 0) == 0)
-                    throw CLI::ValidationError(o, "must not be negative: " + v);
         // Emitting does not explore: options of the exploration would be silently ignored.
         if (promela_opt->count())
             for (const char* o : {"--mode", "--seed", "--max-executions", "--max-steps",

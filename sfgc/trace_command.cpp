@@ -4,6 +4,7 @@
 // are parsed; findings are printed for people (like ThreadSanitizer) or as JSON.
 #include "commands.hpp"
 #include "io.hpp"
+#include "options.hpp"
 
 #include "sfg/compiler/compile.hpp"
 #include "sfg/runtime/analysis_eraser.hpp"
@@ -183,12 +184,7 @@ int run_trace(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "1", "2"}));
     app.add_option("--max-reports", max_reports,
                    "show at most N findings per analysis (0, the default: all)")
-        // CLI11 2.1 would read "-1" as SIZE_MAX.
-        ->check(CLI::Validator(
-            [](std::string& v) {
-                return v.rfind('-', 0) == 0 ? "must not be negative: " + v : std::string();
-            },
-            "N"));
+        ->check(non_negative());
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

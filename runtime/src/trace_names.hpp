@@ -35,26 +35,28 @@ public:
             for (std::size_t i = 0; i < k; ++i)
                 w0 |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
         }
+        if (n <= 8)
+            return id_short(w0, name);
         for (std::size_t i = hash(w0, name) >> shift_;; i = (i + 1) & (slots_.size() - 1)) {
             const Slot& s = slots_[i];
             if (s.id == no_object)
                 return insert(i, w0, name);
             if (s.w0 == w0 && s.len == n &&
-                (n <= 8 || std::memcmp(table_.name(s.id).data() + 8, p + 8, n - 8) == 0))
+                std::memcmp(table_.name(s.id).data() + 8, p + 8, n - 8) == 0)
                 return s.id;
         }
     }
 
-    // The same for a name of 1..8 bytes whose bytes, zero-padded, are the little-endian word w0
-    // (the reader's 32-byte window has them at hand): no word to assemble, no tail to compare.
+    // The same for a name of up to 8 bytes whose bytes, zero-padded, are the little-endian word
+    // w0 (the reader's 32-byte window has them at hand): no word to assemble, no tail to compare.
     std::uint32_t id_short(std::uint64_t w0, std::string_view name) {
         const std::size_t n = name.size();
         for (std::size_t i = ((w0 ^ n) * golden) >> shift_;; i = (i + 1) & (slots_.size() - 1)) {
             const Slot& s = slots_[i];
+            if (s.id == no_object) // first: an empty slot looks like the empty name
+                return insert(i, w0, name);
             if (s.w0 == w0 && s.len == n)
                 return s.id;
-            if (s.id == no_object)
-                return insert(i, w0, name);
         }
     }
 
