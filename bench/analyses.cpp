@@ -11,9 +11,9 @@
 //    variable behind its own lock, all threads) and LocalSpot (thread-local) patterns (TR §4,
 //    Figure 4): events are built in memory, only the analysis is timed; `ns_per_access`.
 //
-// 3. Reading, fasttrack and enforce through read_trace_file_pipelined (the reader on a second
-//    thread): wall-clock time over the floor's (`wall_x_floor`), and both threads' CPU time
-//    (`cpu_x_floor`).
+// 3. Reading, fasttrack and enforce through read_trace_file_parallel with 2 threads (parsing on
+//    both, well-formedness and the analysis on the caller's): wall-clock time over the floor's
+//    (`wall_x_floor`), and both threads' CPU time (`cpu_x_floor`).
 //
 // Ratios and rates use the thread's CPU time, but for 3. Set SFG_BENCH_EVENTS to change the trace
 // size (default 10000000); `bench_analyses --write-trace FILE [EVENTS]` writes the trace only.
@@ -335,11 +335,11 @@ void BM_File(benchmark::State& state) {
     run_file(state, [] { return std::make_unique<A>(); });
 }
 
-// The same through read_trace_file_pipelined (reader and analysis on two threads): the point is
-// wall-clock throughput, so `wall_x_floor` is wall time over the floor's wall time, and
-// `cpu_x_floor` both threads' CPU time over the floor's.
+// The same through read_trace_file_parallel (two threads): the point is wall-clock throughput,
+// so `wall_x_floor` is wall time over the floor's wall time, and `cpu_x_floor` both threads' CPU
+// time over the floor's.
 template <class A>
-void BM_Pipelined(benchmark::State& state) {
+void BM_Parallel(benchmark::State& state) {
     TraceFile& t = trace();
     double wall = 0, cpu = 0;
     std::size_t peak = 0;
@@ -351,7 +351,7 @@ void BM_Pipelined(benchmark::State& state) {
             A analysis;
             double start = wall_seconds(), cpu_start = process_cpu_seconds();
             Symbols syms;
-            TraceResult r = read_trace_file_pipelined(t.path, syms, analysis);
+            TraceResult r = read_trace_file_parallel(t.path, syms, analysis, {2});
             if (!r.ok())
                 state.SkipWithError(r.error->to_string().c_str());
             analysis.finish(syms);
@@ -412,18 +412,18 @@ BENCHMARK_TEMPLATE(BM_File, Enforce)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2);
 BENCHMARK(BM_File_All)->Name("BM_all_five")->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK_TEMPLATE(BM_Pipelined, Nothing)
-    ->Name("BM_pipelined_read")
+BENCHMARK_TEMPLATE(BM_Parallel, Nothing)
+    ->Name("BM_parallel2_read")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2)
     ->UseRealTime();
-BENCHMARK_TEMPLATE(BM_Pipelined, Owning<FastTrackDetector>)
-    ->Name("BM_pipelined_fasttrack")
+BENCHMARK_TEMPLATE(BM_Parallel, Owning<FastTrackDetector>)
+    ->Name("BM_parallel2_fasttrack")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2)
     ->UseRealTime();
-BENCHMARK_TEMPLATE(BM_Pipelined, Enforce)
-    ->Name("BM_pipelined_enforce")
+BENCHMARK_TEMPLATE(BM_Parallel, Enforce)
+    ->Name("BM_parallel2_enforce")
     ->Unit(benchmark::kMillisecond)
     ->Iterations(2)
     ->UseRealTime();

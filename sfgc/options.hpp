@@ -16,4 +16,19 @@ inline CLI::Validator non_negative() {
         "N");
 }
 
+// For --threads: `auto` or a count from 1 to 64.
+inline CLI::Validator thread_count() {
+    return CLI::Validator(
+        [](std::string& v) {
+            if (v == "auto")
+                return std::string();
+            const bool digits = !v.empty() && v.size() <= 2 &&
+                                v.find_first_not_of("0123456789") == std::string::npos;
+            if (digits && std::stoi(v) >= 1 && std::stoi(v) <= 64)
+                return std::string();
+            return "expected auto or a number from 1 to 64, found '" + v + "'";
+        },
+        "auto|N");
+}
+
 } // namespace sfgc

@@ -1,5 +1,5 @@
 // `sfgc trace FILE [--spec SPEC.sfg] [--analysis LIST] [--format text|json] [--max-reports N]
-// [--threads auto|1|2]`
+// [--threads auto|N]`
 // (contract §3): the trace is read once, every selected analysis consuming the events as they
 // are parsed; findings are printed for people (like ThreadSanitizer) or as JSON.
 #include "commands.hpp"
@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -31,14 +32,17 @@ namespace sfgc {
 
 namespace {
 
-// Whether to read on a second thread (read_trace_file_pipelined): worth a thread only when the
-// reading is long enough to overlap and a second core can run it.
-bool use_pipeline(const std::string& threads, const std::string& file) {
+// How many threads parse the trace (read_trace_file_parallel): `auto` uses every core, up to 8
+// (beyond that the caller's thread, which checks and analyses, is the bottleneck), for a file of
+// 1 MB or more; a smaller one is read before a thread would have started.
+unsigned reading_threads(const std::string& threads, const std::string& file) {
     if (threads != "auto")
-        return threads == "2";
+        return static_cast<unsigned>(std::stoul(threads));
     std::error_code ec;
     const auto size = file == "-" ? 0 : std::filesystem::file_size(file, ec);
-    return !ec && size >= (1u << 20) && std::thread::hardware_concurrency() >= 2;
+    if (ec || size < (1u << 20))
+        return 1;
+    return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
 // One selected analysis: the Analysis that consumes the stream, and how to get its findings.
@@ -178,10 +182,10 @@ int run_trace(int argc, char** argv) {
         ->check(CLI::IsMember({"text", "json"}));
     std::string threads = "auto";
     app.add_option("--threads", threads,
-                   "1: read and analyse on one thread; 2: read on a second thread, overlapping "
-                   "the analyses (the same results, faster on two cores); auto (default): 2 for "
-                   "a file of 1 MB or more on a machine with two cores or more")
-        ->check(CLI::IsMember({"auto", "1", "2"}));
+                   "N (1-64): parse the trace on N threads while this one checks and analyses it "
+                   "(the same results; 1: all on one thread); auto (default): every core, up to "
+                   "8, for a file of 1 MB or more, else 1")
+        ->check(thread_count());
     app.add_option("--max-reports", max_reports,
                    "show at most N findings per analysis (0, the default: all)")
         ->check(non_negative());
@@ -246,9 +250,8 @@ int run_trace(int argc, char** argv) {
 
     // One pass: the analyses see each event as it is read.
     sfg::Symbols syms;
-    sfg::TraceResult read = use_pipeline(threads, file)
-                                ? sfg::read_trace_file_pipelined(file, syms, fanout)
-                                : sfg::read_trace_file(file, syms, fanout);
+    sfg::TraceResult read =
+        sfg::read_trace_file_parallel(file, syms, fanout, {reading_threads(threads, file)});
     if (!read.ok()) {
         fmt::print(stderr, "{}\n", read.error->to_string());
         return 2;

@@ -14,9 +14,13 @@
 
 namespace sfg {
 
-class NameCache {
+// Table: where names live and get their ids, in order of first sight: intern(view) -> id (called
+// once per distinct name) and name(id), viewable as a string_view. SymbolTable for Symbols;
+// ViewTable for a parser that keeps views into the file (read_trace_file_parallel).
+template <class Table>
+class BasicNameCache {
 public:
-    explicit NameCache(SymbolTable& table) : table_(table), slots_(64) {}
+    explicit BasicNameCache(Table& table) : table_(table), slots_(64) {}
 
     // The id of `name` in the table, interning it on first sight. `readable`: at least 8 bytes
     // from name.data() may be read (the name may end earlier).
@@ -42,7 +46,7 @@ public:
             if (s.id == no_object)
                 return insert(i, w0, name);
             if (s.w0 == w0 && s.len == n &&
-                std::memcmp(table_.name(s.id).data() + 8, p + 8, n - 8) == 0)
+                std::memcmp(std::string_view(table_.name(s.id)).data() + 8, p + 8, n - 8) == 0)
                 return s.id;
         }
     }
@@ -94,10 +98,28 @@ private:
         return id;
     }
 
-    SymbolTable& table_;
+    Table& table_;
     std::vector<Slot> slots_;
     int shift_ = 58; // slots_.size() == 1 << (64 - shift_)
     std::size_t used_ = 0;
+};
+
+using NameCache = BasicNameCache<SymbolTable>;
+
+// Names as views into the file being read (which outlives them): no copy, no second hash table
+// (BasicNameCache already asks only about names it has not seen).
+class ViewTable {
+public:
+    std::uint32_t intern(std::string_view name) {
+        names_.push_back(name);
+        return static_cast<std::uint32_t>(names_.size() - 1);
+    }
+    std::string_view name(std::uint32_t id) const { return names_[id]; }
+    std::uint32_t size() const { return static_cast<std::uint32_t>(names_.size()); }
+    const std::vector<std::string_view>& names() const { return names_; }
+
+private:
+    std::vector<std::string_view> names_;
 };
 
 // Interns fork/join operand sets into Symbols::thread_sets (sorted, distinct).

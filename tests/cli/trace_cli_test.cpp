@@ -257,8 +257,8 @@ TEST_CASE("usage errors exit 2") {
     }
 }
 
-TEST_CASE("--threads 1, 2 and auto give the same reports and the same errors on large traces") {
-    // A 1.5 MB trace (auto reads it on a second thread): critical sections, thread-local data,
+TEST_CASE("--threads 1, 2, 3 and auto give the same reports and the same errors on large traces") {
+    // A 1.5 MB trace (auto parses it on every core): critical sections, thread-local data,
     // unprotected writes racing across threads, and a Figure 3.6-style late read.
     std::string text = "T0|fork(T1,T2,T3)|1\n";
     std::uint64_t x = 12345;
@@ -290,7 +290,7 @@ TEST_CASE("--threads 1, 2 and auto give the same reports and the same errors on 
     Run one = sfgc("trace '" + good + "'" + args + " --threads 1");
     REQUIRE(one.status == 1);
     CHECK(report(one)["events"] > 100000);
-    for (const char* threads : {" --threads 2", " --threads auto", ""}) {
+    for (const char* threads : {" --threads 2", " --threads 3", " --threads auto", ""}) {
         Run r = sfgc("trace '" + good + "'" + args + threads);
         CHECK(r.status == one.status);
         CHECK(r.out == one.out);
@@ -301,8 +301,14 @@ TEST_CASE("--threads 1, 2 and auto give the same reports and the same errors on 
     CHECK(seq.err.find(
               "big_bad.std:" + std::to_string(std::count(text.begin(), text.end(), '\n') + 1) +
               ":") != std::string::npos);
-    Run par = sfgc("trace '" + bad + "'" + args + " --threads 2");
-    CHECK(par.status == 2);
-    CHECK(par.err == seq.err);
-    CHECK(sfgc("trace '" + good + "' --threads 3").status == 2);
+    for (const char* threads : {" --threads 2", " --threads 3"}) {
+        Run par = sfgc("trace '" + bad + "'" + args + threads);
+        CHECK(par.status == 2);
+        CHECK(par.err == seq.err);
+    }
+    for (const char* threads : {"0", "65", "-1", "two", ""}) {
+        Run r = sfgc("trace '" + good + "' --threads " + threads);
+        CHECK(r.status == 2);
+        CHECK(r.err.find("--threads") != std::string::npos);
+    }
 }

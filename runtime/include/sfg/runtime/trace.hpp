@@ -72,12 +72,19 @@ TraceResult read_trace_binary(std::string_view bytes, std::string_view file_name
                               Analysis& sink);
 // Reads a file ("-" for standard input), text or binary according to its first bytes.
 TraceResult read_trace_file(const std::string& path, Symbols& syms, Analysis& sink);
-// As read_trace_file, with the reading (parse, intern, well-formedness) on a second thread that
-// hands batches of events to this one, which delivers them to `sink`: reading and the analyses
-// overlap, for wall-clock throughput on two cores (CPU time is not lower). The sink sees the same
-// events, ids and names; only the names of the rest of an event's batch may already be in `syms`
-// when it sees the event. An exception from the sink stops the reader and is rethrown.
-TraceResult read_trace_file_pipelined(const std::string& path, Symbols& syms, Analysis& sink);
+// As read_trace_file, with a text trace parsed by `threads` threads (the caller's among them), in
+// chunks of about `chunk_bytes` cut at line starts. Well-formedness checking and the sink run on
+// the caller's thread, in file order, so the sink sees the same events with the same ids and
+// lines, `syms` ends with the same names, and an error is the same error, as with
+// read_trace_file (ill-formed or malformed input: only names interned by the failing line itself
+// may be missing). threads <= 1, or a binary trace: read_trace_file. An exception from the sink
+// stops the other threads and is rethrown.
+struct ParallelReadOptions {
+    unsigned threads = 2;
+    std::size_t chunk_bytes = std::size_t{256} << 10;
+};
+TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Analysis& sink,
+                                     const ParallelReadOptions& options = {});
 
 bool is_binary_trace(std::string_view bytes);
 

@@ -1,0 +1,523 @@
+// The text trace parser (contract §3), shared by the sequential reader (trace_reader.cpp) and the
+// parallel one (trace_parallel.cpp). Hand-written tokenizer over the mapped file: no allocation
+// per line; names are looked up in reader-local hash tables keyed by views into the file.
+//
+// Out is where names and events go:
+//   Out::threads, vars, locks, volatiles, barriers, locations  BasicNameCache<...>s
+//   thread_name(ThreadId) -> string_view-able                   for messages
+//   set(std::vector<ThreadId>& listed) -> ObjId                 a fork/join operand (distinct)
+//   push(ThreadId, Op, ObjId target, ObjId location, line) -> bool, and error() when false
+// The parser interns each line's names in the order thread, operand(s), location.
+#pragma once
+
+#include "sfg/runtime/trace.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <fmt/format.h>
+#include <optional>
+#include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace sfg::text_trace {
+
+inline bool is_space(char c) {
+    return c == ' ' || c == '\t';
+}
+
+// Names are any bytes but white space, control characters and the separators `|(),`.
+struct NameChars {
+    bool ok[256] = {};
+    constexpr NameChars() {
+        for (int c = 0x21; c < 256; ++c)
+            ok[c] = c != 0x7f && c != '|' && c != '(' && c != ')' && c != ',';
+    }
+};
+inline constexpr NameChars name_chars;
+inline bool is_name_char(char c) {
+    return name_chars.ok[static_cast<unsigned char>(c)];
+}
+
+struct OpInfo {
+    Op op;
+    int operands; // 0 none (begin/end: optional ignored operand), 1 exactly one, 2 a thread set
+};
+
+// The op names of contract §3.
+inline bool lookup_op(std::string_view s, OpInfo& out) {
+    switch (s.size()) {
+    case 1:
+        if (s[0] == 'r')
+            return out = {Op::read, 1}, true;
+        if (s[0] == 'w')
+            return out = {Op::write, 1}, true;
+        return false;
+    case 2:
+        if (s == "vr")
+            return out = {Op::vol_read, 1}, true;
+        if (s == "vw")
+            return out = {Op::vol_write, 1}, true;
+        return false;
+    case 3:
+        if (s == "acq")
+            return out = {Op::acquire, 1}, true;
+        if (s == "rel")
+            return out = {Op::release, 1}, true;
+        if (s == "end")
+            return out = {Op::end, 0}, true;
+        return false;
+    case 4:
+        if (s == "fork")
+            return out = {Op::fork, 2}, true;
+        if (s == "join")
+            return out = {Op::join, 2}, true;
+        return false;
+    case 5:
+        if (s == "bexit")
+            return out = {Op::barrier_exit, 1}, true;
+        if (s == "begin")
+            return out = {Op::begin, 0}, true;
+        return false;
+    case 6:
+        if (s == "benter")
+            return out = {Op::barrier_enter, 1}, true;
+        return false;
+    default:
+        return false;
+    }
+}
+
+template <class Out>
+class TextParser {
+public:
+    TextParser(std::string_view text, std::string_view file, Out& out)
+        : text_(text), file_(file), out_(out) {}
+
+    // Parses every line, handing out_ the events; false at the first error (error()).
+    bool run() {
+        const char* p = text_.data();
+        const char* const end = p + text_.size();
+        while (p < end) {
+            ++line_;
+            line_begin_ = p;
+            const char* next = nullptr;
+            if (const Fast f = fast_line(p, end, next); f != Fast::other) {
+                if (f == Fast::error)
+                    return false;
+                p = next;
+                continue;
+            }
+            const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+            const char* le = nl ? nl : end;
+            line_begin_ = p;
+            if (!parse_line(p, le))
+                return false;
+            p = nl ? nl + 1 : end;
+        }
+        return true;
+    }
+
+    std::optional<TraceError>& error() { return error_; }
+    std::uint32_t lines() const { return line_; } // lines begun (the last one, if unterminated)
+
+private:
+    bool fail(const char* at, std::string msg) {
+        error_ = TraceError{std::string(file_), line_,
+                            static_cast<std::uint32_t>(at - line_begin_) + 1, std::move(msg)};
+        return false;
+    }
+
+    static std::string show(char c) {
+        auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u >= 0x7f)
+            return fmt::format("byte 0x{:02x}", u);
+        return fmt::format("'{}'", c);
+    }
+
+    // A name at p: returns its end, or nullptr (and an error) if there is none.
+    const char* name(const char* p, const char* e, const char* what) {
+        const char* q = p;
+        while (q < e && is_name_char(*q))
+            ++q;
+        if (q == p) {
+            if (p == e)
+                return fail(p, fmt::format("expected {}", what)), nullptr;
+            return fail(p, fmt::format("expected {}, found {}", what, show(*p))), nullptr;
+        }
+        return q;
+    }
+
+    static const char* skip_space(const char* p, const char* e) {
+        while (p < e && is_space(*p))
+            ++p;
+        return p;
+    }
+
+    // Eight bytes at a time (the fast path's names and locations are short, and a byte loop
+    // mispredicts its exit once per field): the high bit of each byte of x that is < n.
+    // Exact for the lowest such byte, which is all that is used (borrows only run upwards).
+    static std::uint64_t bytes_below(std::uint64_t x, unsigned char n) {
+        constexpr std::uint64_t ones = 0x0101010101010101ull, high = ones << 7;
+        return (x - ones * n) & ~x & high;
+    }
+    static std::uint64_t bytes_equal(std::uint64_t x, unsigned char c) {
+        return bytes_below(x ^ (0x0101010101010101ull * c), 1);
+    }
+    static constexpr bool little = std::endian::native == std::endian::little;
+
+    // The end of the name at p: the first byte that is not a name character.
+    static const char* skip_name(const char* p, const char* end) {
+        for (; little && end - p >= 8; p += 8) {
+            std::uint64_t x;
+            std::memcpy(&x, p, 8);
+            const std::uint64_t stop = bytes_below(x, 0x21) | bytes_equal(x, 0x7f) |
+                                       bytes_equal(x, '|') | bytes_equal(x, '(') |
+                                       bytes_equal(x, ')') | bytes_equal(x, ',');
+            if (stop)
+                return p + std::countr_zero(stop) / 8;
+        }
+        while (p < end && is_name_char(*p))
+            ++p;
+        return p;
+    }
+
+    // The first control character (< 0x20) at or after p, or end.
+    static const char* skip_printable(const char* p, const char* end) {
+        for (; little && end - p >= 8; p += 8) {
+            std::uint64_t x;
+            std::memcpy(&x, p, 8);
+            if (const std::uint64_t stop = bytes_below(x, 0x20))
+                return p + std::countr_zero(stop) / 8;
+        }
+        while (p < end && static_cast<unsigned char>(*p) >= 0x20)
+            ++p;
+        return p;
+    }
+
+    // The op of the fast path, written with its '(' right after the name, e.g. "acq(": sets op
+    // and returns the length, or 0. `room` bytes from o may be read. Table-driven: which op
+    // comes next is data, and a switch on it would mispredict on every other line.
+    static std::size_t fast_op(const char* o, std::size_t room, Op& op) {
+        if (!little || room < 8)
+            return 0; // the general parser reads the last few bytes of a file
+        std::uint64_t x;
+        std::memcpy(&x, o, 8);
+        const std::uint64_t paren = bytes_equal(x, '(');
+        if (paren == 0)
+            return 0;
+        const std::size_t len = static_cast<std::size_t>(std::countr_zero(paren)) / 8 + 1;
+        if (len == 8)
+            return 0;
+        return op_word(x & ((std::uint64_t{1} << (8 * len)) - 1), len, op) ? len : 0;
+    }
+
+    // Whether `word`, the first len bytes of a little-endian word, is an op and its '('.
+    static bool op_word(std::uint64_t word, std::size_t len, Op& op) {
+        struct Entry {
+            std::uint64_t word; // the op and its '(' as a little-endian word
+            Op op;
+        };
+        // Indexed by length * 2 + the low bit of byte 1 (length 3) or byte 0 (otherwise).
+        static constexpr auto table = [] {
+            std::array<Entry, 16> t{};
+            auto put = [&](std::string_view w, Op op) {
+                std::uint64_t x = 0;
+                for (std::size_t i = 0; i < w.size(); ++i)
+                    x |= std::uint64_t{static_cast<unsigned char>(w[i])} << (8 * i);
+                const unsigned char c = static_cast<unsigned char>(w[w.size() == 3 ? 1 : 0]);
+                t[w.size() * 2 + (c & 1)] = {x, op};
+            };
+            put("r(", Op::read), put("w(", Op::write), put("vr(", Op::vol_read);
+            put("vw(", Op::vol_write), put("rel(", Op::release), put("acq(", Op::acquire);
+            put("bexit(", Op::barrier_exit), put("benter(", Op::barrier_enter);
+            return t;
+        }();
+        const Entry& e = table[len * 2 + ((word >> (len == 3 ? 8 : 0)) & 1)];
+        if (e.word != word)
+            return false;
+        op = e.op;
+        return true;
+    }
+
+    // The fields of a common line (fast_line).
+    struct Fields {
+        const char *thread_end, *arg, *arg_end, *loc, *loc_end, *next;
+        Op op;
+    };
+
+    // fast_line's scan, eight bytes at a time.
+    static bool scan_words(const char* const p, const char* end, Fields& f) {
+        const char* q = skip_name(p, end);
+        if (q == p || q == end || *q != '|')
+            return false;
+        f.thread_end = q;
+        const std::size_t len =
+            q + 1 < end ? fast_op(q + 1, static_cast<std::size_t>(end - q - 1), f.op) : 0;
+        if (len == 0)
+            return false;
+        f.arg = q + 1 + len;
+        q = skip_name(f.arg, end);
+        if (q == f.arg || q == end || *q != ')')
+            return false;
+        f.arg_end = q;
+        f.loc = f.loc_end = nullptr;
+        if (++q == end || *q == '\n') {
+            f.next = q == end ? end : q + 1;
+            return true;
+        }
+        if (*q != '|')
+            return false;
+        f.loc = q + 1;
+        f.loc_end = skip_printable(f.loc, end);
+        if (f.loc_end == f.loc || (f.loc_end < end && *f.loc_end != '\n') || *f.loc == ' ' ||
+            f.loc_end[-1] == ' ')
+            return false; // empty, a control character or CR, or blanks to trim
+        f.next = f.loc_end == end ? end : f.loc_end + 1;
+        return true;
+    }
+
+#if defined(__SSE2__)
+    // The same scan over a 32-byte window (end - p >= 40): bit masks of the separators give every
+    // field's position at once, in about a third of the instructions, and no field's position
+    // waits for the previous one's. A line longer than the window is left to parse_line.
+    static bool scan_window(const char* const p, Fields& f) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+        // Per half: x == c, x < n (unsigned), as byte masks; one movemask per mask and half.
+        auto eq = [](__m128i x, char c) { return _mm_cmpeq_epi8(x, _mm_set1_epi8(c)); };
+        auto below = [](__m128i x, int n) {
+            return _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(static_cast<char>(n - 1))), x);
+        };
+        // Bytes that end a name (is_name_char): blanks and control characters, DEL, |(),
+        auto stop = [&](__m128i x) {
+            return _mm_or_si128(_mm_or_si128(_mm_or_si128(below(x, 0x21), eq(x, 0x7f)),
+                                             _mm_or_si128(eq(x, '|'), eq(x, ','))),
+                                _mm_or_si128(eq(x, '('), eq(x, ')')));
+        };
+        auto bits = [](__m128i lo, __m128i hi) {
+            return static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
+                   static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16;
+        };
+        const std::uint32_t control = bits(below(a, 0x20), below(b, 0x20));
+        const std::uint32_t stops = bits(stop(a), stop(b));
+        auto first = [](std::uint32_t m, unsigned from) { // 32 when none
+            return from >= 32 ? 32u : static_cast<unsigned>(std::countr_zero(m >> from << from));
+        };
+        const unsigned te = first(stops, 0);
+        if (te == 0 || te == 32 || p[te] != '|')
+            return false;
+        const unsigned oe = first(stops, te + 1); // the op's '(' (checked by the table)
+        const std::size_t len = oe - te;          // with the '('
+        if (oe == 32 || len < 2 || len > 7 || te + 9 > 32)
+            return false;
+        std::uint64_t word;
+        std::memcpy(&word, p + te + 1, 8);
+        word &= (std::uint64_t{1} << (8 * len)) - 1;
+        if (!op_word(word, len, f.op))
+            return false;
+        const unsigned ae = first(stops, oe + 1);
+        if (ae == oe + 1 || ae >= 31 || p[ae] != ')')
+            return false;
+        f.thread_end = p + te;
+        f.arg = p + oe + 1;
+        f.arg_end = p + ae;
+        f.loc = f.loc_end = nullptr;
+        if (p[ae + 1] == '\n') {
+            f.next = p + ae + 2;
+            return true;
+        }
+        if (p[ae + 1] != '|')
+            return false;
+        const unsigned lb = ae + 2, le = first(control, lb);
+        if (le == 32 || le == lb || p[le] != '\n' || p[lb] == ' ' || p[le - 1] == ' ')
+            return false; // long, empty, a control character or CR, or blanks to trim
+        f.loc = p + lb;
+        f.loc_end = p + le;
+        f.next = p + le + 1;
+        return true;
+    }
+#endif
+
+    enum class Fast { other, ok, error };
+
+    // The common line, `THREAD|OP(NAME)` or `THREAD|OP(NAME)|LOCATION`, with no blanks, CR or
+    // tabs, and an op with one operand: parsed in one pass, without looking for the line end
+    // first; on ok, line_end is the start of the next line. `other`: anything else, for parse_line
+    // to read (nothing was interned yet; it interns the same names in the same order). `error`: an
+    // ill-formed event (error_ is set).
+    Fast fast_line(const char* const p, const char* end, const char*& line_end) {
+        if (*p == '#') // a comment, however much it looks like an event (contract §3)
+            return Fast::other;
+        Fields f;
+#if defined(__SSE2__)
+        const bool wide = end - p >= 40; // the window, and a word from any field in it
+        if (wide ? !scan_window(p, f) : !scan_words(p, end, f))
+            return Fast::other;
+#else
+        const bool wide = false;
+        if (!scan_words(p, end, f))
+            return Fast::other;
+#endif
+        auto view = [](const char* a, const char* b) {
+            return std::string_view(a, static_cast<std::size_t>(b - a));
+        };
+        auto id = [&](auto& names, const char* a, const char* b) {
+            const auto n = static_cast<std::size_t>(b - a);
+            if (little && wide && n <= 8) {
+                std::uint64_t w;
+                std::memcpy(&w, a, 8);
+                return names.id_short(w & (~std::uint64_t{0} >> (64 - 8 * n)), view(a, b));
+            }
+            return names.id(view(a, b), end - a >= 8);
+        };
+        const ThreadId t = id(out_.threads, p, f.thread_end);
+        const ObjId target = id(*by_op_[static_cast<int>(f.op)], f.arg, f.arg_end);
+        const ObjId location = f.loc ? id(out_.locations, f.loc, f.loc_end) : no_object;
+        if (!out_.push(t, f.op, target, location, line_))
+            return fail(line_begin_, out_.error()), Fast::error;
+        line_end = f.next;
+        return Fast::ok;
+    }
+
+    bool parse_line(const char* p, const char* e) {
+        // Trim: trailing CR / blanks, leading blanks; skip blank and comment lines.
+        while (e > p && (is_space(e[-1]) || e[-1] == '\r'))
+            --e;
+        p = skip_space(p, e);
+        if (p == e || *p == '#')
+            return true;
+
+        // THREAD
+        const char* q = name(p, e, "a thread name");
+        if (!q)
+            return false;
+        // Ids in order of first appearance, the thread before its operands (as the binary writer
+        // defines them, so a round trip keeps ids).
+        const ThreadId t = out_.threads.id(std::string_view(p, static_cast<std::size_t>(q - p)));
+        p = skip_space(q, e);
+        if (p == e || *p != '|')
+            return fail(
+                p, p == e ? "expected '|' after the thread name"
+                          : fmt::format("expected '|' after the thread name, found {}", show(*p)));
+        p = skip_space(p + 1, e);
+
+        // OP
+        const char* op_at = p;
+        q = p;
+        while (q < e && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
+            ++q;
+        std::string_view op_name(p, static_cast<std::size_t>(q - p));
+        OpInfo info{};
+        if (op_name.empty())
+            return fail(p, "expected an operation (r, w, acq, rel, vr, vw, benter, bexit, fork, "
+                           "join, begin, end)");
+        if (!lookup_op(op_name, info))
+            return fail(op_at, fmt::format("unknown operation '{}'", op_name));
+        p = skip_space(q, e);
+
+        ObjId target = no_object;
+        if (info.operands == 0) {
+            // begin / end; RAPID writes an operand, which carries nothing for us.
+            if (p < e && *p == '(') {
+                const char* c = static_cast<const char*>(std::memchr(p, ')', e - p));
+                if (!c)
+                    return fail(e, "expected ')'");
+                p = skip_space(c + 1, e);
+            }
+        } else {
+            if (p == e || *p != '(')
+                return fail(p, fmt::format("expected '(' after '{}'", op_name));
+            p = skip_space(p + 1, e);
+            if (info.operands == 1) {
+                const char* a = p;
+                q = name(p, e, "an operand");
+                if (!q)
+                    return false;
+                std::string_view arg(a, static_cast<std::size_t>(q - a));
+                p = skip_space(q, e);
+                if (p < e && *p == ',')
+                    return fail(p, fmt::format("'{}' takes one operand", op_name));
+                target = intern_target(info.op, arg);
+            } else {
+                set_.clear();
+                for (;;) {
+                    const char* a = p;
+                    q = name(p, e, "a thread name");
+                    if (!q)
+                        return false;
+                    ThreadId u =
+                        out_.threads.id(std::string_view(a, static_cast<std::size_t>(q - a)));
+                    if (std::find(set_.begin(), set_.end(), u) != set_.end())
+                        return fail(a,
+                                    fmt::format("thread {} is listed twice", out_.thread_name(u)));
+                    set_.push_back(u);
+                    p = skip_space(q, e);
+                    if (p < e && *p == ',') {
+                        p = skip_space(p + 1, e);
+                        continue;
+                    }
+                    break;
+                }
+                target = out_.set(set_);
+            }
+            if (p == e || *p != ')')
+                return fail(p, p == e ? std::string("expected ')'")
+                                      : fmt::format("expected ')', found {}", show(*p)));
+            p = skip_space(p + 1, e);
+        }
+
+        // |LOCATION (the rest of the line)
+        ObjId location = no_object;
+        if (p < e) {
+            if (*p != '|')
+                return fail(p,
+                            fmt::format("expected '|' or the end of the line, found {}", show(*p)));
+            p = skip_space(p + 1, e);
+            if (p < e) {
+                for (const char* c = p; c < e; ++c)
+                    if (static_cast<unsigned char>(*c) < 0x20 && *c != '\t')
+                        return fail(c, fmt::format("unexpected {} in the location", show(*c)));
+                location = out_.locations.id(std::string_view(p, static_cast<std::size_t>(e - p)));
+            }
+        }
+
+        if (!out_.push(t, info.op, target, location, line_))
+            return fail(line_begin_ + (skip_space(line_begin_, e) - line_begin_), out_.error());
+        return true;
+    }
+
+    ObjId intern_target(Op op, std::string_view arg) {
+        switch (op) {
+        case Op::read:
+        case Op::write:
+            return out_.vars.id(arg);
+        case Op::acquire:
+        case Op::release:
+            return out_.locks.id(arg);
+        case Op::vol_read:
+        case Op::vol_write:
+            return out_.volatiles.id(arg);
+        default:
+            return out_.barriers.id(arg);
+        }
+    }
+
+    std::string_view text_;
+    std::string_view file_;
+    Out& out_;
+    // The operand's namespace by op (r .. bexit).
+    static_assert(static_cast<int>(Op::read) == 0 && static_cast<int>(Op::barrier_exit) == 7);
+    using Cache = std::remove_reference_t<decltype(out_.vars)>;
+    Cache* const by_op_[8] = {&out_.vars,      &out_.vars,      &out_.locks,    &out_.locks,
+                              &out_.volatiles, &out_.volatiles, &out_.barriers, &out_.barriers};
+    std::vector<ThreadId> set_;
+    std::uint32_t line_ = 0;
+    const char* line_begin_ = nullptr;
+    std::optional<TraceError> error_;
+};
+
+} // namespace sfg::text_trace
