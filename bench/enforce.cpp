@@ -7,8 +7,11 @@
 //               involved. This isolates the claim: a sync op must not pay for variables whose
 //               nets do not mention its mechanism. Indexed: flat. Figure 5.2: linear.
 //   round_robin round j uses m_(j mod N) / x_(j mod N): every variable is live, each op touches
-//               one of them. Indexed: flat in work, but the touched state no longer fits in cache
-//               once N is large, so some growth is memory hierarchy, not algorithm.
+//               one of them, in the order they were declared. Indexed: flat; each group's tables
+//               are adjacent in two pools (enforce_impl.hpp, Group), so this order streams.
+//   shuffled    the same rounds in a random order of variables: every op's state is a cache
+//               miss once the N variables' state outgrows the caches (about 100 bytes each), so
+//               growth here is the memory hierarchy's, not the algorithm's.
 // Baseline: Figure 5.2's [SLOW SYNC] rule, implemented as cheaply as it allows (each variable
 // first checks whether its lock is the op's), which still visits every variable on every sync op.
 //
@@ -22,6 +25,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -144,7 +148,9 @@ struct Workload {
     std::size_t sync_per_round = 4;
 };
 
-Workload make_workload(std::size_t n, bool round_robin) {
+enum class Order { fixed, round_robin, shuffled };
+
+Workload make_workload(std::size_t n, Order order) {
     Workload w;
     w.syms.threads.intern("t0");
     w.syms.threads.intern("t1");
@@ -152,10 +158,15 @@ Workload make_workload(std::size_t n, bool round_robin) {
         w.syms.vars.intern("x" + std::to_string(i));
         w.syms.locks.intern("m" + std::to_string(i));
     }
-    const std::size_t rounds = round_robin ? n : 1;
+    const std::size_t rounds = order == Order::fixed ? 1 : n;
+    std::vector<ObjId> var(rounds);
+    for (std::size_t j = 0; j < rounds; ++j)
+        var[j] = static_cast<ObjId>(j);
+    if (order == Order::shuffled)
+        std::shuffle(var.begin(), var.end(), std::mt19937_64(42));
     std::uint64_t number = 0;
     for (std::size_t j = 0; j < rounds; ++j) {
-        const auto x = static_cast<ObjId>(j);
+        const ObjId x = var[j];
         for (ThreadId t : {ThreadId{0}, ThreadId{1}}) {
             for (Op op : {Op::acquire, Op::write, Op::release}) {
                 Event e;
@@ -173,9 +184,9 @@ Workload make_workload(std::size_t n, bool round_robin) {
 constexpr std::size_t batch = 600; // events per benchmark iteration (100 rounds)
 
 template <class MakeAnalysis>
-void run(benchmark::State& state, bool round_robin, MakeAnalysis make, bool warm_up) {
+void run(benchmark::State& state, Order order, MakeAnalysis make, bool warm_up) {
     const auto n = static_cast<std::size_t>(state.range(0));
-    Workload w = make_workload(n, round_robin);
+    Workload w = make_workload(n, order);
     auto analysis = make(n, w.syms);
     // Warm up: one pass over the trace, so every variable is in its steady state (too slow for
     // the baseline's round robin at 100,000 variables, whose cost is the scan over them anyway).
@@ -213,16 +224,19 @@ auto make_naive = [](std::size_t n, const Symbols& syms) {
 };
 
 void BM_Indexed_Fixed(benchmark::State& s) {
-    run(s, false, make_indexed, true);
+    run(s, Order::fixed, make_indexed, true);
 }
 void BM_Indexed_RoundRobin(benchmark::State& s) {
-    run(s, true, make_indexed, true);
+    run(s, Order::round_robin, make_indexed, true);
+}
+void BM_Indexed_Shuffled(benchmark::State& s) {
+    run(s, Order::shuffled, make_indexed, true);
 }
 void BM_Fig52_Fixed(benchmark::State& s) {
-    run(s, false, make_naive, true);
+    run(s, Order::fixed, make_naive, true);
 }
 void BM_Fig52_RoundRobin(benchmark::State& s) {
-    run(s, true, make_naive, false);
+    run(s, Order::round_robin, make_naive, false);
 }
 
 void sizes(benchmark::internal::Benchmark* b) {
@@ -235,6 +249,7 @@ void sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Indexed_Fixed)->Apply(sizes);
 BENCHMARK(BM_Indexed_RoundRobin)->Apply(sizes);
+BENCHMARK(BM_Indexed_Shuffled)->Apply(sizes);
 BENCHMARK(BM_Fig52_Fixed)->Apply(sizes);
 BENCHMARK(BM_Fig52_RoundRobin)->Apply(sizes);
 

@@ -374,8 +374,6 @@ std::uint32_t Enforcer::Impl::add_group(const Var& v) {
     for (std::int32_t c : cls)
         grp.cols = std::max(grp.cols, static_cast<std::uint32_t>(c + 1));
     grp.rows = static_cast<std::uint32_t>(s.row_place.size());
-    for (std::int32_t p : s.row_place)
-        grp.row_column.push_back(static_cast<std::uint32_t>(cls[idx(p)]));
 
     // Each key's rules, deduplicated. Rules that merge several columns into one (an acq: one
     // per possible releaser) read instead a summary column, the maximum of those sources, which
@@ -428,13 +426,20 @@ std::uint32_t Enforcer::Impl::add_group(const Var& v) {
         pending.push_back({raw[i].key, sub});
         i = j;
     }
-    grp.reach.assign(std::size_t{grp.rows} * grp.cols, 0);
-    grp.summary_begin.push_back(0);
+    grp.reach_at = reach_pool.size();
+    reach_pool.resize(reach_pool.size() + std::size_t{grp.rows} * grp.cols, 0);
+    grp.u32_at = group_u32.size();
+    for (std::int32_t p : s.row_place)
+        group_u32.push_back(static_cast<std::uint32_t>(cls[idx(p)]));
+    // summary_begin (offsets from the first summary), then the summaries.
+    std::vector<std::uint32_t> summaries;
+    group_u32.push_back(0);
     for (std::uint32_t c = 0; c < grp.cols; ++c) {
         if (c < members_of.size())
-            grp.summaries.insert(grp.summaries.end(), members_of[c].begin(), members_of[c].end());
-        grp.summary_begin.push_back(static_cast<std::uint32_t>(grp.summaries.size()));
+            summaries.insert(summaries.end(), members_of[c].begin(), members_of[c].end());
+        group_u32.push_back(static_cast<std::uint32_t>(summaries.size()));
     }
+    group_u32.insert(group_u32.end(), summaries.begin(), summaries.end());
     groups.push_back(std::move(grp));
     index_dirty = true;
     return gi;
@@ -752,9 +757,7 @@ void Enforcer::reset() {
         }
         v.violations = 0;
     }
-    for (Group& g : im.groups) {
-        std::fill(g.reach.begin(), g.reach.end(), 0);
-    }
+    std::fill(im.reach_pool.begin(), im.reach_pool.end(), 0);
     im.first.clear();
     im.all.clear();
     im.stats = {};

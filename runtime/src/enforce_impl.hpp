@@ -141,15 +141,20 @@ struct VarRef {
 // (one per possible next owner) are one column, and rel(m) updates one column, not eight.
 struct Group {
     std::uint32_t shape = 0;
-    std::vector<std::int32_t> column; // place -> storage column (-1: not a candidate place)
     std::uint32_t cols = 0;
     std::uint32_t rows = 0;
-    std::vector<std::uint64_t> reach;      // reach[p][q] at [column[q] * rows + row(p)]
-    std::vector<std::uint32_t> row_column; // column of each row's own place
+    // The tables every op on the group reads, in two pools in group order (Impl::reach_pool,
+    // Impl::group_u32), so that a group's state is a few adjacent cache lines and variables
+    // visited in order stream through memory (bench_enforce's round robin):
+    //   reach_pool[reach_at ..]: reach[p][q] at [column[q] * rows + row(p)], rows x cols words;
+    //   group_u32[u32_at ..]: the column of each row's own place (rows entries), then
+    //   summary_begin (cols + 1 entries), then the summaries.
+    std::size_t reach_at = 0;
+    std::size_t u32_at = 0;
+    std::vector<std::int32_t> column; // place -> storage column (-1: not a candidate place)
     // Summary columns (after the places' columns; add_group): the maximum of a set of columns
     // that some op's rules all merge into one destination. Column c is a member of
     // summaries[summary_begin[c] .. summary_begin[c + 1]), which are merged from c when it grows.
-    std::vector<std::uint32_t> summary_begin, summaries;
 };
 
 // One update of a group's table: reach[p][dst] = max(reach[p][dst], reach[p][src]), and
@@ -210,6 +215,8 @@ struct Enforcer::Impl {
     std::unordered_map<std::string, std::uint32_t> var_ids;
     std::vector<enforce_detail::Shape> shapes;
     std::vector<enforce_detail::Group> groups;
+    std::vector<std::uint64_t> reach_pool;                         // Group::reach_at
+    std::vector<std::uint32_t> group_u32;                          // Group::u32_at
     std::map<std::vector<std::uint32_t>, std::uint32_t> group_ids; // shape, edge mechs -> group
     std::unordered_map<std::string, std::uint32_t> shape_ids;      // structural key -> shape
     std::vector<std::uint32_t> edge_mechs;
@@ -277,6 +284,18 @@ struct Enforcer::Impl {
     // A new group for a one-token variable: storage columns and its index entries.
     std::uint32_t add_group(const enforce_detail::Var& v);
     void freeze_index();
+    std::uint64_t* reach_of(const enforce_detail::Group& g) {
+        return reach_pool.data() + g.reach_at;
+    }
+    const std::uint64_t* reach_of(const enforce_detail::Group& g) const {
+        return reach_pool.data() + g.reach_at;
+    }
+    const std::uint32_t* row_column_of(const enforce_detail::Group& g) const {
+        return group_u32.data() + g.u32_at;
+    }
+    const std::uint32_t* summary_begin_of(const enforce_detail::Group& g) const {
+        return group_u32.data() + g.u32_at + g.rows;
+    }
     void reset_maps(const Symbols& s);
     // Trace ids -> ours: one load once resolved; the *_slow forms resolve by name.
     Gid thread_of(ThreadId t) {

@@ -176,9 +176,9 @@ merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, st
     !defined(__SANITIZE_THREAD__)
 [[gnu::target_clones("avx2", "default")]]
 #endif
-bool apply_rules(Group& grp, std::span<const Rule> rules, std::uint64_t now) {
-    const std::size_t rows = grp.rows;
-    std::uint64_t* const reach = grp.reach.data();
+bool apply_rules(std::uint64_t* const reach, std::size_t rows,
+                 const std::uint32_t* const summary_begin, const std::uint32_t* const summaries,
+                 std::span<const Rule> rules, std::uint64_t now) {
     bool changed = false;
     for (const Rule& r : rules) {
         std::uint64_t* dst = reach + std::size_t{r.dst} * rows;
@@ -188,8 +188,8 @@ bool apply_rules(Group& grp, std::span<const Rule> rules, std::uint64_t now) {
             dst[r.own] = now;
         }
         if (grew) // keep the summaries dst is a member of current
-            for (std::uint32_t k = grp.summary_begin[r.dst]; k < grp.summary_begin[r.dst + 1]; ++k)
-                merge_max(reach + std::size_t{grp.summaries[k]} * rows, dst, rows);
+            for (std::uint32_t k = summary_begin[r.dst]; k < summary_begin[r.dst + 1]; ++k)
+                merge_max(reach + std::size_t{summaries[k]} * rows, dst, rows);
         changed |= grew;
     }
     return changed;
@@ -203,7 +203,10 @@ bool apply_rules(Group& grp, std::span<const Rule> rules, std::uint64_t now) {
 // the order of the rules does not matter.
 void Enforcer::Impl::group_step(std::uint32_t gi, std::span<const Rule> rules) {
     ++stats.variable_visits;
-    stats.candidate_updates += apply_rules(groups[gi], rules, stats.events);
+    const Group& grp = groups[gi];
+    stats.candidate_updates +=
+        apply_rules(reach_of(grp), grp.rows, summary_begin_of(grp),
+                    summary_begin_of(grp) + grp.cols + 1, rules, stats.events);
 }
 
 void Enforcer::Impl::materialize(std::uint32_t vi, Candidates& out) const {
@@ -212,7 +215,7 @@ void Enforcer::Impl::materialize(std::uint32_t vi, Candidates& out) const {
     const Shape& s = shapes[grp.shape];
     out.clear();
     for (const std::int32_t q : s.col_place) {
-        const std::uint64_t* col = grp.reach.data() + idx(grp.column[idx(q)]) * grp.rows;
+        const std::uint64_t* col = reach_of(grp) + idx(grp.column[idx(q)]) * grp.rows;
         const std::int32_t qrow = s.place_row[idx(q)];
         bool in = false;
         for (std::uint64_t rows = lz.rows; rows && !in; rows &= rows - 1) {
@@ -236,7 +239,7 @@ void Enforcer::Impl::lazy_memory_step(std::uint32_t vi, std::uint32_t gi, Gid g,
     for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
         const int q = std::countr_zero(qs);
         const std::uint64_t* col =
-            grp.reach.data() + std::size_t{grp.row_column[idx(q)]} * grp.rows;
+            reach_of(grp) + std::size_t{row_column_of(grp)[idx(q)]} * grp.rows;
         for (std::uint64_t rows = lz.rows; rows; rows &= rows - 1)
             if (lz.since < col[std::countr_zero(rows)]) {
                 kept |= std::uint64_t{1} << q;
