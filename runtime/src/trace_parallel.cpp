@@ -38,6 +38,9 @@ SymbolTable Symbols::*const tables[kinds] = {&Symbols::threads,  &Symbols::vars,
                                              &Symbols::locks,    &Symbols::volatiles,
                                              &Symbols::barriers, &Symbols::locations};
 constexpr std::uint32_t unmapped = ~std::uint32_t{0};
+// The namespace (index in `tables`) of the operand of r .. bexit.
+static_assert(static_cast<int>(Op::read) == 0 && static_cast<int>(Op::barrier_exit) == 7);
+constexpr std::size_t target_kind[8] = {1, 1, 2, 2, 3, 3, 4, 4};
 
 // One event line in its parser's local ids.
 struct RawEvent {
@@ -244,8 +247,11 @@ private:
                 m.names[i].insert(m.names[i].end(), c.new_names[i].begin(), c.new_names[i].end());
                 m.ids[i].resize(m.names[i].size(), unmapped);
             }
+            std::array<std::uint32_t*, kinds> ids; // (intern below resizes none of them)
+            for (std::size_t i = 0; i < kinds; ++i)
+                ids[i] = m.ids[i].data();
             auto global = [&](std::size_t kind, std::uint32_t local) {
-                std::uint32_t& id = m.ids[kind][local];
+                std::uint32_t& id = ids[kind][local];
                 if (id == unmapped) [[unlikely]]
                     id = (syms.*tables[kind]).intern(m.names[kind][local]);
                 return id;
@@ -253,32 +259,13 @@ private:
             for (const RawEvent& e : c.events) {
                 const ThreadId t = global(0, e.thread);
                 ObjId target = no_object;
-                switch (e.op) {
-                case Op::read:
-                case Op::write:
-                    target = global(1, e.target);
-                    break;
-                case Op::acquire:
-                case Op::release:
-                    target = global(2, e.target);
-                    break;
-                case Op::vol_read:
-                case Op::vol_write:
-                    target = global(3, e.target);
-                    break;
-                case Op::barrier_enter:
-                case Op::barrier_exit:
-                    target = global(4, e.target);
-                    break;
-                case Op::fork:
-                case Op::join:
+                if (e.op <= Op::barrier_exit) [[likely]] { // one namespace: no switch on op
+                    target = global(target_kind[static_cast<int>(e.op)], e.target);
+                } else if (e.op == Op::fork || e.op == Op::join) {
                     set.clear();
                     for (ThreadId u : c.sets[e.target])
                         set.push_back(global(0, u));
                     target = sets.id(set);
-                    break;
-                default:
-                    break;
                 }
                 const ObjId location = e.location == no_object ? no_object : global(5, e.location);
                 if (!stream.push(t, e.op, target, location, base + e.line)) {
