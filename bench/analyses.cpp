@@ -218,7 +218,7 @@ double wall_seconds() {
         .count();
 }
 
-double process_cpu_seconds() { // every thread's: the pipelined runs use two
+double process_cpu_seconds() { // every thread's: the parallel runs use two
     timespec ts{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;

@@ -27,6 +27,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace sfg {
@@ -113,8 +114,12 @@ public:
                 pool.clear();
             }
         } stop{*this, pool};
-        for (unsigned p = 0; p < workers; ++p)
-            pool.emplace_back([this, p] { work(p); });
+        try {
+            for (unsigned p = 0; p < workers; ++p)
+                pool.emplace_back([this, p] { work(p); });
+        } catch (const std::system_error&) {
+            // No more threads to be had: those started and this one parse everything.
+        }
         return deliver(syms, sink, workers); // the caller's thread parses as parser `workers`
     }
 
