@@ -309,6 +309,14 @@ private:
 
 } // namespace
 
+TraceResult read_trace_text_parallel(std::string_view text, std::string_view file_name,
+                                     Symbols& syms, Analysis& sink,
+                                     const ParallelReadOptions& options) {
+    if (options.threads <= 1)
+        return read_trace_text(text, file_name, syms, sink);
+    return ParallelReader(text, file_name, options.threads, options.chunk_bytes).run(syms, sink);
+}
+
 TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Analysis& sink,
                                      const ParallelReadOptions& options) {
     if (options.threads <= 1)
@@ -322,7 +330,7 @@ TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Ana
     std::string_view name = path == "-" ? std::string_view("<stdin>") : std::string_view(path);
     if (is_binary_trace(f.data()))
         return read_trace_binary(f.data(), name, syms, sink);
-    return ParallelReader(f.data(), name, options.threads, options.chunk_bytes).run(syms, sink);
+    return read_trace_text_parallel(f.data(), name, syms, sink, options);
 }
 
 } // namespace sfg

@@ -60,28 +60,32 @@ void check_same(const std::string& text, const std::vector<ParallelReadOptions>&
     Collector c1;
     const TraceResult r1 = read_trace_file(f.path, s1, c1);
     INFO(text.substr(0, 2000));
-    for (const ParallelReadOptions& o : options) {
-        INFO("threads ", o.threads, ", chunk ", o.chunk_bytes);
-        Symbols s2 = start;
-        Collector c2;
-        const TraceResult r2 = read_trace_file_parallel(f.path, s2, c2, o);
-        CHECK(r1.events == r2.events);
-        REQUIRE(r1.ok() == r2.ok());
-        if (!r1.ok())
-            CHECK(r1.error->to_string() == r2.error->to_string());
-        REQUIRE(c1.all.size() == c2.all.size());
-        for (std::size_t i = 0; i < c1.all.size(); ++i)
-            REQUIRE(same(c1.all[i], c2.all[i]));
-        if (r1.ok()) {
-            CHECK(same(s1.threads, s2.threads));
-            CHECK(same(s1.vars, s2.vars));
-            CHECK(same(s1.locks, s2.locks));
-            CHECK(same(s1.volatiles, s2.volatiles));
-            CHECK(same(s1.barriers, s2.barriers));
-            CHECK(same(s1.locations, s2.locations));
-            CHECK(s1.thread_sets == s2.thread_sets);
+    for (const ParallelReadOptions& o : options)
+        for (const bool in_memory : {false, true}) {
+            if (in_memory && is_binary_trace(text))
+                continue;
+            INFO("threads ", o.threads, ", chunk ", o.chunk_bytes, in_memory ? ", in memory" : "");
+            Symbols s2 = start;
+            Collector c2;
+            const TraceResult r2 = in_memory ? read_trace_text_parallel(text, f.path, s2, c2, o)
+                                             : read_trace_file_parallel(f.path, s2, c2, o);
+            CHECK(r1.events == r2.events);
+            REQUIRE(r1.ok() == r2.ok());
+            if (!r1.ok())
+                CHECK(r1.error->to_string() == r2.error->to_string());
+            REQUIRE(c1.all.size() == c2.all.size());
+            for (std::size_t i = 0; i < c1.all.size(); ++i)
+                REQUIRE(same(c1.all[i], c2.all[i]));
+            if (r1.ok()) {
+                CHECK(same(s1.threads, s2.threads));
+                CHECK(same(s1.vars, s2.vars));
+                CHECK(same(s1.locks, s2.locks));
+                CHECK(same(s1.volatiles, s2.volatiles));
+                CHECK(same(s1.barriers, s2.barriers));
+                CHECK(same(s1.locations, s2.locations));
+                CHECK(s1.thread_sets == s2.thread_sets);
+            }
         }
-    }
 }
 
 const std::vector<ParallelReadOptions> small_chunks = {{2, 1},   {2, 7},    {3, 16},  {2, 64},

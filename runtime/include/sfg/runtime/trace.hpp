@@ -85,6 +85,10 @@ struct ParallelReadOptions {
 };
 TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Analysis& sink,
                                      const ParallelReadOptions& options = {});
+// The same for a text trace in memory.
+TraceResult read_trace_text_parallel(std::string_view text, std::string_view file_name,
+                                     Symbols& syms, Analysis& sink,
+                                     const ParallelReadOptions& options = {});
 
 bool is_binary_trace(std::string_view bytes);
 
