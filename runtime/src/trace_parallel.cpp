@@ -13,7 +13,6 @@
 // Scheduling: a ring of `window` slots; chunk k goes to slot k % window, claimed in order. Worker
 // threads claim and parse chunks; the caller's thread delivers chunk k when it is ready and, while
 // it is not, parses the next unclaimed chunk itself, so no core idles while the caller waits.
-#include "sfg/runtime/mapped_file.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/well_formed.hpp"
 #include "trace_names.hpp"
@@ -24,7 +23,6 @@
 #include <condition_variable>
 #include <cstring>
 #include <exception>
-#include <fmt/format.h>
 #include <memory>
 #include <mutex>
 #include <system_error>
@@ -315,22 +313,6 @@ TraceResult read_trace_text_parallel(std::string_view text, std::string_view fil
     if (options.threads <= 1)
         return read_trace_text(text, file_name, syms, sink);
     return ParallelReader(text, file_name, options.threads, options.chunk_bytes).run(syms, sink);
-}
-
-TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Analysis& sink,
-                                     const ParallelReadOptions& options) {
-    if (options.threads <= 1)
-        return read_trace_file(path, syms, sink);
-    MappedFile f;
-    if (!f.open(path)) {
-        TraceResult r;
-        r.error = TraceError{path, 0, 0, fmt::format("cannot read the trace: {}", f.error())};
-        return r;
-    }
-    std::string_view name = path == "-" ? std::string_view("<stdin>") : std::string_view(path);
-    if (is_binary_trace(f.data()))
-        return read_trace_binary(f.data(), name, syms, sink);
-    return read_trace_text_parallel(f.data(), name, syms, sink, options);
 }
 
 } // namespace sfg

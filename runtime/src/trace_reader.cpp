@@ -53,6 +53,11 @@ TraceResult read_trace_text(std::string_view text, std::string_view file_name, S
 }
 
 TraceResult read_trace_file(const std::string& path, Symbols& syms, Analysis& sink) {
+    return read_trace_file_parallel(path, syms, sink, {1});
+}
+
+TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Analysis& sink,
+                                     const ParallelReadOptions& options) {
     MappedFile f;
     if (!f.open(path)) {
         TraceResult r;
@@ -62,7 +67,7 @@ TraceResult read_trace_file(const std::string& path, Symbols& syms, Analysis& si
     std::string_view name = path == "-" ? std::string_view("<stdin>") : std::string_view(path);
     if (is_binary_trace(f.data()))
         return read_trace_binary(f.data(), name, syms, sink);
-    return read_trace_text(f.data(), name, syms, sink);
+    return read_trace_text_parallel(f.data(), name, syms, sink, options);
 }
 
 std::uint64_t tokenize_trace_text(std::string_view text) {

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -49,46 +50,23 @@ struct OpInfo {
 
 // The op names of contract §3.
 inline bool lookup_op(std::string_view s, OpInfo& out) {
-    switch (s.size()) {
-    case 1:
-        if (s[0] == 'r')
-            return out = {Op::read, 1}, true;
-        if (s[0] == 'w')
-            return out = {Op::write, 1}, true;
-        return false;
-    case 2:
-        if (s == "vr")
-            return out = {Op::vol_read, 1}, true;
-        if (s == "vw")
-            return out = {Op::vol_write, 1}, true;
-        return false;
-    case 3:
-        if (s == "acq")
-            return out = {Op::acquire, 1}, true;
-        if (s == "rel")
-            return out = {Op::release, 1}, true;
-        if (s == "end")
-            return out = {Op::end, 0}, true;
-        return false;
-    case 4:
-        if (s == "fork")
-            return out = {Op::fork, 2}, true;
-        if (s == "join")
-            return out = {Op::join, 2}, true;
-        return false;
-    case 5:
-        if (s == "bexit")
-            return out = {Op::barrier_exit, 1}, true;
-        if (s == "begin")
-            return out = {Op::begin, 0}, true;
-        return false;
-    case 6:
-        if (s == "benter")
-            return out = {Op::barrier_enter, 1}, true;
-        return false;
-    default:
-        return false;
-    }
+    static constexpr std::pair<std::string_view, OpInfo> ops[] = {
+        {"r", {Op::read, 1}},
+        {"w", {Op::write, 1}},
+        {"acq", {Op::acquire, 1}},
+        {"rel", {Op::release, 1}},
+        {"vr", {Op::vol_read, 1}},
+        {"vw", {Op::vol_write, 1}},
+        {"benter", {Op::barrier_enter, 1}},
+        {"bexit", {Op::barrier_exit, 1}},
+        {"fork", {Op::fork, 2}},
+        {"join", {Op::join, 2}},
+        {"begin", {Op::begin, 0}},
+        {"end", {Op::end, 0}}};
+    for (const auto& [name, info] : ops)
+        if (name == s)
+            return out = info, true;
+    return false;
 }
 
 template <class Out>
