@@ -4,12 +4,12 @@
 //    accesses, volatile handshakes, barrier rounds), generated into a temporary file at start
 //    and loaded into memory: the time to merely tokenize it (the floor), to read it (tokenize,
 //    intern, validate), and to read it through each analysis; `x_floor` is each time over the
-//    floor's. The text is read from memory so that the page cache is out of the measurement
-//    (machines that reclaim it, as this project's do, would make the floor a disk benchmark);
-//    the BM_file_* rows read the file itself (mmap), end to end, as sfgc does. Peak heap of
-//    each run is `peak_MB` (operator new is counted below). `enforce` checks every variable
-//    against its discipline in bench/realistic.sfg, which the generator conforms to: a run that
-//    reports a violation (or a race) fails.
+//    floor's, paired: every timed pass follows a floor pass of its own (see report()). The text is
+//    read from memory so that the page cache is out of the measurement (machines that reclaim it,
+//    as this project's do, would make the floor a disk benchmark); the BM_file_* rows read the file
+//    itself (mmap), end to end, as sfgc does. Peak heap of each run is `peak_MB` (operator new is
+//    counted below). `enforce` checks every variable against its discipline in bench/realistic.sfg,
+//    which the generator conforms to: a run that reports a violation (or a race) fails.
 // 2. Goldilocks vs hb per-access cost as threads grow 1..256 on the TR's SharedSpot (each
 //    variable behind its own lock, all threads) and LocalSpot (thread-local) patterns (TR §4,
 //    Figure 4): events are built in memory, only the analysis is timed; `ns_per_access`.
@@ -231,42 +231,52 @@ double process_cpu_seconds() { // every thread's: the parallel runs use two
 
 // Where the text is read from: the in-memory copy (the main rows) or the file (BM_file_*).
 enum class Source { memory, file };
-// Per pass and source, from BM_Floor_Tokenize / BM_file_floor.
-double floor_seconds[2] = {}, floor_wall[2] = {};
 
 struct Nothing : Analysis {
     void on_event(const Event&, const Symbols&) override {}
     std::string findings() const { return ""; }
 };
 
-void report(benchmark::State& state, Source source, double seconds, std::size_t peak) {
+// One floor pass: tokenize the source. Returns its CPU and wall seconds.
+struct Times {
+    double cpu = 0, wall = 0;
+    Times& operator+=(const Times& o) {
+        cpu += o.cpu, wall += o.wall;
+        return *this;
+    }
+};
+template <Source source>
+Times floor_pass() {
+    TraceFile& t = trace();
+    const double start = cpu_seconds(), wall_start = wall_seconds();
+    if (source == Source::file) {
+        MappedFile f;
+        f.open(t.path);
+        benchmark::DoNotOptimize(tokenize_trace_text(f.data()));
+    } else {
+        benchmark::DoNotOptimize(tokenize_trace_text(t.text));
+    }
+    return {cpu_seconds() - start, wall_seconds() - wall_start};
+}
+
+// The ratios are paired: every timed pass follows a floor pass of its own, and x_floor is the
+// sum of the passes over the sum of their floors, so that a machine whose speed drifts (shared
+// hosts do, by 20 % and more over minutes) moves both alike.
+void report(benchmark::State& state, double seconds, double floor, std::size_t peak) {
     state.counters["events"] = static_cast<double>(trace().events);
     state.counters["Mevents_per_s"] = static_cast<double>(trace().events) / seconds / 1e6;
-    if (const double floor = floor_seconds[static_cast<int>(source)]; floor > 0)
+    if (floor > 0)
         state.counters["x_floor"] = seconds / floor;
     state.counters["peak_MB"] = static_cast<double>(peak) / (1 << 20);
 }
 
 template <Source source>
 void BM_Floor_Tokenize(benchmark::State& state) {
-    TraceFile& t = trace();
-    double total = 0, wall = 0;
-    for (auto _ : state) {
-        double start = cpu_seconds(), wall_start = wall_seconds();
-        if (source == Source::file) {
-            MappedFile f;
-            f.open(t.path);
-            benchmark::DoNotOptimize(tokenize_trace_text(f.data()));
-        } else {
-            benchmark::DoNotOptimize(tokenize_trace_text(t.text));
-        }
-        total += cpu_seconds() - start;
-        wall += wall_seconds() - wall_start;
-    }
-    const int k = static_cast<int>(source);
-    floor_seconds[k] = total / static_cast<double>(state.iterations());
-    floor_wall[k] = wall / static_cast<double>(state.iterations());
-    report(state, source, floor_seconds[k], 0);
+    Times total;
+    for (auto _ : state)
+        total += floor_pass<source>();
+    const double n = static_cast<double>(state.iterations());
+    report(state, total.cpu / n, total.cpu / n, 0);
 }
 
 // Each analysis wrapped for run_file: it owns the analysis and says what it found, which must be
@@ -322,9 +332,13 @@ template <Source source, class Make>
 void run_file(benchmark::State& state, Make make) {
     TraceFile& t = trace();
     double total = 0;
+    Times floor;
     std::size_t peak = 0;
     make(); // first use: statics (the compiled spec) are not counted below
     for (auto _ : state) {
+        state.PauseTiming();
+        floor += floor_pass<source>();
+        state.ResumeTiming();
         std::size_t base = heap_now.load();
         heap_peak = base;
         {
@@ -343,7 +357,8 @@ void run_file(benchmark::State& state, Make make) {
         }
         peak = std::max(peak, heap_peak.load() - base);
     }
-    report(state, source, total / static_cast<double>(state.iterations()), peak);
+    const double n = static_cast<double>(state.iterations());
+    report(state, total / n, floor.cpu / n, peak);
 }
 
 template <class A, Source source = Source::memory>
@@ -358,9 +373,13 @@ template <class A, Source source = Source::memory>
 void BM_Parallel(benchmark::State& state) {
     TraceFile& t = trace();
     double wall = 0, cpu = 0;
+    Times floor;
     std::size_t peak = 0;
     A{}; // statics outside the timings, as run_file
     for (auto _ : state) {
+        state.PauseTiming();
+        floor += floor_pass<source>();
+        state.ResumeTiming();
         std::size_t base = heap_now.load();
         heap_peak = base;
         {
@@ -383,11 +402,8 @@ void BM_Parallel(benchmark::State& state) {
     const auto n = static_cast<double>(state.iterations());
     state.counters["events"] = static_cast<double>(t.events);
     state.counters["Mevents_per_s"] = static_cast<double>(t.events) / (wall / n) / 1e6;
-    const int k = static_cast<int>(source);
-    if (floor_wall[k] > 0)
-        state.counters["wall_x_floor"] = wall / n / floor_wall[k];
-    if (floor_seconds[k] > 0)
-        state.counters["cpu_x_floor"] = cpu / n / floor_seconds[k];
+    state.counters["wall_x_floor"] = wall / floor.wall;
+    state.counters["cpu_x_floor"] = cpu / floor.cpu;
     state.counters["peak_MB"] = static_cast<double>(peak) / (1 << 20);
 }
 
