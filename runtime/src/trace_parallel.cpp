@@ -1,4 +1,4 @@
-// read_trace_file_parallel (trace.hpp): the text parsed in chunks by several threads, the caller's
+// read_trace_text_parallel (trace.hpp): the text parsed in chunks by several threads, the caller's
 // among them; the events checked and delivered on the caller's thread, in file order.
 //
 // Chunks are cut at line starts, so every line is parsed whole by one thread. A thread interns
@@ -122,8 +122,8 @@ public:
     }
 
 private:
-    // The start of the line containing byte pos - 1's successor: chunk k is
-    // [line_start(k * chunk_bytes), line_start((k + 1) * chunk_bytes)).
+    // The first line start at or after pos (pos itself when the byte before it ends a line):
+    // chunk k is [line_start(k * chunk_bytes), line_start((k + 1) * chunk_bytes)).
     const char* line_start(std::size_t pos) const {
         const char* const end = text_.data() + text_.size();
         if (pos == 0)
