@@ -262,7 +262,13 @@ private:
     // The same scan over a 32-byte window (end - p >= 40): bit masks of the separators give every
     // field's position at once, in about a third of the instructions, and no field's position
     // waits for the previous one's. A line longer than the window is left to parse_line.
-    static bool scan_window(const char* const p, Fields& f) {
+    // The separator masks of the 32 bytes at base: bit i of `stops` is set when base[i] ends a
+    // name, of `control` when it is a control character.
+    struct Window {
+        const char* base = nullptr;
+        std::uint32_t control = 0, stops = 0;
+    };
+    static Window load_window(const char* const p) {
         const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
         const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
         // Per half: x == c, x < n (unsigned), as byte masks; one movemask per mask and half.
@@ -280,13 +286,20 @@ private:
             return static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
                    static_cast<std::uint32_t>(_mm_movemask_epi8(hi)) << 16;
         };
-        const std::uint32_t control = bits(below(a, 0x20), below(b, 0x20));
-        const std::uint32_t stops = bits(stop(a), stop(b));
+        return {p, bits(below(a, 0x20), below(b, 0x20)), bits(stop(a), stop(b))};
+    }
+
+    // The line at w.base + o, if it lies whole in the window (end - w.base >= 40, so that a word
+    // from any field in it may be read). Lines are about 16 bytes: the line after one often lies
+    // in the same window, and then costs no second set of masks.
+    static bool scan_window(const Window& w, const unsigned o, Fields& f) {
+        const char* const p = w.base;
+        const std::uint32_t control = w.control, stops = w.stops;
         auto first = [](std::uint32_t m, unsigned from) { // 32 when none
             return from >= 32 ? 32u : static_cast<unsigned>(std::countr_zero(m >> from << from));
         };
-        const unsigned te = first(stops, 0);
-        if (te == 0 || te == 32 || p[te] != '|')
+        const unsigned te = first(stops, o);
+        if (te == o || te == 32 || p[te] != '|')
             return false;
         const unsigned oe = first(stops, te + 1); // the op's '(' (checked by the table)
         const std::size_t len = oe - te;          // with the '('
@@ -332,9 +345,20 @@ private:
             return Fast::other;
         Fields f;
 #if defined(__SSE2__)
-        const bool wide = end - p >= 40; // the window, and a word from any field in it
-        if (wide ? !scan_window(p, f) : !scan_words(p, end, f))
-            return Fast::other;
+        // The window of the line before, if this line starts in it; else one at this line.
+        // (Only when the window holds this line's end: a control character after its start.)
+        bool wide = false;
+        if (window_.base && p > window_.base && p < window_.base + 32 && end - window_.base >= 40) {
+            const auto o = static_cast<unsigned>(p - window_.base);
+            wide = (window_.control >> o) != 0 && scan_window(window_, o, f);
+        }
+        if (!wide) {
+            wide = end - p >= 40; // the window, and a word from any field in it
+            if (wide)
+                window_ = load_window(p);
+            if (wide ? !scan_window(window_, 0, f) : !scan_words(p, end, f))
+                return Fast::other;
+        }
 #else
         const bool wide = false;
         if (!scan_words(p, end, f))
@@ -493,6 +517,9 @@ private:
     Cache* const by_op_[8] = {&out_.vars,      &out_.vars,      &out_.locks,    &out_.locks,
                               &out_.volatiles, &out_.volatiles, &out_.barriers, &out_.barriers};
     std::vector<ThreadId> set_;
+#if defined(__SSE2__)
+    Window window_; // fast_line's masks of the last window loaded
+#endif
     std::uint32_t line_ = 0;
     const char* line_begin_ = nullptr;
     std::optional<TraceError> error_;
