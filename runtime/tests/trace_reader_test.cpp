@@ -315,11 +315,15 @@ TEST_CASE("the one-pass parser's 32-byte window and the general parser agree on 
     int events = 0;
     for (int i = 0; i < 4000; ++i) {
         std::string fast, general;
+        // Every other case has short fields: several lines to a window, which the parser reuses
+        // for the lines after the first.
+        const std::size_t scale = i % 2 ? 1 : 8;
         for (int k = 0; k < 6; ++k) {
-            std::string l = "T" + name(rng() % 24) + "|" + ops[rng() % std::size(ops)] + "(" +
-                            name(rng() % 30) + ")";
+            // (Sometimes no thread name: a line whose first byte is its '|'.)
+            std::string l = (rng() % 8 ? "T" : "") + name(rng() % (3 * scale)) + "|" +
+                            ops[rng() % std::size(ops)] + "(" + name(rng() % (4 * scale)) + ")";
             if (rng() % 2)
-                l += "|" + name(rng() % 20);
+                l += "|" + name(rng() % (3 * scale));
             if (rng() % 8 == 0)
                 l = l.substr(0, rng() % (l.size() + 1));
             fast += l + "\n";
