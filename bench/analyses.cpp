@@ -327,44 +327,63 @@ struct Enforce : Analysis {
     }
 };
 
-// Reads the trace through `make()`'s analysis. Building the analysis (for enforce: adding the
-// spec's variables) is not timed; its memory counts towards the peak.
-template <Source source, class Make>
-void run_file(benchmark::State& state, Make make) {
-    TraceFile& t = trace();
-    double total = 0;
+// Timed passes over the trace through `make()`'s analysis, read by `threads` threads (1: the
+// sequential reader), each after a floor pass of its own. Building the analysis (for enforce:
+// adding the spec's variables) is not timed; its memory counts towards the peak.
+struct Passes {
+    double cpu = 0, wall = 0, process_cpu = 0; // this thread's, the clock's, every thread's
+    double best_cpu = 0, best_wall = 0;        // the lowest ratios of a pass to its own floor
     Times floor;
     std::size_t peak = 0;
-    make();          // first use: statics (the compiled spec) are not counted below
-    double best = 0; // the lowest ratio of a pass to its own floor
+};
+template <Source source, class Make>
+Passes run_passes(benchmark::State& state, Make make, unsigned threads) {
+    TraceFile& t = trace();
+    Passes out;
+    make(); // first use: statics (the compiled spec) are not counted below
+    auto lowest = [](double& best, double ratio) {
+        best = best == 0 ? ratio : std::min(best, ratio);
+    };
     for (auto _ : state) {
         state.PauseTiming();
         const Times f = floor_pass<source>();
-        floor += f;
+        out.floor += f;
         state.ResumeTiming();
         std::size_t base = heap_now.load();
         heap_peak = base;
         {
             auto analysis = make();
-            double start = cpu_seconds();
+            const double start = cpu_seconds(), wall_start = wall_seconds(),
+                         process_start = process_cpu_seconds();
             Symbols syms;
-            TraceResult r = source == Source::file
-                                ? read_trace_file(t.path, syms, *analysis)
-                                : read_trace_text(t.text, t.path, syms, *analysis);
+            TraceResult r =
+                source == Source::file
+                    ? read_trace_file_parallel(t.path, syms, *analysis, {threads})
+                    : read_trace_text_parallel(t.text, t.path, syms, *analysis, {threads});
             if (!r.ok())
                 state.SkipWithError(r.error->to_string().c_str());
             analysis->finish(syms);
-            const double pass = cpu_seconds() - start;
-            total += pass;
-            best = best == 0 ? pass / f.cpu : std::min(best, pass / f.cpu);
+            const double cpu = cpu_seconds() - start, wall = wall_seconds() - wall_start;
+            out.cpu += cpu;
+            out.wall += wall;
+            out.process_cpu += process_cpu_seconds() - process_start;
+            lowest(out.best_cpu, cpu / f.cpu);
+            lowest(out.best_wall, wall / f.wall);
             if (std::string found = analysis->findings(); !found.empty())
                 state.SkipWithError(found.c_str());
         }
-        peak = std::max(peak, heap_peak.load() - base);
+        out.peak = std::max(out.peak, heap_peak.load() - base);
     }
+    return out;
+}
+
+// One thread: CPU time.
+template <Source source, class Make>
+void run_file(benchmark::State& state, Make make) {
+    const Passes p = run_passes<source>(state, make, 1);
     const double n = static_cast<double>(state.iterations());
-    report(state, total / n, floor.cpu / n, peak);
-    state.counters["best_x_floor"] = best;
+    report(state, p.cpu / n, p.floor.cpu / n, p.peak);
+    state.counters["best_x_floor"] = p.best_cpu;
 }
 
 template <class A, Source source = Source::memory>
@@ -377,45 +396,15 @@ void BM_File(benchmark::State& state) {
 // time over the floor's.
 template <class A, Source source = Source::memory>
 void BM_Parallel(benchmark::State& state) {
-    TraceFile& t = trace();
-    double wall = 0, cpu = 0;
-    Times floor;
-    std::size_t peak = 0;
-    A{};             // statics outside the timings, as run_file
-    double best = 0; // the lowest ratio of a pass's wall time to its own floor's
-    for (auto _ : state) {
-        state.PauseTiming();
-        const Times f = floor_pass<source>();
-        floor += f;
-        state.ResumeTiming();
-        std::size_t base = heap_now.load();
-        heap_peak = base;
-        {
-            A analysis;
-            double start = wall_seconds(), cpu_start = process_cpu_seconds();
-            Symbols syms;
-            TraceResult r = source == Source::file
-                                ? read_trace_file_parallel(t.path, syms, analysis, {2})
-                                : read_trace_text_parallel(t.text, t.path, syms, analysis, {2});
-            if (!r.ok())
-                state.SkipWithError(r.error->to_string().c_str());
-            analysis.finish(syms);
-            const double pass = wall_seconds() - start;
-            wall += pass;
-            cpu += process_cpu_seconds() - cpu_start;
-            best = best == 0 ? pass / f.wall : std::min(best, pass / f.wall);
-            if (std::string found = analysis.findings(); !found.empty())
-                state.SkipWithError(found.c_str());
-        }
-        peak = std::max(peak, heap_peak.load() - base);
-    }
+    const Passes p = run_passes<source>(
+        state, [] { return std::make_unique<A>(); }, 2);
     const auto n = static_cast<double>(state.iterations());
-    state.counters["events"] = static_cast<double>(t.events);
-    state.counters["Mevents_per_s"] = static_cast<double>(t.events) / (wall / n) / 1e6;
-    state.counters["wall_x_floor"] = wall / floor.wall;
-    state.counters["cpu_x_floor"] = cpu / floor.cpu;
-    state.counters["best_wall_x_floor"] = best;
-    state.counters["peak_MB"] = static_cast<double>(peak) / (1 << 20);
+    state.counters["events"] = static_cast<double>(trace().events);
+    state.counters["Mevents_per_s"] = static_cast<double>(trace().events) / (p.wall / n) / 1e6;
+    state.counters["wall_x_floor"] = p.wall / p.floor.wall;
+    state.counters["cpu_x_floor"] = p.process_cpu / p.floor.cpu;
+    state.counters["best_wall_x_floor"] = p.best_wall;
+    state.counters["peak_MB"] = static_cast<double>(p.peak) / (1 << 20);
 }
 
 struct All : Analysis {

@@ -16,7 +16,7 @@ namespace sfg {
 
 // Table: where names live and get their ids, in order of first sight: intern(view) -> id (called
 // once per distinct name) and name(id), viewable as a string_view. SymbolTable for Symbols;
-// ViewTable for a parser that keeps views into the file (read_trace_file_parallel).
+// ViewTable for a parser that keeps views into the file (read_trace_text_parallel).
 template <class Table>
 class BasicNameCache {
 public:
