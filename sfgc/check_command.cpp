@@ -102,6 +102,8 @@ int run_check(int argc, char** argv) {
         "write the program as a Promela model to OUT ('-': standard output) for Spin, instead "
         "of checking it; a file with several programs needs --program (docs/promela.md)");
     promela_opt->option_text("OUT");
+    std::uint64_t max_memory = default_max_memory_mib;
+    add_memory_option(app, max_memory);
     try {
         app.parse(argc, argv);
         // Emitting does not explore: options of the exploration would be silently ignored.
@@ -117,6 +119,7 @@ int run_check(int argc, char** argv) {
         int code = app.exit(e);
         return code == 0 ? 0 : 2;
     }
+    apply_memory_limit(max_memory);
 
     std::optional<std::string> text = read_input(file);
     if (!text)
@@ -199,7 +202,7 @@ int run_check(int argc, char** argv) {
             }
     }
     if (format == "json")
-        std::cout << (all.size() == 1 ? all[0] : all).dump(2) << '\n';
+        std::cout << json_text(all.size() == 1 ? all[0] : all) << '\n';
     std::cout.flush();
     return found ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 // `sfgc FILE.sfg [--dot] [--view sfg|net|both] [--svg OUT] [--png OUT] [--json] [--pnml OUT]
-//  [--verify-net]` (contract §2), and `sfgc --demo` on the embedded barrier spec.
+//  [--verify-net] [--max-...]` (docs/language.md), and `sfgc --demo` on the embedded barrier spec.
 #include "commands.hpp"
 #include "io.hpp"
+#include "options.hpp"
 
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/render.hpp"
@@ -10,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -22,16 +24,9 @@ extern const char* const default_spec_text;
 
 namespace {
 
-bool write_file(const std::string& path, const std::string& text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) {
-        fmt::print(stderr, "sfgc: error: cannot write '{}'\n", path);
-        return false;
-    }
-    return true;
-}
+// Defaults of the bounds that are the driver's (docs/limits.md).
+constexpr std::size_t default_max_layout = 10000;
+constexpr std::uint64_t default_max_output = std::uint64_t{256} << 20;
 
 std::string count(std::size_t n, const char* noun) {
     return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
@@ -50,15 +45,53 @@ void print_summary(const sfg::CompiledSpec& spec) {
     }
 }
 
+// Writes one output through the --max-output bound: to standard output, or to `path` (a file
+// cut at the limit is removed). False after an error.
+template <class Write>
+bool bounded_write(const std::string& path, std::uint64_t limit, Write write) {
+    std::ofstream file;
+    if (!path.empty()) {
+        file.open(path, std::ios::binary);
+        if (!file) {
+            fmt::print(stderr, "sfgc: error: cannot write '{}'\n", path);
+            return false;
+        }
+    }
+    BoundedOutput out(path.empty() ? std::cout.rdbuf() : file.rdbuf(), limit);
+    write(static_cast<std::ostream&>(out));
+    out.flush();
+    if (out.exceeded()) {
+        print_output_limit_error(path.empty() ? "standard output" : "'" + path + "'", limit);
+        if (!path.empty()) {
+            file.close();
+            std::remove(path.c_str());
+        }
+        return false;
+    }
+    if (!path.empty()) {
+        file.close();
+        if (!file) {
+            fmt::print(stderr, "sfgc: error: cannot write '{}'\n", path);
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 int run_compile(int argc, char** argv) {
     CLI::App app{"sfgc: compile synchronization disciplines (.sfg) to SFGs and Petri nets.\n"
-                 "Sub-commands: `sfgc trace FILE ...` analyses a trace.",
+                 "Sub-commands: `sfgc trace FILE ...` analyses a trace, `sfgc check FILE ...` "
+                 "explores programs.\nResource limits (docs/limits.md) stop a command with exit "
+                 "status 2 and name the option that raises them.",
                  "sfgc"};
     std::string file;
     bool dot = false, json = false, verify = false, demo = false;
     std::string view_name = "net", svg, png, pnml;
+    sfg::CompileLimits limits;
+    std::size_t max_markings = sfg::default_max_markings, max_layout = default_max_layout;
+    std::uint64_t max_output = default_max_output;
     app.add_option("FILE", file, "the .sfg specification");
     app.add_flag("--dot", dot, "write Graphviz DOT to standard output");
     app.add_option("--view", view_name, "what to draw: sfg, net or both (default net)")
@@ -70,6 +103,30 @@ int run_compile(int argc, char** argv) {
     app.add_flag("--verify-net", verify,
                  "explore every reachable marking and check 1-safety and feasibility");
     app.add_flag("--demo", demo, "use the embedded default spec (the thesis' barrier discipline)");
+    app.add_option("--max-modes", limits.modes,
+                   fmt::format("access modes of all SFGs together (default {})", limits.modes))
+        ->check(non_negative());
+    app.add_option(
+           "--max-edges", limits.edges,
+           fmt::format("candidate edges the operators consider, in all (default {})", limits.edges))
+        ->check(non_negative());
+    app.add_option(
+           "--max-net-size", limits.net_size,
+           fmt::format("places and transitions of all Petri nets (default {})", limits.net_size))
+        ->check(non_negative());
+    app.add_option("--max-markings", max_markings,
+                   fmt::format("reachable markings --verify-net explores per net (default {})",
+                               max_markings))
+        ->check(non_negative());
+    app.add_option(
+           "--max-layout", max_layout,
+           fmt::format("nodes --svg/--png give Graphviz to lay out (default {})", max_layout))
+        ->check(non_negative());
+    app.add_option("--max-output", max_output,
+                   fmt::format("bytes of each output: DOT, JSON, PNML (default {})", max_output))
+        ->check(non_negative());
+    std::uint64_t max_memory = default_max_memory_mib;
+    add_memory_option(app, max_memory);
     try {
         app.parse(argc, argv);
         if (dot && json)
@@ -80,6 +137,7 @@ int run_compile(int argc, char** argv) {
         int code = app.exit(e);
         return code == 0 ? 0 : 2;
     }
+    apply_memory_limit(max_memory);
 
     std::string name = demo ? default_spec_name : file;
     std::optional<std::string> text =
@@ -88,10 +146,12 @@ int run_compile(int argc, char** argv) {
         return 2;
     sfg::SourceFile source(name, std::move(*text));
     sfg::Diagnostics diags;
-    std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags);
+    std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags, limits);
     sfg::print_diagnostics(std::cerr, source, diags, isatty(STDERR_FILENO) != 0);
-    if (json)
-        std::cout << sfg::to_json(name, spec ? &*spec : nullptr, diags).dump(2) << '\n';
+    if (json && !bounded_write({}, max_output, [&](std::ostream& out) {
+            sfg::write_json(out, name, spec ? &*spec : nullptr, diags);
+        }))
+        return 2;
     if (!spec)
         return 2;
 
@@ -99,34 +159,49 @@ int run_compile(int argc, char** argv) {
                      : view_name == "both" ? sfg::View::both
                                            : sfg::View::net;
     int status = 0;
-    if (dot)
-        std::cout << sfg::to_dot(*spec, view);
+    if (dot && !bounded_write({}, max_output,
+                              [&](std::ostream& out) { sfg::write_dot(out, *spec, view); }))
+        return 2;
     for (const auto& [format, path] :
          std::map<std::string, std::string>{{"svg", svg}, {"png", png}}) {
         if (path.empty())
             continue;
-        if (std::string err = sfg::render_image(*spec, view, format, path); !err.empty()) {
+        // Graphviz's layout grows faster than linearly: refuse what it would take minutes on.
+        if (std::size_t size = sfg::layout_size(*spec, view); size > max_layout) {
+            fmt::print(stderr,
+                       "sfgc: error: the {} view has {} nodes, more than {} to lay out for --{}; "
+                       "raise the limit with --max-layout (docs/limits.md says how long Graphviz "
+                       "takes), or draw --view sfg\n",
+                       view_name, size, max_layout, format);
+            status = 2;
+        } else if (std::string err = sfg::render_image(*spec, view, format, path); !err.empty()) {
             fmt::print(stderr, "sfgc: error: {}\n", err);
             status = 2;
         } else if (demo) {
             fmt::print("wrote {}\n", path);
         }
     }
-    if (!pnml.empty() && !write_file(pnml, sfg::to_pnml(*spec)))
+    if (!pnml.empty() &&
+        !bounded_write(pnml, max_output, [&](std::ostream& out) { sfg::write_pnml(out, *spec); }))
         status = 2;
     if (verify) {
         for (const sfg::CompiledVariable& v : spec->variables) {
             if (!v.net)
                 continue;
-            sfg::NetVerification r = sfg::verify_net(*v.net);
-            if (r.ok())
-                fmt::print("{}: {}{}; 1-safe; every marking is feasible\n", v.name,
-                           count(r.reachable, "reachable marking"),
-                           r.complete ? "" : " (search bounded)");
-            else {
+            sfg::NetVerification r = sfg::verify_net(*v.net, max_markings);
+            if (!r.ok()) {
                 fmt::print(stderr, "{}: error: net of '{}' breaks an invariant: {}\n", name, v.name,
                            r.failure);
                 status = 2;
+            } else if (!r.complete) {
+                fmt::print(stderr,
+                           "{}:{}:{}: error: the net of '{}' has more than {} reachable markings; "
+                           "raise the limit with --max-markings\n",
+                           name, v.loc.line, v.loc.col, v.name, max_markings);
+                status = 2;
+            } else {
+                fmt::print("{}: {}; 1-safe; every marking is feasible\n", v.name,
+                           count(r.reachable, "reachable marking"));
             }
         }
     }

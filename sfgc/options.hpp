@@ -3,15 +3,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace sfgc {
 
-// For unsigned counts: CLI11 2.1 reads "-1" into an unsigned option as its maximum; refuse it.
+// For unsigned counts: CLI11 2.1 reads "-1" into an unsigned option as its maximum and an empty
+// value as zero; refuse both.
 inline CLI::Validator non_negative() {
     return CLI::Validator(
         [](std::string& v) {
-            return v.rfind('-', 0) == 0 ? "must not be negative: " + v : std::string();
+            return v.empty()              ? std::string("expected a number, found nothing")
+                   : v.rfind('-', 0) == 0 ? "must not be negative: " + v
+                                          : std::string();
         },
         "N");
 }
@@ -30,5 +34,17 @@ inline CLI::Validator thread_count() {
         },
         "auto|N");
 }
+
+// --max-memory MiB (docs/limits.md): the heap of the whole command, enforced by the kernel
+// (RLIMIT_DATA), so state that grows faster than the input (vector clocks over thousands of
+// threads, exploration state) ends in an error naming the option instead of swapping. main()
+// turns the failed allocation into that error.
+inline constexpr std::uint64_t default_max_memory_mib = 4096;
+CLI::Option* add_memory_option(CLI::App& app, std::uint64_t& mib);
+// Applies the limit (not under AddressSanitizer or ThreadSanitizer, whose shadow memory is
+// itself counted as data); remembers it for the error message.
+void apply_memory_limit(std::uint64_t mib);
+// The limit in force, for main()'s message; 0 when none was applied.
+std::uint64_t memory_limit_mib();
 
 } // namespace sfgc

@@ -189,12 +189,15 @@ int run_trace(int argc, char** argv) {
     app.add_option("--max-reports", max_reports,
                    "show at most N findings per analysis (0, the default: all)")
         ->check(non_negative());
+    std::uint64_t max_memory = default_max_memory_mib;
+    add_memory_option(app, max_memory);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         int code = app.exit(e);
         return code == 0 ? 0 : 2;
     }
+    apply_memory_limit(max_memory);
 
     // The analyses, in the order asked for, each once.
     if (list.empty())
@@ -268,7 +271,7 @@ int run_trace(int argc, char** argv) {
             found = true;
     }
     if (format == "json")
-        std::cout << to_json(reports, selected, syms, read.events, max_reports).dump(2) << '\n';
+        std::cout << json_text(to_json(reports, selected, syms, read.events, max_reports)) << '\n';
     else
         sfg::print_text_report(std::cout, reports, syms, file == "-" ? "<stdin>" : file,
                                read.events, max_reports);

@@ -7,18 +7,35 @@
 
 #include "big_stack.hpp"
 
+#include <fmt/format.h>
+
 namespace sfg {
 
 namespace {
-std::optional<CompiledSpec> compile(const SourceFile& file, Diagnostics& diags) {
+std::optional<CompiledSpec> compile(const SourceFile& file, Diagnostics& diags,
+                                    const CompileLimits& limits) {
     ast::Spec tree = parse_spec(file, diags);
     if (diags.has_errors())
         return std::nullopt;
-    CompiledSpec spec = analyze(tree, file.name(), diags);
-    check_programs(tree.programs, spec, diags); // issue 4: programs are checked with the spec
+    CompiledSpec spec = analyze(tree, file.name(), diags, limits);
+    check_programs(tree.programs, spec, diags);
     if (diags.has_errors())
         return std::nullopt;
     spec.programs = tree.programs;
+    // The nets' size follows from the SFGs (Figure 4.11), so it is checked before building any.
+    std::size_t total = 0;
+    for (const CompiledVariable& v : spec.variables) {
+        if (!v.sfg)
+            continue;
+        total += petri_net_size(*v.sfg);
+        if (total > limits.net_size) {
+            diags.error(v.loc, fmt::format("the Petri net of '{}' brings the places and "
+                                           "transitions of the nets to {}, more than {}; raise "
+                                           "the limit with --max-net-size",
+                                           v.name, total, limits.net_size));
+            return std::nullopt;
+        }
+    }
     for (CompiledVariable& v : spec.variables)
         if (v.sfg)
             v.net = build_petri_net(*v.sfg);
@@ -26,10 +43,11 @@ std::optional<CompiledSpec> compile(const SourceFile& file, Diagnostics& diags) 
 }
 } // namespace
 
-std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags) {
+std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags,
+                                         const CompileLimits& limits) {
     // Sema and the AST's destructor recurse as deep as the longest operator chain.
     std::optional<CompiledSpec> out;
-    run_with_big_stack([&] { out = compile(file, diags); });
+    run_with_big_stack([&] { out = compile(file, diags, limits); });
     return out;
 }
 

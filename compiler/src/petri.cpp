@@ -68,4 +68,15 @@ Net build_petri_net(const Sfg& g) {
     return n;
 }
 
+std::size_t petri_net_size(const Sfg& g) {
+    std::size_t size = 0;
+    for (int a = 0; a < g.mode_count(); ++a)
+        size += g.mode(a).threads.size();
+    for (auto [it, end] = boost::edges(g.graph); it != end; ++it)
+        size += 2 * (g.graph[boost::source(*it, g.graph)].mode.threads.size() +
+                     g.graph[boost::target(*it, g.graph)].mode.threads.size()) +
+                1;
+    return size;
+}
+
 } // namespace sfg

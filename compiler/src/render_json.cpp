@@ -1,99 +1,137 @@
+// The compiled spec as JSON (docs/language.md, "JSON output"), streamed: each mode, edge, place,
+// transition and arc is formatted on its own and written at once, so time and memory stay
+// proportional to one item, not to the document (a large net is hundreds of megabytes of JSON).
+// The text is exactly nlohmann::json's dump(2) of the whole document.
 #include "sfg/compiler/render.hpp"
+
+#include "json_stream.hpp"
+
+#include <sstream>
 
 namespace sfg {
 
-using json = nlohmann::ordered_json;
-
 namespace {
 
-json sfg_json(const Sfg& g) {
-    json modes = json::array();
+using json = nlohmann::ordered_json;
+
+void write_sfg(JsonStream& js, const Sfg& g) {
+    js.begin_object();
+    js.key("modes");
+    js.begin_array();
     for (int a = 0; a < g.mode_count(); ++a)
-        modes.push_back({{"id", a},
-                         {"kind", g.mode(a).kind == ModeKind::EX ? "EX" : "RS"},
-                         {"threads", g.mode(a).threads}});
-    json edges = json::array();
+        js.item(json{{"id", a},
+                     {"kind", g.mode(a).kind == ModeKind::EX ? "EX" : "RS"},
+                     {"threads", g.mode(a).threads}});
+    js.end_array();
+    js.key("edges");
+    js.begin_array();
     int id = 0;
     for (const ModeEdge& e : g.edges())
-        edges.push_back({{"id", id++}, {"from", e.from}, {"to", e.to}, {"mech", e.mech.label()}});
-    json out = json::object();
-    out["modes"] = std::move(modes);
-    out["edges"] = std::move(edges);
-    out["in"] = g.in;
-    out["out"] = g.out;
-    return out;
+        js.item(json{{"id", id++}, {"from", e.from}, {"to", e.to}, {"mech", e.mech.label()}});
+    js.end_array();
+    js.member("in", g.in);
+    js.member("out", g.out);
+    js.end_object();
 }
 
-json net_json(const Net& n) {
-    json places = json::array();
+void write_net(JsonStream& js, const Net& n) {
+    js.begin_object();
+    js.key("places");
+    js.begin_array();
     for (const Place& p : n.places) {
         json j = {{"id", p.id}, {"kind", to_string(p.kind)}, {"thread", p.thread}};
         if (p.kind == PlaceKind::Acc)
             j["mode"] = p.mode;
         else
             j["edge"] = p.edge;
-        places.push_back(std::move(j));
+        js.item(j);
     }
-    json transitions = json::array();
-    json arcs = json::array();
+    js.end_array();
+    js.key("transitions");
+    js.begin_array();
+    for (const Transition& r : n.transitions)
+        js.item(json{{"id", r.id},
+                     {"kind", to_string(r.kind)},
+                     {"thread", r.thread.empty() ? json(nullptr) : json(r.thread)},
+                     {"edge", r.edge}});
+    js.end_array();
+    js.key("arcs");
+    js.begin_array();
     for (const Transition& r : n.transitions) {
-        transitions.push_back({{"id", r.id},
-                               {"kind", to_string(r.kind)},
-                               {"thread", r.thread.empty() ? json(nullptr) : json(r.thread)},
-                               {"edge", r.edge}});
         for (int p : r.pre)
-            arcs.push_back({n.places[static_cast<std::size_t>(p)].id, r.id});
+            js.item(json{n.places[static_cast<std::size_t>(p)].id, r.id});
         for (int p : r.post)
-            arcs.push_back({r.id, n.places[static_cast<std::size_t>(p)].id});
+            js.item(json{r.id, n.places[static_cast<std::size_t>(p)].id});
     }
-    json markings = json::array();
+    js.end_array();
+    js.key("initial_markings");
+    js.begin_array();
     for (const Marking& m : n.initial_markings) {
         json ids = json::array();
         for (int p : m)
             ids.push_back(n.places[static_cast<std::size_t>(p)].id);
-        markings.push_back(std::move(ids));
+        js.item(ids);
     }
-    json out = json::object();
-    out["places"] = std::move(places);
-    out["transitions"] = std::move(transitions);
-    out["arcs"] = std::move(arcs);
-    out["initial_markings"] = std::move(markings);
-    return out;
+    js.end_array();
+    js.end_object();
 }
 
 } // namespace
 
-json to_json(const std::string& file, const CompiledSpec* spec, const Diagnostics& diags) {
-    json out;
-    out["file"] = file;
-    out["threads"] = spec ? spec->threads : std::vector<std::string>{};
-    json mechs = json::array();
-    json vars = json::array();
-    if (spec) {
+void write_json(std::ostream& out, const std::string& file, const CompiledSpec* spec,
+                const Diagnostics& diags) {
+    JsonStream js(out);
+    js.begin_object();
+    js.member("file", file);
+    js.member("threads", spec ? spec->threads : std::vector<std::string>{});
+    js.key("mechanisms");
+    js.begin_array();
+    if (spec)
         for (const MechanismDecl& m : spec->mechanisms) {
             json j = {{"name", m.name}, {"kind", to_string(m.kind)}};
             if (m.kind == MechKind::barrier)
                 j["threads"] = m.threads;
-            mechs.push_back(std::move(j));
+            js.item(j);
         }
+    js.end_array();
+    js.key("variables");
+    js.begin_array();
+    if (spec)
         for (const CompiledVariable& v : spec->variables) {
-            json j = json::object();
-            j["name"] = v.name;
-            j["sfg"] = v.sfg ? sfg_json(*v.sfg) : json(nullptr);
-            j["net"] = v.net ? net_json(*v.net) : json(nullptr);
-            vars.push_back(std::move(j));
+            if (!out)
+                return; // the output failed or hit its limit: stop formatting
+            js.begin_item();
+            js.begin_object();
+            js.member("name", v.name);
+            js.key("sfg");
+            if (v.sfg)
+                write_sfg(js, *v.sfg);
+            else
+                js.value(nullptr);
+            js.key("net");
+            if (v.net)
+                write_net(js, *v.net);
+            else
+                js.value(nullptr);
+            js.end_object();
         }
-    }
-    out["mechanisms"] = std::move(mechs);
-    out["variables"] = std::move(vars);
-    json ds = json::array();
+    js.end_array();
+    js.key("diagnostics");
+    js.begin_array();
     for (const Diagnostic& d : diags.sorted())
-        ds.push_back({{"severity", to_string(d.severity)},
-                      {"line", d.loc.line},
-                      {"col", d.loc.col},
-                      {"message", d.message}});
-    out["diagnostics"] = ds;
-    return out;
+        js.item(json{{"severity", to_string(d.severity)},
+                     {"line", d.loc.line},
+                     {"col", d.loc.col},
+                     {"message", d.message}});
+    js.end_array();
+    js.end_object();
+    out << '\n';
+}
+
+std::string to_json(const std::string& file, const CompiledSpec* spec, const Diagnostics& diags) {
+    std::ostringstream out;
+    write_json(out, file, spec, diags);
+    return out.str();
 }
 
 } // namespace sfg

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <ostream>
+#include <sstream>
+
 namespace sfg {
 
 namespace {
@@ -42,13 +45,17 @@ std::string xml_id(const std::string& prefix, const std::string& id) {
 }
 } // namespace
 
-std::string to_pnml(const CompiledSpec& spec) {
-    std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                      "<pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n";
+void write_pnml(std::ostream& os, const CompiledSpec& spec) {
+    os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n";
     int index = 0;
     for (const CompiledVariable& v : spec.variables) {
         if (!v.net)
             continue;
+        if (!os)
+            return; // the output failed or hit its limit: stop formatting
+        // One net at a time in memory: the text of a variable is written before the next.
+        std::string out;
         const Net& n = *v.net;
         std::string vp = fmt::format("v{}_", index++);
         out += fmt::format("  <net id=\"{}\" type=\"http://www.pnml.org/version-2009/grammar/"
@@ -91,9 +98,15 @@ std::string to_pnml(const CompiledSpec& spec) {
                 arc_to(t, xml_id(vp + "p.", n.places[static_cast<std::size_t>(p)].id));
         }
         out += "    </page>\n  </net>\n";
+        os << out;
     }
-    out += "</pnml>\n";
-    return out;
+    os << "</pnml>\n";
+}
+
+std::string to_pnml(const CompiledSpec& spec) {
+    std::ostringstream out;
+    write_pnml(out, spec);
+    return out.str();
 }
 
 } // namespace sfg

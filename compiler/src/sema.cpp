@@ -39,7 +39,8 @@ struct Symbol {
 
 class Sema {
 public:
-    Sema(const ast::Spec& spec, Diagnostics& diags) : spec_(spec), diags_(diags) {}
+    Sema(const ast::Spec& spec, Diagnostics& diags, const CompileLimits& limits)
+        : spec_(spec), diags_(diags), limits_(limits) {}
 
     CompiledSpec run(const std::string& file) {
         CompiledSpec out;
@@ -388,10 +389,14 @@ private:
         const SfgGraph& g = b.graph();
         auto mode = [&](int v) { return g[static_cast<std::size_t>(v)].mode.label(); };
         std::string label = label_text(d.label);
+        // One operator can drop |O| x |I| edges: the first few say why, a count says the rest.
         for (const auto& drop : rep.dropped)
             diags_.warning(d.label.loc,
                            fmt::format("edge {} -{}-> {} is left out: {}", mode(drop.from), label,
                                        mode(drop.to), drop.reason));
+        if (rep.dropped_beyond > 0)
+            diags_.warning(d.label.loc, fmt::format("{} more edges of this {} are left out",
+                                                    rep.dropped_beyond, op));
         if (rep.candidates > 0 && rep.valid == 0)
             diags_.warning(d.label.loc, fmt::format("this {} adds no edge: no out-mode can reach "
                                                     "an in-mode through '{}'",
@@ -425,23 +430,44 @@ private:
         }
     }
 
+    // A builder with what is left of the spec's budget: the limits bound all variables together.
+    SfgBuilder builder() const {
+        return SfgBuilder(limits_.modes - used_modes_, limits_.edges - used_candidates_);
+    }
+    // Charges a finished builder to the budget; false (after the error) when it ran over.
+    bool charge(const SfgBuilder& b, const std::string& what, SourceLoc where) {
+        used_modes_ += boost::num_vertices(b.graph());
+        used_candidates_ += b.candidates();
+        if (!b.over_budget())
+            return true;
+        const SfgBuilder::Overrun& o = *b.overrun();
+        if (o.what == SfgBuilder::Overrun::What::modes)
+            diags_.error(where, fmt::format("{} expands to more than {} access modes{}; raise "
+                                            "the limit with --max-modes",
+                                            what, limits_.modes,
+                                            used_modes_ > boost::num_vertices(b.graph())
+                                                ? " (counting the variables before it)"
+                                                : ""));
+        else
+            diags_.error(o.loc, fmt::format("{} needs more than {} candidate edges{} at this "
+                                            "operator; raise the limit with --max-edges",
+                                            what, limits_.edges,
+                                            used_candidates_ > b.candidates()
+                                                ? " (counting the variables before it)"
+                                                : ""));
+        return false;
+    }
+
     void build_variables(CompiledSpec& out) {
         for (CompiledVariable& v : out.variables) {
             const ast::Decl* d = symbols_.at(v.name).decl;
             if (!d->disc)
                 continue;
             if (diags_.has_errors())
-                continue; // names or arities are wrong: the graph would be meaningless
-            SfgBuilder b;
+                continue; // names or arities are wrong, or a bound was hit: stop building
+            SfgBuilder b = builder();
             auto f = build(*d->disc, b, 0);
-            if (b.over_budget()) {
-                diags_.error(v.loc, fmt::format("the discipline of '{}' expands to more than {} "
-                                                "access modes or {} candidate edges",
-                                                v.name, SfgBuilder::max_modes,
-                                                SfgBuilder::max_candidates));
-                continue;
-            }
-            if (!f)
+            if (!charge(b, fmt::format("the discipline of '{}'", v.name), v.loc) || !f)
                 continue;
             Sfg g = std::move(b).finish(*f);
             for (int m : g.unreachable_modes())
@@ -461,14 +487,17 @@ private:
             diags_.warning(d->names[0].loc,
                            fmt::format("discipline '{}' is never used", d->names[0].name));
             if (!diags_.has_errors() && !recursive_.count(d->names[0].name)) {
-                SfgBuilder b;
+                SfgBuilder b = builder();
                 build(*d->disc, b, 0);
+                charge(b, fmt::format("the discipline '{}'", d->names[0].name), d->names[0].loc);
             }
         }
     }
 
     const ast::Spec& spec_;
     Diagnostics& diags_;
+    const CompileLimits& limits_;
+    std::size_t used_modes_ = 0, used_candidates_ = 0;
     std::map<std::string, Symbol> symbols_;
     std::set<std::string> done_, recursive_, referenced_;
     static constexpr int max_expansion_depth_ = 10000;
@@ -476,8 +505,9 @@ private:
 
 } // namespace
 
-CompiledSpec analyze(const ast::Spec& spec, const std::string& file_name, Diagnostics& diags) {
-    return Sema(spec, diags).run(file_name);
+CompiledSpec analyze(const ast::Spec& spec, const std::string& file_name, Diagnostics& diags,
+                     const CompileLimits& limits) {
+    return Sema(spec, diags, limits).run(file_name);
 }
 
 } // namespace sfg

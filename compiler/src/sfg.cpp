@@ -75,8 +75,10 @@ std::vector<int> Sfg::unreachable_modes() const {
 }
 
 SfgBuilder::Fragment SfgBuilder::base(AccessMode mode, SourceLoc loc) {
-    if (boost::num_vertices(graph_) >= max_modes)
-        over_budget_ = true;
+    if (boost::num_vertices(graph_) >= max_modes_ && !overrun_)
+        overrun_ = Overrun{Overrun::What::modes, loc};
+    if (overrun_)
+        return {}; // the caller reports the overrun; the fragment is never used
     int v = static_cast<int>(boost::add_vertex(SfgMode{std::move(mode), loc}, graph_));
     return {{v}, {v}};
 }
@@ -90,6 +92,14 @@ SfgBuilder::Fragment SfgBuilder::disjunction(const Fragment& g1, const Fragment&
 
 void SfgBuilder::connect(const std::vector<int>& outs, const EdgeLabel& z,
                          const std::vector<int>& ins, SourceLoc loc, ConnectReport& report) {
+    // Counted before any work: |O| x |I| candidates, each a Valid check and maybe a warning.
+    const std::size_t pairs = outs.size() * ins.size();
+    if (overrun_ || pairs > max_candidates_ - candidates_) {
+        if (!overrun_)
+            overrun_ = Overrun{Overrun::What::edges, loc};
+        return;
+    }
+    candidates_ += pairs;
     for (int o : outs) {
         for (int i : ins) {
             ++report.candidates;
@@ -115,7 +125,10 @@ void SfgBuilder::connect(const std::vector<int>& outs, const EdgeLabel& z,
             if (reason.empty())
                 reason = why_invalid(mo, mech, mi);
             if (!reason.empty()) {
-                report.dropped.push_back({o, i, std::move(reason)});
+                if (report.dropped.size() < ConnectReport::max_dropped_kept)
+                    report.dropped.push_back({o, i, std::move(reason)});
+                else
+                    ++report.dropped_beyond;
                 continue;
             }
             ++report.valid;

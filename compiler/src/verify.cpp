@@ -1,11 +1,12 @@
 #include "sfg/compiler/verify.hpp"
 
+#include <boost/container_hash/hash.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <deque>
-#include <map>
 #include <set>
+#include <unordered_map>
 
 namespace sfg {
 
@@ -49,7 +50,7 @@ int feasible_mode(const Net& net, const Marking& m) {
 
 NetVerification verify_net(const Net& net, std::size_t max_markings) {
     NetVerification r;
-    std::map<Marking, std::size_t> index;
+    std::unordered_map<Marking, std::size_t, boost::hash<Marking>> index;
     std::deque<std::size_t> queue;
     auto visit = [&](const Marking& m) -> std::pair<std::size_t, bool> {
         auto [it, fresh] = index.emplace(m, 0);
@@ -82,11 +83,14 @@ NetVerification verify_net(const Net& net, std::size_t max_markings) {
                                 marking_text(net, m), net.places[static_cast<std::size_t>(*p)].id);
                 break;
             }
-            if (index.size() >= max_markings && !index.count(net.fire(m, static_cast<int>(t)))) {
+            Marking next = net.fire(m, static_cast<int>(t));
+            if (index.size() >= max_markings && !index.count(next)) {
+                // Stop at once: the caller reports the bound, and a partial count says nothing.
                 r.complete = false;
-                continue;
+                queue.clear();
+                break;
             }
-            auto [w, fresh] = visit(net.fire(m, static_cast<int>(t)));
+            auto [w, fresh] = visit(next);
             (void)fresh;
             boost::add_edge(v, w, static_cast<int>(t), r.graph);
         }

@@ -3,6 +3,7 @@
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/well_formed.hpp"
 #include "trace_names.hpp"
+#include "trace_text_parser.hpp"
 
 #include <algorithm>
 #include <array>
@@ -44,6 +45,25 @@ int target_kind(Op op) {
     }
 }
 
+const char* kind_name(int kind) {
+    return std::array{
+        "thread", "variable", "lock", "volatile", "barrier", "location"}[static_cast<std::size_t>(
+        kind)];
+}
+
+// A name for an error message: printable ASCII as it is, other bytes as \xHH, cut after 40.
+std::string show_name(std::string_view name) {
+    if (name.empty())
+        return "name (empty)";
+    std::string out = "name '";
+    for (std::size_t i = 0; i < name.size() && i < 40; ++i) {
+        const auto c = static_cast<unsigned char>(name[i]);
+        out += c >= 0x20 && c < 0x7f && c != '\\' ? std::string(1, static_cast<char>(c))
+                                                  : fmt::format("\\x{:02x}", c);
+    }
+    return out + (name.size() > 40 ? "...'" : "'");
+}
+
 void put_varint(std::string& out, std::uint32_t v) {
     while (v >= 0x80) {
         out += static_cast<char>((v & 0x7f) | 0x80);
@@ -68,8 +88,15 @@ public:
                     return result();
                 if (len > in_.size() - pos_)
                     return fail("name runs past the end of the file"), result();
-                ids_[tag - tag_name].push_back(
-                    table(syms_, tag - tag_name).intern(in_.substr(pos_, len)));
+                // The text format's rules: a name that could not be written as text (empty,
+                // blanks, control characters, separators) could forge lines of a report.
+                const int kind = tag - tag_name;
+                const std::string_view name = in_.substr(pos_, len);
+                if (kind == k_locations ? !text_trace::is_valid_location(name)
+                                        : !text_trace::is_valid_name(name))
+                    return fail(fmt::format("invalid {} {}", kind_name(kind), show_name(name))),
+                           result();
+                ids_[kind].push_back(table(syms_, kind).intern(name));
                 pos_ += len;
                 continue;
             }
@@ -145,10 +172,7 @@ private:
         if (!varint(v))
             return false;
         if (v >= ids_[kind].size())
-            return fail(fmt::format(
-                "undefined {} id {}",
-                std::array{"thread", "variable", "lock", "volatile", "barrier", "location"}[kind],
-                v));
+            return fail(fmt::format("undefined {} id {}", kind_name(kind), v));
         out = ids_[kind][v];
         return true;
     }

@@ -43,6 +43,26 @@ inline bool is_name_char(char c) {
     return name_chars.ok[static_cast<unsigned char>(c)];
 }
 
+// The text format's rules as predicates, for readers of other formats (the binary one): a name
+// is one or more name characters; a location is text without control characters other than
+// tab, neither empty nor starting or ending with a blank.
+inline bool is_valid_name(std::string_view s) {
+    if (s.empty())
+        return false;
+    for (char c : s)
+        if (!is_name_char(c))
+            return false;
+    return true;
+}
+inline bool is_valid_location(std::string_view s) {
+    if (s.empty() || is_space(s.front()) || is_space(s.back()))
+        return false;
+    for (char c : s)
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
+            return false;
+    return true;
+}
+
 struct OpInfo {
     Op op;
     int operands; // 0 none (begin/end: optional ignored operand), 1 exactly one, 2 a thread set

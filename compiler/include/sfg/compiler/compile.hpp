@@ -3,6 +3,7 @@
 
 #include "sfg/compiler/ast.hpp"
 #include "sfg/compiler/diagnostics.hpp"
+#include "sfg/compiler/limits.hpp"
 #include "sfg/compiler/sfg.hpp"
 #include "sfg/runtime/net.hpp"
 
@@ -36,7 +37,8 @@ struct CompiledSpec {
 };
 
 // Parses and checks `file`; every problem goes to `diags`. Returns the compiled spec unless
-// there was an error.
-std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags);
+// there was an error; a graph or net that would exceed `limits` is an error.
+std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags,
+                                         const CompileLimits& limits = {});
 
 } // namespace sfg

@@ -1,36 +1,49 @@
-// Writers for a compiled spec: DOT (built with Graphviz cgraph), SVG/PNG (laid out and rendered
-// in-process with gvc), the contract's JSON, and PNML. Each is a small file of its own.
+// Writers for a compiled spec: DOT (written as text), SVG/PNG (the DOT laid out and rendered
+// in-process with Graphviz' gvc), JSON, and PNML. Each is a small file of its own.
 #pragma once
 
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/diagnostics.hpp"
 
-#include <nlohmann/json.hpp>
-
+#include <cstddef>
+#include <iosfwd>
 #include <string>
 
 namespace sfg {
 
 enum class View { sfg, net, both };
 
+// The writers stream: their cost is proportional to what they write, and they stop formatting
+// once `out` fails (e.g. an output limit was hit).
+
 // One digraph with a cluster per annotated variable showing its SFG (modes as labelled nodes,
 // in/out modes marked by dangling arrows, edges labelled by mechanism), its Petri net (places as
 // circles with tokens for the initial marking, transitions as boxes, grouped per access mode
 // and per edge as in Figure 4.13), or both side by side.
+void write_dot(std::ostream& out, const CompiledSpec& spec, View view);
 std::string to_dot(const CompiledSpec& spec, View view);
 
-// Lays the same graph out with `dot` and renders it to `path` in `format` ("svg" or "png").
+// Nodes and edges Graphviz would lay out for `view`: the layout's cost grows faster than
+// linearly in it (docs/limits.md), so callers bound it before render_image. Above
+// quick_layout_above, render_image asks dot for fewer optimization passes.
+std::size_t layout_size(const CompiledSpec& spec, View view);
+inline constexpr std::size_t quick_layout_above = 1000;
+
+// Lays the DOT out with Graphviz' `dot` and renders it to `path` in `format` ("svg" or "png").
 // Returns an empty string on success, else what went wrong.
 std::string render_image(const CompiledSpec& spec, View view, const std::string& format,
                          const std::string& path);
 
-// The JSON document of contract §2; `spec` may be null when compilation failed.
-nlohmann::ordered_json to_json(const std::string& file, const CompiledSpec* spec,
-                               const Diagnostics& diags);
+// The JSON document of docs/language.md; `spec` may be null when compilation failed. Bytes
+// that are not UTF-8 (a file name) are written as U+FFFD. Ends with a newline.
+void write_json(std::ostream& out, const std::string& file, const CompiledSpec* spec,
+                const Diagnostics& diags);
+std::string to_json(const std::string& file, const CompiledSpec* spec, const Diagnostics& diags);
 
 // PNML 2009 place/transition nets, one <net> per annotated variable. PNML has one initial
 // marking, so M0 = {P(i)} is encoded with a marked place `start` and one transition
 // `init[i]` per in-mode i that moves the start token into P(i).
+void write_pnml(std::ostream& out, const CompiledSpec& spec);
 std::string to_pnml(const CompiledSpec& spec);
 
 } // namespace sfg

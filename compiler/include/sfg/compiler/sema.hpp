@@ -5,10 +5,13 @@
 #include "sfg/compiler/ast.hpp"
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/diagnostics.hpp"
+#include "sfg/compiler/limits.hpp"
 
 namespace sfg {
 
 // Checks `spec`, reporting every problem; the result's variables carry their SFGs (no nets).
-CompiledSpec analyze(const ast::Spec& spec, const std::string& file_name, Diagnostics& diags);
+// Stops with an error when the SFGs would exceed `limits` (modes, candidate edges).
+CompiledSpec analyze(const ast::Spec& spec, const std::string& file_name, Diagnostics& diags,
+                     const CompileLimits& limits = {});
 
 } // namespace sfg

@@ -4,11 +4,13 @@
 #pragma once
 
 #include "sfg/compiler/diagnostics.hpp"
+#include "sfg/compiler/limits.hpp"
 #include "sfg/runtime/net.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -57,7 +59,9 @@ struct ConnectReport {
     };
     int candidates = 0;
     int valid = 0;
-    std::vector<Dropped> dropped;
+    std::vector<Dropped> dropped;   // the first max_dropped_kept
+    std::size_t dropped_beyond = 0; // how many more were dropped
+    static constexpr std::size_t max_dropped_kept = 10;
     struct SelfSync {
         int from, to;
         Mechanism mech;
@@ -72,6 +76,13 @@ public:
         std::vector<int> in, out;
     };
 
+    // Named disciplines expand to copies, so a short text can denote a huge graph: the builder
+    // stops adding modes or edges once `max_modes` modes or `max_candidates` candidate edges
+    // would be exceeded, and reports over_budget() instead of spending the memory.
+    explicit SfgBuilder(std::size_t max_modes = CompileLimits{}.modes,
+                        std::size_t max_candidates = CompileLimits{}.edges)
+        : max_modes_(max_modes), max_candidates_(max_candidates) {}
+
     // EX(t) and RS(T), Figure 4.3.
     Fragment base(AccessMode mode, SourceLoc loc);
     // G1 ⊔ G2, G1 ▷^z G2 and [G1]^z, Figure 4.4. The edge set is a set: an edge with the same
@@ -83,11 +94,14 @@ public:
 
     Sfg finish(const Fragment& g) &&;
 
-    // Named disciplines expand to copies, so a short text can denote a huge graph; past these
-    // bounds the builder stops adding and reports over_budget() instead of running for hours.
-    static constexpr std::size_t max_modes = 200000;
-    static constexpr std::size_t max_candidates = 4000000;
-    bool over_budget() const { return over_budget_; }
+    // The first bound that was hit: which one, and where (the term or the operator's label).
+    struct Overrun {
+        enum class What { modes, edges } what = What::modes;
+        SourceLoc loc;
+    };
+    bool over_budget() const { return overrun_.has_value(); }
+    const std::optional<Overrun>& overrun() const { return overrun_; }
+    std::size_t candidates() const { return candidates_; }
     const SfgGraph& graph() const { return graph_; }
 
 private:
@@ -95,9 +109,10 @@ private:
                  SourceLoc loc, ConnectReport& report);
     SfgGraph graph_;
     int next_edge_ = 0;
+    std::size_t max_modes_, max_candidates_;
     std::size_t candidates_ = 0;
     std::unordered_map<std::uint64_t, std::vector<Mechanism>> pair_mechs_; // (o, i) -> labels
-    bool over_budget_ = false;
+    std::optional<Overrun> overrun_;
 };
 
 // Valid(o -z-> i) (§4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z). Returns the

@@ -17,14 +17,17 @@ using ReachabilityGraph =
 
 struct NetVerification {
     std::size_t reachable = 0; // distinct reachable markings found
-    bool complete = true;      // false when max_markings cut the search
+    bool complete = true;      // false when the search stopped at max_markings
     std::string failure;       // empty when every invariant holds
     ReachabilityGraph graph;
     bool ok() const { return failure.empty(); }
 };
 
 // Breadth-first exploration from every initial marking (P/T firing, to catch a second token).
-NetVerification verify_net(const Net& net, std::size_t max_markings = 1000000);
+// A net can have exponentially many markings (a barrier over n threads: 2^n), so the search
+// stops, incomplete, before it would store more than `max_markings` (sfgc --max-markings).
+inline constexpr std::size_t default_max_markings = 100000;
+NetVerification verify_net(const Net& net, std::size_t max_markings = default_max_markings);
 
 // The access mode b for which `m` is b-feasible, or -1 when there is none.
 int feasible_mode(const Net& net, const Marking& m);
