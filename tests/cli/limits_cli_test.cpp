@@ -236,6 +236,17 @@ TEST_CASE("large legitimate specs: DOT and JSON stream, proportional to their si
     CHECK(sj["variables"][0]["net"]["arcs"].size() == 4095 * 6);
 }
 
+TEST_CASE("the 553-byte doubling spec of 131,072 modes streams 215 MB of JSON") {
+    // Once 21 s and 2.9 GB (the document was built in memory, then dumped).
+    fs::path seq = write("seq17.sfg", doubling_sequences(17));
+    fs::path count = scratch() / "seq17.count";
+    const std::string cmd = "cd '" SFG_SOURCE_DIR "' && timeout 120 '" SFGC_PATH "' " +
+                            quoted(seq) + " --json | wc -c > " + quoted(count);
+    CHECK(shell(cmd) == 0);
+    // 214,991,923 bytes when the file is named "seq.sfg"; here its name is the scratch path.
+    CHECK(std::stoll(slurp(count)) == 214991923 - 7 + static_cast<long long>(seq.string().size()));
+}
+
 TEST_CASE("--verify-net is bounded: a barrier over 80 threads has 2^80 markings") {
     fs::path spec = write("barrier80.sfg", barrier_spec(80));
     Run r = sfgc(quoted(spec) + " --verify-net");
