@@ -89,6 +89,10 @@ int run_check(int argc, char** argv) {
     max_exec_opt->check(non_negative());
     app.add_option("--max-steps", max_steps, "visible steps per execution (default 10000)")
         ->check(non_negative());
+    std::uint64_t max_states = sfg::check::CheckOptions{}.max_states;
+    app.add_option("--max-states", max_states,
+                   fmt::format("steps of all executions together (default {})", max_states))
+        ->check(non_negative());
     auto* pb = app.add_option("--preemption-bound", preemption_bound,
                               "explore only schedules with at most K preemptions")
                    ->check(non_negative());
@@ -109,7 +113,7 @@ int run_check(int argc, char** argv) {
         // Emitting does not explore: options of the exploration would be silently ignored.
         if (promela_opt->count())
             for (const char* o : {"--mode", "--seed", "--max-executions", "--max-steps",
-                                  "--preemption-bound", "--format", "--trace-out"})
+                                  "--max-states", "--preemption-bound", "--format", "--trace-out"})
                 if (app.get_option(o)->count())
                     throw CLI::ValidationError(
                         o, "does not apply to --emit-promela, which only writes the model");
@@ -161,6 +165,7 @@ int run_check(int argc, char** argv) {
                                  ? 1000
                                  : max_executions;
     options.max_steps = max_steps;
+    options.max_states = max_states;
     if (pb->count())
         options.preemption_bound = preemption_bound;
     options.progress = isatty(STDERR_FILENO) != 0;

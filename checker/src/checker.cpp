@@ -213,11 +213,17 @@ struct Checker::Impl {
     }
 };
 
-Checker::Checker(const Interpreter& in) : impl_(new Impl{in, in.model(), {}, {}, {}}) {}
+Checker::Checker(const Interpreter& in, std::uint64_t max_states)
+    : impl_(new Impl{in, in.model(), {}, {}, {}}), max_states_(max_states) {}
 Checker::~Checker() = default;
 
 void Checker::on_execution(const Execution& e) {
+    states_ += e.steps->size();
     impl_->on_execution(e);
+}
+
+bool Checker::stop() const {
+    return states_ >= max_states_;
 }
 
 CheckResult Checker::finish(const ExploreStats& stats, const CheckOptions& options) {
@@ -234,6 +240,13 @@ CheckResult Checker::finish(const ExploreStats& stats, const CheckOptions& optio
                                 "incomplete",
                                 stats.executions);
         impl_->record(std::move(f), {}, 0);
+    } else if (stop() && !stats.complete) {
+        CheckFinding f;
+        f.kind = FindingKind::bound;
+        f.message = fmt::format("stopped after {} executions of {} steps in all (--max-states); "
+                                "the search is incomplete",
+                                stats.executions, states_);
+        impl_->record(std::move(f), {}, 0);
     }
     for (auto& [key, f] : impl_->findings)
         r.findings.push_back(std::move(f));
@@ -243,7 +256,7 @@ CheckResult Checker::finish(const ExploreStats& stats, const CheckOptions& optio
 
 CheckResult check_model(const Model& model, const CheckOptions& options) {
     Interpreter in(model);
-    Checker checker(in);
+    Checker checker(in, options.max_states);
     bool fell_back = false;
     std::unique_ptr<Explorer> ex = make_explorer(options, &fell_back);
     ExploreStats stats = ex->explore(in, options, checker);

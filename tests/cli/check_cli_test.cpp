@@ -190,6 +190,23 @@ TEST_CASE("sfgc check --max-executions 1: a bound finding and complete false") {
     CHECK(text.status == 1);
 }
 
+TEST_CASE("sfgc check --max-states: the exploration's work bounded, in every mode") {
+    for (const char* mode : {"naive", "dpor", "random"}) {
+        CAPTURE(mode);
+        json j = check_json(bank + " --max-states 1 --mode " + mode, 1);
+        CHECK(j["complete"] == false);
+        REQUIRE(j["findings"].size() >= 1);
+        const json& last = j["findings"].back();
+        CHECK(last["kind"] == "bound");
+        CHECK(last["message"].get<std::string>().find("(--max-states); the search is "
+                                                      "incomplete") != std::string::npos);
+    }
+    // Enough for the whole space: complete, no bound.
+    json whole = check_json(bank + " --max-states 100000", 0);
+    CHECK(whole["complete"] == true);
+    CHECK(sfgc("check " + bank + " --max-states -3").status == 2);
+}
+
 TEST_CASE("sfgc check --trace-out: one STD trace per finding that sfgc trace replays") {
     for (const std::string& file : {racy, violation, deadlock}) {
         CAPTURE(file);

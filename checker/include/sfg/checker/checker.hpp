@@ -59,15 +59,18 @@ CheckResult check_model(const Model& model, const CheckOptions& options);
 // The sink that does the checking, for explorers under test.
 class Checker : public ExecutionSink {
 public:
-    explicit Checker(const Interpreter& in);
+    // Stops the exploration (stop()) once the executions delivered hold `max_states` steps.
+    explicit Checker(const Interpreter& in, std::uint64_t max_states = CheckOptions{}.max_states);
     ~Checker() override;
     void on_execution(const Execution& e) override;
+    bool stop() const override;
     // Adds the bound findings implied by `stats` and returns the result.
     CheckResult finish(const ExploreStats& stats, const CheckOptions& options);
 
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
+    std::uint64_t max_states_, states_ = 0;
 };
 
 } // namespace sfg::check

@@ -23,6 +23,9 @@ struct CheckOptions {
     std::uint64_t seed = 0; // random
     std::uint64_t max_executions = 1000000;
     std::uint64_t max_steps = 10000; // visible steps per execution
+    // Steps of all executions explored, together: a bound on the exploration's work, which
+    // executions x steps alone leave at 10^10 (docs/limits.md; sfgc check --max-states).
+    std::uint64_t max_states = 100000000;
     std::optional<std::uint32_t> preemption_bound;
     bool progress = false; // a progress line on stderr
 };
