@@ -8,6 +8,7 @@ packages=(
   libgraphviz-dev graphviz
   doctest-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
   spin
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

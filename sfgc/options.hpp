@@ -39,7 +39,7 @@ inline CLI::Validator thread_count() {
 // (RLIMIT_DATA), so state that grows faster than the input (vector clocks over thousands of
 // threads, exploration state) ends in an error naming the option instead of swapping. main()
 // turns the failed allocation into that error.
-inline constexpr std::uint64_t default_max_memory_mib = 4096;
+inline constexpr std::uint64_t default_max_memory_mib = 2048;
 CLI::Option* add_memory_option(CLI::App& app, std::uint64_t& mib);
 // Applies the limit (not under AddressSanitizer or ThreadSanitizer, whose shadow memory is
 // itself counted as data); remembers it for the error message.

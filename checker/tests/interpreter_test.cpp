@@ -5,6 +5,7 @@
 #include "sfg/checker/report.hpp"
 
 #include <limits>
+#include <map>
 
 using namespace sfg;
 using namespace sfg::check;
@@ -127,4 +128,18 @@ TEST_CASE("classes: independent steps commute (Foata normal form)") {
     CHECK(r.classes == 1);
     auto c = load("threads a, b; var x;\nprogram p { thread a { x = 1; } thread b { x = 2; } }");
     CHECK(run(c->model).classes == 2);
+}
+
+TEST_CASE("init gives shared variables their values, negative ones too") {
+    auto l = load("threads t; var x, y;\nprogram p { init x = -5; init y = 7; thread t { } }");
+    REQUIRE(l);
+    Interpreter in(l->model);
+    State s;
+    std::vector<ThreadId> sched(10, 0);
+    replay(in, sched, &s);
+    std::map<std::string, std::int64_t> values;
+    for (std::size_t i = 0; i < l->model.shared.size(); ++i)
+        values[l->model.shared[i].name] = s.shared[i];
+    CHECK(values["x"] == -5); // the sign was read from the wrong token: x was 5
+    CHECK(values["y"] == 7);
 }

@@ -154,7 +154,8 @@ std::shared_ptr<const prog::Program> build_program(P::ProgramContext* ctx, Diagn
     p->loc = loc_of(ctx);
     for (auto* item : ctx->programItem()) {
         if (auto* init = dynamic_cast<P::InitItemContext*>(item)) {
-            bool negative = init->children.size() > 3 && init->children[2]->getText() == "-";
+            // init ID = [-] INT ; : the sign, when there is one, is the fourth child.
+            bool negative = init->children.size() > 5 && init->children[3]->getText() == "-";
             p->inits.push_back({ident(init->ID()), b.integer(init->INT(), negative), loc_of(init)});
         } else {
             auto* th = static_cast<P::ThreadItemContext*>(item);

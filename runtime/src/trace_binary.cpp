@@ -93,6 +93,7 @@ public:
                 const int kind = tag - tag_name;
                 const std::string_view name = in_.substr(pos_, len);
                 if (kind == k_locations ? !text_trace::is_valid_location(name)
+                    : kind == k_threads ? !text_trace::is_valid_thread_name(name)
                                         : !text_trace::is_valid_name(name))
                     return fail(fmt::format("invalid {} {}", kind_name(kind), show_name(name))),
                            result();

@@ -54,6 +54,10 @@ inline bool is_valid_name(std::string_view s) {
             return false;
     return true;
 }
+// A thread's name starts its line, where `#` starts a comment instead.
+inline bool is_valid_thread_name(std::string_view s) {
+    return is_valid_name(s) && s.front() != '#';
+}
 inline bool is_valid_location(std::string_view s) {
     if (s.empty() || is_space(s.front()) || is_space(s.back()))
         return false;

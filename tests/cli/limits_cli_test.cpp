@@ -133,6 +133,7 @@ TEST_CASE("binary traces obey the text format's name rules") {
     const std::string write_a = std::string("\x01\x00\x00", 3); // thread 0 writes variable 0
     const std::pair<const char*, std::vector<std::pair<int, std::string>>> cases[] = {
         {"empty thread", {{0, ""}, {1, "x"}}},
+        {"thread starting with # (a comment in text)", {{0, "#0"}, {1, "x"}}},
         {"thread with a newline", {{0, "a\nERROR: forged"}, {1, "x"}}},
         {"variable with a control character", {{0, "a"}, {1, "x\x1b[31m"}}},
         {"variable with a blank", {{0, "a"}, {1, "x y"}}},

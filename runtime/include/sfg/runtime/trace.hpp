@@ -12,9 +12,11 @@
 //     tag 0x40 + k  (k = 0 threads, 1 vars, 2 locks, 3 volatiles, 4 barriers, 5 locations):
 //                   a name definition: varint length, bytes. Names of each kind get the file ids
 //                   0, 1, 2, ... in order of definition; a name is defined before its first use.
-//                   Names obey the text form's rules (above; a location: no control character
-//                   but tab, no blank at either end, not empty), so every binary trace can be
-//                   written as text and no name can forge a line of a report.
+//                   Names obey the text form's rules (above; a thread's name does not start
+//                   with `#`, which would make its lines comments; a location has no control
+//                   character but tab, no blank at either end, and is not empty), so every
+//                   binary trace can be written as text and no name can forge a line of a
+//                   report.
 //     tag op | h    an event, op = the Op value 0..11 (read .. end), h = 0x80 when it has a
 //                   location: varint thread; then for r/w/acq/rel/vr/vw/benter/bexit a varint
 //                   target, for fork/join a varint count >= 1 and that many varint threads;
