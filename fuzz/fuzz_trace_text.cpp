@@ -1,6 +1,7 @@
 // fuzz_trace_text: bytes as a text trace through the sequential reader into every analysis and
 // the enforcer (trace_harness.hpp); the parallel reader on tiny chunks must deliver exactly the
 // same events, ids and error, and the events must survive the binary writer and reader.
+#include "random_trace.hpp" // same(): what two readers delivered
 #include "trace_harness.hpp"
 
 #include <cstddef>
@@ -8,30 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace {
-
-bool same(const sfg::Event& a, const sfg::Event& b) {
-    return a.number == b.number && a.thread == b.thread && a.op == b.op &&
-           a.implicit == b.implicit && a.target == b.target && a.location == b.location &&
-           a.line == b.line;
-}
-
-bool same(const sfg::SymbolTable& a, const sfg::SymbolTable& b) {
-    if (a.size() != b.size())
-        return false;
-    for (std::uint32_t i = 0; i < a.size(); ++i)
-        if (a.name(i) != b.name(i))
-            return false;
-    return true;
-}
-
-bool same(const sfg::Symbols& a, const sfg::Symbols& b) {
-    return same(a.threads, b.threads) && same(a.vars, b.vars) && same(a.locks, b.locks) &&
-           same(a.volatiles, b.volatiles) && same(a.barriers, b.barriers) &&
-           same(a.locations, b.locations) && a.thread_sets == b.thread_sets;
-}
-
-} // namespace
+using sfg::testing::same;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -49,6 +50,22 @@ inline std::string read_file(const std::string& path) {
 
 inline std::string source_path(const std::string& rel) {
     return std::string(SFG_SOURCE_DIR) + "/" + rel;
+}
+
+// Calls f(path, compiled) for every spec under specs/ but specs/errors/; returns how many.
+template <class F>
+int for_each_spec(F f) {
+    int n = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(source_path("specs"))) {
+        if (entry.path().extension() != ".sfg" || entry.path().parent_path().filename() == "errors")
+            continue;
+        Compiled c = compile_text(read_file(entry.path().string()));
+        CAPTURE(entry.path().string());
+        REQUIRE(c.spec);
+        f(entry.path().string(), c);
+        ++n;
+    }
+    return n;
 }
 
 } // namespace sfg::test

@@ -148,6 +148,26 @@ struct Collector : Analysis {
     }
 };
 
+// Equality of what two readers delivered: events field by field, names in id order.
+inline bool same(const Event& a, const Event& b) {
+    return a.number == b.number && a.thread == b.thread && a.op == b.op &&
+           a.implicit == b.implicit && a.target == b.target && a.location == b.location &&
+           a.line == b.line;
+}
+inline bool same(const SymbolTable& a, const SymbolTable& b) {
+    if (a.size() != b.size())
+        return false;
+    for (std::uint32_t i = 0; i < a.size(); ++i)
+        if (a.name(i) != b.name(i))
+            return false;
+    return true;
+}
+inline bool same(const Symbols& a, const Symbols& b) {
+    return same(a.threads, b.threads) && same(a.vars, b.vars) && same(a.locks, b.locks) &&
+           same(a.volatiles, b.volatiles) && same(a.barriers, b.barriers) &&
+           same(a.locations, b.locations) && a.thread_sets == b.thread_sets;
+}
+
 // Happens-before by its definition (contract §3) over explicit events: direct edges, then the
 // transitive closure. Edges only go forward, so one pass in order closes them.
 class HbOracle {

@@ -18,6 +18,7 @@
 using sfg::testing::Collector;
 using sfg::testing::random_trace;
 using sfg::testing::RandomTraceOptions;
+using sfg::testing::same;
 using namespace sfg;
 
 namespace {
@@ -34,21 +35,6 @@ struct TempFile {
     }
     ~TempFile() { std::remove(path.c_str()); }
 };
-
-bool same(const Event& a, const Event& b) {
-    return a.number == b.number && a.thread == b.thread && a.op == b.op &&
-           a.implicit == b.implicit && a.target == b.target && a.location == b.location &&
-           a.line == b.line;
-}
-
-bool same(const SymbolTable& a, const SymbolTable& b) {
-    if (a.size() != b.size())
-        return false;
-    for (std::uint32_t i = 0; i < a.size(); ++i)
-        if (a.name(i) != b.name(i))
-            return false;
-    return true;
-}
 
 // Reads `text` sequentially and in parallel with each option into Symbols that start as `start`;
 // checks they agree. Names must agree exactly when the trace is correct; after an error, the
