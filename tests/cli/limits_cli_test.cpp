@@ -177,7 +177,7 @@ TEST_CASE("the candidate-edge bound is enforced before the edges are built") {
         CHECK(r.status == 2);
         CHECK(r.err.find("candidate edges at this operator; raise the limit with --max-edges") !=
               std::string::npos);
-        CHECK(r.cpu_seconds < quickly);
+        CHECK(r.cpu_seconds < 3 * quickly); // 800 KB to parse: 0.4 s in Release, 9 s under ASan
     }
 }
 
