@@ -1,5 +1,6 @@
 // `sfgc FILE.sfg [--dot] [--view sfg|net|both] [--svg OUT] [--png OUT] [--json] [--pnml OUT]
-//  [--verify-net] [--max-...]` (docs/language.md), and `sfgc --demo` on the embedded barrier spec.
+//  [--verify-net] [--max-...]` (docs/tutorial.md, docs/limits.md), and `sfgc --demo` on the
+//  embedded barrier spec.
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"

@@ -1,4 +1,4 @@
-// The compiled spec as JSON (docs/language.md, "JSON output"), streamed: each mode, edge, place,
+// The compiled spec as JSON (docs/tutorial.md, "JSON for tools"), streamed: each mode, edge, place,
 // transition and arc is formatted on its own and written at once, so time and memory stay
 // proportional to one item, not to the document (a large net is hundreds of megabytes of JSON).
 // The text is exactly nlohmann::json's dump(2) of the whole document.

@@ -34,8 +34,8 @@ inline constexpr std::size_t quick_layout_above = 1000;
 std::string render_image(const CompiledSpec& spec, View view, const std::string& format,
                          const std::string& path);
 
-// The JSON document of docs/language.md; `spec` may be null when compilation failed. Bytes
-// that are not UTF-8 (a file name) are written as U+FFFD. Ends with a newline.
+// The JSON document of docs/tutorial.md ("JSON for tools"); `spec` may be null when compilation
+// failed. Bytes that are not UTF-8 (a file name) are written as U+FFFD. Ends with a newline.
 void write_json(std::ostream& out, const std::string& file, const CompiledSpec* spec,
                 const Diagnostics& diags);
 std::string to_json(const std::string& file, const CompiledSpec* spec, const Diagnostics& diags);
