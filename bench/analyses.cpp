@@ -1,4 +1,4 @@
-// Throughput and memory of the trace analyses (issue 3 part 7).
+// Throughput and memory of the trace analyses (docs/traces.md).
 //
 // 1. A realistic 10-million-event trace (8 threads; mostly thread-local and lock-protected
 //    accesses, volatile handshakes, barrier rounds), generated into a temporary file at start

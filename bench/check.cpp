@@ -1,4 +1,4 @@
-// The model checker's exploration (issue 4 part 9): executions per second, naive against dpor,
+// The model checker's exploration (docs/programs.md): executions per second, naive against dpor,
 // on generated programs of N = 2..6 threads, and dpor's executions per Mazurkiewicz class
 // (1.0 is the target without blocking; the sleep sets make it 1.0 with locks too).
 //

@@ -1,4 +1,4 @@
-// Compile time and peak memory of the front end (issue 2, part 10) on generated specs of growing
+// Compile time and peak memory of the front end on generated specs of growing
 // size. One iteration is what `sfgc FILE --json` does in memory: sfg::compile_spec (parse, sema,
 // SFG, Petri net) + sfg::to_json (the streaming writer) to text, with limits wide enough for the
 // largest family (the default limits of sfgc would refuse the largest sizes).

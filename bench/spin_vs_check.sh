@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Time to a complete verdict: `sfgc check --mode naive`, `sfgc check --mode dpor` and Spin on the
-# model `sfgc check --emit-promela` writes (model-checker issue, part 9). See bench/README.md.
+# model `sfgc check --emit-promela` writes (docs/programs.md, part 9). See bench/README.md.
 #
 #   bench/spin_vs_check.sh [PROGRAM.sfg ...]    # default: some specs/programs + generated ones
 #

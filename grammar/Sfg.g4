@@ -1,4 +1,4 @@
-// The .sfg language: disciplines (contract §1, thesis §3.2.2) and programs (model-checker issue).
+// The .sfg language: disciplines (docs/language.md, thesis §3.2.2) and programs (docs/programs.md).
 // Generated at build time with Debian's antlr4 tool into the C++ target.
 grammar Sfg;
 
@@ -14,7 +14,7 @@ item
     | program                                          # programDecl
     ;
 
-// Disjunction is loosest, then sequence; both left-associative (contract §1).
+// Disjunction is loosest, then sequence; both left-associative (docs/language.md).
 disc : seq (OR seq)* ;
 seq  : atom (SEQ label atom)* ;
 

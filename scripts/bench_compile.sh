@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compile-time benchmark driver (issue 2, part 10; see bench/README.md "## compile").
+# Compile-time benchmark driver (see bench/README.md "## compile").
 #
 #   scripts/bench_compile.sh [--quick] [--no-gbench] [--big]
 #
@@ -91,7 +91,7 @@ for f in threads nested nested_same chain many_vars one_disc; do
 done
 
 # A long chain of sequences is a left-deep tree: probe the sizes past the README's range for a
-# crash (a crash is a bug: the contract says never a crash, whatever the input).
+# crash (a crash is a bug: docs/limits.md: never a crash, whatever the input).
 echo
 echo "crash probe (fresh process each):"
 for n in 16000 24000 32000 100000; do

@@ -5,10 +5,10 @@ namespace sfgc {
 
 // `sfgc FILE.sfg [--dot] [--view ...] [--svg OUT] [--png OUT] [--json] [--pnml OUT]`
 int run_compile(int argc, char** argv);
-// `sfgc trace FILE [--spec SPEC.sfg] [--analysis LIST] [--format text|json]` (contract §3);
+// `sfgc trace FILE [--spec SPEC.sfg] [--analysis LIST] [--format text|json]` (docs/traces.md);
 // argv[0] is "trace".
 int run_trace(int argc, char** argv);
-// `sfgc check FILE.sfg [--mode naive|dpor|random] [...]` (issue 4); argv[0] is "check".
+// `sfgc check FILE.sfg [--mode naive|dpor|random] [...]` (docs/programs.md); argv[0] is "check".
 int run_check(int argc, char** argv);
 
 } // namespace sfgc

@@ -1,6 +1,6 @@
 // `sfgc trace FILE [--spec SPEC.sfg] [--analysis LIST] [--format text|json] [--max-reports N]
 // [--threads auto|N]`
-// (contract §3): the trace is read once, every selected analysis consuming the events as they
+// (docs/traces.md): the trace is read once, every selected analysis consuming the events as they
 // are parsed; findings are printed for people (like ThreadSanitizer) or as JSON.
 #include "commands.hpp"
 #include "io.hpp"
@@ -61,7 +61,7 @@ Selected race_detector(std::string name) {
             [p](const sfg::Symbols& syms) { return sfg::to_findings(p->races(), syms); }};
 }
 
-// The analyses by name (contract §3). Adding one is one entry here.
+// The analyses by name (docs/traces.md). Adding one is one entry here.
 const char* const analysis_names = "hb, fasttrack, goldilocks, eraser, enforce";
 
 std::optional<Selected> make_analysis(const std::string& name, const sfg::CompiledSpec* spec) {
@@ -110,9 +110,9 @@ const char* json_key(sfg::FindingKind k) {
     return "warnings";
 }
 
-// Keys in the contract's order (§3): "var", "event", "thread", "op", "with_event"; beyond it, after
-// those: "line"/"location" of the event, "with_thread", "with_op", "with_line", "with_location"
-// of the earlier one, "message"; "omitted" when --max-reports cut the list.
+// Keys in the order of docs/traces.md: "var", "event", "thread", "op", "with_event"; beyond it,
+// after those: "line"/"location" of the event, "with_thread", "with_op", "with_line",
+// "with_location" of the earlier one, "message"; "omitted" when --max-reports cut the list.
 using Json = nlohmann::ordered_json;
 
 Json to_json(const std::vector<sfg::AnalysisReport>& reports, const std::vector<Selected>& selected,

@@ -102,7 +102,7 @@ struct Checker::Impl {
         FastTrackDetector ft;
         fan.add(ft);
 #ifndef NDEBUG
-        GoldilocksDetector gl; // cross-check (issue 4 part 4): precise detectors agree exactly
+        GoldilocksDetector gl; // cross-check (docs/programs.md): precise detectors agree exactly
         fan.add(gl);
 #endif
         Enforcer enf;

@@ -1,7 +1,8 @@
 // Source-DPOR with sleep sets: Abdulla, Aronis, Jonsson, Sagonas, "Source Sets: A Foundation for
 // Optimal Dynamic Partial Order Reduction", JACM 64(4), 2017, Algorithm 1 (POPL'14), over
-// the Interpreter's steps and issue 4's dependence (explore.hpp, dependent()). Three changes
-// for this language's blocking steps (acq, join, bexit, await), which the paper's model lacks:
+// the Interpreter's steps and the dependence of docs/programs.md (explore.hpp, dependent()). Three
+// changes for this language's blocking steps (acq, join, bexit, await), which the paper's model
+// lacks:
 //
 // 1. Only races that can be reversed are: e' must be able to run before e when the two may
 //    be co-enabled (Flanagan and Godefroid, POPL'05). rel m then acq m, u's steps then

@@ -1,4 +1,4 @@
-// The DPOR explorer (issue 4 part 3), internal to the checker: make_explorer(Mode::dpor) returns
+// The DPOR explorer (docs/programs.md), internal to the checker: make_explorer(Mode::dpor) returns
 // it. See dpor.cpp and docs/programs.md ("Modes").
 #pragma once
 

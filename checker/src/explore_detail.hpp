@@ -9,7 +9,7 @@
 
 namespace sfg::check {
 
-// "executions, rate, depth" on stderr at most twice a second (issue 4 part 3).
+// "executions, rate, depth" on stderr at most twice a second (docs/programs.md).
 class Progress {
 public:
     explicit Progress(bool on) : on_(on), start_(clock::now()), last_(start_) {}

@@ -1,4 +1,4 @@
-// The step semantics of issue 4 (interpreter.hpp).
+// The step semantics of docs/programs.md (interpreter.hpp).
 #include "sfg/checker/interpreter.hpp"
 
 #include <fmt/format.h>
@@ -371,7 +371,7 @@ void Interpreter::step(State& s, ThreadId t, Step& out) const {
         const std::vector<ThreadId>& set = model_.thread_sets[in.arg];
         for (ThreadId u : set)
             if (s.forked[u] || model_.threads[u].root) {
-                // Forking a thread twice (issue 4, Failures): no event; the fork still counts
+                // Forking a thread twice (docs/programs.md): no event; the fork still counts
                 // for the dependence relation.
                 out.actions.push_back(Action{t, Op::fork, in.arg, in.line, false});
                 ts.status = ThreadStatus::failed;

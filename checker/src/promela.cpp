@@ -1,4 +1,4 @@
-// Promela emitter (model-checker issue, part 6). Each thread is lowered to a control-flow graph
+// Promela emitter (docs/programs.md, part 6). Each thread is lowered to a control-flow graph
 // whose nodes are visible events (one scheduling point each), local statements, branches and
 // findings; every event becomes `S<n>: atomic { event; local code up to the next event }`, so the
 // local computation runs right after the thread's previous visible event, as the issue fixes.

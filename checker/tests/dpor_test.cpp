@@ -1,4 +1,4 @@
-// DPOR against naive exploration (issue 4 part 8): on random small programs (random_program.hpp
+// DPOR against naive exploration (docs/programs.md): on random small programs (random_program.hpp
 // and a generator here with more blocking: nested locks, awaits on data, joins, barriers in
 // loops, failures, annotated variables under lock, volatile, barrier and fork/join
 // disciplines) and on every specs/programs example, dpor finds the same findings (kind and

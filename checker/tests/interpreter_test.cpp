@@ -1,4 +1,4 @@
-// Interpreter semantics (issue 4, "Steps", "Details", "Failures").
+// Interpreter semantics (docs/programs.md).
 #include "support.hpp"
 
 #include "sfg/checker/explore.hpp"

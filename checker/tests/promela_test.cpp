@@ -1,4 +1,4 @@
-// Promela emitter (model-checker issue, part 6): structure of the emitted models, and, when Spin
+// Promela emitter (docs/programs.md, part 6): structure of the emitted models, and, when Spin
 // is installed, Spin's verdicts (assertion violation, invalid end state) on small programs.
 #include "sfg/checker/checker.hpp"
 #include "sfg/checker/model.hpp"

@@ -1,4 +1,4 @@
-// A generator of random small programs (issue 4 part 8), shared with the DPOR tests: 2-3
+// A generator of random small programs (docs/programs.md), shared with the DPOR tests: 2-3
 // threads of 1-4 statements over two variables, a volatile, two locks and a barrier, with
 // forks/joins, awaits and assertions. Locks are always released in the same statement group, so
 // most programs end; deadlocks and failures still happen and are findings like the rest.

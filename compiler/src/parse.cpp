@@ -1,4 +1,4 @@
-// Text -> AST (contract §1). ANTLR's console listeners are replaced by ours so that lexer and
+// Text -> AST (docs/language.md). ANTLR's console listeners are replaced by ours so that lexer and
 // parser errors are ordinary diagnostics; the input is checked for UTF-8 and for nesting depth
 // before ANTLR sees it, so garbage gets a diagnostic instead of a crash or a deep recursion.
 #include "sfg/compiler/parse.hpp"

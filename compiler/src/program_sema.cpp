@@ -1,4 +1,4 @@
-// Static checks of programs (issue 4, "The program language" and "Details"); see program_sema.hpp.
+// Static checks of programs (docs/programs.md); see program_sema.hpp.
 #include "sfg/compiler/program_sema.hpp"
 
 #include <fmt/format.h>

@@ -4,7 +4,7 @@ namespace sfg {
 
 void FastTrackDetector::race(Var& v, const Event& e, ThreadId with_thread, Op with_op,
                              const Site& with) {
-    v.raced = true; // one race per variable (contract §3); its state is no longer needed
+    v.raced = true; // one race per variable (docs/traces.md); its state is no longer needed
     if (v.shared != none) {
         shared_[v.shared].clear();
         free_.push_back(v.shared);

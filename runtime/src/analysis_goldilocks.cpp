@@ -94,7 +94,7 @@ bool GoldilocksDetector::ordered(const Lockset& ls, ThreadId t) {
     return walk(ls.pos, ls.owner, t);
 }
 
-// Apply-Lockset-Rules (TR §3.3, digest §3.3): LS starts as {owner}; replay the list from pos
+// Apply-Lockset-Rules (TR §3.3): LS starts as {owner}; replay the list from pos
 // with the Figure 1 rules and stop as soon as t is in LS.
 bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
     if (++stamp_ == 0) { // wrapped: forget every old stamp
@@ -182,8 +182,8 @@ GoldilocksDetector::LocksetView GoldilocksDetector::write_lockset(ObjId var) {
 }
 
 void GoldilocksDetector::place(Lockset& ls, ThreadId t, const Event& e) {
-    // The alock fix (digest §3.4): after every access, alock is a lock the accessing thread
-    // holds, or none; the deterministic choice is the innermost held lock.
+    // The alock fix (docs/traces.md, "goldilocks"): after every access, alock is a lock the
+    // accessing thread holds, or none; the deterministic choice is the innermost held lock.
     ensure(held_, t);
     if (ls.alock == no_object || holder_[ls.alock] != t)
         ls.alock = held_[t].empty() ? no_object : held_[t].back();
@@ -199,7 +199,7 @@ void GoldilocksDetector::unref(std::uint64_t pos) {
     --refs_[pos - base_];
 }
 
-// Garbage-Collect-Cells (TR Figure 3 line 21, digest §3.6): every lockset's pos is at or after
+// Garbage-Collect-Cells (TR Figure 3 line 21): every lockset's pos is at or after
 // head, so cells before the first referenced one can never be walked again.
 void GoldilocksDetector::collect() {
     const std::uint64_t end = tail();
@@ -215,7 +215,7 @@ void GoldilocksDetector::collect() {
 
 void GoldilocksDetector::race(Var& v, const Event& e, const Lockset& with, Op with_op) {
     races_.push_back({e.target, AccessRef::of(e), AccessRef::of(with.site, with.owner, with_op)});
-    // One race per variable (contract §3): release its positions so they no longer pin the list.
+    // One race per variable (docs/traces.md): release its positions so they no longer pin the list.
     v.raced = true;
     if (v.written)
         unref(v.write.pos);

@@ -3,7 +3,7 @@
 namespace sfg {
 
 void HbDetector::race(Var& v, const Event& e, ThreadId with_thread, Op with_op, const Slot& with) {
-    v.raced = true; // one race per variable: its first racy event (contract §3)
+    v.raced = true; // one race per variable: its first racy event (docs/traces.md)
     races_.push_back({e.target, AccessRef::of(e), AccessRef::of(with.site, with_thread, with_op)});
 }
 

@@ -1,5 +1,5 @@
 // sfg::Enforcer: variables, the per-mechanism index, and dispatch of events (thesis Figure 4.2
-// and contract §3: which trace op is the snd / rcv of which mechanism).
+// and docs/traces.md: which trace op is the snd / rcv of which mechanism).
 #include "enforce_impl.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// The sequential text trace reader (contract §3): the parser (trace_text_parser.hpp) interning
+// The sequential text trace reader (docs/traces.md): the parser (trace_text_parser.hpp) interning
 // into Symbols on first sight and feeding the well-formedness checker directly.
 #include "sfg/runtime/mapped_file.hpp"
 #include "sfg/runtime/trace.hpp"

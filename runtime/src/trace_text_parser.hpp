@@ -1,5 +1,5 @@
-// The text trace parser (contract §3), shared by the sequential reader (trace_reader.cpp) and the
-// parallel one (trace_parallel.cpp). Hand-written tokenizer over the mapped file: no allocation
+// The text trace parser (docs/traces.md), shared by the sequential reader (trace_reader.cpp) and
+// the parallel one (trace_parallel.cpp). Hand-written tokenizer over the mapped file: no allocation
 // per line; names are looked up in reader-local hash tables keyed by views into the file.
 //
 // Out is where names and events go:
@@ -72,7 +72,7 @@ struct OpInfo {
     int operands; // 0 none (begin/end: optional ignored operand), 1 exactly one, 2 a thread set
 };
 
-// The op names of contract §3.
+// The op names of docs/traces.md.
 inline bool lookup_op(std::string_view s, OpInfo& out) {
     static constexpr std::pair<std::string_view, OpInfo> ops[] = {
         {"r", {Op::read, 1}},
@@ -365,7 +365,7 @@ private:
     // to read (nothing was interned yet; it interns the same names in the same order). `error`: an
     // ill-formed event (error_ is set).
     Fast fast_line(const char* const p, const char* end, const char*& line_end) {
-        if (*p == '#') // a comment, however much it looks like an event (contract §3)
+        if (*p == '#') // a comment, however much it looks like an event (docs/traces.md)
             return Fast::other;
         Fields f;
 #if defined(__SSE2__)

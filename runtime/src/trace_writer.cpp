@@ -1,4 +1,4 @@
-// The text trace writer: the inverse of the reader (contract §3 lines).
+// The text trace writer: the inverse of the reader (docs/traces.md lines).
 #include "sfg/runtime/trace.hpp"
 
 #include <ostream>

@@ -49,7 +49,7 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
 
     switch (op) {
     case Op::acquire: {
-        // Locks are not re-entrant (contract §3), so the holder may not acquire again either.
+        // Locks are not re-entrant (docs/traces.md), so the holder may not acquire again either.
         const Lock& l = lock(target);
         if (l.holder == t)
             return fail(fmt::format("thread {} acquires lock {}, which it already holds (since "
@@ -139,7 +139,7 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
         break;
     case Op::join:
         // Thread u's end comes just before the first event that joins it; a forked thread with
-        // no events starts there too (contract §3).
+        // no events starts there too (docs/traces.md).
         for (ThreadId u : syms_.thread_sets[target]) {
             Thread& c = threads_[u];
             if (c.state == State::ended)

@@ -1,4 +1,4 @@
-// Goldilocks against the digest's vectors (notes/goldilocks.md §4): V1-V6 and the CACM article's
+// Goldilocks against test vectors V1-V6 (built from the TR and the CACM article) and the article's
 // Figure 3 step by step, each also checked against hb and fasttrack.
 #include "trace_test_util.hpp"
 
@@ -74,7 +74,7 @@ TEST_CASE("V4: fork and join order the parent's and child's accesses") {
 
 TEST_CASE("V5: the stale-alock flaw of the printed pseudocode is fixed") {
     // T1's second write is owner-short-circuited while T1 holds no lock; keeping alock = l
-    // would wrongly pass T2's write (digest §3.4).
+    // would wrongly pass T2's write (the alock fix, docs/traces.md).
     AllAnalyses a("T1|acq(l)\nT1|w(x)\nT1|rel(l)\nT1|w(x)\nT2|acq(l)\nT2|w(x)\n");
     REQUIRE(a.result.ok());
     CHECK(a.agreed() == Races{{"x", 6, 4}});
@@ -146,7 +146,7 @@ TEST_CASE("Figure 3 (CACM'10): the lock protecting x changes without x being acc
         CHECK(gls(a, "x") == after[k]);
         CHECK(a.agreed().empty()); // race-free at every step, by all three detectors
     }
-    // Original Eraser reports a false race at step 16 (digest §4.1).
+    // Original Eraser reports a false race at step 16.
     AllAnalyses a(trace);
     CHECK(a.warnings() == std::vector<std::pair<std::string, std::uint64_t>>{{"x", 15}});
 }

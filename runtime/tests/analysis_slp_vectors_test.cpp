@@ -1,4 +1,5 @@
-// The SLP digest's test traces (notes/slp.md §7, TV1 and TV2) through every analysis.
+// The test traces TV1 and TV2 of the paper on race detection over grammar-compressed traces,
+// through every analysis.
 #include "trace_test_util.hpp"
 
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// Enforcement (thesis Figures 4.14/4.15, contract §3) on the thesis' examples.
+// Enforcement (thesis Figures 4.14/4.15, docs/traces.md) on the thesis' examples.
 #include "enforce_testlib.hpp"
 
 #include "sfg/runtime/enforce.hpp"
@@ -156,7 +156,7 @@ TEST_CASE("Figure 5.1: conforms although no lock is held at any access") {
 }
 
 // Initialize then read (Figure 3.2): EX(t0) ▷^{fork(t0 -> T1,T2)} RS(T1,T2). A fork of a set is
-// one operation (contract §3).
+// one operation (docs/traces.md).
 TEST_CASE("initialize-then-read: fork of a set") {
     const Net net = net_of(seq(EX("t0"), fork("t0", {"T1", "T2"}), RS({"T1", "T2"})));
     REQUIRE(net.edges.size() == 1);

@@ -2,10 +2,10 @@
 // - a tiny SFG algebra: base graphs (thesis Figure 4.3), ⊔ / ▷^z / [.]^z with Valid (Figure 4.4,
 //   §4.2.3), and N(G) exactly per Figure 4.11;
 // - a trace builder from "T|op(args)" lines that inserts the implicit thread start/end events
-//   where contract §3 puts them;
+//   where docs/traces.md puts them;
 // - a reference enforcer: Figure 4.15 literally (std::set of markings, Net::enabled/fire, lazy
 //   [SYNC] closure, every variable visited on every sync op as in Figure 5.2);
-// - a brute-force happens-before race oracle (contract §3).
+// - a brute-force happens-before race oracle (docs/traces.md).
 #pragma once
 
 #include "sfg/runtime/enforce.hpp"
@@ -208,7 +208,7 @@ struct Trace {
 
 class TraceBuilder {
 public:
-    // "T|op" or "T|op(args)"; ops as in contract §3.
+    // "T|op" or "T|op(args)"; ops as in docs/traces.md.
     TraceBuilder& operator()(const std::string& line) {
         const auto bar = line.find('|');
         const std::string thread = line.substr(0, bar);
@@ -269,7 +269,7 @@ public:
         default:
             break;
         }
-        // Implicit events (contract §3): u's start just before u's first event; for a join,
+        // Implicit events (docs/traces.md): u's start just before u's first event; for a join,
         // the start (if u never ran) and end of every joined thread just before the join.
         start_if_needed(e.thread, e.number);
         if (e.op == Op::join)
@@ -446,7 +446,7 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------
-// Happens-before oracle (contract §3), brute force over <= 256 events: is variable x racy?
+// Happens-before oracle (docs/traces.md), brute force over <= 256 events: is variable x racy?
 
 inline bool racy(const Trace& tr, const std::string& x) {
     const auto& ev = tr.events;

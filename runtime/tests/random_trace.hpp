@@ -1,4 +1,4 @@
-// Random well-formed traces (contract §3) and a brute-force happens-before oracle, for tests
+// Random well-formed traces (docs/traces.md) and a brute-force happens-before oracle, for tests
 // that compare analyses against the definition. Header-only so other test files can reuse it.
 //
 // The generator simulates threads: root threads run from the start, the others only once forked
@@ -168,7 +168,7 @@ inline bool same(const Symbols& a, const Symbols& b) {
            same(a.locations, b.locations) && a.thread_sets == b.thread_sets;
 }
 
-// Happens-before by its definition (contract §3) over explicit events: direct edges, then the
+// Happens-before by its definition (docs/traces.md) over explicit events: direct edges, then the
 // transitive closure. Edges only go forward, so one pass in order closes them.
 class HbOracle {
 public:
@@ -206,8 +206,8 @@ public:
     // Event indexes (0-based, explicit events) i, j: does i happen before j?
     bool hb(std::size_t i, std::size_t j) const { return pred_[j].test(i); }
 
-    // The contract's first racy event per variable: var -> (j, every valid with_event), numbers
-    // as in the trace.
+    // The first racy event (docs/traces.md) per variable: var -> (j, every valid with_event),
+    // numbers as in the trace.
     struct FirstRace {
         std::uint64_t event;
         std::vector<std::uint64_t> with;

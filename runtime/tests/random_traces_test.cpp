@@ -1,4 +1,4 @@
-// hb = fasttrack = goldilocks = the brute-force oracle (contract §3) on random well-formed
+// hb = fasttrack = goldilocks = the brute-force oracle (docs/traces.md) on random well-formed
 // traces: the same first racy event for every variable, and a with_event that really races.
 #include "random_trace.hpp"
 #include "sfg/runtime/analysis_fasttrack.hpp"

@@ -27,7 +27,7 @@ std::vector<std::string> render(const std::vector<Event>& events, const Symbols&
 
 } // namespace
 
-TEST_CASE("format_event writes contract §3 lines") {
+TEST_CASE("format_event writes docs/traces.md lines") {
     Symbols syms;
     Collector col;
     REQUIRE(read_trace_text("T1|fork(b,a)|x.c:3\nT1|w(v)\nT1|begin\n", "t", syms, col).ok());

@@ -97,7 +97,7 @@ TEST_CASE("a line starting with # is a comment however long and event-like it is
     }
 }
 
-TEST_CASE("every op of contract §3; each kind of object has its own namespace") {
+TEST_CASE("every op of docs/traces.md; each kind of object has its own namespace") {
     Read r("t|r(a)\nt|w(a)\nt|acq(a)\nt|rel(a)\nt|vr(a)\nt|vw(a)\nt|benter(a)\nt|bexit(a)\n"
            "t|fork(u,v)\nt|join(v,u)\nt|begin\nt|end\n");
     REQUIRE_MESSAGE(r.res.ok(), r.error());
@@ -181,7 +181,7 @@ TEST_CASE("malformed lines: FILE:LINE:COL: error naming the line") {
     }
 }
 
-TEST_CASE("ill-formed traces: the errors of contract §3, at the offending line") {
+TEST_CASE("ill-formed traces: the errors of docs/traces.md, at the offending line") {
     struct Case {
         const char* text;
         const char* error;

@@ -1,4 +1,4 @@
-// `sfgc check` end to end (model-checker issue, parts 5, 6 and 8): exit codes, the JSON keys,
+// `sfgc check` end to end (docs/programs.md, parts 5, 6 and 8): exit codes, the JSON keys,
 // counterexamples written by --trace-out replayed by `sfgc trace`, --emit-promela's output
 // accepted by Spin with the same assertion verdicts, and the bound finding. The verdicts of every
 // example are checked through the library in checker/tests; here it is the command line.

@@ -74,7 +74,7 @@ TEST_CASE("Graphviz accepts every DOT we emit, in every view") {
         }
 }
 
-TEST_CASE("JSON has the contract's shape") {
+TEST_CASE("JSON has the documented shape") {
     Run r = sfgc("specs/thesis/fig3_15.sfg --json");
     REQUIRE(r.status == 0);
     auto j = nlohmann::json::parse(r.out);

@@ -1,4 +1,4 @@
-// `sfgc trace` end to end (issue 3 parts 5 and 6, contract §3): the thesis' traces in
+// `sfgc trace` end to end (docs/traces.md): the thesis' traces in
 // specs/traces/ (Figures 3.6, 4.6, 5.1), a RAPID STD file, exit codes, the text and JSON reports,
 // --max-reports, standard input, and malformed or ill-formed traces answered with exit 2 and an
 // error naming the line. The analyses themselves are tested in runtime/tests.
@@ -205,7 +205,7 @@ TEST_CASE("malformed and ill-formed traces: exit 2, FILE:LINE:COL: error naming 
         {"# header\n\nT1|w(x\n", "3:7: error: expected ')'"},
         {"T1|r(x,y)\n", "1:7: error: 'r' takes one operand"},
         {"\n# c\nT1|w(x)|a.c:1\n\x01T2\n", "4:1: error: expected a thread name, found byte 0x01"},
-        // Ill-formed traces (contract §3).
+        // Ill-formed traces (docs/traces.md).
         {"T1|rel(m)\n", "1:1: error: thread T1 releases lock m, which is not held"},
         {"T1|acq(m)\nT2|rel(m)\n",
          "2:1: error: thread T2 releases lock m, which is held by thread T1 at line 1"},

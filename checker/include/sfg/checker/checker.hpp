@@ -1,4 +1,4 @@
-// The checks run on every execution (issue 4 part 4) and their grouping into findings (part 5):
+// The checks run on every execution (docs/programs.md) and their grouping into findings (part 5):
 // each execution's events stream through the well-formedness checker into fasttrack and the
 // Enforcer (every annotated variable; goldilocks cross-checks fasttrack in debug builds);
 // failures, deadlocks and bounds come from the interpreter. One finding per (kind, variable)

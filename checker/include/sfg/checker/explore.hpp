@@ -1,4 +1,4 @@
-// Exploration (issue 4 part 3; STYLE.md after Relacy): the policies — naive DFS over every
+// Exploration (docs/programs.md; after Relacy): the policies — naive DFS over every
 // interleaving, random, and DPOR — are interchangeable Explorers over one Interpreter. An
 // Explorer hands every complete execution (a path of Steps and the final State) to an
 // ExecutionSink (checker.hpp: the analyses); it owns nothing else. CheckOptions holds every
@@ -80,7 +80,7 @@ public:
 // would make DPOR's race reversals unsound); `fell_back` says so.
 std::unique_ptr<Explorer> make_explorer(const CheckOptions& options, bool* fell_back = nullptr);
 
-// ---- the dependence relation (issue 4, "Dependence") ----
+// ---- the dependence relation (docs/programs.md, "Modes") ----
 
 // Two actions are dependent (same thread; same variable or volatile and one writes; same lock;
 // same barrier; a fork or join naming u and any action of u; a fork naming u and a join naming

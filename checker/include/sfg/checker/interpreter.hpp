@@ -1,4 +1,4 @@
-// The interpreter (issue 4, "Steps", "Details", "Failures"): the state of a lowered program and
+// The interpreter (docs/programs.md): the state of a lowered program and
 // one step of one thread. A step performs one visible event (an `await`: the reads of its
 // condition, atomically), then the thread's local computation up to its next visible
 // instruction, its end or a failure ("local computation runs right after the thread's previous

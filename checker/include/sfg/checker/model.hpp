@@ -1,5 +1,5 @@
-// A checked program lowered for the interpreter (issue 4): each thread's statements become a
-// flat code of stack-machine instructions, so that an interpreter state is a few small vectors
+// A checked program lowered for the interpreter (docs/programs.md): each thread's statements become
+// a flat code of stack-machine instructions, so that an interpreter state is a few small vectors
 // (cheap to copy and hash during exploration). Shared-variable reads, writes and every
 // synchronization op are "visible" instructions: one event and one scheduling point each.
 #pragma once

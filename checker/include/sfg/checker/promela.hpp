@@ -1,4 +1,4 @@
-// `sfgc check --emit-promela` (model-checker issue, part 6): a program as a Promela model with
+// `sfgc check --emit-promela` (docs/programs.md, part 6): a program as a Promela model with
 // the same visible steps, blocking and findings, so that Spin can cross-check our verdicts.
 // The mapping and its limits are described in docs/promela.md.
 #pragma once

@@ -1,4 +1,4 @@
-// Printing a CheckResult (issue 4 part 5; after tsan_report: findings are data, this only formats
+// Printing a CheckResult (docs/programs.md; after tsan_report: findings are data, this only formats
 // them): the summary, each finding with its counterexample as a step table with one column per
 // thread (the thesis' Figure 2.2 layout), the issue's JSON, and STD trace files that
 // `sfgc trace` replays to the same race or violation.
@@ -20,7 +20,7 @@ void print_table(std::ostream& out, const Model& m, const CheckFinding& f);
 void print_text(std::ostream& out, const Model& m, const CheckResult& r);
 nlohmann::ordered_json to_json(const Model& m, const CheckResult& r);
 
-// The counterexample as a text trace (contract §3): `THREAD|OP|PROGRAM:LINE` lines after a
+// The counterexample as a text trace (docs/traces.md): `THREAD|OP|PROGRAM:LINE` lines after a
 // `#` header naming the finding.
 std::string trace_text(const Model& m, const CheckFinding& f);
 // The file name for a finding's trace: PROGRAM-KIND-VAR.std or PROGRAM-KIND-LINE.std.

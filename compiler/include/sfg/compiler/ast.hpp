@@ -1,4 +1,4 @@
-// The AST of a .sfg file (contract §1), built from ANTLR's parse tree by compiler/parse.
+// The AST of a .sfg file (docs/language.md), built from ANTLR's parse tree by compiler/parse.
 // Every node keeps its source location for diagnostics.
 #pragma once
 

@@ -1,4 +1,4 @@
-// One diagnostics engine for the whole front end (STYLE.md, after Clang): the ANTLR error
+// One diagnostics engine for the whole front end (after Clang's): the ANTLR error
 // listeners, sema and the SFG builder report (severity, location, message) here and keep going,
 // so a user sees every mistake at once; one printer formats them.
 #pragma once

@@ -1,4 +1,4 @@
-// The AST of a `program` block (model-checker issue): threads, statements, expressions. Built by
+// The AST of a `program` block (docs/programs.md): threads, statements, expressions. Built by
 // the front end from ANTLR's parse tree; checked and run by checker/.
 #pragma once
 

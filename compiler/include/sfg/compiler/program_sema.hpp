@@ -1,4 +1,4 @@
-// Static checks of `program` blocks (model-checker issue 4, "The program language"): every name
+// Static checks of `program` blocks (docs/programs.md 4, "The program language"): every name
 // used by a statement or expression is declared and of the right kind, locals are declared once
 // per thread and used after their declaration, `barrier b;` only by b's threads, no thread twice
 // in one fork/join, no assignment to a lock, etc. Errors go to the front end's one diagnostics

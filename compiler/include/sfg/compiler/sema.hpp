@@ -1,5 +1,6 @@
-// Semantic analysis (contract §1): names, kinds, arities, recursion; then one SFG per annotated
-// variable, with Valid's dropped edges, edgeless operators and unreachable modes as warnings.
+// Semantic analysis (docs/language.md): names, kinds, arities, recursion; then one SFG per
+// annotated variable, with Valid's dropped edges, edgeless operators and unreachable modes as
+// warnings.
 #pragma once
 
 #include "sfg/compiler/ast.hpp"

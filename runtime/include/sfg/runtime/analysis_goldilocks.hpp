@@ -4,7 +4,8 @@
 // from that position with the Figure 1 rules until the accessing thread enters the set.
 // Separate write and per-thread read locksets (CACM'10 §3.2) make read-read never a race.
 // The alock short-circuit keeps the invariant "alock was held by the owner at its access",
-// which the TR's pseudocode breaks when the owner check succeeds (notes/goldilocks.md §3.4, V5).
+// which the technical report's pseudocode (MSR-TR-2006-163) breaks when the owner check
+// succeeds; docs/traces.md, "goldilocks".
 #pragma once
 
 #include "sfg/runtime/report.hpp"

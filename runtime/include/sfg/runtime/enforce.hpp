@@ -25,7 +25,7 @@ struct EnforceOptions {
     // After the first violation of a variable the enforcer re-synchronizes it (docs: the
     // candidates become { P(a) | mode a permits the offending access }) and keeps checking.
     // With report_all, the violations found after that are recorded too (all_violations());
-    // the contract's `enforce` reports only the first per variable (violations()).
+    // `sfgc trace --analysis enforce` reports only the first per variable (violations()).
     bool report_all = false;
     // Variables whose nets keep one token (every mode has one thread: lock, volatile and
     // fork/join disciplines over EX modes) are simulated per group of variables sharing a net
@@ -53,7 +53,7 @@ struct EnforceFix {
 // explain() formats it.
 struct EnforceViolation {
     std::string var;
-    std::uint64_t event = 0; // the event number (contract §3)
+    std::uint64_t event = 0; // the event number (docs/traces.md)
     ThreadId thread = 0;
     std::string thread_name;
     Op op = Op::read;                          // Op::read or Op::write
@@ -68,7 +68,7 @@ struct EnforceViolation {
     std::string route;
 };
 
-// The one-paragraph explanation (the contract's JSON "message"), e.g.
+// The one-paragraph explanation (the JSON "message" of docs/traces.md), e.g.
 // "w(x) by T1 is not permitted: the possible mode was EX(T0); to enter EX(T1) (edge EX(T0) -m->
 // EX(T1)), T0 must rel(m) after its accesses in EX(T0) and T1 must acq(m) before writing x".
 std::string explain(const EnforceViolation& v);

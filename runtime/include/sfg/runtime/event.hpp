@@ -1,4 +1,4 @@
-// The one event vocabulary (contract §3, DESIGN.md): every analysis sees the same Event whether
+// The one event vocabulary (docs/traces.md): every analysis sees the same Event whether
 // it came from a trace file, the model checker or an instrumented program.
 #pragma once
 
@@ -14,7 +14,7 @@ using ThreadId = std::uint32_t;
 using ObjId = std::uint32_t;
 inline constexpr ObjId no_object = ~ObjId{0};
 
-// Trace ops (contract §3) plus the implicit start/end of a thread (thesis Figure 4.1), which a
+// Trace ops (docs/traces.md) plus the implicit start/end of a thread (thesis Figure 4.1), which a
 // stream carries as synthetic events so that every consumer agrees on where they happen:
 // - thread_start of u comes right before u's first event (or right before the first join of u,
 //   when u has no event of its own but was forked);
@@ -40,7 +40,9 @@ enum class Op : std::uint8_t {
 const char* to_string(Op op); // "r", "w", "acq", "rel", "vr", "vw", "benter", "bexit", "fork",
                               // "join", "begin", "end", "start", "exit"
 
-inline bool is_memory(Op op) { return op == Op::read || op == Op::write; }
+inline bool is_memory(Op op) {
+    return op == Op::read || op == Op::write;
+}
 
 // Interns names of one namespace to dense ids 0, 1, 2, ...
 class SymbolTable {
@@ -64,7 +66,7 @@ struct Symbols {
 };
 
 struct Event {
-    std::uint64_t number = 0; // 1, 2, ... in file order over event lines (contract §3)
+    std::uint64_t number = 0; // 1, 2, ... in file order over event lines (docs/traces.md)
     ThreadId thread = 0;
     Op op = Op::read;
     bool implicit = false;

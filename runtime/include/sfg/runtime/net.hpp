@@ -21,7 +21,7 @@ struct Mechanism {
     std::string thread;               // fork: the forking thread t; join: the joining thread t
     std::vector<std::string> threads; // fork: U; join: S; barrier: its thread set (sorted)
 
-    // The contract's canonical label: "m", "fork(t0->t1,t2)", "join(t1,t2->t0)".
+    // The canonical label (docs/tutorial.md): "m", "fork(t0->t1,t2)", "join(t1,t2->t0)".
     std::string label() const;
     friend bool operator==(const Mechanism&, const Mechanism&) = default;
 };

@@ -36,7 +36,7 @@ struct AccessRef {
     }
 };
 
-// The first racy event of a variable (contract §3): `access` is the smallest event j that
+// The first racy event of a variable (docs/traces.md): `access` is the smallest event j that
 // conflicts with an earlier event not happening before it; `with` is one such earlier event.
 struct Race {
     ObjId var = no_object;

@@ -1,4 +1,4 @@
-// Trace files (contract §3): the STD-compatible text form, a compact binary form, readers that
+// Trace files (docs/traces.md): the STD-compatible text form, a compact binary form, readers that
 // stream events into analyses as they parse (nothing is materialized), and writers.
 //
 // Text: one event a line, `THREAD|OP` or `THREAD|OP|LOCATION`; blank lines and lines starting

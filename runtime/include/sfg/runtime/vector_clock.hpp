@@ -35,7 +35,7 @@ public:
             c_[i] = std::max(c_[i], sync.c_[i]);
     }
     // snd (rel, vw, benter, fork): `sync` learns everything this clock has seen. Joining, not
-    // storing: every earlier snd is ordered before every later rcv (contract §3).
+    // storing: every earlier snd is ordered before every later rcv (docs/traces.md).
     void release(VectorClock& sync) const { sync.acquire(*this); }
 
     // this ⊑ other

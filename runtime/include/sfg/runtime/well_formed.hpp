@@ -1,4 +1,4 @@
-// Well-formedness of an event stream (contract §3, thesis §4.1.1) and the placement of the
+// Well-formedness of an event stream (docs/traces.md, thesis §4.1.1) and the placement of the
 // implicit thread_start / thread_end events (event.hpp). Every event source (text and binary
 // trace readers, the model checker, instrumented programs) goes through this one checker, so all
 // analyses see the same stream.
