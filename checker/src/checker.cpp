@@ -68,7 +68,7 @@ struct Checker::Impl {
     const Model& m;
     std::unordered_set<ClassId, ClassIdHash> classes;
     std::set<std::vector<std::int64_t>> finals;
-    // (kind, var, line) -> finding; var empty or line 0 as the grouping says.
+    // (kind, var, line) -> finding; var empty or line 0 as docs/programs.md groups them.
     std::map<std::tuple<int, std::string, std::uint32_t>, CheckFinding> findings;
 
     // Records `f` (its steps: the prefix `steps[0, upto)`), keeping the shortest.

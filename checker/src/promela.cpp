@@ -1,7 +1,7 @@
 // Promela emitter (docs/programs.md, part 6). Each thread is lowered to a control-flow graph
 // whose nodes are visible events (one scheduling point each), local statements, branches and
 // findings; every event becomes `S<n>: atomic { event; local code up to the next event }`, so the
-// local computation runs right after the thread's previous visible event, as the issue fixes.
+// local computation runs right after the thread's previous visible event, as docs/programs.md fixes.
 // A `goto` from one atomic to the start of another is a scheduling point in Spin; a `goto` inside
 // one atomic keeps it atomic. See docs/promela.md.
 #include "sfg/checker/promela.hpp"
@@ -68,7 +68,7 @@ constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t int32_min = std::numeric_limits<std::int32_t>::min();
 
 // A literal as Promela text; constants beyond 32 bits are truncated (with a warning), since
-// Promela's int is 32-bit while the issue's integers are 64-bit.
+// Promela's int is 32-bit while ours are 64-bit (docs/programs.md).
 std::string literal(std::int64_t v, int line, Globals& g) {
     if (v > int32_max || v < int32_min) {
         auto t = static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
@@ -465,7 +465,7 @@ private:
         case Stmt::Kind::skip:
             return;
         case Stmt::Kind::deterministic:
-            // Begin and end are visible events (the issue); the body is emitted between them.
+            // Begin and end are visible events (docs/programs.md); the body is emitted between them.
             event("skip", fmt::format("line {}: begin deterministic {{", line));
             stmts(s.body);
             event("skip", fmt::format("line {}: end deterministic }}", line));

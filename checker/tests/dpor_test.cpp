@@ -44,7 +44,7 @@ struct Outcome {
     CheckResult result;
     std::set<std::vector<std::int64_t>> finals;
     std::set<std::pair<std::uint64_t, std::uint64_t>> classes;
-    std::set<std::pair<int, std::string>> findings; // the issue's grouping
+    std::set<std::pair<int, std::string>> findings; // docs/programs.md's grouping
 };
 
 Outcome explore(const Model& m, CheckOptions o) {
@@ -233,7 +233,7 @@ TEST_CASE("dpor: the findings, final states and classes of naive on random progr
         CAPTURE(text);
         auto l = load(text);
         REQUIRE(l);
-        // Every await of random_program reads one volatile: dpor's dependence is the issue's.
+        // Every await of random_program reads one volatile: dpor's dependence is docs/programs.md's.
         compare(l->model, 4000, true, totals);
     }
     MESSAGE(totals.text());

@@ -341,7 +341,7 @@ program p { thread a { if (f) { fork b; } f = 1; } thread b { await f == 2; } }
     }
 }
 
-// Issue 4 part 8: Spin agrees with our verdicts on the example programs. Ours come from the
+// Spin agrees with our verdicts on the example programs. Ours come from the
 // checker itself (naive exploration); programs whose search is incomplete are left out.
 TEST_CASE("promela: Spin agrees with the checker on specs/programs") {
     if (!have_tools()) {

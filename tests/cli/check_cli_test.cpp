@@ -137,7 +137,7 @@ TEST_CASE("sfgc check: exit 2 on bad programs, bad flags and unknown programs") 
     CHECK(all.size() == 2);
 }
 
-TEST_CASE("sfgc check --format json has exactly the issue's keys") {
+TEST_CASE("sfgc check --format json has exactly the documented keys") {
     const std::vector<std::string> top = {"program",      "executions", "classes",
                                           "final_states", "complete",   "findings"};
     const std::vector<std::string> finding = {"kind", "var", "line", "message", "trace"};

@@ -182,7 +182,7 @@ TEST_CASE("--verify-net prints reachable markings per variable") {
           std::string::npos);
 }
 
-// The "within a second", for the release build; sanitizers slow sfgc ~10x.
+// docs/limits.md's "within a second", for the release build; sanitizers slow sfgc ~10x.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr double one_second = 10.0;
 #else

@@ -1,6 +1,6 @@
 // Printing a CheckResult (docs/programs.md; after tsan_report: findings are data, this only formats
 // them): the summary, each finding with its counterexample as a step table with one column per
-// thread (the thesis' Figure 2.2 layout), the JSON, and STD trace files that
+// thread (the thesis' Figure 2.2 layout), the JSON of docs/programs.md, and STD trace files that
 // `sfgc trace` replays to the same race or violation.
 #pragma once
 

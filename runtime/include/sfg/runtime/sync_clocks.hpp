@@ -1,5 +1,5 @@
-// Vector clocks of threads and synchronization objects under the happens-before of docs/traces.md
-// (§3): program order; rel(m) before later acq(m); vw(v) before later vr(v); benter(b) before
+// Vector clocks of threads and synchronization objects under the happens-before of docs/traces.md:
+// program order; rel(m) before later acq(m); vw(v) before later vr(v); benter(b) before
 // later bexit(b); fork of u before u's events; u's events before a join of u. Shared by the
 // vector-clock detectors (hb, fasttrack), which differ only in what they keep per variable.
 #pragma once
