@@ -1,10 +1,10 @@
 // `sfgc check FILE.sfg [--program NAME] [--mode naive|dpor|random] [--seed S]
-//  [--max-executions N] [--max-steps N] [--preemption-bound K] [--format text|json]
-//  [--trace-out DIR] [--emit-promela OUT]` (docs/programs.md): explores every program of the file
-//  and
-// reports races, discipline violations, failed assertions, divisions by zero, deadlocks, ill-formed
-// ops and bounds, each with its shortest counterexample. Exit 0 nothing found, 1 a finding, 2 bad
-// input. `--emit-promela` writes one program as a Promela model instead (docs/promela.md).
+//  [--max-executions N] [--max-steps N] [--max-states N] [--preemption-bound K]
+//  [--format text|json] [--trace-out DIR] [--emit-promela OUT]` (docs/programs.md): explores
+// every program of the file and reports races, discipline violations, failed assertions,
+// divisions by zero, deadlocks, ill-formed ops and bounds, each with its shortest
+// counterexample. Exit 0 nothing found, 1 a finding, 2 bad input. `--emit-promela` writes one
+// program as a Promela model instead (docs/promela.md).
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"

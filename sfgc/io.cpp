@@ -1,12 +1,10 @@
 #include "io.hpp"
-#include "options.hpp"
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 namespace sfgc {
@@ -70,39 +68,6 @@ void print_output_limit_error(const std::string& what, std::uint64_t limit) {
                "sfgc: error: the output to {} is larger than {} bytes and was cut; raise the "
                "limit with --max-output\n",
                what, limit);
-}
-
-namespace {
-std::uint64_t applied_memory_mib = 0;
-}
-
-CLI::Option* add_memory_option(CLI::App& app, std::uint64_t& mib) {
-    return app
-        .add_option(
-            "--max-memory", mib,
-            fmt::format("MiB of memory the command may use (default {})", default_max_memory_mib))
-        ->check(non_negative());
-}
-
-void apply_memory_limit(std::uint64_t mib) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    (void)mib;
-#else
-    const rlim_t bytes =
-        mib > (RLIM_INFINITY >> 20) ? RLIM_INFINITY : static_cast<rlim_t>(mib) << 20;
-    rlimit now{};
-    if (::getrlimit(RLIMIT_DATA, &now) != 0)
-        return;
-    if (now.rlim_max != RLIM_INFINITY && bytes > now.rlim_max)
-        return; // a stricter limit is already in force
-    now.rlim_cur = bytes;
-    if (::setrlimit(RLIMIT_DATA, &now) == 0)
-        applied_memory_mib = mib;
-#endif
-}
-
-std::uint64_t memory_limit_mib() {
-    return applied_memory_mib;
 }
 
 std::string json_text(const nlohmann::ordered_json& j) {

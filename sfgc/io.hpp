@@ -1,4 +1,5 @@
-// Reading input files for the sub-commands, with errors worded like the diagnostics.
+// Input and output for the sub-commands: reading files (errors worded like the diagnostics), the
+// --max-output bound, and JSON that survives names that are not UTF-8.
 #pragma once
 
 #include <cstdint>
