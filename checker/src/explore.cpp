@@ -196,17 +196,13 @@ std::unique_ptr<Explorer> make_explorer(const CheckOptions& options, bool* fell_
 bool dependent(const Model& m, const Action& a, const Action& b) {
     if (a.thread == b.thread)
         return true;
-    if (is_memory(a.op) && is_memory(b.op))
-        return a.target == b.target && (a.op == Op::write || b.op == Op::write);
-    auto vol = [](Op op) { return op == Op::vol_read || op == Op::vol_write; };
-    if (vol(a.op) && vol(b.op))
-        return a.target == b.target && (a.op == Op::vol_write || b.op == Op::vol_write);
-    auto lock = [](Op op) { return op == Op::acquire || op == Op::release; };
-    if (lock(a.op) && lock(b.op))
-        return a.target == b.target;
-    auto bar = [](Op op) { return op == Op::barrier_enter || op == Op::barrier_exit; };
-    if (bar(a.op) && bar(b.op))
-        return a.target == b.target;
+    // Two ops on one variable, volatile, lock or barrier: dependent unless both read one
+    // variable or volatile.
+    const OpInfo &x = op_info(a.op), &y = op_info(b.op);
+    if (x.operand == Operand::name && y.operand == Operand::name && x.space == y.space) {
+        const bool values = x.space == Namespace::variable || x.space == Namespace::volatile_;
+        return a.target == b.target && (!values || x.writes || y.writes);
+    }
     if (names(m, a, b.thread) || names(m, b, a.thread))
         return true;
     if ((a.op == Op::fork && (b.op == Op::fork || b.op == Op::join)) ||

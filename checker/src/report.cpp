@@ -9,30 +9,17 @@
 namespace sfg::check {
 
 std::string op_text(const Model& m, const Action& a) {
-    const char* op = sfg::to_string(a.op);
-    switch (a.op) {
-    case Op::read:
-    case Op::write:
-        return fmt::format("{}({})", op, m.syms.vars.name(a.target));
-    case Op::vol_read:
-    case Op::vol_write:
-        return fmt::format("{}({})", op, m.syms.volatiles.name(a.target));
-    case Op::acquire:
-    case Op::release:
-        return fmt::format("{}({})", op, m.locks[a.target]);
-    case Op::barrier_enter:
-    case Op::barrier_exit:
-        return fmt::format("{}({})", op, m.barriers[a.target].name);
-    case Op::fork:
-    case Op::join: {
+    // The model's names are interned in m.syms with the model's ids (model.hpp).
+    const OpInfo& op = op_info(a.op);
+    if (op.operand == Operand::name)
+        return fmt::format("{}({})", op.spelling, m.syms.names(op.space).name(a.target));
+    if (op.operand == Operand::thread_set) {
         std::string s;
         for (ThreadId u : m.thread_sets[a.target])
             s += (s.empty() ? "" : ",") + m.threads[u].name;
-        return fmt::format("{}({})", op, s);
+        return fmt::format("{}({})", op.spelling, s);
     }
-    default:
-        return op;
-    }
+    return std::string(op.spelling);
 }
 
 namespace {

@@ -98,8 +98,8 @@ bool GoldilocksDetector::ordered(const Lockset& ls, ThreadId t) {
 // with the Figure 1 rules and stop as soon as t is in LS.
 bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
     if (++stamp_ == 0) { // wrapped: forget every old stamp
-        for (auto* v : {&in_threads_, &in_locks_, &in_volatiles_, &in_barriers_})
-            std::fill(v->begin(), v->end(), 0);
+        for (auto& v : in_)
+            std::fill(v.begin(), v.end(), 0);
         stamp_ = 1;
     }
     auto in = [&](std::vector<std::uint32_t>& s, ObjId id) {
@@ -109,45 +109,37 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
         ensure(s, id);
         s[id] = stamp_;
     };
-    add(in_threads_, owner);
+    std::vector<std::uint32_t>& in_threads = in_[static_cast<std::size_t>(Namespace::thread)];
+    add(in_threads, owner);
     const std::uint64_t end = tail();
     for (std::uint64_t p = from; p < end; ++p) {
         const Cell& c = cells_[p - base_];
         ++stats_.cells_walked;
         bool gained = false; // c.thread entered LS
+        const OpInfo& op = op_info(c.op);
+        if (op.operand == Operand::name) {
+            // Rules 2-5 and barriers (benter a sync-source, bexit a sync-sink, CACM'10 §3.2): a
+            // snd by a thread in LS brings its object in, a rcv of an object in LS its thread.
+            std::vector<std::uint32_t>& objects = in_[static_cast<std::size_t>(op.space)];
+            if (op.role == Role::snd) {
+                if (in(in_threads, c.thread))
+                    add(objects, c.target);
+            } else {
+                gained = in(objects, c.target);
+            }
+        }
         switch (c.op) {
-        case Op::release: // rule 5
-            if (in(in_threads_, c.thread))
-                add(in_locks_, c.target);
-            break;
-        case Op::acquire: // rule 4
-            gained = in(in_locks_, c.target);
-            break;
-        case Op::vol_write: // rule 3
-            if (in(in_threads_, c.thread))
-                add(in_volatiles_, c.target);
-            break;
-        case Op::vol_read: // rule 2
-            gained = in(in_volatiles_, c.target);
-            break;
-        case Op::barrier_enter: // benter is a sync-source, bexit a sync-sink (CACM'10 §3.2)
-            if (in(in_threads_, c.thread))
-                add(in_barriers_, c.target);
-            break;
-        case Op::barrier_exit:
-            gained = in(in_barriers_, c.target);
-            break;
         case Op::fork: // rule 6, for every forked thread
-            if (in(in_threads_, c.thread))
+            if (in(in_threads, c.thread))
                 for (ThreadId u : syms_->thread_sets[c.target]) {
                     if (u == t)
                         return true;
-                    add(in_threads_, u);
+                    add(in_threads, u);
                 }
             break;
         case Op::join: // rule 7: any joined thread in LS brings in the joiner
             for (ThreadId u : syms_->thread_sets[c.target])
-                if (in(in_threads_, u)) {
+                if (in(in_threads, u)) {
                     gained = true;
                     break;
                 }
@@ -158,7 +150,7 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
         if (gained) {
             if (c.thread == t)
                 return true;
-            add(in_threads_, c.thread);
+            add(in_threads, c.thread);
         }
     }
     return false;
@@ -174,10 +166,10 @@ GoldilocksDetector::LocksetView GoldilocksDetector::write_lockset(ObjId var) {
             if (s[i] == stamp_)
                 into.push_back(static_cast<ObjId>(i));
     };
-    members(in_threads_, out.threads);
-    members(in_locks_, out.locks);
-    members(in_volatiles_, out.volatiles);
-    members(in_barriers_, out.barriers);
+    members(in_[static_cast<std::size_t>(Namespace::thread)], out.threads);
+    members(in_[static_cast<std::size_t>(Namespace::lock)], out.locks);
+    members(in_[static_cast<std::size_t>(Namespace::volatile_)], out.volatiles);
+    members(in_[static_cast<std::size_t>(Namespace::barrier)], out.barriers);
     return out;
 }
 

@@ -630,27 +630,13 @@ inline void Enforcer::Impl::on_event(const Event& e) {
 }
 
 void Enforcer::Impl::on_sync(const Event& e, Gid g) {
-    if (e.op <= Op::barrier_exit) { // acq .. bexit: one key, looked up from a table by op
-        struct Simple {
-            std::vector<std::int32_t> Impl::*map;
-            SymbolTable Symbols::*table;
-            MechKind kind;
-            Role role;
-        };
-        static constexpr Simple simple[] = {
-            {&Impl::lock_map, &Symbols::locks, MechKind::lock, Role::rcv},              // acq
-            {&Impl::lock_map, &Symbols::locks, MechKind::lock, Role::snd},              // rel
-            {&Impl::volatile_map, &Symbols::volatiles, MechKind::volatile_, Role::rcv}, // vr
-            {&Impl::volatile_map, &Symbols::volatiles, MechKind::volatile_, Role::snd}, // vw
-            {&Impl::barrier_map, &Symbols::barriers, MechKind::barrier, Role::snd},     // benter
-            {&Impl::barrier_map, &Symbols::barriers, MechKind::barrier, Role::rcv},     // bexit
-        };
-        static_assert(static_cast<int>(Op::acquire) == 2 &&
-                      static_cast<int>(Op::barrier_exit) == 7);
-        const Simple& op = simple[static_cast<int>(e.op) - 2];
+    const OpInfo& op = op_info(e.op);
+    if (op.operand == Operand::name) { // acq .. bexit (r and w never come here): one key
         ++stats.sync_ops;
-        const std::int32_t m =
-            g < 0 ? -1 : mech_of(this->*op.map, syms->*op.table, e.target, op.kind);
+        std::vector<std::int32_t>& map = op.mech == MechKind::lock        ? lock_map
+                                         : op.mech == MechKind::volatile_ ? volatile_map
+                                                                          : barrier_map;
+        const std::int32_t m = g < 0 ? -1 : mech_of(map, syms->names(op.space), e.target, op.mech);
         const std::span<const Sub> found =
             m >= 0 ? find(static_cast<std::uint32_t>(m), g, op.role) : std::span<const Sub>();
         stats.sync_ops_irrelevant += found.empty();

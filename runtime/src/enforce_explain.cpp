@@ -3,6 +3,8 @@
 // modes, thesis Figure 4.12). describe() builds plain data; explain() only formats it.
 #include "enforce_impl.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <deque>
 #include <tuple>
@@ -136,18 +138,12 @@ EnforceViolation Enforcer::Impl::describe(std::uint32_t vi, Gid g, const Event& 
         for (Gid t : r.senders)
             f.senders.push_back(name(t));
         f.receiver = out.thread_name;
-        switch (mi.kind) { // thesis Figure 4.2
+        switch (mi.kind) { // the snd and rcv ops of the mechanism, thesis Figure 4.2
         case MechKind::lock:
-            f.snd_op = "rel(" + mi.name + ")";
-            f.rcv_op = "acq(" + mi.name + ")";
-            break;
         case MechKind::volatile_:
-            f.snd_op = "vw(" + mi.name + ")";
-            f.rcv_op = "vr(" + mi.name + ")";
-            break;
         case MechKind::barrier:
-            f.snd_op = "benter(" + mi.name + ")";
-            f.rcv_op = "bexit(" + mi.name + ")";
+            f.snd_op = fmt::format("{}({})", spelling(snd_op(mi.kind)), mi.name);
+            f.rcv_op = fmt::format("{}({})", spelling(rcv_op(mi.kind)), mi.name);
             break;
         case MechKind::fork: {
             std::vector<std::string> us;

@@ -20,7 +20,10 @@ namespace enforce_detail {
 using Gid = std::int32_t; // the enforcer's own thread id (names from nets); -1: none
 inline constexpr std::int32_t unresolved = -2;
 
-enum Role : std::uint32_t { snd = 0, rcv = 1 };
+// A key's low bit: snd 0, rcv 1.
+inline std::uint32_t role_bit(Role role) {
+    return role == Role::rcv ? 1 : 0;
+}
 
 // A mechanism some net mentions, interned by kind and canonical label.
 struct MechInfo {
@@ -177,7 +180,7 @@ struct Sub {
 
 inline std::uint64_t index_key(std::uint32_t mech, Gid thread, Role role) {
     return (std::uint64_t{mech} << 32) | (std::uint64_t(static_cast<std::uint32_t>(thread)) << 1) |
-           role;
+           role_bit(role);
 }
 
 // Marking operations on sorted place lists (elementary firing rule, thesis §4.3.1).
@@ -321,16 +324,15 @@ struct Enforcer::Impl {
     [[gnu::noinline]] void on_sync(const Event& e, Gid g); // every op but r and w
     // The subs of one (mechanism, thread, role) key: distinct variables and groups
     // (add_variable merges a variable's transitions of one key into one sub).
-    std::span<const enforce_detail::Sub> find(std::uint32_t mech, Gid g,
-                                              enforce_detail::Role role) const {
+    std::span<const enforce_detail::Sub> find(std::uint32_t mech, Gid g, Role role) const {
         if (dense_keys.empty())
             return find_sparse(mech, g, role);
-        const Range r = dense_keys[mech * key_stride + (static_cast<std::uint32_t>(g) << 1 | role)];
+        const Range r = dense_keys[mech * key_stride + (static_cast<std::uint32_t>(g) << 1 |
+                                                        enforce_detail::role_bit(role))];
         return {subs.data() + r.begin, subs.data() + r.end};
     }
-    std::span<const enforce_detail::Sub> find_sparse(std::uint32_t mech, Gid g,
-                                                     enforce_detail::Role role) const;
-    void lookup(std::uint32_t mech, Gid g, enforce_detail::Role role);
+    std::span<const enforce_detail::Sub> find_sparse(std::uint32_t mech, Gid g, Role role) const;
+    void lookup(std::uint32_t mech, Gid g, Role role);
     void step(const enforce_detail::Sub& sub);
     void apply_gathered();
 

@@ -3,37 +3,13 @@
 namespace sfg {
 
 const char* to_string(Op op) {
-    switch (op) {
-    case Op::read:
-        return "r";
-    case Op::write:
-        return "w";
-    case Op::acquire:
-        return "acq";
-    case Op::release:
-        return "rel";
-    case Op::vol_read:
-        return "vr";
-    case Op::vol_write:
-        return "vw";
-    case Op::barrier_enter:
-        return "benter";
-    case Op::barrier_exit:
-        return "bexit";
-    case Op::fork:
-        return "fork";
-    case Op::join:
-        return "join";
-    case Op::begin:
-        return "begin";
-    case Op::end:
-        return "end";
-    case Op::thread_start:
-        return "start";
-    case Op::thread_end:
-        return "exit";
-    }
-    return "?";
+    return op_info(op).spelling.data(); // literals: NUL-terminated
+}
+
+const char* to_string(Namespace n) {
+    static constexpr const char* names[namespace_count] = {"thread",   "variable", "lock",
+                                                           "volatile", "barrier",  "location"};
+    return names[static_cast<std::size_t>(n)];
 }
 
 std::uint32_t SymbolTable::intern(std::string_view name) {

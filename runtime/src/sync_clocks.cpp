@@ -6,28 +6,19 @@ void SyncClocks::on_sync(const Event& e, const Symbols& syms) {
     if (e.implicit)
         return; // start/end are folded into fork/join below
     const ThreadId t = e.thread;
+    const OpInfo& op = op_info(e.op);
+    // The snd of a lock, volatile or barrier releases into its object's clock, the rcv acquires
+    // from it (thesis Figure 4.2).
+    if (op.operand == Operand::name) {
+        if (op.role == Role::snd) {
+            thread(t).release(object(objects_[static_cast<std::size_t>(op.space)], e.target));
+            thread(t).tick(t);
+        } else if (op.role == Role::rcv) {
+            thread(t).acquire(object(objects_[static_cast<std::size_t>(op.space)], e.target));
+        }
+        return;
+    }
     switch (e.op) {
-    case Op::acquire:
-        thread(t).acquire(object(locks_, e.target));
-        break;
-    case Op::release:
-        thread(t).release(object(locks_, e.target));
-        thread(t).tick(t);
-        break;
-    case Op::vol_read:
-        thread(t).acquire(object(volatiles_, e.target));
-        break;
-    case Op::vol_write:
-        thread(t).release(object(volatiles_, e.target));
-        thread(t).tick(t);
-        break;
-    case Op::barrier_enter:
-        thread(t).release(object(barriers_, e.target));
-        thread(t).tick(t);
-        break;
-    case Op::barrier_exit:
-        thread(t).acquire(object(barriers_, e.target));
-        break;
     case Op::fork:
         // The child has no events yet (well-formedness), so its clock may learn the fork now.
         for (ThreadId u : syms.thread_sets[e.target]) {

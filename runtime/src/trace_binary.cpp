@@ -17,38 +17,28 @@ namespace {
 constexpr std::string_view magic{"SFGTRC1\n", 8};
 constexpr unsigned char tag_name = 0x40;
 constexpr unsigned char tag_location = 0x80;
-enum Kind { k_threads, k_vars, k_locks, k_volatiles, k_barriers, k_locations, k_count };
 
-template <class S>
-auto& table(S& s, int k) {
-    decltype(&s.threads) t[] = {&s.threads,   &s.vars,     &s.locks,
-                                &s.volatiles, &s.barriers, &s.locations};
-    return *t[k];
-}
+// Name records and id maps by namespace; a namespace's tag is 0x40 + namespace_wire.
+constexpr int k_threads = static_cast<int>(Namespace::thread);
+constexpr int k_locations = static_cast<int>(Namespace::location);
+constexpr int k_count = static_cast<int>(namespace_count);
 
+constexpr std::array<int, 0x40> namespace_of_wire = [] {
+    std::array<int, 0x40> a{};
+    a.fill(-1);
+    for (std::size_t k = 0; k < namespace_count; ++k)
+        a[namespace_wire[k]] = static_cast<int>(k);
+    return a;
+}();
+
+// The namespace of an op's one name operand, or -1.
 int target_kind(Op op) {
-    switch (op) {
-    case Op::read:
-    case Op::write:
-        return k_vars;
-    case Op::acquire:
-    case Op::release:
-        return k_locks;
-    case Op::vol_read:
-    case Op::vol_write:
-        return k_volatiles;
-    case Op::barrier_enter:
-    case Op::barrier_exit:
-        return k_barriers;
-    default:
-        return -1;
-    }
+    const OpInfo& i = op_info(op);
+    return i.operand == Operand::name ? static_cast<int>(i.space) : -1;
 }
 
 const char* kind_name(int kind) {
-    return std::array{
-        "thread", "variable", "lock", "volatile", "barrier", "location"}[static_cast<std::size_t>(
-        kind)];
+    return to_string(static_cast<Namespace>(kind));
 }
 
 // A name for an error message: printable ASCII as it is, other bytes as \xHH, cut after 40.
@@ -82,7 +72,8 @@ public:
         while (pos_ < in_.size()) {
             start_ = pos_;
             auto tag = static_cast<unsigned char>(in_[pos_++]);
-            if (tag >= tag_name && tag < tag_name + k_count) {
+            if (tag >= tag_name && tag < tag_name + 0x40 &&
+                namespace_of_wire[tag - tag_name] >= 0) {
                 std::uint32_t len;
                 if (!varint(len))
                     return result();
@@ -90,21 +81,21 @@ public:
                     return fail("name runs past the end of the file"), result();
                 // The text format's rules: a name that could not be written as text (empty,
                 // blanks, control characters, separators) could forge lines of a report.
-                const int kind = tag - tag_name;
+                const int kind = namespace_of_wire[tag - tag_name];
                 const std::string_view name = in_.substr(pos_, len);
                 if (kind == k_locations ? !text_trace::is_valid_location(name)
                     : kind == k_threads ? !text_trace::is_valid_thread_name(name)
                                         : !text_trace::is_valid_name(name))
                     return fail(fmt::format("invalid {} {}", kind_name(kind), show_name(name))),
                            result();
-                ids_[kind].push_back(table(syms_, kind).intern(name));
+                ids_[kind].push_back(syms_.names(static_cast<Namespace>(kind)).intern(name));
                 pos_ += len;
                 continue;
             }
-            unsigned op_code = tag & 0x7f;
-            if (op_code > static_cast<unsigned>(Op::end))
+            const std::optional<Op> code = op_from_wire(tag & ~tag_location);
+            if (!code)
                 return fail(fmt::format("unknown record tag 0x{:02x}", tag)), result();
-            auto op = static_cast<Op>(op_code);
+            const Op op = *code;
             ThreadId t = 0;
             ObjId target = no_object, location = no_object;
             if (!id(k_threads, t))
@@ -112,7 +103,7 @@ public:
             if (int k = target_kind(op); k >= 0) {
                 if (!id(k, target))
                     return result();
-            } else if (op == Op::fork || op == Op::join) {
+            } else if (op_info(op).operand == Operand::thread_set) {
                 std::uint32_t n;
                 if (!varint(n))
                     return result();
@@ -215,7 +206,7 @@ std::uint32_t BinaryTraceWriter::file_id(int kind, std::uint32_t id, const Symbo
         ids.resize(id + 1, 0);
     if (ids[id] == 0) {
         const std::string& name = table.name(id);
-        buf_ += static_cast<char>(tag_name + kind);
+        buf_ += static_cast<char>(tag_name + namespace_wire[static_cast<std::size_t>(kind)]);
         put_varint(buf_, static_cast<std::uint32_t>(name.size()));
         buf_ += name;
         ids[id] = ++next_[kind];
@@ -231,23 +222,23 @@ void BinaryTraceWriter::on_event(const Event& e, const Symbols& syms) {
     std::uint32_t target = 0;
     int k = target_kind(e.op);
     if (k >= 0)
-        target = file_id(k, e.target, table(syms, k));
-    if (e.op == Op::fork || e.op == Op::join)
+        target = file_id(k, e.target, syms.names(static_cast<Namespace>(k)));
+    const bool set = op_info(e.op).operand == Operand::thread_set;
+    if (set)
         for (ThreadId u : syms.thread_sets[e.target])
             file_id(k_threads, u, syms.threads);
     std::uint32_t loc = 0;
     if (e.location != no_object)
         loc = file_id(k_locations, e.location, syms.locations);
 
-    buf_ += static_cast<char>(static_cast<unsigned>(e.op) |
-                              (e.location != no_object ? tag_location : 0));
+    buf_ += static_cast<char>(op_info(e.op).wire | (e.location != no_object ? tag_location : 0));
     put_varint(buf_, t);
     if (k >= 0) {
         put_varint(buf_, target);
-    } else if (e.op == Op::fork || e.op == Op::join) {
-        const auto& set = syms.thread_sets[e.target];
-        put_varint(buf_, static_cast<std::uint32_t>(set.size()));
-        for (ThreadId u : set)
+    } else if (set) {
+        const auto& us = syms.thread_sets[e.target];
+        put_varint(buf_, static_cast<std::uint32_t>(us.size()));
+        for (ThreadId u : us)
             put_varint(buf_, ids_[k_threads][u] - 1);
     }
     if (e.location != no_object)

@@ -32,14 +32,19 @@ namespace sfg {
 
 namespace {
 
-constexpr std::size_t kinds = 6; // threads, vars, locks, volatiles, barriers, locations
-SymbolTable Symbols::*const tables[kinds] = {&Symbols::threads,  &Symbols::vars,
-                                             &Symbols::locks,    &Symbols::volatiles,
-                                             &Symbols::barriers, &Symbols::locations};
+// Name tables are kept by Namespace (op.hpp).
+constexpr std::size_t kinds = namespace_count;
+constexpr std::size_t k_threads = static_cast<std::size_t>(Namespace::thread);
+constexpr std::size_t k_locations = static_cast<std::size_t>(Namespace::location);
 constexpr std::uint32_t unmapped = ~std::uint32_t{0};
-// The namespace (index in `tables`) of the operand of r .. bexit.
-static_assert(static_cast<int>(Op::read) == 0 && static_cast<int>(Op::barrier_exit) == 7);
-constexpr std::size_t target_kind[8] = {1, 1, 2, 2, 3, 3, 4, 4};
+// The namespace of each op's one name operand, or `kinds` when it has none.
+constexpr std::array<std::size_t, op_count> target_kind = [] {
+    std::array<std::size_t, op_count> a{};
+    for (const OpInfo& i : op_table)
+        a[static_cast<std::size_t>(i.op)] =
+            i.operand == Operand::name ? static_cast<std::size_t>(i.space) : kinds;
+    return a;
+}();
 
 // One event line in its parser's local ids.
 struct RawEvent {
@@ -93,13 +98,17 @@ struct Chunk {
 // The parser's Out (trace_text_parser.hpp) for one thread: its own name tables, kept across the
 // chunks it parses (a name costs one insertion per thread, not per chunk); events into a Chunk.
 class ChunkOut {
+    static constexpr std::size_t at(Namespace n) { return static_cast<std::size_t>(n); }
+
 public:
     std::array<ViewTable, kinds> views;
-    BasicNameCache<ViewTable> threads{views[0]}, vars{views[1]}, locks{views[2]},
-        volatiles{views[3]}, barriers{views[4]}, locations{views[5]};
+    BasicNameCache<ViewTable> threads{views[at(Namespace::thread)]},
+        vars{views[at(Namespace::variable)]}, locks{views[at(Namespace::lock)]},
+        volatiles{views[at(Namespace::volatile_)]}, barriers{views[at(Namespace::barrier)]},
+        locations{views[at(Namespace::location)]};
     Chunk* chunk = nullptr;
 
-    std::string_view thread_name(ThreadId t) const { return views[0].name(t); }
+    std::string_view thread_name(ThreadId t) const { return views[k_threads].name(t); }
     ObjId set(std::vector<ThreadId>& listed) {
         chunk->sets.push_back(listed);
         return static_cast<ObjId>(chunk->sets.size() - 1);
@@ -284,21 +293,23 @@ private:
             auto global = [&](std::size_t kind, std::uint32_t local) {
                 std::uint32_t& id = ids[kind][local];
                 if (id == unmapped) [[unlikely]]
-                    id = (syms.*tables[kind]).intern(m.names[kind][local]);
+                    id = syms.names(static_cast<Namespace>(kind)).intern(m.names[kind][local]);
                 return id;
             };
             for (const RawEvent& e : c.events) {
-                const ThreadId t = global(0, e.thread);
+                const ThreadId t = global(k_threads, e.thread);
                 ObjId target = no_object;
-                if (e.op <= Op::barrier_exit) [[likely]] { // one namespace: no switch on op
-                    target = global(target_kind[static_cast<int>(e.op)], e.target);
-                } else if (e.op == Op::fork || e.op == Op::join) {
+                if (const std::size_t k = target_kind[static_cast<std::size_t>(e.op)]; k < kinds)
+                    [[likely]] { // one name: no switch on op
+                    target = global(k, e.target);
+                } else if (op_info(e.op).operand == Operand::thread_set) {
                     set.clear();
                     for (ThreadId u : c.sets[e.target])
-                        set.push_back(global(0, u));
+                        set.push_back(global(k_threads, u));
                     target = sets.id(set);
                 }
-                const ObjId location = e.location == no_object ? no_object : global(5, e.location);
+                const ObjId location =
+                    e.location == no_object ? no_object : global(k_locations, e.location);
                 if (!stream.push(t, e.op, target, location, base + e.line)) {
                     result.error = TraceError{std::string(file_), base + e.line,
                                               first_column(c, e.line), stream.error()};

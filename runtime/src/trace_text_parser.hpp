@@ -67,30 +67,13 @@ inline bool is_valid_location(std::string_view s) {
     return true;
 }
 
-struct OpInfo {
-    Op op;
-    int operands; // 0 none (begin/end: optional ignored operand), 1 exactly one, 2 a thread set
-};
-
-// The op names of docs/traces.md.
-inline bool lookup_op(std::string_view s, OpInfo& out) {
-    static constexpr std::pair<std::string_view, OpInfo> ops[] = {
-        {"r", {Op::read, 1}},
-        {"w", {Op::write, 1}},
-        {"acq", {Op::acquire, 1}},
-        {"rel", {Op::release, 1}},
-        {"vr", {Op::vol_read, 1}},
-        {"vw", {Op::vol_write, 1}},
-        {"benter", {Op::barrier_enter, 1}},
-        {"bexit", {Op::barrier_exit, 1}},
-        {"fork", {Op::fork, 2}},
-        {"join", {Op::join, 2}},
-        {"begin", {Op::begin, 0}},
-        {"end", {Op::end, 0}}};
-    for (const auto& [name, info] : ops)
-        if (name == s)
-            return out = info, true;
-    return false;
+// "r, w, acq, ..., end": the ops a text trace may spell.
+inline std::string op_spellings() {
+    std::string s;
+    for (const OpInfo& i : op_table)
+        if (!i.implicit)
+            s += (s.empty() ? "" : ", ") + std::string(i.spelling);
+    return s;
 }
 
 template <class Out>
@@ -233,9 +216,13 @@ private:
                 const unsigned char c = static_cast<unsigned char>(w[w.size() == 3 ? 1 : 0]);
                 t[w.size() * 2 + (c & 1)] = {x, op};
             };
-            put("r(", Op::read), put("w(", Op::write), put("vr(", Op::vol_read);
-            put("vw(", Op::vol_write), put("rel(", Op::release), put("acq(", Op::acquire);
-            put("bexit(", Op::barrier_exit), put("benter(", Op::barrier_enter);
+            for (const OpInfo& i : op_table) // the ops with one name: `op(`
+                if (i.operand == Operand::name) {
+                    char w[8] = {};
+                    i.spelling.copy(w, i.spelling.size());
+                    w[i.spelling.size()] = '(';
+                    put(std::string_view(w, i.spelling.size() + 1), i.op);
+                }
             return t;
         }();
         const Entry& e = table[len * 2 + ((word >> (len == 3 ? 8 : 0)) & 1)];
@@ -401,7 +388,7 @@ private:
             return names.id(view(a, b), end - a >= 8);
         };
         const ThreadId t = id(out_.threads, p, f.thread_end);
-        const ObjId target = id(*by_op_[static_cast<int>(f.op)], f.arg, f.arg_end);
+        const ObjId target = id(*by_op_[static_cast<std::size_t>(f.op)], f.arg, f.arg_end);
         const ObjId location = f.loc ? id(out_.locations, f.loc, f.loc_end) : no_object;
         if (!out_.push(t, f.op, target, location, line_))
             return fail(line_begin_, out_.error()), Fast::error;
@@ -437,16 +424,16 @@ private:
         while (q < e && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
             ++q;
         std::string_view op_name(p, static_cast<std::size_t>(q - p));
-        OpInfo info{};
         if (op_name.empty())
-            return fail(p, "expected an operation (r, w, acq, rel, vr, vw, benter, bexit, fork, "
-                           "join, begin, end)");
-        if (!lookup_op(op_name, info))
+            return fail(p, fmt::format("expected an operation ({})", op_spellings()));
+        const std::optional<Op> op = op_from_spelling(op_name);
+        if (!op)
             return fail(op_at, fmt::format("unknown operation '{}'", op_name));
+        const OpInfo& info = op_info(*op);
         p = skip_space(q, e);
 
         ObjId target = no_object;
-        if (info.operands == 0) {
+        if (info.operand == Operand::none) {
             // begin / end; RAPID writes an operand, which carries nothing for us.
             if (p < e && *p == '(') {
                 const char* c = static_cast<const char*>(std::memchr(p, ')', e - p));
@@ -458,7 +445,7 @@ private:
             if (p == e || *p != '(')
                 return fail(p, fmt::format("expected '(' after '{}'", op_name));
             p = skip_space(p + 1, e);
-            if (info.operands == 1) {
+            if (info.operand == Operand::name) {
                 const char* a = p;
                 q = name(p, e, "an operand");
                 if (!q)
@@ -467,7 +454,7 @@ private:
                 p = skip_space(q, e);
                 if (p < e && *p == ',')
                     return fail(p, fmt::format("'{}' takes one operand", op_name));
-                target = intern_target(info.op, arg);
+                target = by_op_[static_cast<std::size_t>(info.op)]->id(arg);
             } else {
                 set_.clear();
                 for (;;) {
@@ -516,30 +503,21 @@ private:
         return true;
     }
 
-    ObjId intern_target(Op op, std::string_view arg) {
-        switch (op) {
-        case Op::read:
-        case Op::write:
-            return out_.vars.id(arg);
-        case Op::acquire:
-        case Op::release:
-            return out_.locks.id(arg);
-        case Op::vol_read:
-        case Op::vol_write:
-            return out_.volatiles.id(arg);
-        default:
-            return out_.barriers.id(arg);
-        }
-    }
-
     std::string_view text_;
     std::string_view file_;
     Out& out_;
-    // The operand's namespace by op (r .. bexit).
-    static_assert(static_cast<int>(Op::read) == 0 && static_cast<int>(Op::barrier_exit) == 7);
+    // The names of each op's one name operand, by op (ops with other operands: null).
     using Cache = std::remove_reference_t<decltype(out_.vars)>;
-    Cache* const by_op_[8] = {&out_.vars,      &out_.vars,      &out_.locks,    &out_.locks,
-                              &out_.volatiles, &out_.volatiles, &out_.barriers, &out_.barriers};
+    const std::array<Cache*, op_count> by_op_ = [this] {
+        std::array<Cache*, op_count> a{};
+        Cache* const by_space[] = {&out_.threads,   &out_.vars,     &out_.locks,
+                                   &out_.volatiles, &out_.barriers, &out_.locations};
+        static_assert(std::size(by_space) == namespace_count);
+        for (const OpInfo& i : op_table)
+            if (i.operand == Operand::name)
+                a[static_cast<std::size_t>(i.op)] = by_space[static_cast<std::size_t>(i.space)];
+        return a;
+    }();
     std::vector<ThreadId> set_;
 #if defined(__SSE2__)
     Window window_; // fast_line's masks of the last window loaded

@@ -11,25 +11,10 @@ void append_event(std::string& out, const Event& e, const Symbols& syms) {
     out += syms.threads.name(e.thread);
     out += '|';
     out += to_string(e.op);
-    switch (e.op) {
-    case Op::read:
-    case Op::write:
-        out += '(', out += syms.vars.name(e.target), out += ')';
-        break;
-    case Op::acquire:
-    case Op::release:
-        out += '(', out += syms.locks.name(e.target), out += ')';
-        break;
-    case Op::vol_read:
-    case Op::vol_write:
-        out += '(', out += syms.volatiles.name(e.target), out += ')';
-        break;
-    case Op::barrier_enter:
-    case Op::barrier_exit:
-        out += '(', out += syms.barriers.name(e.target), out += ')';
-        break;
-    case Op::fork:
-    case Op::join: {
+    const OpInfo& op = op_info(e.op);
+    if (op.operand == Operand::name) {
+        out += '(', out += syms.names(op.space).name(e.target), out += ')';
+    } else if (op.operand == Operand::thread_set) {
         out += '(';
         bool first = true;
         for (ThreadId u : syms.thread_sets[e.target]) {
@@ -39,10 +24,6 @@ void append_event(std::string& out, const Event& e, const Symbols& syms) {
             out += syms.threads.name(u);
         }
         out += ')';
-        break;
-    }
-    default:
-        break;
     }
     if (e.location != no_object) {
         out += '|';

@@ -95,3 +95,81 @@ TEST_CASE("binary traces are validated like text ones, errors name the event") {
     CHECK(read_trace_binary("nope", "x.bin", s4, c1).error->message ==
           "not a binary sfg trace (bad magic)");
 }
+
+TEST_CASE("the binary wire codes are fixed: a file written byte by byte reads as documented") {
+    // docs/traces.md: name records 0x40 + namespace code, events `code | 0x80 (location)`. These
+    // bytes stand for files of every version; a changed code would misread them.
+    std::string bytes("SFGTRC1\n", 8);
+    auto name = [&](int space, std::string_view n) {
+        bytes += static_cast<char>(0x40 + space);
+        bytes += static_cast<char>(n.size());
+        bytes += n;
+    };
+    auto event = [&](int code, std::initializer_list<int> fields) {
+        bytes += static_cast<char>(code);
+        for (int f : fields)
+            bytes += static_cast<char>(f);
+    };
+    // Each name defined right before its first use, as the writer does.
+    name(0, "T0"), name(0, "T1");
+    event(8, {0, 1, 1}); // fork(T1)
+    name(2, "m");
+    event(2, {0, 0}); // acq(m)
+    name(1, "x"), name(5, "a.c:1");
+    event(1 | 0x80, {0, 0, 0}); // w(x)|a.c:1
+    event(3, {0, 0});           // rel(m)
+    name(3, "v");
+    event(5, {0, 0}); // vw(v)
+    event(4, {1, 0}); // vr(v)
+    event(0, {1, 0}); // r(x)
+    event(10, {1});   // begin
+    event(11, {1});   // end
+    name(4, "b");
+    event(6, {1, 0});    // benter(b)
+    event(7, {1, 0});    // bexit(b)
+    event(9, {0, 1, 1}); // join(T1)
+    Symbols syms;
+    Collector col;
+    const TraceResult r = read_trace_binary(bytes, "old.bin", syms, col);
+    REQUIRE(r.ok());
+    std::vector<std::string> lines;
+    for (const Event& e : col.events)
+        if (!e.implicit)
+            lines.push_back(format_event(e, syms));
+    CHECK(lines == std::vector<std::string>{"T0|fork(T1)", "T0|acq(m)", "T0|w(x)|a.c:1",
+                                            "T0|rel(m)", "T0|vw(v)", "T1|vr(v)", "T1|r(x)",
+                                            "T1|begin", "T1|end", "T1|benter(b)", "T1|bexit(b)",
+                                            "T0|join(T1)"});
+    // And the writer writes those codes.
+    std::ostringstream out;
+    BinaryTraceWriter w(out);
+    for (const Event& e : col.events)
+        w.on_event(e, syms);
+    w.finish(syms);
+    CHECK(out.str() == bytes);
+}
+
+TEST_CASE("the op table: spellings and wire codes of docs/traces.md") {
+    const std::pair<Op, std::pair<std::string_view, int>> expected[] = {
+        {Op::read, {"r", 0}},
+        {Op::write, {"w", 1}},
+        {Op::acquire, {"acq", 2}},
+        {Op::release, {"rel", 3}},
+        {Op::vol_read, {"vr", 4}},
+        {Op::vol_write, {"vw", 5}},
+        {Op::barrier_enter, {"benter", 6}},
+        {Op::barrier_exit, {"bexit", 7}},
+        {Op::fork, {"fork", 8}},
+        {Op::join, {"join", 9}},
+        {Op::begin, {"begin", 10}},
+        {Op::end, {"end", 11}}};
+    for (const auto& [op, sw] : expected) {
+        CHECK(spelling(op) == sw.first);
+        CHECK(op_info(op).wire == sw.second);
+        CHECK(op_from_spelling(sw.first) == op);
+        CHECK(op_from_wire(static_cast<unsigned>(sw.second)) == op);
+    }
+    CHECK(!op_from_wire(12));
+    CHECK(op_info(Op::thread_start).implicit);
+    CHECK(!op_from_spelling("exit"));
+}

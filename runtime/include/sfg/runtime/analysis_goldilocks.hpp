@@ -78,7 +78,8 @@ private:
     std::vector<ThreadId> holder_;
     std::vector<std::vector<ObjId>> held_;
     // The temporary lockset of a walk: element present iff its stamp equals stamp_.
-    std::vector<std::uint32_t> in_threads_, in_locks_, in_volatiles_, in_barriers_;
+    // LS membership stamps by Namespace (threads, locks, volatiles, barriers).
+    std::vector<std::uint32_t> in_[namespace_count];
     std::uint32_t stamp_ = 0;
     Stats stats_;
 };

@@ -2,6 +2,8 @@
 // it came from a trace file, the model checker or an instrumented program.
 #pragma once
 
+#include "sfg/runtime/op.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -13,36 +15,6 @@ namespace sfg {
 using ThreadId = std::uint32_t;
 using ObjId = std::uint32_t;
 inline constexpr ObjId no_object = ~ObjId{0};
-
-// Trace ops (docs/traces.md) plus the implicit start/end of a thread (thesis Figure 4.1), which a
-// stream carries as synthetic events so that every consumer agrees on where they happen:
-// - thread_start of u comes right before u's first event (or right before the first join of u,
-//   when u has no event of its own but was forked);
-// - thread_end of u comes right before the first event that joins u.
-// Synthetic events have `implicit == true` and take the number of the event they precede.
-enum class Op : std::uint8_t {
-    read,          // r(x)        memory
-    write,         // w(x)        memory
-    acquire,       // acq(m)      rcv of lock m
-    release,       // rel(m)      snd of lock m
-    vol_read,      // vr(v)       rcv of volatile v
-    vol_write,     // vw(v)       snd of volatile v
-    barrier_enter, // benter(b)   snd of barrier b
-    barrier_exit,  // bexit(b)    rcv of barrier b
-    fork,          // fork(u..)   snd of fork(t -> U), U ⊆ {u..}
-    join,          // join(u..)   rcv of join(S -> t), S ⊆ {u..}
-    begin,         // begin       deterministic block (determinism checking)
-    end,           // end
-    thread_start,  // implicit:   rcv of fork(t -> U), u ∈ U, t the forker of u
-    thread_end,    // implicit:   snd of join(S -> t), u ∈ S
-};
-
-const char* to_string(Op op); // "r", "w", "acq", "rel", "vr", "vw", "benter", "bexit", "fork",
-                              // "join", "begin", "end", "start", "exit"
-
-inline bool is_memory(Op op) {
-    return op == Op::read || op == Op::write;
-}
 
 // Interns names of one namespace to dense ids 0, 1, 2, ...
 class SymbolTable {
@@ -63,6 +35,28 @@ struct Symbols {
     SymbolTable threads, vars, locks, volatiles, barriers, locations;
     // fork/join operands: Event::target indexes this table; each set is sorted and distinct.
     std::vector<std::vector<ThreadId>> thread_sets;
+
+    // The table of a namespace.
+    SymbolTable& names(Namespace n) {
+        return const_cast<SymbolTable&>(static_cast<const Symbols*>(this)->names(n));
+    }
+    const SymbolTable& names(Namespace n) const {
+        switch (n) {
+        case Namespace::thread:
+            return threads;
+        case Namespace::variable:
+            return vars;
+        case Namespace::lock:
+            return locks;
+        case Namespace::volatile_:
+            return volatiles;
+        case Namespace::barrier:
+            return barriers;
+        case Namespace::location:
+            break;
+        }
+        return locations;
+    }
 };
 
 struct Event {

@@ -5,6 +5,8 @@
 // It lives in runtime/ so that generated enforcers and user tests link nothing heavier.
 #pragma once
 
+#include "sfg/runtime/op.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,8 +15,6 @@ namespace sfg {
 
 // A synchronization mechanism z in SyncMech (thesis §4.1.1), fully resolved: a bare `fork` or
 // `join` label has already been turned into fork(t -> U) / join(S -> t) for its edge.
-enum class MechKind : std::uint8_t { lock, volatile_, barrier, fork, join };
-
 struct Mechanism {
     MechKind kind = MechKind::lock;
     std::string name;                 // lock, volatile or barrier name; empty for fork/join

@@ -35,7 +35,9 @@ private:
         return v[id];
     }
 
-    std::vector<VectorClock> threads_, locks_, volatiles_, barriers_;
+    std::vector<VectorClock> threads_;
+    // L_o of each lock, volatile and barrier o, by its op's Namespace.
+    std::vector<VectorClock> objects_[namespace_count];
 };
 
 } // namespace sfg

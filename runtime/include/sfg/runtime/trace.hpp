@@ -9,7 +9,8 @@
 // Binary (docs: this header is the specification):
 //   magic    8 bytes  "SFGTRC1\n"
 //   records  until the end of the file, each starting with one tag byte:
-//     tag 0x40 + k  (k = 0 threads, 1 vars, 2 locks, 3 volatiles, 4 barriers, 5 locations):
+//     tag 0x40 + k  (k = 0 threads, 1 vars, 2 locks, 3 volatiles, 4 barriers, 5 locations;
+//                   op.hpp's namespace_wire):
 //                   a name definition: varint length, bytes. Names of each kind get the file ids
 //                   0, 1, 2, ... in order of definition; a name is defined before its first use.
 //                   Names obey the text form's rules (above; a thread's name does not start
@@ -17,7 +18,9 @@
 //                   character but tab, no blank at either end, and is not empty), so every
 //                   binary trace can be written as text and no name can forge a line of a
 //                   report.
-//     tag op | h    an event, op = the Op value 0..11 (read .. end), h = 0x80 when it has a
+//     tag op | h    an event, op = the op's wire code (op.hpp's op_table: r 0, w 1, acq 2, rel 3,
+//                   vr 4, vw 5, benter 6, bexit 7, fork 8, join 9, begin 10, end 11; fixed for
+//                   good, so files of every version read alike), h = 0x80 when it has a
 //                   location: varint thread; then for r/w/acq/rel/vr/vw/benter/bexit a varint
 //                   target, for fork/join a varint count >= 1 and that many varint threads;
 //                   then, when h is set, a varint location.
