@@ -43,7 +43,7 @@ std::uint64_t hash_state(const State& s) {
     }
     for (std::int64_t v : s.shared)
         h = mix(h, static_cast<std::uint64_t>(v));
-    for (ThreadId l : s.lock_holder)
+    for (ThreadId l : s.locks.holders())
         h = mix(h, l);
     for (std::uint32_t e : s.enters)
         h = mix(h, e);
@@ -101,7 +101,7 @@ State Interpreter::initial(std::vector<Failure>& failures) const {
     s.threads.resize(n);
     for (const SharedVar& v : model_.shared)
         s.shared.push_back(v.init);
-    s.lock_holder.assign(model_.locks.size(), no_object);
+    s.locks.resize_locks(model_.locks.size());
     s.enters.assign(model_.barriers.size() * n, 0);
     s.forked.assign(n, 0);
     for (ThreadId t = 0; t < n; ++t) {
@@ -207,7 +207,7 @@ void Interpreter::run_local(State& s, ThreadId t, std::vector<Failure>& failures
             ts.status = ThreadStatus::ended;
             return;
         case Code::acq:
-            if (s.lock_holder[in.arg] == t) {
+            if (s.locks.holder(in.arg) == t) {
                 fail(FailureKind::ill_formed, in.line,
                      fmt::format("{} acquires lock {} that it holds (line {})", name,
                                  model_.locks[in.arg], in.line));
@@ -216,7 +216,7 @@ void Interpreter::run_local(State& s, ThreadId t, std::vector<Failure>& failures
             ts.status = ThreadStatus::ready;
             return;
         case Code::rel:
-            if (s.lock_holder[in.arg] != t) {
+            if (s.locks.holder(in.arg) != t) {
                 fail(FailureKind::ill_formed, in.line,
                      fmt::format("{} releases lock {} that it does not hold (line {})", name,
                                  model_.locks[in.arg], in.line));
@@ -306,7 +306,7 @@ bool Interpreter::is_enabled(const State& s, ThreadId t) const {
     const Instr& in = next(s, t);
     switch (in.code) {
     case Code::acq:
-        return s.lock_holder[in.arg] == no_object;
+        return s.locks.holder(in.arg) == no_object;
     case Code::join:
         for (ThreadId u : model_.thread_sets[in.arg])
             if (!s.done(u))
@@ -361,11 +361,11 @@ void Interpreter::step(State& s, ThreadId t, Step& out) const {
         break;
     case Code::acq:
         out.actions.push_back(Action{t, Op::acquire, in.arg, in.line, true});
-        s.lock_holder[in.arg] = t;
+        s.locks.acquire(t, in.arg);
         break;
     case Code::rel:
         out.actions.push_back(Action{t, Op::release, in.arg, in.line, true});
-        s.lock_holder[in.arg] = no_object;
+        s.locks.release(in.arg);
         break;
     case Code::fork: {
         const std::vector<ThreadId>& set = model_.thread_sets[in.arg];
@@ -436,7 +436,7 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
         Wait w{t, in.line, {}, false};
         switch (in.code) {
         case Code::acq: {
-            ThreadId h = s.lock_holder[in.arg];
+            ThreadId h = s.locks.holder(in.arg);
             w.what =
                 fmt::format("acq({}), held by {}{}", model_.locks[in.arg], model_.threads[h].name,
                             s.threads[h].status == ThreadStatus::failed  ? " (failed)"

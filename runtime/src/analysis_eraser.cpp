@@ -9,21 +9,13 @@ void EraserDetector::on_event(const Event& e, const Symbols&) {
     if (e.implicit)
         return;
     const ThreadId t = e.thread;
-    if (held_.size() <= t)
-        held_.resize(t + 1);
-    auto& h = held_[t];
-    if (e.op == Op::acquire) {
-        h.insert(std::lower_bound(h.begin(), h.end(), e.target), e.target);
-        return;
-    }
-    if (e.op == Op::release) {
-        if (auto it = std::lower_bound(h.begin(), h.end(), e.target);
-            it != h.end() && *it == e.target)
-            h.erase(it);
-        return;
-    }
+    locks_.on_event(e);
     if (!is_memory(e.op))
         return;
+    // The locks t holds, as a sorted set for the lockset intersections below.
+    auto& h = held_;
+    h.assign(locks_.held(t).begin(), locks_.held(t).end());
+    std::sort(h.begin(), h.end());
 
     if (vars_.size() <= e.target)
         vars_.resize(e.target + 1);

@@ -49,20 +49,11 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
         return;
     }
     case Op::acquire:
-        ensure(holder_, e.target, no_object);
-        ensure(held_, t);
-        holder_[e.target] = t;
-        held_[t].push_back(e.target);
+        locks_.acquire(t, e.target);
         break;
-    case Op::release: {
-        ensure(holder_, e.target, no_object);
-        ensure(held_, t);
-        holder_[e.target] = no_object;
-        auto& h = held_[t];
-        if (auto it = std::find(h.begin(), h.end(), e.target); it != h.end())
-            h.erase(it);
+    case Op::release:
+        locks_.release(e.target);
         break;
-    }
     case Op::vol_read:
     case Op::vol_write:
     case Op::barrier_enter:
@@ -84,7 +75,7 @@ bool GoldilocksDetector::ordered(const Lockset& ls, ThreadId t) {
         ++stats_.owner_hits;
         return true;
     }
-    if (ls.alock != no_object && holder_[ls.alock] == t) {
+    if (ls.alock != no_object && locks_.holder(ls.alock) == t) {
         // Sound by the invariant kept in place(): the owner held alock at its access, so it
         // released it after the access, and t acquired it after that.
         ++stats_.alock_hits;
@@ -176,9 +167,10 @@ GoldilocksDetector::LocksetView GoldilocksDetector::write_lockset(ObjId var) {
 void GoldilocksDetector::place(Lockset& ls, ThreadId t, const Event& e) {
     // The alock fix (docs/traces.md, "goldilocks"): after every access, alock is a lock the
     // accessing thread holds, or none; the deterministic choice is the innermost held lock.
-    ensure(held_, t);
-    if (ls.alock == no_object || holder_[ls.alock] != t)
-        ls.alock = held_[t].empty() ? no_object : held_[t].back();
+    if (ls.alock == no_object || locks_.holder(ls.alock) != t) {
+        const std::span<const ObjId> held = locks_.held(t);
+        ls.alock = held.empty() ? no_object : held.back();
+    }
     if (ls.owner != no_object)
         unref(ls.pos);
     ls.pos = tail();

@@ -172,7 +172,9 @@ merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, st
 
 // The rules of one op on one group's table (Enforcer::Impl::group_step); returns whether it
 // changed. One dispatch per op, not per rule.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&                  \
+// SFG_SIMD (docs/architecture.md): an AVX2 clone beside the default one, chosen at load time;
+// both compile this same loop, the default clone is what builds without SFG_SIMD run.
+#if SFG_SIMD && defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&      \
     !defined(__SANITIZE_THREAD__)
 [[gnu::target_clones("avx2", "default")]]
 #endif

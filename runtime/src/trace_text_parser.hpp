@@ -20,8 +20,18 @@
 #include <optional>
 #include <type_traits>
 #include <utility>
-#if defined(__SSE2__)
+
+// SFG_SIMD (CMake option, docs/architecture.md): the fast path below, which reads a common line
+// in one pass, eight bytes at a time or from a 32-byte SSE2 window. Without it, every line goes
+// through parse_line, the reference the fast path is tested against (trace_parse_simd_test.cpp).
+#ifndef SFG_SIMD
+#error "SFG_SIMD must be defined (0 or 1) by the build"
+#endif
+#if SFG_SIMD && defined(__SSE2__)
+#define SFG_SIMD_SSE2 1
 #include <emmintrin.h>
+#else
+#define SFG_SIMD_SSE2 0
 #endif
 
 namespace sfg::text_trace {
@@ -76,8 +86,11 @@ inline std::string op_spellings() {
     return s;
 }
 
-template <class Out>
+// Fast: use the fast path for common lines (only with SFG_SIMD); false gives the reference parser.
+template <class Out, bool Fast = SFG_SIMD != 0>
 class TextParser {
+    static_assert(!Fast || SFG_SIMD, "the fast path is built only with SFG_SIMD");
+
 public:
     TextParser(std::string_view text, std::string_view file, Out& out)
         : text_(text), file_(file), out_(out) {}
@@ -90,11 +103,13 @@ public:
             ++line_;
             line_begin_ = p;
             const char* next = nullptr;
-            if (const Fast f = fast_line(p, end, next); f != Fast::other) {
-                if (f == Fast::error)
-                    return false;
-                p = next;
-                continue;
+            if constexpr (Fast) {
+                if (const FastLine f = fast_line(p, end, next); f != FastLine::other) {
+                    if (f == FastLine::error)
+                        return false;
+                    p = next;
+                    continue;
+                }
             }
             const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
             const char* le = nl ? nl : end;
@@ -269,7 +284,7 @@ private:
         return true;
     }
 
-#if defined(__SSE2__)
+#if SFG_SIMD_SSE2
     // The same scan over a 32-byte window (end - p >= 40): bit masks of the separators give every
     // field's position at once, in about a third of the instructions, and no field's position
     // waits for the previous one's. A line longer than the window is left to parse_line.
@@ -344,18 +359,18 @@ private:
     }
 #endif
 
-    enum class Fast { other, ok, error };
+    enum class FastLine { other, ok, error };
 
     // The common line, `THREAD|OP(NAME)` or `THREAD|OP(NAME)|LOCATION`, with no blanks, CR or
     // tabs, and an op with one operand: parsed in one pass, without looking for the line end
     // first; on ok, line_end is the start of the next line. `other`: anything else, for parse_line
     // to read (nothing was interned yet; it interns the same names in the same order). `error`: an
     // ill-formed event (error_ is set).
-    Fast fast_line(const char* const p, const char* end, const char*& line_end) {
+    FastLine fast_line(const char* const p, const char* end, const char*& line_end) {
         if (*p == '#') // a comment, however much it looks like an event (docs/traces.md)
-            return Fast::other;
+            return FastLine::other;
         Fields f;
-#if defined(__SSE2__)
+#if SFG_SIMD_SSE2
         // The window of the line before, if this line starts in it; else one at this line.
         // (Only when the window holds this line's end: a control character after its start.)
         bool wide = false;
@@ -368,12 +383,12 @@ private:
             if (wide)
                 window_ = load_window(p);
             if (wide ? !scan_window(window_, 0, f) : !scan_words(p, end, f))
-                return Fast::other;
+                return FastLine::other;
         }
 #else
         const bool wide = false;
         if (!scan_words(p, end, f))
-            return Fast::other;
+            return FastLine::other;
 #endif
         auto view = [](const char* a, const char* b) {
             return std::string_view(a, static_cast<std::size_t>(b - a));
@@ -391,9 +406,9 @@ private:
         const ObjId target = id(*by_op_[static_cast<std::size_t>(f.op)], f.arg, f.arg_end);
         const ObjId location = f.loc ? id(out_.locations, f.loc, f.loc_end) : no_object;
         if (!out_.push(t, f.op, target, location, line_))
-            return fail(line_begin_, out_.error()), Fast::error;
+            return fail(line_begin_, out_.error()), FastLine::error;
         line_end = f.next;
-        return Fast::ok;
+        return FastLine::ok;
     }
 
     bool parse_line(const char* p, const char* e) {
@@ -519,7 +534,7 @@ private:
         return a;
     }();
     std::vector<ThreadId> set_;
-#if defined(__SSE2__)
+#if SFG_SIMD_SSE2
     Window window_; // fast_line's masks of the last window loaded
 #endif
     std::uint32_t line_ = 0;

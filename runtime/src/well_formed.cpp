@@ -10,12 +10,6 @@ WellFormedStream::Thread& WellFormedStream::thread(ThreadId t) {
     return threads_[t];
 }
 
-WellFormedStream::Lock& WellFormedStream::lock(ObjId m) {
-    if (m >= locks_.size())
-        locks_.resize(m + 1);
-    return locks_[m];
-}
-
 bool WellFormedStream::fail(std::string msg) {
     error_ = std::move(msg);
     return false;
@@ -41,8 +35,8 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
                                     std::uint32_t line) {
     auto tname = [&](ThreadId u) -> const std::string& { return syms_.threads.name(u); };
     thread(t);
-    // Contract §3: no event of a thread after it was joined (thesis §4.1.1: end(t) is t's last
-    // operation).
+    // No event of a thread after it was joined (docs/traces.md; thesis §4.1.1: end(t) is t's
+    // last operation).
     if (threads_[t].state == State::ended)
         return fail(fmt::format("event of thread {} after it was joined{}", tname(t),
                                 where(threads_[t].line)));
@@ -50,26 +44,28 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
     switch (op) {
     case Op::acquire: {
         // Locks are not re-entrant (docs/traces.md), so the holder may not acquire again either.
-        const Lock& l = lock(target);
-        if (l.holder == t)
-            return fail(fmt::format("thread {} acquires lock {}, which it already holds (since "
-                                    "line {}; locks are not re-entrant)",
-                                    tname(t), syms_.locks.name(target), l.line));
-        if (l.holder != no_object)
+        const ThreadId holder = locks_.holder(target);
+        const std::uint32_t since = locks_.since(target);
+        if (holder == t)
+            return fail(fmt::format("thread {} acquires lock {}, which it already holds ({}locks "
+                                    "are not re-entrant)",
+                                    tname(t), syms_.locks.name(target),
+                                    since ? fmt::format("since line {}; ", since) : ""));
+        if (holder != no_object)
             return fail(fmt::format("thread {} acquires lock {}, which is held by thread {}{}",
-                                    tname(t), syms_.locks.name(target), tname(l.holder),
-                                    where(l.line)));
+                                    tname(t), syms_.locks.name(target), tname(holder),
+                                    where(since)));
         break;
     }
     case Op::release: {
-        const Lock& l = lock(target);
-        if (l.holder == no_object)
+        const ThreadId holder = locks_.holder(target);
+        if (holder == no_object)
             return fail(fmt::format("thread {} releases lock {}, which is not held", tname(t),
                                     syms_.locks.name(target)));
-        if (l.holder != t)
+        if (holder != t)
             return fail(fmt::format("thread {} releases lock {}, which is held by thread {}{}",
-                                    tname(t), syms_.locks.name(target), tname(l.holder),
-                                    where(l.line)));
+                                    tname(t), syms_.locks.name(target), tname(holder),
+                                    where(locks_.since(target))));
         break;
     }
     case Op::barrier_exit: {
@@ -125,10 +121,10 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
 
     switch (op) {
     case Op::acquire:
-        locks_[target] = {t, line};
+        locks_.acquire(t, target, line);
         break;
     case Op::release:
-        locks_[target] = {};
+        locks_.release(target);
         break;
     case Op::fork:
         for (ThreadId u : syms_.thread_sets[target]) {

@@ -113,7 +113,8 @@ void run(std::uint64_t seed, int count, const RandomTraceOptions& o, Totals& tot
         const auto races = HbOracle(col.events, syms).first_races();
         ++tot.traces;
 
-        for (const auto& [x, n] : vars) {
+        for (const auto& var : vars) { // (a structured binding: Clang 14 cannot capture it)
+            const auto& x = var.first;
             std::uint64_t mine = 0;
             for (const EnforceViolation& v : enf.violations())
                 if (v.var == x)

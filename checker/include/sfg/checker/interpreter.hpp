@@ -7,6 +7,7 @@
 #pragma once
 
 #include "sfg/checker/model.hpp"
+#include "sfg/runtime/lock_holders.hpp"
 
 #include <cstdint>
 #include <string>
@@ -31,8 +32,8 @@ struct ThreadState {
 
 struct State {
     std::vector<ThreadState> threads;
-    std::vector<std::int64_t> shared;  // by Model::shared index
-    std::vector<ThreadId> lock_holder; // no_object when free
+    std::vector<std::int64_t> shared; // by Model::shared index
+    LockHolders locks{LockHolders::Detail::holders};
     std::vector<std::uint32_t> enters; // barrier-major: enters[b * threads + t]
     std::vector<std::uint8_t> forked;  // by thread: forked once already
     friend bool operator==(const State&, const State&) = default;

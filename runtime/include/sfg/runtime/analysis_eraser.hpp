@@ -5,6 +5,7 @@
 // per variable. It knows nothing of fork/join, volatiles or barriers (its false alarms).
 #pragma once
 
+#include "sfg/runtime/lock_holders.hpp"
 #include "sfg/runtime/report.hpp"
 
 #include <vector>
@@ -42,7 +43,8 @@ private:
     };
 
     std::vector<Var> vars_;
-    std::vector<std::vector<ObjId>> held_; // sorted, by thread
+    LockHolders locks_;
+    std::vector<ObjId> held_; // the accessing thread's locks, sorted
     std::vector<LocksetWarning> warnings_;
 };
 

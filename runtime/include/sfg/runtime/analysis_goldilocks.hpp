@@ -8,6 +8,7 @@
 // succeeds; docs/traces.md, "goldilocks".
 #pragma once
 
+#include "sfg/runtime/lock_holders.hpp"
 #include "sfg/runtime/report.hpp"
 
 #include <cstdint>
@@ -75,10 +76,9 @@ private:
     std::vector<std::uint32_t> refs_ = {0}; // locksets positioned at base_ + i (+ sentinel)
     std::uint64_t base_ = 0, head_ = 0;
     // Locks held, for alock (who holds each lock; each thread's locks, innermost last).
-    std::vector<ThreadId> holder_;
-    std::vector<std::vector<ObjId>> held_;
-    // The temporary lockset of a walk: element present iff its stamp equals stamp_.
-    // LS membership stamps by Namespace (threads, locks, volatiles, barriers).
+    LockHolders locks_;
+    // The temporary lockset of a walk by Namespace (threads, locks, volatiles, barriers): an
+    // element is present iff its stamp equals stamp_.
     std::vector<std::uint32_t> in_[namespace_count];
     std::uint32_t stamp_ = 0;
     Stats stats_;

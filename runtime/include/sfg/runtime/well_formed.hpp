@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sfg/runtime/event.hpp"
+#include "sfg/runtime/lock_holders.hpp"
 
 #include <cstdint>
 #include <string>
@@ -27,9 +28,9 @@ public:
         if (t < threads_.size() && threads_[t].state == State::started && quick(op, t, target)) {
             Thread& th = threads_[t];
             if (op == Op::acquire)
-                locks_[target] = {t, line};
+                locks_.acquire(t, target, line);
             else if (op == Op::release)
-                locks_[target] = {};
+                locks_.release(target);
             th.last_op = op;
             th.last_target = target;
             deliver(t, op, target, location, line, ++events_);
@@ -45,6 +46,8 @@ public:
 
     const std::string& error() const { return error_; }
     std::uint64_t events() const { return events_; }
+    // The lock state after the last event delivered.
+    const LockHolders& locks() const { return locks_; }
 
 private:
     enum class State : std::uint8_t { fresh, forked, started, ended };
@@ -56,10 +59,6 @@ private:
         Op last_op = Op::begin;
         ObjId last_target = no_object;
         bool has_last = false;
-    };
-    struct Lock {
-        ThreadId holder = no_object;
-        std::uint32_t line = 0;
     };
 
     bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line);
@@ -73,9 +72,9 @@ private:
         case Op::barrier_enter:
             return true;
         case Op::acquire:
-            return target < locks_.size() && locks_[target].holder == no_object;
+            return locks_.holder(target) == no_object;
         case Op::release:
-            return target < locks_.size() && locks_[target].holder == t;
+            return locks_.holder(target) == t;
         case Op::barrier_exit:
             return threads_[t].last_op == Op::barrier_enter && threads_[t].last_target == target;
         default:
@@ -94,7 +93,6 @@ private:
         sink_.on_event(e, syms_);
     }
     Thread& thread(ThreadId t);
-    Lock& lock(ObjId m);
     bool fail(std::string msg);
     std::string where(std::uint32_t line) const;
     void emit(ThreadId t, Op op, ObjId target, std::uint64_t number, std::uint32_t line);
@@ -102,7 +100,7 @@ private:
     const Symbols& syms_;
     Analysis& sink_;
     std::vector<Thread> threads_;
-    std::vector<Lock> locks_;
+    LockHolders locks_;
     std::uint64_t events_ = 0;
     std::string error_;
 };

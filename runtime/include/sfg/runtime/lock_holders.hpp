@@ -1,0 +1,80 @@
+// Who holds each lock: the one lock state of well-formedness (docs/traces.md: locks are not
+// re-entrant, only the holder releases), the lockset analyses (Goldilocks' alock, Eraser's held
+// set) and the model checker's program state.
+#pragma once
+
+#include "sfg/runtime/event.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <span>
+#include <vector>
+
+namespace sfg {
+
+class LockHolders {
+public:
+    // What is kept besides the holder of each lock: nothing (a compact, comparable part of a
+    // program state), or also the line of each acquisition and each thread's held locks.
+    enum class Detail : std::uint8_t { holders, held };
+    explicit LockHolders(Detail detail = Detail::held) : detail_(detail) {}
+
+    // Requires m free (well-formedness is checked by the caller). Inline: every trace reader
+    // calls these once a lock op.
+    void acquire(ThreadId t, ObjId m, std::uint32_t line = 0) {
+        if (m >= holder_.size())
+            holder_.resize(m + 1, no_object);
+        holder_[m] = t;
+        if (detail_ == Detail::holders)
+            return;
+        if (m >= since_.size())
+            since_.resize(m + 1, 0);
+        since_[m] = line;
+        if (t >= held_.size())
+            held_.resize(t + 1);
+        held_[t].push_back(m);
+    }
+    // Frees m, whoever holds it.
+    void release(ObjId m) {
+        if (m >= holder_.size() || holder_[m] == no_object)
+            return;
+        const ThreadId t = holder_[m];
+        holder_[m] = no_object;
+        if (detail_ == Detail::holders)
+            return;
+        since_[m] = 0;
+        auto& h = held_[t];
+        if (auto it = std::find(h.rbegin(), h.rend(), m); it != h.rend())
+            h.erase(std::next(it).base());
+    }
+    // Applies an acq or rel event; other events change nothing.
+    void on_event(const Event& e) {
+        if (e.op == Op::acquire)
+            acquire(e.thread, e.target, e.line);
+        else if (e.op == Op::release)
+            release(e.target);
+    }
+
+    // no_object when m is free (or was never seen).
+    ThreadId holder(ObjId m) const { return m < holder_.size() ? holder_[m] : no_object; }
+    // The line of the acquisition of m by its holder (Detail::held; 0: none).
+    std::uint32_t since(ObjId m) const { return m < since_.size() ? since_[m] : 0; }
+    // The locks t holds, innermost (latest acquired) last (Detail::held).
+    std::span<const ObjId> held(ThreadId t) const {
+        return t < held_.size() ? std::span<const ObjId>(held_[t]) : std::span<const ObjId>();
+    }
+    // The holder of every lock seen, by lock id.
+    const std::vector<ThreadId>& holders() const { return holder_; }
+    void resize_locks(std::size_t locks) { holder_.resize(locks, no_object); }
+
+    friend bool operator==(const LockHolders&, const LockHolders&) = default;
+
+private:
+    Detail detail_;
+    std::vector<ThreadId> holder_;         // by lock
+    std::vector<std::uint32_t> since_;     // by lock (Detail::held)
+    std::vector<std::vector<ObjId>> held_; // by thread (Detail::held)
+};
+
+} // namespace sfg
