@@ -1,7 +1,6 @@
 #include "sfg/compiler/compile.hpp"
 
 #include "sfg/compiler/parse.hpp"
-#include "sfg/compiler/petri.hpp"
 #include "sfg/compiler/program_sema.hpp"
 #include "sfg/compiler/sema.hpp"
 
