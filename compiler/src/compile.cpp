@@ -17,7 +17,7 @@ std::optional<CompiledSpec> compile(const SourceFile& file, Diagnostics& diags,
     if (diags.has_errors())
         return std::nullopt;
     CompiledSpec spec = analyze(tree, file.name(), diags, limits);
-    check_programs(tree.programs, spec, diags);
+    resolve_programs(tree.programs, spec, diags);
     if (diags.has_errors())
         return std::nullopt;
     spec.programs = tree.programs;
