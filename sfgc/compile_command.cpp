@@ -39,7 +39,7 @@ void print_summary(const sfg::CompiledSpec& spec) {
             fmt::print("{}: no discipline\n", v.name);
             continue;
         }
-        fmt::print("{}: {}, {}; net: {}, {}, {}\n", v.name, count(v.sfg->mode_count(), "mode"),
+        fmt::print("{}: {}, {}; net: {}, {}, {}\n", v.name, count(v.sfg->modes.size(), "mode"),
                    count(v.net->edges.size(), "edge"), count(v.net->places.size(), "place"),
                    count(v.net->transitions.size(), "transition"),
                    count(v.net->initial_markings.size(), "initial marking"));

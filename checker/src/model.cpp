@@ -23,18 +23,26 @@ BinOp binop(const std::string& op) {
 
 class Lowerer {
 public:
-    Lowerer(Model& m, const std::map<std::string, std::uint32_t>& shared,
-            const std::map<std::string, std::uint32_t>& locks,
-            const std::map<std::string, std::uint32_t>& barriers)
-        : m_(m), shared_(shared), locks_(locks), barriers_(barriers) {}
+    // `slots`: each of the spec's mechanisms' index in m.shared (a volatile), m.locks or
+    // m.barriers.
+    Lowerer(Model& m, const std::vector<std::uint32_t>& slots) : m_(m), slots_(slots) {}
 
-    void thread(ThreadCode& t, const std::vector<prog::Stmt>& body) {
-        locals_.clear();
+    void thread(ThreadCode& t, const prog::Thread& th) {
+        locals_.assign(th.locals.size(), 0);
         nlocals_ = 0;
         code_ = &t.code;
-        block(body);
+        block(th.body);
         emit(Code::halt, 0, line_);
         t.locals = nlocals_;
+    }
+
+    // A variable's or volatile's index in m.shared.
+    std::uint32_t shared(const prog::Ref& r) const {
+        if (r.kind == prog::Ref::Kind::variable)
+            return r.index;
+        if (r.kind == prog::Ref::Kind::volatile_)
+            return slots_[r.index];
+        throw std::logic_error("not a shared variable"); // program_sema resolved it
     }
 
 private:
@@ -46,17 +54,13 @@ private:
     std::uint32_t here() const { return static_cast<std::uint32_t>(code_->size()); }
     void patch(std::uint32_t at) { (*code_)[at].arg = here(); }
 
-    std::uint32_t local(const std::string& name) {
-        auto [it, fresh] = locals_.emplace(name, nlocals_);
-        if (fresh)
-            ++nlocals_;
-        return it->second;
-    }
+    // Slots in the order the thread's `let`s and `repeat`s are lowered.
+    std::uint32_t new_local() { return nlocals_++; }
 
     std::uint32_t thread_set(const std::vector<prog::Ident>& ids) {
         std::vector<ThreadId> set;
         for (const prog::Ident& id : ids)
-            set.push_back(m_.syms.threads.find(id.name));
+            set.push_back(id.ref.index);
         std::sort(set.begin(), set.end());
         set.erase(std::unique(set.begin(), set.end()), set.end());
         auto it = std::find(m_.thread_sets.begin(), m_.thread_sets.end(), set);
@@ -73,12 +77,10 @@ private:
             emit(Code::push, 0, line_, e.value);
             return;
         case prog::Expr::Kind::name:
-            if (auto it = locals_.find(e.name); it != locals_.end())
-                emit(Code::load_l, it->second, line_);
-            else if (auto s = shared_.find(e.name); s != shared_.end())
-                emit(Code::load_s, s->second, line_);
-            else // used before its declaration in the text: program_sema rejects it
-                throw std::logic_error("unresolved name " + e.name);
+            if (e.ref.kind == prog::Ref::Kind::local)
+                emit(Code::load_l, locals_[e.ref.index], line_);
+            else
+                emit(Code::load_s, shared(e.ref), line_);
             return;
         case prog::Expr::Kind::unary:
             expr(*e.lhs);
@@ -110,27 +112,28 @@ private:
         switch (s.kind) {
         case K::let:
             expr(*s.expr);
-            emit(Code::store_l, local(s.target.name), line_);
+            locals_[s.target.ref.index] = new_local();
+            emit(Code::store_l, locals_[s.target.ref.index], line_);
             break;
         case K::assign:
             expr(*s.expr);
             line_ = static_cast<std::uint32_t>(s.loc.line);
-            if (auto it = locals_.find(s.target.name); it != locals_.end())
-                emit(Code::store_l, it->second, line_);
+            if (s.target.ref.kind == prog::Ref::Kind::local)
+                emit(Code::store_l, locals_[s.target.ref.index], line_);
             else
-                emit(Code::store_s, shared_.at(s.target.name), line_);
+                emit(Code::store_s, shared(s.target.ref), line_);
             break;
         case K::read:
-            emit(Code::read_s, shared_.at(s.target.name), line_);
+            emit(Code::read_s, shared(s.target.ref), line_);
             break;
         case K::write:
-            emit(Code::write_s, shared_.at(s.target.name), line_);
+            emit(Code::write_s, shared(s.target.ref), line_);
             break;
         case K::acq:
-            emit(Code::acq, locks_.at(s.target.name), line_);
+            emit(Code::acq, slots_[s.target.ref.index], line_);
             break;
         case K::rel:
-            emit(Code::rel, locks_.at(s.target.name), line_);
+            emit(Code::rel, slots_[s.target.ref.index], line_);
             break;
         case K::fork:
             emit(Code::fork, thread_set(s.threads), line_);
@@ -139,8 +142,8 @@ private:
             emit(Code::join, thread_set(s.threads), line_);
             break;
         case K::barrier:
-            emit(Code::benter, barriers_.at(s.target.name), line_);
-            emit(Code::bexit, barriers_.at(s.target.name), line_);
+            emit(Code::benter, slots_[s.target.ref.index], line_);
+            emit(Code::bexit, slots_[s.target.ref.index], line_);
             break;
         case K::await_: {
             std::vector<Instr> cond;
@@ -183,7 +186,7 @@ private:
         }
         case K::repeat: {
             std::uint32_t line = line_;
-            std::uint32_t c = local("#repeat" + std::to_string(nlocals_));
+            std::uint32_t c = new_local(); // the counter
             emit(Code::push, 0, line, s.count);
             emit(Code::store_l, c, line);
             std::uint32_t top = emit(Code::load_l, c, line);
@@ -210,22 +213,20 @@ private:
     }
 
     Model& m_;
-    const std::map<std::string, std::uint32_t>& shared_;
-    const std::map<std::string, std::uint32_t>& locks_;
-    const std::map<std::string, std::uint32_t>& barriers_;
-    std::map<std::string, std::uint32_t> locals_;
+    const std::vector<std::uint32_t>& slots_;
+    std::vector<std::uint32_t> locals_; // slot of each of the thread's locals (Ref::local)
     std::uint32_t nlocals_ = 0;
     std::vector<Instr>* code_ = nullptr;
     std::uint32_t line_ = 0;
 };
 
-void forked_threads(const std::vector<prog::Stmt>& body, std::vector<std::string>& out) {
+void mark_forked(const std::vector<prog::Stmt>& body, std::vector<ThreadCode>& threads) {
     for (const prog::Stmt& s : body) {
         if (s.kind == prog::Stmt::Kind::fork)
             for (const prog::Ident& id : s.threads)
-                out.push_back(id.name);
-        forked_threads(s.body, out);
-        forked_threads(s.else_body, out);
+                threads[id.ref.index].root = false;
+        mark_forked(s.body, threads);
+        mark_forked(s.else_body, threads);
     }
 }
 
@@ -240,22 +241,23 @@ Model lower(const CompiledSpec& spec, const ast::Program& program) {
         m.syms.threads.intern(t);
         m.threads.push_back(ThreadCode{t, {}, 0, true, 0});
     }
-    std::map<std::string, std::uint32_t> shared, locks, barriers;
+    // m.shared: the variables (at their Ref::variable index), then the volatiles.
     for (const CompiledVariable& v : spec.variables) {
-        shared.emplace(v.name, static_cast<std::uint32_t>(m.shared.size()));
         m.shared.push_back(SharedVar{v.name, false, 0, m.syms.vars.intern(v.name)});
         if (v.net)
             m.nets.emplace_back(v.name, *v.net);
     }
-    for (const MechanismDecl& d : spec.mechanisms) {
+    std::vector<std::uint32_t> slots(spec.mechanisms.size());
+    for (std::size_t i = 0; i < spec.mechanisms.size(); ++i) {
+        const MechanismDecl& d = spec.mechanisms[i];
         if (d.kind == MechKind::volatile_) {
-            shared.emplace(d.name, static_cast<std::uint32_t>(m.shared.size()));
+            slots[i] = static_cast<std::uint32_t>(m.shared.size());
             m.shared.push_back(SharedVar{d.name, true, 0, m.syms.volatiles.intern(d.name)});
         } else if (d.kind == MechKind::lock) {
-            locks.emplace(d.name, m.syms.locks.intern(d.name));
+            slots[i] = m.syms.locks.intern(d.name);
             m.locks.push_back(d.name);
         } else {
-            barriers.emplace(d.name, m.syms.barriers.intern(d.name));
+            slots[i] = m.syms.barriers.intern(d.name);
             BarrierInfo b{d.name, {}};
             for (const std::string& t : d.threads)
                 b.members.push_back(m.syms.threads.find(t));
@@ -263,24 +265,21 @@ Model lower(const CompiledSpec& spec, const ast::Program& program) {
             m.barriers.push_back(std::move(b));
         }
     }
+    Lowerer low(m, slots);
     for (const prog::Init& i : p.inits)
-        m.shared[shared.at(i.var.name)].init = i.value;
+        m.shared[low.shared(i.var.ref)].init = i.value;
 
-    std::vector<std::string> forked;
     for (const prog::Thread& t : p.threads)
-        forked_threads(t.body, forked);
-    for (const std::string& f : forked)
-        m.threads[m.syms.threads.find(f)].root = false;
+        mark_forked(t.body, m.threads);
 
-    Lowerer low(m, shared, locks, barriers);
     std::vector<bool> done(m.threads.size(), false);
     for (const prog::Thread& t : p.threads) {
-        ThreadId id = m.syms.threads.find(t.name.name);
+        const ThreadId id = t.name.ref.index;
         if (done[id])
             continue;
         done[id] = true;
         m.threads[id].line = static_cast<std::uint32_t>(t.loc.line);
-        low.thread(m.threads[id], t.body);
+        low.thread(m.threads[id], t);
     }
     for (ThreadCode& t : m.threads)
         if (t.code.empty())

@@ -1,9 +1,9 @@
 // Promela emitter (docs/programs.md, part 6). Each thread is lowered to a control-flow graph
 // whose nodes are visible events (one scheduling point each), local statements, branches and
 // findings; every event becomes `S<n>: atomic { event; local code up to the next event }`, so the
-// local computation runs right after the thread's previous visible event, as docs/programs.md fixes.
-// A `goto` from one atomic to the start of another is a scheduling point in Spin; a `goto` inside
-// one atomic keeps it atomic. See docs/promela.md.
+// local computation runs right after the thread's previous visible event, as docs/programs.md
+// fixes. A `goto` from one atomic to the start of another is a scheduling point in Spin; a `goto`
+// inside one atomic keeps it atomic. See docs/promela.md.
 #include "sfg/checker/promela.hpp"
 
 #include <fmt/format.h>
@@ -20,6 +20,7 @@ namespace sfg {
 namespace {
 
 using prog::Expr;
+using prog::Ref;
 using prog::Stmt;
 
 struct Node {
@@ -33,10 +34,9 @@ struct Node {
 };
 
 struct Globals {
-    std::map<std::string, std::vector<std::string>> barriers;
-    std::set<std::string> forked;         // threads named in some fork
-    std::map<std::string, int> thread_id; // index in CompiledSpec::threads
-    std::vector<std::string> fail_names;  // hidden bytes asserted at findings, in order
+    const CompiledSpec& spec;            // what the program's Refs index
+    std::vector<bool> forked;            // by thread id: named in some fork
+    std::vector<std::string> fail_names; // hidden bytes asserted at findings, in order
     std::set<std::string> fail_seen;
     std::vector<std::string> warnings;
     std::set<std::string> warned;
@@ -93,12 +93,17 @@ public:
     std::vector<std::string> decls; // local declarations (locals, temporaries, repeat counters)
     int entry = -1;
 
-    void lower(const std::vector<Stmt>& body) {
-        collect_locals(body);
-        for (const std::string& l : locals_)
+    // `thread` is null for a thread without a body in the program.
+    void lower(const prog::Thread* thread) {
+        static const std::vector<Stmt> empty;
+        std::vector<std::string> locals;
+        if (thread)
+            locals = thread->locals;
+        std::sort(locals.begin(), locals.end()); // declared in name order
+        for (const std::string& l : locals)
             decls.push_back("int " + local_name(l) + " = 0");
         const int start = static_cast<int>(nodes.size());
-        stmts(body);
+        stmts(thread ? thread->body : empty);
         Node end;
         end.kind = Node::Kind::end;
         add(std::move(end));
@@ -109,21 +114,11 @@ private:
     Globals& g_;
     std::string name_;
     int me_;
-    std::set<std::string> locals_;
     std::vector<std::pair<int, int>> pending_; // (node, 0 next / 1 then / 2 else) to patch
     int temps_ = 0;
     int repeats_ = 0;
 
-    void collect_locals(const std::vector<Stmt>& body) {
-        for (const Stmt& s : body) {
-            if (s.kind == Stmt::Kind::let)
-                locals_.insert(s.target.name);
-            collect_locals(s.body);
-            collect_locals(s.else_body);
-        }
-    }
-
-    bool is_local(const std::string& n) const { return locals_.count(n) != 0; }
+    static bool is_local(const Ref& r) { return r.kind == Ref::Kind::local; }
 
     void patch(const std::vector<std::pair<int, int>>& exits, int to) {
         for (auto [n, which] : exits) {
@@ -184,7 +179,7 @@ private:
         case Expr::Kind::integer:
             return false;
         case Expr::Kind::name:
-            return !is_local(e.name);
+            return !is_local(e.ref);
         case Expr::Kind::unary:
             return has_read(*e.lhs);
         case Expr::Kind::binary:
@@ -213,7 +208,7 @@ private:
         case Expr::Kind::integer:
             return literal(e.value, e.loc.line, g_);
         case Expr::Kind::name:
-            return is_local(e.name) ? local_name(e.name) : shared_name(e.name);
+            return is_local(e.ref) ? local_name(e.name) : shared_name(e.name);
         case Expr::Kind::unary:
             if (e.op == "-" && e.lhs->kind == Expr::Kind::integer)
                 return literal(-e.lhs->value, e.loc.line, g_);
@@ -333,7 +328,7 @@ private:
         case Stmt::Kind::let:
         case Stmt::Kind::assign: {
             std::string v = value(*s.expr, line);
-            if (is_local(s.target.name))
+            if (is_local(s.target.ref))
                 local(local_name(s.target.name) + " = " + v);
             else
                 event(shared_name(s.target.name) + " = " + v,
@@ -365,8 +360,8 @@ private:
             // One event creating every named thread; forking a started thread is ill-formed
             // (checked at the fork itself, as another thread may have forked it meanwhile).
             std::string started, set, names;
-            for (const ast::Ident& t : s.threads) {
-                const int id = g_.thread_id.at(t.name);
+            for (const prog::Ident& t : s.threads) {
+                const std::uint32_t id = t.ref.index;
                 started += (started.empty() ? "" : " || ") + fmt::format("sfg_started[{}]", id);
                 set += (set.empty() ? "" : "; ") + fmt::format("sfg_started[{}] = 1", id);
                 names += (names.empty() ? "" : ",") + t.name;
@@ -381,9 +376,8 @@ private:
         case Stmt::Kind::join: {
             // Waits until every named thread ended (normally or by a finding).
             std::string ended, names;
-            for (const ast::Ident& t : s.threads) {
-                ended += (ended.empty() ? "" : " && ") +
-                         fmt::format("sfg_ended[{}]", g_.thread_id.at(t.name));
+            for (const prog::Ident& t : s.threads) {
+                ended += (ended.empty() ? "" : " && ") + fmt::format("sfg_ended[{}]", t.ref.index);
                 names += (names.empty() ? "" : ",") + t.name;
             }
             event("(" + ended + ")", fmt::format("line {}: join({})", line, names));
@@ -393,7 +387,7 @@ private:
             // Reusable: entries are counted mod 3 per member; the k-th exit waits until every
             // member entered k times. Members' counts stay within one of each other, so
             // "c_j >= c_me" is "(c_j - c_me) mod 3 != 2".
-            const auto& members = g_.barriers.at(s.target.name);
+            const auto& members = g_.spec.mechanisms[s.target.ref.index].threads;
             const auto pos = std::find(members.begin(), members.end(), name_) - members.begin();
             const std::string b = barrier_name(s.target.name);
             event(fmt::format("{}[{}] = ({}[{}] + 1) % 3", b, pos, b, pos),
@@ -465,7 +459,8 @@ private:
         case Stmt::Kind::skip:
             return;
         case Stmt::Kind::deterministic:
-            // Begin and end are visible events (docs/programs.md); the body is emitted between them.
+            // Begin and end are visible events (docs/programs.md); the body is emitted between
+            // them.
             event("skip", fmt::format("line {}: begin deterministic {{", line));
             stmts(s.body);
             event("skip", fmt::format("line {}: end deterministic }}", line));
@@ -575,27 +570,29 @@ public:
 } // namespace
 
 PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec) {
-    Globals g;
-    std::vector<std::string> lock_names, volatile_names;
-    for (const MechanismDecl& m : spec.mechanisms) {
-        if (m.kind == MechKind::lock)
-            lock_names.push_back(m.name);
-        else if (m.kind == MechKind::volatile_)
-            volatile_names.push_back(m.name);
-        else if (m.kind == MechKind::barrier)
-            g.barriers[m.name] = m.threads;
+    Globals g{spec, std::vector<bool>(spec.threads.size(), false), {}, {}, {}, {}};
+    // Indices into spec.mechanisms; barriers are declared in name order.
+    std::vector<std::size_t> locks, volatiles, barriers;
+    for (std::size_t i = 0; i < spec.mechanisms.size(); ++i) {
+        if (spec.mechanisms[i].kind == MechKind::lock)
+            locks.push_back(i);
+        else if (spec.mechanisms[i].kind == MechKind::volatile_)
+            volatiles.push_back(i);
+        else
+            barriers.push_back(i);
     }
-    for (std::size_t i = 0; i < spec.threads.size(); ++i)
-        g.thread_id[spec.threads[i]] = static_cast<int>(i);
+    std::sort(barriers.begin(), barriers.end(), [&](std::size_t a, std::size_t b) {
+        return spec.mechanisms[a].name < spec.mechanisms[b].name;
+    });
 
-    std::map<std::string, const prog::Thread*> bodies;
+    std::vector<const prog::Thread*> bodies(spec.threads.size(), nullptr);
     for (const prog::Thread& t : program.threads)
-        bodies[t.name.name] = &t;
+        bodies[t.name.ref.index] = &t;
     std::function<void(const std::vector<Stmt>&)> find_forks = [&](const std::vector<Stmt>& b) {
         for (const Stmt& s : b) {
             if (s.kind == Stmt::Kind::fork)
-                for (const ast::Ident& t : s.threads)
-                    g.forked.insert(t.name);
+                for (const prog::Ident& t : s.threads)
+                    g.forked[t.ref.index] = true;
             find_forks(s.body);
             find_forks(s.else_body);
         }
@@ -603,21 +600,21 @@ PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec
     for (const prog::Thread& t : program.threads)
         find_forks(t.body);
 
-    std::map<std::string, const prog::Init*> init;
+    // By the index of what they initialize: a variable, or a volatile among the mechanisms.
+    std::vector<const prog::Init*> var_init(spec.variables.size(), nullptr),
+        mech_init(spec.mechanisms.size(), nullptr);
     for (const prog::Init& i : program.inits)
-        init[i.var.name] = &i;
+        (i.var.ref.kind == Ref::Kind::variable ? var_init : mech_init)[i.var.ref.index] = &i;
 
     // Threads first: their lowering names the findings declared among the globals.
     std::string procs;
     for (std::size_t i = 0; i < spec.threads.size(); ++i) {
         const std::string& name = spec.threads[i];
         ThreadLowering t(g, name, static_cast<int>(i));
-        static const std::vector<Stmt> empty;
-        auto it = bodies.find(name);
-        t.lower(it != bodies.end() ? it->second->body : empty);
+        t.lower(bodies[i]);
 
         std::string& out = procs;
-        const bool forked = g.forked.count(name) != 0;
+        const bool forked = g.forked[i];
         out += fmt::format("\n/* thread {} (id {}){} */\nactive proctype p_{}() {{\n", name, i,
                            forked ? ", starts when forked" : ", starts at once", name);
         for (const std::string& d : t.decls)
@@ -646,29 +643,34 @@ PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec
     }
 
     // Globals (literals first: they may add warnings to the header).
-    auto init_of = [&](const std::string& n) {
-        auto it = init.find(n);
-        return it == init.end() ? std::string("0")
-                                : literal(it->second->value, it->second->loc.line, g);
+    auto init_of = [&](const prog::Init* i) {
+        return i ? literal(i->value, i->loc.line, g) : std::string("0");
     };
     std::string globals = "\n/* threads:";
     for (std::size_t i = 0; i < spec.threads.size(); ++i)
         globals += fmt::format(" {}={}", spec.threads[i], i);
     globals += " */\n";
-    for (const CompiledVariable& v : spec.variables)
-        globals += fmt::format("int {} = {}; /* var {} */\n", shared_name(v.name), init_of(v.name),
-                               v.name);
-    for (const std::string& v : volatile_names)
-        globals += fmt::format("int {} = {}; /* volatile {} */\n", shared_name(v), init_of(v), v);
-    for (const std::string& l : lock_names)
+    for (std::size_t i = 0; i < spec.variables.size(); ++i)
+        globals += fmt::format("int {} = {}; /* var {} */\n", shared_name(spec.variables[i].name),
+                               init_of(var_init[i]), spec.variables[i].name);
+    for (std::size_t i : volatiles) {
+        const std::string& v = spec.mechanisms[i].name;
+        globals += fmt::format("int {} = {}; /* volatile {} */\n", shared_name(v),
+                               init_of(mech_init[i]), v);
+    }
+    for (std::size_t i : locks) {
+        const std::string& l = spec.mechanisms[i].name;
         globals +=
             fmt::format("byte {} = 0; /* lock {}: 0 free, else owner id + 1 */\n", lock_name(l), l);
-    for (const auto& [b, members] : g.barriers) {
+    }
+    for (std::size_t i : barriers) {
+        const MechanismDecl& b = spec.mechanisms[i];
         std::string ms;
-        for (const std::string& m : members)
+        for (const std::string& m : b.threads)
             ms += (ms.empty() ? "" : ",") + m;
         globals += fmt::format("byte {}[{}]; /* barrier {}({}): entries mod 3 per member */\n",
-                               barrier_name(b), std::max<std::size_t>(members.size(), 1), b, ms);
+                               barrier_name(b.name), std::max<std::size_t>(b.threads.size(), 1),
+                               b.name, ms);
     }
     const std::size_t nthreads = std::max<std::size_t>(spec.threads.size(), 1);
     globals += fmt::format("bit sfg_started[{}]; /* set by fork */\n", nthreads);

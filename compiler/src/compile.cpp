@@ -1,7 +1,6 @@
 #include "sfg/compiler/compile.hpp"
 
 #include "sfg/compiler/parse.hpp"
-#include "sfg/compiler/petri.hpp"
 #include "sfg/compiler/program_sema.hpp"
 #include "sfg/compiler/sema.hpp"
 
@@ -18,7 +17,7 @@ std::optional<CompiledSpec> compile(const SourceFile& file, Diagnostics& diags,
     if (diags.has_errors())
         return std::nullopt;
     CompiledSpec spec = analyze(tree, file.name(), diags, limits);
-    check_programs(tree.programs, spec, diags);
+    resolve_programs(tree.programs, spec, diags);
     if (diags.has_errors())
         return std::nullopt;
     spec.programs = tree.programs;

@@ -20,7 +20,7 @@ SourceLoc loc_of(antlr4::ParserRuleContext* c) {
     return loc_of(c->getStart());
 }
 prog::Ident ident(antlr4::tree::TerminalNode* n) {
-    return {n->getText(), loc_of(n)};
+    return {n->getText(), loc_of(n), {}}; // resolved by program_sema
 }
 
 struct Builder {
@@ -147,7 +147,7 @@ struct Builder {
 
 } // namespace
 
-std::shared_ptr<const prog::Program> build_program(P::ProgramContext* ctx, Diagnostics& diags) {
+std::shared_ptr<prog::Program> build_program(P::ProgramContext* ctx, Diagnostics& diags) {
     Builder b{diags};
     auto p = std::make_shared<prog::Program>();
     p->name = ident(ctx->ID());
@@ -159,7 +159,7 @@ std::shared_ptr<const prog::Program> build_program(P::ProgramContext* ctx, Diagn
             p->inits.push_back({ident(init->ID()), b.integer(init->INT(), negative), loc_of(init)});
         } else {
             auto* th = static_cast<P::ThreadItemContext*>(item);
-            p->threads.push_back({ident(th->ID()), loc_of(th), b.block(th->block())});
+            p->threads.push_back({ident(th->ID()), loc_of(th), b.block(th->block()), {}});
         }
     }
     return p;

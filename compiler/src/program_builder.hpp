@@ -9,7 +9,7 @@
 
 namespace sfg {
 
-std::shared_ptr<const prog::Program> build_program(sfg_gen::SfgParser::ProgramContext* ctx,
-                                                   Diagnostics& diags);
+std::shared_ptr<prog::Program> build_program(sfg_gen::SfgParser::ProgramContext* ctx,
+                                             Diagnostics& diags);
 
 } // namespace sfg

@@ -1,4 +1,4 @@
-// Static checks of programs (docs/programs.md); see program_sema.hpp.
+// Static checks and name resolution of programs (docs/programs.md); see program_sema.hpp.
 #include "sfg/compiler/program_sema.hpp"
 
 #include <fmt/format.h>
@@ -13,7 +13,7 @@ namespace sfg {
 
 namespace {
 
-enum class Kind { thread, lock, volatile_, barrier, var };
+using Kind = prog::Ref::Kind;
 
 const char* describe(Kind k) {
     switch (k) {
@@ -25,38 +25,52 @@ const char* describe(Kind k) {
         return "a volatile";
     case Kind::barrier:
         return "a barrier";
-    case Kind::var:
+    case Kind::variable:
         return "a variable";
+    case Kind::local:
+    case Kind::none:
+        break;
     }
     return "?";
 }
 
 struct Global {
-    Kind kind;
+    prog::Ref ref;
     std::optional<SourceLoc> loc; // threads carry no location in CompiledSpec
     const MechanismDecl* mech = nullptr;
 };
 
+struct Local {
+    SourceLoc loc;
+    std::uint32_t index = 0; // in Thread::locals
+};
+
+std::uint32_t index_of(std::size_t i) {
+    return static_cast<std::uint32_t>(i);
+}
+
 class ProgramSema {
 public:
     ProgramSema(const CompiledSpec& spec, Diagnostics& diags) : diags_(diags) {
-        for (const std::string& t : spec.threads)
-            globals_.emplace(t, Global{Kind::thread, std::nullopt});
-        for (const MechanismDecl& m : spec.mechanisms) {
+        for (std::size_t i = 0; i < spec.threads.size(); ++i)
+            globals_.emplace(spec.threads[i], Global{{Kind::thread, index_of(i)}, std::nullopt});
+        for (std::size_t i = 0; i < spec.mechanisms.size(); ++i) {
+            const MechanismDecl& m = spec.mechanisms[i];
             Kind k = m.kind == MechKind::lock        ? Kind::lock
                      : m.kind == MechKind::volatile_ ? Kind::volatile_
                                                      : Kind::barrier;
-            globals_.emplace(m.name, Global{k, m.loc, &m});
+            globals_.emplace(m.name, Global{{k, index_of(i)}, m.loc, &m});
         }
-        for (const CompiledVariable& v : spec.variables)
-            globals_.emplace(v.name, Global{Kind::var, v.loc});
+        for (std::size_t i = 0; i < spec.variables.size(); ++i)
+            globals_.emplace(spec.variables[i].name,
+                             Global{{Kind::variable, index_of(i)}, spec.variables[i].loc});
     }
 
-    void run(const prog::Program& p) {
+    void run(prog::Program& p) {
         std::map<std::string, SourceLoc> inits;
-        for (const prog::Init& i : p.inits) {
+        for (prog::Init& i : p.inits) {
             const Global* g =
-                expect(i.var, "a shared variable or volatile", {Kind::var, Kind::volatile_});
+                expect(i.var, "a shared variable or volatile", {Kind::variable, Kind::volatile_});
             if (!g)
                 continue;
             auto [it, fresh] = inits.emplace(i.var.name, i.var.loc);
@@ -66,7 +80,7 @@ public:
             }
         }
         std::map<std::string, SourceLoc> bodies;
-        for (const prog::Thread& t : p.threads) {
+        for (prog::Thread& t : p.threads) {
             if (!expect(t.name, "a thread", {Kind::thread}))
                 continue;
             auto [it, fresh] = bodies.emplace(t.name.name, t.name.loc);
@@ -75,7 +89,7 @@ public:
                                                      t.name.name, p.name.name));
                 diags_.note(it->second, "first body is here");
             }
-            thread_ = t.name.name;
+            thread_ = &t;
             locals_.clear();
             later_locals_.clear();
             collect_lets(t.body);
@@ -91,14 +105,15 @@ private:
     }
 
     void wrong_kind(const prog::Ident& id, const Global& g, const char* wanted) {
-        diags_.error(id.loc, fmt::format("'{}' is {}, not {}", id.name, describe(g.kind), wanted));
+        diags_.error(id.loc,
+                     fmt::format("'{}' is {}, not {}", id.name, describe(g.ref.kind), wanted));
         if (g.loc)
             diags_.note(*g.loc, fmt::format("'{}' is declared here", id.name));
     }
 
-    // A global of one of `kinds`; reports an error and returns null otherwise.
-    const Global* expect(const prog::Ident& id, const char* wanted,
-                         std::initializer_list<Kind> kinds) {
+    // A global of one of `kinds`, which `id` then refers to; reports an error and returns null
+    // otherwise.
+    const Global* expect(prog::Ident& id, const char* wanted, std::initializer_list<Kind> kinds) {
         const Global* g = find(id.name);
         if (!g) {
             if (locals_.count(id.name))
@@ -108,10 +123,11 @@ private:
                                                  id.name, wanted));
             return nullptr;
         }
-        if (std::find(kinds.begin(), kinds.end(), g->kind) == kinds.end()) {
+        if (std::find(kinds.begin(), kinds.end(), g->ref.kind) == kinds.end()) {
             wrong_kind(id, *g, wanted);
             return nullptr;
         }
+        id.ref = g->ref;
         return g;
     }
 
@@ -125,28 +141,31 @@ private:
         }
     }
 
-    // A name read or assigned as a value: a local declared before, a variable or a volatile.
-    bool value_name(const prog::Ident& id) {
-        if (locals_.count(id.name))
-            return true;
+    // A name read or assigned as a value: a local declared before, a variable or a volatile;
+    // what it denotes goes to `ref`.
+    void value_name(const prog::Ident& id, prog::Ref& ref) {
+        if (auto local = locals_.find(id.name); local != locals_.end()) {
+            ref = {Kind::local, local->second.index};
+            return;
+        }
         if (const Global* g = find(id.name)) {
-            if (g->kind == Kind::var || g->kind == Kind::volatile_)
-                return true;
-            wrong_kind(id, *g, "a value");
-            return false;
+            if (g->ref.kind == Kind::variable || g->ref.kind == Kind::volatile_)
+                ref = g->ref;
+            else
+                wrong_kind(id, *g, "a value");
+            return;
         }
         auto later = later_locals_.find(id.name);
         if (later != later_locals_.end()) {
             diags_.error(id.loc, fmt::format("local '{}' is used before its declaration", id.name));
             diags_.note(later->second, fmt::format("'{}' is declared here", id.name));
-            return false;
+            return;
         }
         diags_.error(id.loc, fmt::format("use of undeclared name '{}'", id.name));
-        return false;
     }
 
     // ---- expressions ----
-    void expr(const prog::Expr& e, int depth = 1) {
+    void expr(prog::Expr& e, int depth = 1) {
         if (depth > max_expression_depth) {
             if (!deep_reported_)
                 diags_.error(e.loc, fmt::format("expression nested deeper than {} levels",
@@ -158,7 +177,7 @@ private:
         case prog::Expr::Kind::integer:
             return;
         case prog::Expr::Kind::name:
-            value_name({e.name, e.loc});
+            value_name({e.name, e.loc, {}}, e.ref);
             return;
         case prog::Expr::Kind::unary:
             if (e.lhs)
@@ -174,17 +193,17 @@ private:
     }
 
     // ---- statements ----
-    void block(const std::vector<prog::Stmt>& body) {
-        for (const prog::Stmt& s : body) {
+    void block(std::vector<prog::Stmt>& body) {
+        for (prog::Stmt& s : body) {
             if (diags_.limit_reached())
                 return;
             stmt(s);
         }
     }
 
-    void thread_list(const prog::Stmt& s, const char* what) {
+    void thread_list(prog::Stmt& s, const char* what) {
         std::map<std::string, SourceLoc> seen;
-        for (const prog::Ident& id : s.threads) {
+        for (prog::Ident& id : s.threads) {
             if (!expect(id, "a thread", {Kind::thread}))
                 continue;
             auto [it, fresh] = seen.emplace(id.name, id.loc);
@@ -192,52 +211,56 @@ private:
                 diags_.error(id.loc,
                              fmt::format("thread '{}' is listed twice in this {}", id.name, what));
                 diags_.note(it->second, "first listed here");
-            } else if (id.name == thread_) {
+            } else if (id.name == thread_->name.name) {
                 diags_.error(id.loc, fmt::format("thread '{}' cannot {} itself", id.name, what));
             }
         }
     }
 
-    void stmt(const prog::Stmt& s) {
+    void stmt(prog::Stmt& s) {
         using K = prog::Stmt::Kind;
         deep_reported_ = false;
         switch (s.kind) {
         case K::let: {
             if (s.expr)
                 expr(*s.expr);
-            const prog::Ident& r = s.target;
+            prog::Ident& r = s.target;
             if (const Global* g = find(r.name)) {
                 diags_.error(r.loc, fmt::format("'{}' is already declared as {}; a local needs "
                                                 "another name",
-                                                r.name, describe(g->kind)));
+                                                r.name, describe(g->ref.kind)));
                 if (g->loc)
                     diags_.note(*g->loc, fmt::format("'{}' is declared here", r.name));
                 return;
             }
-            auto [it, fresh] = locals_.emplace(r.name, r.loc);
+            auto [it, fresh] =
+                locals_.emplace(r.name, Local{r.loc, index_of(thread_->locals.size())});
             if (!fresh) {
                 diags_.error(r.loc, fmt::format("local '{}' is declared twice in thread '{}'",
-                                                r.name, thread_));
-                diags_.note(it->second, "first declaration is here");
+                                                r.name, thread_->name.name));
+                diags_.note(it->second.loc, "first declaration is here");
+                return;
             }
+            r.ref = {Kind::local, it->second.index};
+            thread_->locals.push_back(r.name);
             return;
         }
         case K::assign:
             if (s.expr)
                 expr(*s.expr);
             if (const Global* g = find(s.target.name);
-                g && g->kind != Kind::var && g->kind != Kind::volatile_) {
+                g && g->ref.kind != Kind::variable && g->ref.kind != Kind::volatile_) {
                 diags_.error(s.target.loc, fmt::format("cannot assign to '{}': it is {}",
-                                                       s.target.name, describe(g->kind)));
+                                                       s.target.name, describe(g->ref.kind)));
                 if (g->loc)
                     diags_.note(*g->loc, fmt::format("'{}' is declared here", s.target.name));
                 return;
             }
-            value_name(s.target);
+            value_name(s.target, s.target.ref);
             return;
         case K::read:
         case K::write:
-            expect(s.target, "a shared variable or volatile", {Kind::var, Kind::volatile_});
+            expect(s.target, "a shared variable or volatile", {Kind::variable, Kind::volatile_});
             return;
         case K::acq:
         case K::rel:
@@ -252,11 +275,11 @@ private:
         case K::barrier:
             if (const Global* g = expect(s.target, "a barrier", {Kind::barrier}); g && g->mech) {
                 const auto& ts = g->mech->threads;
-                if (std::find(ts.begin(), ts.end(), thread_) == ts.end()) {
+                if (std::find(ts.begin(), ts.end(), thread_->name.name) == ts.end()) {
                     diags_.error(
                         s.target.loc,
                         fmt::format("thread '{}' is not one of barrier '{}''s threads ({})",
-                                    thread_, s.target.name, fmt::join(ts, ", ")));
+                                    thread_->name.name, s.target.name, fmt::join(ts, ", ")));
                     diags_.note(g->mech->loc, fmt::format("'{}' is declared here", s.target.name));
                 }
             }
@@ -293,29 +316,29 @@ private:
 
     Diagnostics& diags_;
     std::map<std::string, Global> globals_;
-    std::string thread_;
-    std::map<std::string, SourceLoc> locals_;
+    prog::Thread* thread_ = nullptr;
+    std::map<std::string, Local> locals_;
     std::map<std::string, SourceLoc> later_locals_;
     bool deep_reported_ = false;
 };
 
 } // namespace
 
-void check_program(const prog::Program& program, const CompiledSpec& spec, Diagnostics& diags) {
+void resolve_program(prog::Program& program, const CompiledSpec& spec, Diagnostics& diags) {
     ProgramSema(spec, diags).run(program);
 }
 
-void check_programs(const std::vector<ast::Program>& programs, const CompiledSpec& spec,
-                    Diagnostics& diags) {
+void resolve_programs(std::vector<ast::Program>& programs, const CompiledSpec& spec,
+                      Diagnostics& diags) {
     std::map<std::string, SourceLoc> seen;
-    for (const ast::Program& p : programs) {
+    for (ast::Program& p : programs) {
         auto [it, fresh] = seen.emplace(p.name.name, p.name.loc);
         if (!fresh) {
             diags.error(p.name.loc, fmt::format("redefinition of program '{}'", p.name.name));
             diags.note(it->second, "first definition is here");
         }
         if (p.body)
-            check_program(*p.body, spec, diags);
+            resolve_program(*p.body, spec, diags);
     }
 }
 

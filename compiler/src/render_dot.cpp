@@ -112,10 +112,11 @@ private:
 
     // Modes as labelled ellipses; in- and out-modes marked by dangling arrows, as in the
     // thesis' figures (plain in, dashed out); edges labelled by their mechanism.
-    void sfg(const std::string& prefix, const Sfg& g) {
+    void sfg(const std::string& prefix, const Discipline& g) {
         auto mode = [&](int a) { return fmt::format("{}m{}", prefix, a); };
-        for (int a = 0; a < g.mode_count(); ++a)
-            node(mode(a), "shape=ellipse, label=" + quote(g.mode(a).label()));
+        for (int a = 0; a < static_cast<int>(g.modes.size()); ++a)
+            node(mode(a),
+                 "shape=ellipse, label=" + quote(g.modes[static_cast<std::size_t>(a)].label()));
         for (int i : g.in) {
             node(fmt::format("{}in{}", prefix, i), "shape=point, style=invis");
             arc(fmt::format("{}in{}", prefix, i), mode(i));
@@ -124,7 +125,7 @@ private:
             node(fmt::format("{}out{}", prefix, o), "shape=point, style=invis");
             arc(mode(o), fmt::format("{}out{}", prefix, o), "style=dashed");
         }
-        for (const ModeEdge& e : g.edges())
+        for (const ModeEdge& e : g.edges)
             arc(mode(e.from), mode(e.to), "label=" + quote(e.mech.label()));
     }
 
@@ -227,8 +228,8 @@ std::size_t layout_size(const CompiledSpec& spec, View view) {
         // label out as a node of its own, and many labelled edges between few modes dominate
         // its crossing minimization (measured in docs/limits.md).
         if (view != View::net)
-            size += static_cast<std::size_t>(v.sfg->mode_count()) +
-                    2 * (v.sfg->in.size() + v.sfg->out.size()) + 8 * boost::num_edges(v.sfg->graph);
+            size += v.sfg->modes.size() + 2 * (v.sfg->in.size() + v.sfg->out.size()) +
+                    8 * v.sfg->edges.size();
         if (view != View::sfg) { // places, transitions, arcs
             size += v.net->places.size() + v.net->transitions.size();
             for (const Transition& t : v.net->transitions)

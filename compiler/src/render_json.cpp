@@ -14,19 +14,19 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-void write_sfg(JsonStream& js, const Sfg& g) {
+void write_sfg(JsonStream& js, const Discipline& g) {
     js.begin_object();
     js.key("modes");
     js.begin_array();
-    for (int a = 0; a < g.mode_count(); ++a)
-        js.item(json{{"id", a},
-                     {"kind", g.mode(a).kind == ModeKind::EX ? "EX" : "RS"},
-                     {"threads", g.mode(a).threads}});
+    int a = 0;
+    for (const AccessMode& m : g.modes)
+        js.item(json{
+            {"id", a++}, {"kind", m.kind == ModeKind::EX ? "EX" : "RS"}, {"threads", m.threads}});
     js.end_array();
     js.key("edges");
     js.begin_array();
     int id = 0;
-    for (const ModeEdge& e : g.edges())
+    for (const ModeEdge& e : g.edges)
         js.item(json{{"id", id++}, {"from", e.from}, {"to", e.to}, {"mech", e.mech.label()}});
     js.end_array();
     js.member("in", g.in);

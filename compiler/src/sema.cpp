@@ -1,5 +1,7 @@
 #include "sfg/compiler/sema.hpp"
 
+#include "sfg/compiler/sfg.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -475,7 +477,7 @@ private:
                                fmt::format("mode {} of variable '{}' is unreachable from every "
                                            "in-mode",
                                            g.mode(m).label(), v.name));
-            v.sfg = std::move(g);
+            v.sfg = to_discipline(std::move(g));
         }
         // Disciplines no variable uses are still built once, so their warnings are shown.
         std::vector<const ast::Decl*> unused;

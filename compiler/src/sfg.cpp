@@ -46,14 +46,21 @@ std::string why_invalid(const AccessMode& o, const Mechanism& z, const AccessMod
     return "unknown mechanism";
 }
 
-std::vector<ModeEdge> Sfg::edges() const {
-    std::vector<ModeEdge> out(boost::num_edges(graph));
-    for (auto [it, end] = boost::edges(graph); it != end; ++it) {
-        const SfgEdge& e = graph[*it];
-        out[static_cast<std::size_t>(e.id)] = {static_cast<int>(boost::source(*it, graph)),
-                                               static_cast<int>(boost::target(*it, graph)), e.mech};
+Discipline to_discipline(Sfg&& g) {
+    Discipline d;
+    d.modes.reserve(boost::num_vertices(g.graph));
+    for (std::size_t v = 0; v < boost::num_vertices(g.graph); ++v)
+        d.modes.push_back(std::move(g.graph[v].mode));
+    d.edges.resize(boost::num_edges(g.graph));
+    for (auto [it, end] = boost::edges(g.graph); it != end; ++it) {
+        SfgEdge& e = g.graph[*it];
+        d.edges[static_cast<std::size_t>(e.id)] = {static_cast<int>(boost::source(*it, g.graph)),
+                                                   static_cast<int>(boost::target(*it, g.graph)),
+                                                   std::move(e.mech)};
     }
-    return out;
+    d.in = std::move(g.in);
+    d.out = std::move(g.out);
+    return d;
 }
 
 std::vector<int> Sfg::unreachable_modes() const {

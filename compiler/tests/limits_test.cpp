@@ -5,8 +5,9 @@
 
 #include "../src/json_stream.hpp"
 #include "../src/utf8.hpp"
-#include "sfg/compiler/petri.hpp"
 #include "sfg/compiler/render.hpp"
+#include "sfg/compiler/sfg.hpp"
+#include "sfg/runtime/petri_net.hpp"
 
 #include <filesystem>
 #include <random>

@@ -30,7 +30,7 @@ TEST_CASE("every error spec gives exactly its expected diagnostics") {
 TEST_CASE("declarations may come in any order") {
     auto c = compile_text("var x : tl; discipline tl = [EX(a) | EX(b)]^m; lock m; threads a, b;");
     CHECK_FALSE(c.diags.has_errors());
-    CHECK(c.var("x").sfg->mode_count() == 2);
+    CHECK(c.var("x").sfg->modes.size() == 2);
 }
 
 TEST_CASE("a variable may be declared first and annotated later, once") {

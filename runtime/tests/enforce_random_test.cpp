@@ -58,7 +58,7 @@ struct Gen {
             return join(thread_set(3), thread());
         }
     }
-    G disc(int depth) {
+    Discipline disc(int depth) {
         const int k = depth == 0 ? pick(2) : pick(5);
         switch (k) {
         case 0:
@@ -74,8 +74,8 @@ struct Gen {
         }
     }
     // [EX(T0) ⊔ ... ⊔ EX(Tn-1)]^m(i % locks): what the generator's `guarded` accesses follow.
-    G guarded(int var) {
-        G g = EX("T0");
+    Discipline guarded(int var) {
+        Discipline g = EX("T0");
         for (int t = 1; t < threads; ++t)
             g = alt(g, EX("T" + std::to_string(t)));
         return loop(g, lock("m" + std::to_string(var % std::max(1, o.locks))));
@@ -93,7 +93,7 @@ void run(std::uint64_t seed, int count, const RandomTraceOptions& o, Totals& tot
         std::vector<std::pair<std::string, Net>> vars;
         for (int x = 0; x < o.vars; ++x)
             vars.emplace_back("x" + std::to_string(x),
-                              net_of(gen.pick(2) ? gen.guarded(x) : gen.disc(3)));
+                              build_petri_net(gen.pick(2) ? gen.guarded(x) : gen.disc(3)));
         const std::string text = random_trace(rng, o);
 
         Symbols syms;
@@ -181,7 +181,7 @@ TEST_CASE("random traces (6,000): one-token groups = eager candidate sets, event
         Enforcer lazy({.report_all = true}), eager({.report_all = true, .group_one_token = false});
         std::vector<std::string> names;
         for (int x = 0; x < o.vars; ++x) {
-            const Net n = net_of(gen.pick(2) ? gen.guarded(x) : gen.disc(3));
+            const Net n = build_petri_net(gen.pick(2) ? gen.guarded(x) : gen.disc(3));
             names.push_back("x" + std::to_string(x));
             lazy.add_variable(names.back(), n);
             eager.add_variable(names.back(), n);

@@ -11,7 +11,7 @@ using namespace sfg::testlib;
 namespace {
 
 // [EX(T0) ⊔ EX(T1)]^m, the lock discipline of Figures 3.6 / 3.9.
-G lock_disc(const std::string& m = "m") {
+Discipline lock_disc(const std::string& m = "m") {
     return loop(alt(EX("T0"), EX("T1")), lock(m));
 }
 
@@ -47,7 +47,7 @@ Checked check(const std::vector<std::pair<std::string, Net>>& vars, const Trace&
 TEST_CASE("lock discipline: accesses ordered by rel/acq of m conform") {
     const Trace tr = trace({"T0|acq(m)", "T0|w(x)", "T0|rel(m)", "T1|acq(m)", "T1|w(x)", "T1|r(x)",
                             "T1|rel(m)", "T0|acq(m)", "T0|r(x)", "T0|rel(m)"});
-    const auto r = check({{"x", net_of(lock_disc())}}, tr);
+    const auto r = check({{"x", build_petri_net(lock_disc())}}, tr);
     CHECK(r.first.empty());
     CHECK_FALSE(racy(tr, "x"));
 }
@@ -60,7 +60,7 @@ TEST_CASE("Figure 3.6 left: race-free but violates [EX(T0) ⊔ EX(T1)]^m") {
     const Trace tr = trace(
         {"T0|acq(m)", "T0|w(x)", "T0|rel(m)", "T1|acq(m)", "T1|r(x)", "T1|rel(m)", "T0|r(x)"});
     CHECK_FALSE(racy(tr, "x"));
-    const auto r = check({{"x", net_of(lock_disc())}}, tr);
+    const auto r = check({{"x", build_petri_net(lock_disc())}}, tr);
     REQUIRE(r.first.size() == 1);
     const EnforceViolation& v = r.first[0];
     CHECK(v.var == "x");
@@ -82,7 +82,7 @@ TEST_CASE("Figure 3.6 right: the racy interleaving is a violation too") {
     // T1 writes while T0 still holds the right to access (T0 never released m).
     const Trace tr = trace({"T0|acq(m)", "T0|w(x)", "T1|w(x)"});
     CHECK(racy(tr, "x"));
-    const auto r = check({{"x", net_of(lock_disc())}}, tr);
+    const auto r = check({{"x", build_petri_net(lock_disc())}}, tr);
     REQUIRE(r.first.size() == 1);
     CHECK(r.first[0].event == 3);
     CHECK(explain(r.first[0]) ==
@@ -96,7 +96,7 @@ TEST_CASE("Figure 3.6 right: the racy interleaving is a violation too") {
 // the in-mode RS(t0,t1,t2).
 TEST_CASE("Figure 4.6: the particle trace conforms to the barrier discipline") {
     const Mechanism b = barrier("b", {"t0", "t1", "t2"});
-    const Net net = net_of(loop(seq(RS({"t0", "t1", "t2"}), b, EX("t0")), b));
+    const Net net = build_petri_net(loop(seq(RS({"t0", "t1", "t2"}), b, EX("t0")), b));
     REQUIRE(net.edges.size() == 2);
     REQUIRE(net.initial_markings.size() == 1);
     TraceBuilder tb;
@@ -117,7 +117,7 @@ TEST_CASE("Figure 4.6: the particle trace conforms to the barrier discipline") {
 
 TEST_CASE("barrier discipline: a read during t0's exclusive phase, and a write first") {
     const Mechanism b = barrier("b", {"t0", "t1", "t2"});
-    const Net net = net_of(loop(seq(RS({"t0", "t1", "t2"}), b, EX("t0")), b));
+    const Net net = build_petri_net(loop(seq(RS({"t0", "t1", "t2"}), b, EX("t0")), b));
     SUBCASE("t1 reads p0 while t0 may be writing it") {
         const Trace tr =
             trace({"t0|r(p0)", "t0|benter(b)", "t1|benter(b)", "t2|benter(b)", "t0|bexit(b)",
@@ -146,7 +146,7 @@ TEST_CASE("barrier discipline: a read during t0's exclusive phase, and a write f
 // [EX(t0) ⊔ EX(t1) ⊔ EX(t2)]^m through the memory projection wr(t0) rel(t0,m) · acq(t1,m)
 // rd(t1) rel(t1,m) · acq(t2,m) wr(t2), although no access is made while m is held.
 TEST_CASE("Figure 5.1: conforms although no lock is held at any access") {
-    const Net net = net_of(loop(alt(EX("t0"), EX("t1"), EX("t2")), lock("m")));
+    const Net net = build_petri_net(loop(alt(EX("t0"), EX("t1"), EX("t2")), lock("m")));
     const Trace tr =
         trace({"t0|w(x)", "t0|acq(m)", "t0|rel(m)", "t1|acq(m)", "t1|rel(m)", "t1|r(x)",
                "t1|acq(m)", "t1|rel(m)", "t2|acq(m)", "t2|rel(m)", "t2|w(x)"});
@@ -158,7 +158,7 @@ TEST_CASE("Figure 5.1: conforms although no lock is held at any access") {
 // Initialize then read (Figure 3.2): EX(t0) ▷^{fork(t0 -> T1,T2)} RS(T1,T2). A fork of a set is
 // one operation (docs/traces.md).
 TEST_CASE("initialize-then-read: fork of a set") {
-    const Net net = net_of(seq(EX("t0"), fork("t0", {"T1", "T2"}), RS({"T1", "T2"})));
+    const Net net = build_petri_net(seq(EX("t0"), fork("t0", {"T1", "T2"}), RS({"T1", "T2"})));
     REQUIRE(net.edges.size() == 1);
     SUBCASE("fork(T1,T2) as one op satisfies fork(t0 -> T1,T2)") {
         const auto r =
@@ -193,7 +193,7 @@ TEST_CASE("initialize-then-read: fork of a set") {
 
 // RS(T1,T2) ▷^{join(T1,T2 -> t0)} EX(t0): readers, then the joiner owns x.
 TEST_CASE("join of a set") {
-    const Net net = net_of(seq(RS({"T1", "T2"}), join({"T1", "T2"}, "t0"), EX("t0")));
+    const Net net = build_petri_net(seq(RS({"T1", "T2"}), join({"T1", "T2"}, "t0"), EX("t0")));
     REQUIRE(net.edges.size() == 1);
     SUBCASE("join(T1,T2) as one op") {
         const Trace tr = trace({"t0|fork(T1,T2)", "T1|r(x)", "T2|r(x)", "T1|r(x)", "t0|join(T1,T2)",
@@ -226,7 +226,7 @@ TEST_CASE("join of a set") {
 
 // Volatile flag (Figure 3.3): [EX(T0) ⊔ EX(T1)]^v.
 TEST_CASE("volatile flag handshake") {
-    const Net net = net_of(loop(alt(EX("T0"), EX("T1")), vol("v")));
+    const Net net = build_petri_net(loop(alt(EX("T0"), EX("T1")), vol("v")));
     SUBCASE("conforms") {
         const Trace tr = trace({"T0|w(x)", "T0|vw(v)", "T1|vr(v)", "T1|r(x)", "T1|w(x)", "T1|vw(v)",
                                 "T0|vr(v)", "T0|w(x)"});
@@ -245,8 +245,8 @@ TEST_CASE("volatile flag handshake") {
 // Lock m then lock n (Figure 3.5): [tl]^m ▷^n [tl]^n with tl = EX(t0) ⊔ EX(t1); two copies of
 // tl, so mode labels carry their index.
 TEST_CASE("lock m then lock n handshake") {
-    const G tl = alt(EX("t0"), EX("t1"));
-    const Net net = net_of(seq(loop(tl, lock("m")), lock("n"), loop(tl, lock("n"))));
+    const Discipline tl = alt(EX("t0"), EX("t1"));
+    const Net net = build_petri_net(seq(loop(tl, lock("m")), lock("n"), loop(tl, lock("n"))));
     SUBCASE("the handshake: t0 acquires n while holding m") {
         const Trace tr = trace({"t0|acq(m)", "t0|w(x)", "t0|rel(m)", "t1|acq(m)", "t1|w(x)",
                                 "t1|acq(n)", "t1|rel(m)", "t1|w(x)", "t1|rel(n)", "t0|acq(n)",
@@ -270,8 +270,10 @@ TEST_CASE("lock m then lock n handshake") {
 TEST_CASE("first violation per variable, in event order; other variables unaffected") {
     const Trace tr = trace({"T0|w(y)", "T1|w(y)", "T0|acq(m)", "T0|w(x)", "T1|w(x)", "T1|w(y)",
                             "T0|w(z)", "T0|rel(m)", "T1|acq(m)", "T1|w(z)"});
-    const auto r = check(
-        {{"x", net_of(lock_disc())}, {"y", net_of(EX("T0"))}, {"z", net_of(lock_disc())}}, tr);
+    const auto r = check({{"x", build_petri_net(lock_disc())},
+                          {"y", build_petri_net(EX("T0"))},
+                          {"z", build_petri_net(lock_disc())}},
+                         tr);
     REQUIRE(r.first.size() == 2);
     CHECK(r.first[0].var == "y");
     CHECK(r.first[0].event == 2);
@@ -287,7 +289,7 @@ TEST_CASE("re-synchronization after a violation, and report_all") {
                             "T0|w(x)", "T1|w(x)"});
     SUBCASE("the candidates restart at P(EX(T1))") {
         Enforcer enf;
-        const Net net = net_of(lock_disc());
+        const Net net = build_petri_net(lock_disc());
         enf.add_variable("x", net);
         const Trace head = trace({"T0|w(x)", "T1|w(x)"});
         head.feed(enf);
@@ -296,7 +298,7 @@ TEST_CASE("re-synchronization after a violation, and report_all") {
     }
     SUBCASE("later accesses are checked from there; only the first is reported by default") {
         Enforcer enf;
-        enf.add_variable("x", net_of(lock_disc()));
+        enf.add_variable("x", build_petri_net(lock_disc()));
         tr.feed(enf);
         REQUIRE(enf.violations().size() == 1);
         CHECK(enf.violations()[0].event == 2);
@@ -304,7 +306,7 @@ TEST_CASE("re-synchronization after a violation, and report_all") {
     }
     SUBCASE("report_all records the later, distinct violation (event 8, not event 3)") {
         Enforcer enf({.report_all = true});
-        enf.add_variable("x", net_of(lock_disc()));
+        enf.add_variable("x", build_petri_net(lock_disc()));
         tr.feed(enf);
         REQUIRE(enf.violations().size() == 1);
         REQUIRE(enf.all_violations().size() == 2);
@@ -317,7 +319,7 @@ TEST_CASE("re-synchronization after a violation, and report_all") {
 
 TEST_CASE("threads are matched by name: unknown trace threads, unseen net threads") {
     // The net names T0, T1, T7; the trace names T0, T1, T9 (and interns them in another order).
-    const Net net = net_of(loop(alt(EX("T0"), EX("T1"), EX("T7")), lock("m")));
+    const Net net = build_petri_net(loop(alt(EX("T0"), EX("T1"), EX("T7")), lock("m")));
     const Trace tr = trace({"T9|acq(m)", "T9|rel(m)", "T1|w(y)", "T0|w(x)", "T0|acq(m)",
                             "T0|rel(m)", "T1|acq(m)", "T1|w(x)", "T1|rel(m)", "T9|w(x)"});
     const auto r = check({{"x", net}}, tr);
@@ -329,10 +331,10 @@ TEST_CASE("threads are matched by name: unknown trace threads, unseen net thread
 
 TEST_CASE("per-mechanism index: ops visit only the variables whose nets mention them") {
     Enforcer enf;
-    enf.add_variable("x1", net_of(lock_disc("m1")));
-    enf.add_variable("x2", net_of(lock_disc("m2")));
-    enf.add_variable("x3", net_of(lock_disc("m3")));
-    enf.add_variable("f", net_of(loop(alt(EX("T0"), EX("T1")), vol("v"))));
+    enf.add_variable("x1", build_petri_net(lock_disc("m1")));
+    enf.add_variable("x2", build_petri_net(lock_disc("m2")));
+    enf.add_variable("x3", build_petri_net(lock_disc("m3")));
+    enf.add_variable("f", build_petri_net(loop(alt(EX("T0"), EX("T1")), vol("v"))));
     CHECK(enf.variable_count() == 4);
 
     SUBCASE("a lock no net mentions touches no variable") {
@@ -358,7 +360,7 @@ TEST_CASE("variables added after events started are picked up") {
     tb("T0|acq(m)")("T0|w(x)")("T0|rel(m)");
     const Trace t1 = tb.build();
     t1.feed(enf); // no variables yet: nothing to check
-    enf.add_variable("x", net_of(seq(EX("T0"), lock("m"), EX("T1"))));
+    enf.add_variable("x", build_petri_net(seq(EX("T0"), lock("m"), EX("T1"))));
     tb("T1|w(x)");
     const Trace t2 = tb.build();
     enf.on_event(t2.events.back(), t2.syms);
@@ -368,15 +370,15 @@ TEST_CASE("variables added after events started are picked up") {
 
 TEST_CASE("a variable declared twice keeps its first net") {
     Enforcer enf;
-    CHECK(enf.add_variable("x", net_of(EX("T0"))));
-    CHECK_FALSE(enf.add_variable("x", net_of(EX("T1"))));
+    CHECK(enf.add_variable("x", build_petri_net(EX("T0"))));
+    CHECK_FALSE(enf.add_variable("x", build_petri_net(EX("T1"))));
     trace({"T0|w(x)"}).feed(enf);
     CHECK(enf.violations().empty());
 }
 
 TEST_CASE("no route into a permitting mode is explained") {
     // EX(t0) ▷^m EX(t1): once in EX(t1), t0 can never access again.
-    const Net net = net_of(seq(EX("t0"), lock("m"), EX("t1")));
+    const Net net = build_petri_net(seq(EX("t0"), lock("m"), EX("t1")));
     const auto r =
         check({{"x", net}},
               trace({"t0|acq(m)", "t0|w(x)", "t0|rel(m)", "t1|acq(m)", "t1|w(x)", "t0|w(x)"}));
@@ -389,7 +391,7 @@ TEST_CASE("no route into a permitting mode is explained") {
 
 TEST_CASE("reset: the same enforcer checks a second trace from M0") {
     Enforcer enf;
-    enf.add_variable("x", net_of(lock_disc()));
+    enf.add_variable("x", build_petri_net(lock_disc()));
     const Trace bad = trace({"T0|acq(m)", "T0|w(x)", "T1|w(x)"});
     bad.feed(enf);
     REQUIRE(enf.violations().size() == 1);

@@ -1,6 +1,6 @@
 // Test helpers for the enforcer, kept inside runtime/tests (the runtime links no compiler):
 // - a tiny SFG algebra: base graphs (thesis Figure 4.3), ⊔ / ▷^z / [.]^z with Valid (Figure 4.4,
-//   §4.2.3), and N(G) exactly per Figure 4.11;
+//   §4.2.3), building the Discipline whose net build_petri_net gives (Figure 4.11);
 // - a trace builder from "T|op(args)" lines that inserts the implicit thread start/end events
 //   where docs/traces.md puts them;
 // - a reference enforcer: Figure 4.15 literally (std::set of markings, Net::enabled/fire, lazy
@@ -11,6 +11,7 @@
 #include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
+#include "sfg/runtime/petri_net.hpp"
 
 #include <algorithm>
 #include <bitset>
@@ -26,18 +27,12 @@ namespace sfg::testlib {
 // ---------------------------------------------------------------------------------------------
 // SFGs
 
-struct G {
-    std::vector<AccessMode> modes;
-    std::vector<ModeEdge> edges;
-    std::vector<int> in, out;
-};
-
-inline G EX(std::string t) {
-    return G{{{ModeKind::EX, {std::move(t)}}}, {}, {0}, {0}};
+inline Discipline EX(std::string t) {
+    return {{{ModeKind::EX, {std::move(t)}}}, {}, {0}, {0}};
 }
-inline G RS(std::vector<std::string> ts) {
+inline Discipline RS(std::vector<std::string> ts) {
     std::sort(ts.begin(), ts.end());
-    return G{{{ModeKind::RS, std::move(ts)}}, {}, {0}, {0}};
+    return {{{ModeKind::RS, std::move(ts)}}, {}, {0}, {0}};
 }
 
 inline Mechanism lock(std::string m) {
@@ -81,7 +76,7 @@ inline bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i) 
     return false;
 }
 
-inline void add_edge(G& g, int from, int to, const Mechanism& z) {
+inline void add_edge(Discipline& g, int from, int to, const Mechanism& z) {
     for (const ModeEdge& e : g.edges)
         if (e.from == from && e.to == to && e.mech == z)
             return; // edges form a set
@@ -89,7 +84,7 @@ inline void add_edge(G& g, int from, int to, const Mechanism& z) {
         g.edges.push_back({from, to, z});
 }
 
-inline G alt(G a, const G& b) {
+inline Discipline alt(Discipline a, const Discipline& b) {
     const int off = static_cast<int>(a.modes.size());
     a.modes.insert(a.modes.end(), b.modes.begin(), b.modes.end());
     for (ModeEdge e : b.edges) {
@@ -103,13 +98,13 @@ inline G alt(G a, const G& b) {
         a.out.push_back(o + off);
     return a;
 }
-inline G alt(G a, const G& b, const G& c) {
+inline Discipline alt(Discipline a, const Discipline& b, const Discipline& c) {
     return alt(alt(std::move(a), b), c);
 }
 
-inline G seq(const G& a, const Mechanism& z, const G& b) {
+inline Discipline seq(const Discipline& a, const Mechanism& z, const Discipline& b) {
     const int off = static_cast<int>(a.modes.size());
-    G g = alt(a, b);
+    Discipline g = alt(a, b);
     for (int o : a.out)
         for (int i : b.in)
             add_edge(g, o, i + off, z);
@@ -120,67 +115,11 @@ inline G seq(const G& a, const Mechanism& z, const G& b) {
     return g;
 }
 
-inline G loop(G g, const Mechanism& z) {
+inline Discipline loop(Discipline g, const Mechanism& z) {
     for (int o : g.out)
         for (int i : g.in)
             add_edge(g, o, i, z);
     return g;
-}
-
-// N(G), thesis Figure 4.11.
-inline Net net_of(const G& g) {
-    Net n;
-    n.modes = g.modes;
-    n.edges = g.edges;
-    std::vector<std::map<std::string, int>> acc(g.modes.size());
-    for (std::size_t a = 0; a < g.modes.size(); ++a)
-        for (const std::string& t : g.modes[a].threads) {
-            acc[a][t] = static_cast<int>(n.places.size());
-            n.places.push_back({"Acc[" + t + ":" + std::to_string(a) + "]", PlaceKind::Acc, t,
-                                static_cast<int>(a), -1});
-        }
-    for (std::size_t e = 0; e < g.edges.size(); ++e) {
-        const ModeEdge& edge = g.edges[e];
-        const auto from = static_cast<std::size_t>(edge.from);
-        const auto to = static_cast<std::size_t>(edge.to);
-        const std::string es = "e" + std::to_string(e);
-        Transition sync{"sync[" + es + "]", TransitionKind::sync, "", static_cast<int>(e), {}, {}};
-        for (const std::string& s : g.modes[from].threads) {
-            const int ps = static_cast<int>(n.places.size());
-            n.places.push_back(
-                {"PostSnd[" + s + ":" + es + "]", PlaceKind::PostSnd, s, -1, static_cast<int>(e)});
-            n.transitions.push_back({"snd[" + s + ":" + es + "]",
-                                     TransitionKind::snd,
-                                     s,
-                                     static_cast<int>(e),
-                                     {acc[from].at(s)},
-                                     {ps}});
-            sync.pre.push_back(ps);
-        }
-        for (const std::string& t : g.modes[to].threads) {
-            const int pr = static_cast<int>(n.places.size());
-            n.places.push_back(
-                {"PreRcv[" + t + ":" + es + "]", PlaceKind::PreRcv, t, -1, static_cast<int>(e)});
-            n.transitions.push_back({"rcv[" + t + ":" + es + "]",
-                                     TransitionKind::rcv,
-                                     t,
-                                     static_cast<int>(e),
-                                     {pr},
-                                     {acc[to].at(t)}});
-            sync.post.push_back(pr);
-        }
-        n.transitions.push_back(std::move(sync));
-    }
-    for (int i : g.in) {
-        Marking m;
-        for (const auto& [t, p] : acc[static_cast<std::size_t>(i)])
-            m.push_back(p);
-        std::sort(m.begin(), m.end());
-        if (std::find(n.initial_markings.begin(), n.initial_markings.end(), m) ==
-            n.initial_markings.end())
-            n.initial_markings.push_back(m);
-    }
-    return n;
 }
 
 // The place index of a place id (tests address places by their Figure 4.11 names).

@@ -86,11 +86,11 @@ TEST_CASE("several threads record into one enforcer and two race detectors under
     // and joins the workers.
     Enforcer enforcer;
     for (int i = 0; i < locks; ++i) {
-        G owners = EX(names[1]);
+        Discipline owners = EX(names[1]);
         for (int t = 2; t <= workers; ++t)
             owners = alt(owners, EX(names[static_cast<std::size_t>(t)]));
         enforcer.add_variable("x" + std::to_string(i),
-                              net_of(loop(owners, lock("m" + std::to_string(i)))));
+                              build_petri_net(loop(owners, lock("m" + std::to_string(i)))));
     }
     HbDetector hb;
     FastTrackDetector ft;

@@ -94,7 +94,8 @@ struct Model {
     std::vector<std::pair<std::string, Net>> nets;
 };
 
-// Lowers a program of a compiled spec (`compile_spec` already checked it: program_sema.hpp).
+// Lowers a program of a compiled spec (`compile_spec` already checked it and resolved its names
+// against `spec`: program_sema.hpp).
 Model lower(const CompiledSpec& spec, const ast::Program& program);
 
 } // namespace sfg::check

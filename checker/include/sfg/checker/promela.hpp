@@ -19,8 +19,7 @@ struct PromelaModel {
 // Translates `program` (which passed sema against `spec`) into Promela: one active proctype per
 // declared thread, one `atomic` per visible step, findings as `assert` of a variable named after
 // the finding (ASSERTION_FAILED_line_N, DIVISION_BY_ZERO_line_N, ILL_FORMED_<op>_line_N).
-// Names are resolved here: a name is a thread local when the thread declares it with `let`,
-// otherwise a shared variable or volatile of `spec`.
+// Names come resolved against `spec` by program_sema (prog::Ref).
 PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec);
 
 // The model text only.

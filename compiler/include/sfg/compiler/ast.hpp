@@ -49,11 +49,12 @@ struct Decl {
     std::unique_ptr<Disc> disc;         // discipline; var (may be null)
 };
 
-// A program block (model checking); its body is in program_ast.hpp, checked by checker/.
+// A program block (model checking); its body is in program_ast.hpp, checked and resolved by
+// program_sema.
 struct Program {
     Ident name;
     SourceLoc loc;
-    std::shared_ptr<const prog::Program> body;
+    std::shared_ptr<prog::Program> body;
 };
 
 struct Spec {

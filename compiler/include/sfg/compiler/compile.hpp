@@ -4,8 +4,8 @@
 #include "sfg/compiler/ast.hpp"
 #include "sfg/compiler/diagnostics.hpp"
 #include "sfg/compiler/limits.hpp"
-#include "sfg/compiler/sfg.hpp"
 #include "sfg/runtime/net.hpp"
+#include "sfg/runtime/petri_net.hpp"
 
 #include <optional>
 #include <string>
@@ -24,8 +24,8 @@ struct MechanismDecl {
 struct CompiledVariable {
     std::string name;
     SourceLoc loc;
-    std::optional<Sfg> sfg; // empty for a variable declared without a discipline
-    std::optional<Net> net; // N(sfg), Figure 4.11
+    std::optional<Discipline> sfg; // its SFG (§4.2.1); empty for a variable without a discipline
+    std::optional<Net> net;        // N(sfg), Figure 4.11
 };
 
 struct CompiledSpec {

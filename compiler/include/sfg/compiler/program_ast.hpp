@@ -1,5 +1,6 @@
 // The AST of a `program` block (docs/programs.md): threads, statements, expressions. Built by
-// the front end from ANTLR's parse tree; checked and run by checker/.
+// the front end from ANTLR's parse tree; program_sema checks it and resolves every name to a Ref;
+// checker/ lowers and runs it.
 #pragma once
 
 #include "sfg/compiler/ast.hpp"
@@ -11,7 +12,22 @@
 
 namespace sfg::prog {
 
-using ast::Ident;
+// What a name denotes, filled in by program_sema: an index into the declarations of the
+// CompiledSpec the program was checked against, or into its thread's locals. Later passes read
+// it and look no name up again.
+struct Ref {
+    enum class Kind : std::uint8_t { none, local, variable, volatile_, lock, barrier, thread };
+    Kind kind = Kind::none;  // none: not resolved (the program has errors)
+    std::uint32_t index = 0; // local: Thread::locals; variable: CompiledSpec::variables;
+                             // volatile_, lock, barrier: CompiledSpec::mechanisms;
+                             // thread: CompiledSpec::threads
+};
+
+struct Ident {
+    std::string name;
+    SourceLoc loc;
+    Ref ref;
+};
 
 struct Expr {
     enum class Kind { integer, name, unary, binary };
@@ -19,6 +35,7 @@ struct Expr {
     SourceLoc loc;             // the first token; for binary, the operator
     std::int64_t value = 0;    // integer
     std::string name;          // name: a local or a shared variable / volatile
+    Ref ref;                   // name: what it denotes
     std::string op;            // unary: "-" "!"; binary: "+" "-" "*" "/" "%" "==" ... "&&" "||"
     std::unique_ptr<Expr> lhs; // unary operand; binary left
     std::unique_ptr<Expr> rhs; // binary right
@@ -64,6 +81,7 @@ struct Thread {
     Ident name;
     SourceLoc loc;
     std::vector<Stmt> body;
+    std::vector<std::string> locals; // its `let`s in text order, as Ref::local numbers them
 };
 
 struct Program {

@@ -3,6 +3,8 @@
 // per thread and used after their declaration, `barrier b;` only by b's threads, no thread twice
 // in one fork/join, no assignment to a lock, etc. Errors go to the front end's one diagnostics
 // engine with exact line:col, so `sfgc` and `sfgc check` report them alike (exit 2).
+// The same pass resolves every name to its prog::Ref, once for all later passes (the checker's
+// model, the Promela writer).
 #pragma once
 
 #include "sfg/compiler/compile.hpp"
@@ -18,10 +20,11 @@ inline constexpr std::int64_t max_repeat_count = 1000000;
 inline constexpr int max_expression_depth = 1000;
 
 // Checks `program` against the declarations of `spec` (threads, locks, volatiles, barriers,
-// variables), reporting every problem to `diags`.
-void check_program(const prog::Program& program, const CompiledSpec& spec, Diagnostics& diags);
-// Every program of a file: each checked, and no two with the same name.
-void check_programs(const std::vector<ast::Program>& programs, const CompiledSpec& spec,
-                    Diagnostics& diags);
+// variables), reporting every problem to `diags`, and sets the Ref of every name it resolves
+// and each thread's locals. A program without errors has every Ref set.
+void resolve_program(prog::Program& program, const CompiledSpec& spec, Diagnostics& diags);
+// Every program of a file: each resolved, and no two with the same name.
+void resolve_programs(std::vector<ast::Program>& programs, const CompiledSpec& spec,
+                      Diagnostics& diags);
 
 } // namespace sfg

@@ -1,11 +1,12 @@
 // Synchronization flow graphs (thesis §4.2.1): access modes as vertices, mechanisms on edges,
 // in- and out-modes; built from the base graphs and operators of Figures 4.3/4.4 with Valid
-// (§4.2.3) on Boost.Graph.
+// (§4.2.3) on Boost.Graph, then handed on as the runtime's plain Discipline (to_discipline).
 #pragma once
 
 #include "sfg/compiler/diagnostics.hpp"
 #include "sfg/compiler/limits.hpp"
 #include "sfg/runtime/net.hpp"
+#include "sfg/runtime/petri_net.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 
@@ -39,7 +40,6 @@ struct Sfg {
 
     int mode_count() const { return static_cast<int>(boost::num_vertices(graph)); }
     const AccessMode& mode(int id) const { return graph[static_cast<std::size_t>(id)].mode; }
-    std::vector<ModeEdge> edges() const; // ordered by id
     // Modes no path from an in-mode reaches (breadth-first search over the graph).
     std::vector<int> unreachable_modes() const;
 };
@@ -114,6 +114,9 @@ private:
     std::unordered_map<std::uint64_t, std::vector<Mechanism>> pair_mechs_; // (o, i) -> labels
     std::optional<Overrun> overrun_;
 };
+
+// G as plain data: modes by index, edges ordered by id (the net's e0, e1, ...); moves out of `g`.
+Discipline to_discipline(Sfg&& g);
 
 // Valid(o -z-> i) (§4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z). Returns the
 // reason it fails, or an empty string when valid.

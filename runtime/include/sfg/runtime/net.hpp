@@ -1,6 +1,6 @@
 // The Petri net N(G) of an SFG, thesis Figure 4.11, as plain data.
 //
-// This is the one type shared by the compiler (which builds it, compiler/petri), the writers
+// This is the one type shared by the compiler (which builds it with petri_net.hpp), the writers
 // (DOT, JSON, PNML, generated C++) and the enforcer (which simulates it, Figures 4.14/4.15).
 // It lives in runtime/ so that generated enforcers and user tests link nothing heavier.
 #pragma once

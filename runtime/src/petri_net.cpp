@@ -1,25 +1,25 @@
-#include "sfg/compiler/petri.hpp"
+#include "sfg/runtime/petri_net.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <string>
 
 namespace sfg {
 
-Net build_petri_net(const Sfg& g) {
+Net build_petri_net(const Discipline& g) {
     Net n;
-    const int modes = g.mode_count();
-    for (int a = 0; a < modes; ++a)
-        n.modes.push_back(g.mode(a));
-    n.edges = g.edges();
+    n.modes = g.modes;
+    n.edges = g.edges;
 
     // P(a): one Acc place per thread of the mode.
-    std::vector<std::map<std::string, int>> acc(static_cast<std::size_t>(modes));
-    for (int a = 0; a < modes; ++a)
-        for (const std::string& t : n.modes[static_cast<std::size_t>(a)].threads) {
-            acc[static_cast<std::size_t>(a)][t] = static_cast<int>(n.places.size());
-            n.places.push_back({fmt::format("Acc[{}:{}]", t, a), PlaceKind::Acc, t, a, -1});
+    std::vector<std::map<std::string, int>> acc(n.modes.size());
+    for (std::size_t a = 0; a < n.modes.size(); ++a)
+        for (const std::string& t : n.modes[a].threads) {
+            acc[a][t] = static_cast<int>(n.places.size());
+            n.places.push_back(
+                {fmt::format("Acc[{}:{}]", t, a), PlaceKind::Acc, t, static_cast<int>(a), -1});
         }
 
     // P(e), R(e), F(e) for each edge e = a -z-> b.
@@ -68,13 +68,13 @@ Net build_petri_net(const Sfg& g) {
     return n;
 }
 
-std::size_t petri_net_size(const Sfg& g) {
+std::size_t petri_net_size(const Discipline& g) {
     std::size_t size = 0;
-    for (int a = 0; a < g.mode_count(); ++a)
-        size += g.mode(a).threads.size();
-    for (auto [it, end] = boost::edges(g.graph); it != end; ++it)
-        size += 2 * (g.graph[boost::source(*it, g.graph)].mode.threads.size() +
-                     g.graph[boost::target(*it, g.graph)].mode.threads.size()) +
+    for (const AccessMode& a : g.modes)
+        size += a.threads.size();
+    for (const ModeEdge& e : g.edges)
+        size += 2 * (g.modes[static_cast<std::size_t>(e.from)].threads.size() +
+                     g.modes[static_cast<std::size_t>(e.to)].threads.size()) +
                 1;
     return size;
 }

@@ -1,0 +1,33 @@
+// A synchronization discipline as its SFG G = (A, S, I, O) in plain data (thesis §4.2.1), and its
+// refinement into the Petri net N(G) (thesis Figure 4.11).
+//
+// The compiler builds G with Boost.Graph (compiler/sfg) and hands it over in this form; the
+// refinement lives here so that tests and generated enforcers build nets without the compiler.
+#pragma once
+
+#include "sfg/runtime/net.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace sfg {
+
+// G = (A, S, I, O): access modes and edges by index (edge i is "ei" in the net's ids), in-modes
+// and out-modes as mode indices.
+struct Discipline {
+    std::vector<AccessMode> modes;
+    std::vector<ModeEdge> edges;
+    std::vector<int> in, out;
+};
+
+// P(a) = { Acc[t:a] | t ∈ Tid(a) } for every mode a; for every edge e = a -z-> b the places
+// PostSnd[s:e] (s ∈ Tid(a)) and PreRcv[t:e] (t ∈ Tid(b)), the transitions snd[s:e], sync[e],
+// rcv[t:e], and the flow Acc[s:a] → snd → PostSnd → sync → PreRcv → rcv → Acc[t:b];
+// M0 = { P(i) | i in-mode }. Ids are "Acc[t0:0]", "PostSnd[t0:e1]", "sync[e1]", ...
+Net build_petri_net(const Discipline& g);
+
+// |places| + |transitions| of build_petri_net(g), without building it: Σ_a |Tid(a)| plus, for
+// each edge a -> b, 2 |Tid(a)| + 2 |Tid(b)| + 1.
+std::size_t petri_net_size(const Discipline& g);
+
+} // namespace sfg
