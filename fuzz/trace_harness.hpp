@@ -10,6 +10,7 @@
 #include "fuzz_limits.hpp"
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/diagnostics.hpp"
+#include "sfg/runtime/analyses.hpp"
 #include "sfg/runtime/analysis_eraser.hpp"
 #include "sfg/runtime/analysis_fasttrack.hpp"
 #include "sfg/runtime/analysis_goldilocks.hpp"
@@ -17,8 +18,6 @@
 #include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/report.hpp"
 #include "sfg/runtime/trace.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -75,49 +74,6 @@ struct Recorder : Analysis {
             lines.push_back(format_event(e, syms));
     }
 };
-
-inline std::vector<Finding> enforce_findings(const std::vector<EnforceViolation>& violations) {
-    std::vector<Finding> out;
-    for (const EnforceViolation& v : violations)
-        out.push_back({FindingKind::violation,
-                       v.var,
-                       {v.event, v.thread, v.op, v.line, v.location},
-                       std::nullopt,
-                       explain(v)});
-    return out;
-}
-
-// The JSON of `sfgc trace --format json` (sfgc/trace_command.cpp), dumped as sfgc dumps it.
-inline std::string report_json(const std::vector<AnalysisReport>& reports, const Symbols& syms,
-                               std::uint64_t events) {
-    using Json = nlohmann::ordered_json;
-    Json analyses = Json::array();
-    for (const AnalysisReport& r : reports) {
-        Json list = Json::array();
-        for (const Finding& f : r.findings) {
-            Json j;
-            j["var"] = f.var;
-            j["event"] = f.access.event;
-            j["thread"] = syms.threads.name(f.access.thread);
-            j["op"] = to_string(f.access.op);
-            if (f.access.location != no_object)
-                j["location"] = syms.locations.name(f.access.location);
-            if (f.with) {
-                j["with_event"] = f.with->event;
-                j["with_thread"] = syms.threads.name(f.with->thread);
-                j["with_op"] = to_string(f.with->op);
-                if (f.with->location != no_object)
-                    j["with_location"] = syms.locations.name(f.with->location);
-            }
-            if (!f.message.empty())
-                j["message"] = f.message;
-            list.push_back(std::move(j));
-        }
-        analyses.push_back({{"name", r.name}, {"findings", std::move(list)}});
-    }
-    const Json out = {{"events", events}, {"analyses", std::move(analyses)}};
-    return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 inline std::string race_key(const std::vector<Race>& races, const Symbols& syms) {
     std::string s;
@@ -200,17 +156,18 @@ Analysed analyse(std::string_view file_name, Read&& read) {
              violation_key(all_reference.all_violations()));
 
     const std::vector<AnalysisReport> reports = {
-        {"hb", to_findings(hb.races(), syms)},
-        {"fasttrack", to_findings(fasttrack.races(), syms)},
-        {"goldilocks", to_findings(goldilocks.races(), syms)},
-        {"eraser", to_findings(eraser.warnings(), syms)},
-        {"enforce", enforce_findings(enforce.violations())},
-        {"enforce-all", enforce_findings(all_grouped.all_violations())},
+        {"hb", FindingKind::race, to_findings(hb.races(), syms)},
+        {"fasttrack", FindingKind::race, to_findings(fasttrack.races(), syms)},
+        {"goldilocks", FindingKind::race, to_findings(goldilocks.races(), syms)},
+        {"eraser", FindingKind::warning, to_findings(eraser.warnings(), syms)},
+        {"enforce", FindingKind::violation, to_findings(enforce.violations())},
+        {"enforce-all", FindingKind::violation, to_findings(all_grouped.all_violations())},
     };
     std::ostringstream text;
     print_text_report(text, reports, syms, file_name, out.result.events, 0);
     print_text_report(text, reports, syms, file_name, out.result.events, 1);
-    text << report_json(reports, syms, out.result.events);
+    write_json_report(text, reports, syms, out.result.events, 0);
+    write_json_report(text, reports, syms, out.result.events, 1);
     if (out.result.error)
         text << out.result.error->to_string();
     return out;

@@ -7,21 +7,15 @@
 #include "options.hpp"
 
 #include "sfg/compiler/compile.hpp"
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/analysis_goldilocks.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/analyses.hpp"
 #include "sfg/runtime/report.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -45,123 +39,6 @@ unsigned reading_threads(const std::string& threads, const std::string& file) {
     return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
-// One selected analysis: the Analysis that consumes the stream, and how to get its findings.
-struct Selected {
-    std::string name;
-    sfg::FindingKind kind;
-    std::unique_ptr<sfg::Analysis> analysis;
-    std::function<std::vector<sfg::Finding>(const sfg::Symbols&)> findings;
-};
-
-template <class Detector>
-Selected race_detector(std::string name) {
-    auto d = std::make_unique<Detector>();
-    auto* p = d.get();
-    return {std::move(name), sfg::FindingKind::race, std::move(d),
-            [p](const sfg::Symbols& syms) { return sfg::to_findings(p->races(), syms); }};
-}
-
-// The analyses by name (docs/traces.md). Adding one is one entry here.
-const char* const analysis_names = "hb, fasttrack, goldilocks, eraser, enforce";
-
-std::optional<Selected> make_analysis(const std::string& name, const sfg::CompiledSpec* spec) {
-    if (name == "hb")
-        return race_detector<sfg::HbDetector>(name);
-    if (name == "fasttrack")
-        return race_detector<sfg::FastTrackDetector>(name);
-    if (name == "goldilocks")
-        return race_detector<sfg::GoldilocksDetector>(name);
-    if (name == "eraser") {
-        auto d = std::make_unique<sfg::EraserDetector>();
-        auto* p = d.get();
-        return Selected{
-            name, sfg::FindingKind::warning, std::move(d),
-            [p](const sfg::Symbols& syms) { return sfg::to_findings(p->warnings(), syms); }};
-    }
-    if (name == "enforce" && spec) {
-        auto d = std::make_unique<sfg::Enforcer>();
-        for (const sfg::CompiledVariable& v : spec->variables)
-            if (v.net)
-                d->add_variable(v.name, *v.net);
-        auto* p = d.get();
-        return Selected{name, sfg::FindingKind::violation, std::move(d), [p](const sfg::Symbols&) {
-                            std::vector<sfg::Finding> out;
-                            for (const sfg::EnforceViolation& v : p->violations())
-                                out.push_back({sfg::FindingKind::violation,
-                                               v.var,
-                                               {v.event, v.thread, v.op, v.line, v.location},
-                                               std::nullopt,
-                                               sfg::explain(v)});
-                            return out;
-                        }};
-    }
-    return std::nullopt;
-}
-
-const char* json_key(sfg::FindingKind k) {
-    switch (k) {
-    case sfg::FindingKind::race:
-        return "races";
-    case sfg::FindingKind::violation:
-        return "violations";
-    case sfg::FindingKind::warning:
-        break;
-    }
-    return "warnings";
-}
-
-// Keys in the order of docs/traces.md: "var", "event", "thread", "op", "with_event"; beyond it,
-// after those: "line"/"location" of the event, "with_thread", "with_op", "with_line",
-// "with_location" of the earlier one, "message"; "omitted" when --max-reports cut the list.
-using Json = nlohmann::ordered_json;
-
-Json to_json(const std::vector<sfg::AnalysisReport>& reports, const std::vector<Selected>& selected,
-             const sfg::Symbols& syms, std::uint64_t events, std::size_t max_reports) {
-    Json analyses = Json::array();
-    for (std::size_t i = 0; i < reports.size(); ++i) {
-        Json list = Json::array();
-        std::size_t shown = 0;
-        for (const sfg::Finding& f : reports[i].findings) {
-            if (max_reports && shown == max_reports)
-                break;
-            ++shown;
-            const sfg::AccessRef& a = f.access;
-            Json j;
-            j["var"] = f.var;
-            j["event"] = a.event;
-            j["thread"] = syms.threads.name(a.thread);
-            j["op"] = sfg::to_string(a.op);
-            if (f.with)
-                j["with_event"] = f.with->event;
-            if (a.line)
-                j["line"] = a.line;
-            if (a.location != sfg::no_object)
-                j["location"] = syms.locations.name(a.location);
-            if (f.with) {
-                j["with_thread"] = syms.threads.name(f.with->thread);
-                j["with_op"] = sfg::to_string(f.with->op);
-                if (f.with->line)
-                    j["with_line"] = f.with->line;
-                if (f.with->location != sfg::no_object)
-                    j["with_location"] = syms.locations.name(f.with->location);
-            }
-            if (!f.message.empty())
-                j["message"] = f.message;
-            list.push_back(std::move(j));
-        }
-        Json a;
-        a["name"] = reports[i].name;
-        a[json_key(selected[i].kind)] = std::move(list);
-        if (shown < reports[i].findings.size())
-            a["omitted"] = reports[i].findings.size() - shown;
-        analyses.push_back(std::move(a));
-    }
-    Json out;
-    out["events"] = events;
-    out["analyses"] = std::move(analyses);
-    return out;
-}
-
 } // namespace
 
 int run_trace(int argc, char** argv) {
@@ -177,7 +54,7 @@ int run_trace(int argc, char** argv) {
     app.add_option("--analysis", list,
                    fmt::format("comma-separated analyses from: {} (default: hb; with --spec: "
                                "enforce,hb)",
-                               analysis_names));
+                               sfg::analysis_names()));
     app.add_option("--format", format, "text (default) or json")
         ->check(CLI::IsMember({"text", "json"}));
     std::string threads = "auto";
@@ -211,13 +88,13 @@ int run_trace(int argc, char** argv) {
         pos = comma + 1;
         if (std::find(names.begin(), names.end(), name) != names.end())
             continue;
-        if (name != "hb" && name != "fasttrack" && name != "goldilocks" && name != "eraser" &&
-            name != "enforce") {
+        const sfg::AnalysisInfo* info = sfg::find_analysis(name);
+        if (!info) {
             fmt::print(stderr, "sfgc trace: error: unknown analysis '{}' (choose from {})\n", name,
-                       analysis_names);
+                       sfg::analysis_names());
             return 2;
         }
-        if (name == "enforce" && spec_file.empty()) {
+        if (info->needs_disciplines && spec_file.empty()) {
             fmt::print(stderr, "sfgc trace: error: enforce needs --spec SPEC.sfg: the "
                                "disciplines to enforce\n");
             return 2;
@@ -239,22 +116,27 @@ int run_trace(int argc, char** argv) {
             return 2;
     }
 
-    std::vector<Selected> selected;
+    sfg::AnalysisInputs inputs;
+    if (spec)
+        for (const sfg::CompiledVariable& v : spec->variables)
+            if (v.net)
+                inputs.disciplines.emplace_back(v.name, &*v.net);
+    std::vector<std::unique_ptr<sfg::RunningAnalysis>> selected;
     sfg::Fanout fanout;
     for (const std::string& name : names) {
-        std::optional<Selected> s = make_analysis(name, spec ? &*spec : nullptr);
-        if (!s) {
+        std::unique_ptr<sfg::RunningAnalysis> a = sfg::make_analysis(name, inputs);
+        if (!a) {
             fmt::print(stderr, "sfgc trace: error: {}: not available in this build\n", name);
             return 2;
         }
-        selected.push_back(std::move(*s));
-        fanout.add(*selected.back().analysis);
+        fanout.add(a->analysis());
+        selected.push_back(std::move(a));
     }
 
     // One pass: the analyses see each event as it is read.
     sfg::Symbols syms;
     // One analysis takes the events directly: one virtual call an event fewer.
-    sfg::Analysis& sink = selected.size() == 1 ? *selected.front().analysis : fanout;
+    sfg::Analysis& sink = selected.size() == 1 ? selected.front()->analysis() : fanout;
     sfg::TraceResult read =
         sfg::read_trace_file_parallel(file, syms, sink, {reading_threads(threads, file)});
     if (!read.ok()) {
@@ -265,13 +147,13 @@ int run_trace(int argc, char** argv) {
 
     std::vector<sfg::AnalysisReport> reports;
     bool found = false;
-    for (const Selected& s : selected) {
-        reports.push_back({s.name, s.findings(syms)});
-        if (s.kind != sfg::FindingKind::warning && !reports.back().findings.empty())
+    for (const auto& a : selected) {
+        reports.push_back(a->report(syms));
+        if (a->info().counts_as_finding && !reports.back().findings.empty())
             found = true;
     }
     if (format == "json")
-        std::cout << json_text(to_json(reports, selected, syms, read.events, max_reports)) << '\n';
+        sfg::write_json_report(std::cout, reports, syms, read.events, max_reports);
     else
         sfg::print_text_report(std::cout, reports, syms, file == "-" ? "<stdin>" : file,
                                read.events, max_reports);

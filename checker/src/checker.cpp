@@ -1,9 +1,7 @@
 // Checks on every execution and findings with shortest counterexamples (checker.hpp).
 #include "sfg/checker/checker.hpp"
 
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/analysis_goldilocks.hpp"
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/analyses.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/well_formed.hpp"
 
@@ -97,19 +95,31 @@ struct Checker::Impl {
         findings.emplace(key, std::move(f));
     }
 
+    // The analyses of every execution (docs/programs.md), made once from the registry and
+    // reset between executions: the enforcer keeps its nets and index.
+    std::unique_ptr<RunningAnalysis> fasttrack = make_analysis("fasttrack");
+#ifndef NDEBUG
+    // Cross-check (docs/programs.md): precise detectors agree exactly.
+    std::unique_ptr<RunningAnalysis> goldilocks = make_analysis("goldilocks");
+#endif
+    std::unique_ptr<RunningAnalysis> enforce = [this] {
+        AnalysisInputs inputs;
+        for (const auto& [name, net] : m.nets)
+            inputs.disciplines.emplace_back(name, &net);
+        return make_analysis("enforce", inputs);
+    }();
+
     void analyse(const std::vector<Step>& steps) {
         Fanout fan;
-        FastTrackDetector ft;
-        fan.add(ft);
+        fasttrack->reset();
+        fan.add(fasttrack->analysis());
 #ifndef NDEBUG
-        GoldilocksDetector gl; // cross-check (docs/programs.md): precise detectors agree exactly
-        fan.add(gl);
+        goldilocks->reset();
+        fan.add(goldilocks->analysis());
 #endif
-        Enforcer enf;
         if (!m.nets.empty()) {
-            for (const auto& [name, net] : m.nets)
-                enf.add_variable(name, net);
-            fan.add(enf);
+            enforce->reset();
+            fan.add(enforce->analysis());
         }
         WellFormedStream stream(m.syms, fan);
         std::vector<std::size_t> step_of; // event number - 1 -> step index
@@ -124,42 +134,41 @@ struct Checker::Impl {
             }
         stream.finish();
         fan.finish(m.syms);
+        const std::vector<Finding> races = fasttrack->findings(m.syms);
 #ifndef NDEBUG
-        if (gl.races().size() != ft.races().size())
+        const std::vector<Finding> gl = goldilocks->findings(m.syms);
+        if (gl.size() != races.size())
             throw std::logic_error("goldilocks and fasttrack disagree on an execution");
-        for (std::size_t i = 0; i < gl.races().size(); ++i)
-            if (gl.races()[i].var != ft.races()[i].var ||
-                gl.races()[i].access.event != ft.races()[i].access.event)
+        for (std::size_t i = 0; i < gl.size(); ++i)
+            if (gl[i].var != races[i].var || gl[i].access.event != races[i].access.event)
                 throw std::logic_error("goldilocks and fasttrack disagree on an execution");
 #endif
         auto tname = [&](ThreadId t) { return m.syms.threads.name(t); };
-        for (const Race& r : ft.races()) {
-            if (r.access.event == 0 || r.access.event > step_of.size())
-                continue;
+        auto record_finding = [&](const Finding& x, CheckFinding f) {
+            if (x.access.event == 0 || x.access.event > step_of.size())
+                return;
+            f.var = x.var;
+            f.line = x.access.line;
+            f.event = x.access.event;
+            f.thread = x.access.thread;
+            record(std::move(f), steps, step_of[x.access.event - 1] + 1);
+        };
+        for (const Finding& r : races) {
             CheckFinding f;
             f.kind = FindingKind::race;
-            f.var = m.syms.vars.name(r.var);
-            f.line = r.access.line;
-            f.event = r.access.event;
-            f.thread = r.access.thread;
             f.message =
                 fmt::format("{} of {} by {} (line {}) races with the {} by {} (line {})",
-                            describe(r.access.op), f.var, tname(r.access.thread), r.access.line,
-                            describe(r.with.op), tname(r.with.thread), r.with.line);
-            record(std::move(f), steps, step_of[r.access.event - 1] + 1);
+                            describe(r.access.op), r.var, tname(r.access.thread), r.access.line,
+                            describe(r.with->op), tname(r.with->thread), r.with->line);
+            record_finding(r, std::move(f));
         }
-        for (const EnforceViolation& v : enf.violations()) {
-            if (v.event == 0 || v.event > step_of.size())
-                continue;
-            CheckFinding f;
-            f.kind = FindingKind::violation;
-            f.var = v.var;
-            f.line = v.line;
-            f.event = v.event;
-            f.thread = v.thread;
-            f.message = explain(v);
-            record(std::move(f), steps, step_of[v.event - 1] + 1);
-        }
+        if (!m.nets.empty())
+            for (const Finding& v : enforce->findings(m.syms)) {
+                CheckFinding f;
+                f.kind = FindingKind::violation;
+                f.message = v.message; // explain()
+                record_finding(v, std::move(f));
+            }
     }
 
     void on_execution(const Execution& e) {

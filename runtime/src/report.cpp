@@ -18,11 +18,35 @@ const char* describe(Op op) {
     }
 }
 
+const char* to_string(FindingKind k) {
+    switch (k) {
+    case FindingKind::race:
+        return "race";
+    case FindingKind::violation:
+        return "violation";
+    case FindingKind::warning:
+        return "warning";
+    case FindingKind::conflict:
+        return "conflict";
+    case FindingKind::cycle:
+        return "cycle";
+    case FindingKind::misuse:
+        break;
+    }
+    return "misuse";
+}
+
 std::vector<Finding> to_findings(const std::vector<Race>& races, const Symbols& syms) {
     std::vector<Finding> out;
     out.reserve(races.size());
-    for (const Race& r : races)
-        out.push_back({FindingKind::race, syms.vars.name(r.var), r.access, r.with, {}});
+    for (const Race& r : races) {
+        Finding f;
+        f.kind = FindingKind::race;
+        f.var = syms.vars.name(r.var);
+        f.access = r.access;
+        f.with = r.with;
+        out.push_back(std::move(f));
+    }
     return out;
 }
 
@@ -44,16 +68,15 @@ std::string place(const AccessRef& a, const Symbols& syms, std::string_view file
     return s;
 }
 
-const char* noun(FindingKind k, std::size_t n) {
-    switch (k) {
-    case FindingKind::race:
-        return n == 1 ? "race" : "races";
-    case FindingKind::violation:
-        return n == 1 ? "violation" : "violations";
-    case FindingKind::warning:
-        break;
-    }
-    return n == 1 ? "warning" : "warnings";
+std::string noun(FindingKind k, std::size_t n) {
+    return std::string(to_string(k)) + (n == 1 ? "" : "s");
+}
+
+std::string event_list(const std::vector<std::uint64_t>& events) {
+    std::string s;
+    for (std::uint64_t e : events)
+        s += fmt::format("{}{}", s.empty() ? "" : " -> ", e);
+    return s;
 }
 
 } // namespace
@@ -65,11 +88,7 @@ void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& rep
     std::string summary = fmt::format("SUMMARY: {} events", events);
     for (const AnalysisReport& rep : reports) {
         std::size_t shown = 0;
-        FindingKind kind = rep.name == "eraser"    ? FindingKind::warning
-                           : rep.name == "enforce" ? FindingKind::violation
-                                                   : FindingKind::race;
         for (const Finding& f : rep.findings) {
-            kind = f.kind;
             if (max_reports && shown == max_reports)
                 break;
             ++shown;
@@ -85,16 +104,33 @@ void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& rep
                 block += fmt::format("WARNING: lockset discipline of {} violated ({})\n", f.var,
                                      rep.name);
                 break;
+            case FindingKind::conflict:
+                block += fmt::format("ERROR: conflict on {} in the deterministic block of event "
+                                     "{} ({})\n",
+                                     f.var, f.block.value_or(0), rep.name);
+                break;
+            case FindingKind::cycle:
+                block += fmt::format("ERROR: cycle of transactions {} ({})\n", event_list(f.cycle),
+                                     rep.name);
+                break;
+            case FindingKind::misuse:
+                block += fmt::format("ERROR: misuse of {} ({})\n", f.var, rep.name);
+                break;
             }
             const AccessRef& a = f.access;
-            block += fmt::format("  {} of {} by thread {}, {}\n", capitalized(describe(a.op)),
-                                 f.var, syms.threads.name(a.thread), place(a, syms, trace_file));
+            if (a.event)
+                block +=
+                    fmt::format("  {} of {} by thread {}, {}\n", capitalized(describe(a.op)), f.var,
+                                syms.threads.name(a.thread), place(a, syms, trace_file));
             if (f.with) {
                 const AccessRef& w = *f.with;
                 block +=
                     fmt::format("  Previous {} of {} by thread {}, {}\n", describe(w.op), f.var,
                                 syms.threads.name(w.thread), place(w, syms, trace_file));
             }
+            if (f.witness)
+                block += fmt::format("  Witnessed by events {} to {}\n", f.witness->first,
+                                     f.witness->last);
             if (!f.message.empty())
                 block += fmt::format("  {}\n", f.message);
             block += rule + "\n";
@@ -104,7 +140,7 @@ void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& rep
             out << fmt::format("{}: {} more not shown (--max-reports {})\n", rep.name,
                                rep.findings.size() - shown, max_reports);
         summary += fmt::format("; {}: {} {}", rep.name, rep.findings.size(),
-                               noun(kind, rep.findings.size()));
+                               noun(rep.kind, rep.findings.size()));
     }
     out << summary << "\n";
 }

@@ -32,7 +32,8 @@ Checked check(const std::vector<std::pair<std::string, Net>>& vars, const Trace&
     }
     tr.feed(enf);
     tr.feed(ref);
-    for (const auto& [x, n] : vars) {
+    for (const auto& var : vars) { // (not a structured binding: Clang 14 cannot capture one)
+        const auto& x = var.first;
         std::uint64_t mine = 0;
         for (const EnforceViolation& v : enf.violations())
             if (v.var == x)

@@ -163,7 +163,9 @@ TEST_CASE("the op table: spellings and wire codes of docs/traces.md") {
         {Op::join, {"join", 9}},
         {Op::begin, {"begin", 10}},
         {Op::end, {"end", 11}}};
-    for (const auto& [op, sw] : expected) {
+    for (const auto& entry : expected) {
+        const Op op = entry.first;
+        const auto& sw = entry.second;
         CHECK(spelling(op) == sw.first);
         CHECK(op_info(op).wire == sw.second);
         CHECK(op_from_spelling(sw.first) == op);

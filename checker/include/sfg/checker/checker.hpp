@@ -1,6 +1,7 @@
-// The checks run on every execution (docs/programs.md) and their grouping into findings (part 5):
-// each execution's events stream through the well-formedness checker into fasttrack and the
-// Enforcer (every annotated variable; goldilocks cross-checks fasttrack in debug builds);
+// The checks run on every execution (docs/programs.md) and their grouping into findings:
+// each execution's events stream through the well-formedness checker into the analyses
+// `fasttrack` and `enforce` of the runtime's registry (analyses.hpp; every annotated variable;
+// goldilocks cross-checks fasttrack in debug builds);
 // failures, deadlocks and bounds come from the interpreter. One finding per (kind, variable)
 // for races and violations and per (kind, line) otherwise, each keeping its shortest
 // counterexample (fewest events).

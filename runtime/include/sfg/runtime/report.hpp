@@ -54,19 +54,36 @@ protected:
     std::vector<Race> races_;
 };
 
-// Any analysis' finding, for printing: a race, a discipline violation or a warning.
-enum class FindingKind : std::uint8_t { race, violation, warning };
+// What a finding is (docs/json.md): a race (hb, fasttrack, goldilocks), a violation of a
+// discipline (enforce), a lockset warning (eraser), a conflict inside a deterministic block or a
+// cycle of transactions (determinism, SingleTrack), a misuse of the runtime.
+enum class FindingKind : std::uint8_t { race, violation, warning, conflict, cycle, misuse };
+const char* to_string(FindingKind k); // "race", "violation", "warning", "conflict", ...
 
+// Events first .. last (numbers) that witness a finding, e.g. where in a trace it shows.
+struct EventSpan {
+    std::uint64_t first = 0;
+    std::uint64_t last = 0;
+};
+
+// One finding of any analysis: plain data, rendered by print_text_report and write_json_report.
 struct Finding {
     FindingKind kind = FindingKind::race;
-    std::string var;
-    AccessRef access;
-    std::optional<AccessRef> with;
+    std::string var;               // the variable (or lock) it is about; may be empty
+    AccessRef access;              // the reported event
+    std::optional<AccessRef> with; // the earlier event of the pair, if any
+    // conflict: the `begin` event of the block; cycle: the blocks of the cycle, each by its
+    // `begin` event (a unary transaction by its event), in order.
+    std::optional<std::uint64_t> block;
+    std::vector<std::uint64_t> cycle;
+    std::optional<EventSpan> witness;
     std::string message; // may be empty
 };
 
+// One analysis' findings, in event order.
 struct AnalysisReport {
-    std::string name; // "hb", "fasttrack", "goldilocks", "eraser", "enforce"
+    std::string name;                     // "hb", "fasttrack", "goldilocks", "eraser", ...
+    FindingKind kind = FindingKind::race; // what it finds (for the summary when it found none)
     std::vector<Finding> findings;
 };
 
@@ -77,6 +94,11 @@ std::vector<Finding> to_findings(const std::vector<Race>& races, const Symbols& 
 void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& reports,
                        const Symbols& syms, std::string_view trace_file, std::uint64_t events,
                        std::size_t max_reports);
+
+// The JSON report of `sfgc trace --format json` (docs/json.md), indented by 2, with a final
+// newline; names that are not UTF-8 get U+FFFD.
+void write_json_report(std::ostream& out, const std::vector<AnalysisReport>& reports,
+                       const Symbols& syms, std::uint64_t events, std::size_t max_reports);
 
 // "r" -> "read", "w" -> "write", others their trace spelling.
 const char* describe(Op op);
