@@ -46,6 +46,16 @@ for h in "$src"/runtime/include/sfg/runtime/*.hpp "$src"/runtime/include/sfg/run
     cmp -s "$h" "$prefix/include/sfg/runtime/$(basename "$h")" ||
         fail "public header sfg/runtime/$(basename "$h") is not installed (or differs)"
 done
+# The headers include only the standard library and each other (a third-party header would need
+# its package found by sfgConfig.cmake.in and linked PUBLIC by the runtime).
+while IFS=: read -r h line; do
+    inc=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]*)[>"].*/\1/' <<<"$line")
+    case $inc in
+    sfg/runtime/*) [ -f "$prefix/include/$inc" ] ||
+        fail "${h#"$prefix"/} includes $inc, which is not installed" ;;
+    */* | *.h | *.hpp) fail "${h#"$prefix"/} includes '$inc': neither a standard header nor a public sfg/runtime one" ;;
+    esac
+done < <(grep -H -E '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/sfg/runtime/* 2>/dev/null)
 [ -e "$prefix/include/sfg/compiler" ] && fail "compiler headers (include/sfg/compiler) are installed"
 [ -e "$prefix/include/sfg/checker" ] && fail "checker headers (include/sfg/checker) are installed"
 for f in "$src"/runtime/src/*; do
