@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The `install_package` test (docs/install.md): installs the build into a fresh prefix, checks
+# that exactly the public parts were installed and that the installed sfgc runs from the prefix
+# alone, then configures, builds and runs tests/install/consumer against the prefix.
+# Usage: run.sh BUILD_DIR SOURCE_DIR CMAKE CXX_COMPILER BUILD_TYPE [SANITIZE]
+set -u
+if [ $# -lt 5 ] || [ $# -gt 6 ]; then
+    echo "usage: $0 BUILD_DIR SOURCE_DIR CMAKE CXX_COMPILER BUILD_TYPE [SANITIZE]" >&2
+    exit 2
+fi
+build=$1 src=$2 cmake=$3 cxx=$4 type=$5 sanitize=${6:-}
+ctest=$(dirname "$cmake")/ctest
+[ -x "$ctest" ] || ctest=ctest
+
+config=()
+[ -n "$type" ] && config=(--config "$type")
+
+work=$build/install-test
+prefix=$work/prefix
+rm -rf "$work"
+mkdir -p "$work"
+failures=0
+fail() {
+    echo "install test: FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+die() {
+    echo "install test: FAIL: $*" >&2
+    exit 1
+}
+
+# 1. Install.
+"$cmake" --install "$build" --prefix "$prefix" "${config[@]}" >"$work/install.log" 2>&1 ||
+    { cat "$work/install.log" >&2; die "cmake --install failed"; }
+
+# 2. Exactly the public files: sfgc, the runtime library, every public runtime header, the
+#    package files; nothing of grammar/, compiler/, checker/, runtime/src/, tests or benchmarks.
+[ -x "$prefix/bin/sfgc" ] || fail "bin/sfgc is not installed"
+libs=("$prefix"/lib*/libsfg_runtime.a)
+[ -f "${libs[0]}" ] || fail "the runtime library (lib*/libsfg_runtime.a) is not installed"
+for f in sfgConfig.cmake sfgConfigVersion.cmake sfgTargets.cmake; do
+    compgen -G "$prefix/lib*/cmake/sfg/$f" >/dev/null || fail "lib*/cmake/sfg/$f is not installed"
+done
+for h in "$src"/runtime/include/sfg/runtime/*.hpp "$src"/runtime/include/sfg/runtime/*.h; do
+    [ -e "$h" ] || continue
+    cmp -s "$h" "$prefix/include/sfg/runtime/$(basename "$h")" ||
+        fail "public header sfg/runtime/$(basename "$h") is not installed (or differs)"
+done
+# The headers include nothing the package does not provide: other sfg headers, the internal
+# ones of runtime/src/, or a dependency that sfgConfig.cmake.in does not find (only fmt and
+# Threads are; any other would need its find_dependency and a PUBLIC link of the runtime).
+while IFS=: read -r h line; do
+    inc=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]*)[>"].*/\1/' <<<"$line")
+    case $inc in
+    sfg/runtime/*) [ -f "$prefix/include/$inc" ] ||
+        fail "${h#"$prefix"/} includes $inc, which is not installed" ;;
+    sfg/* | *.hpp | nlohmann/* | boost/* | CLI/* | antlr4* | graphviz/* | gvc.h | cgraph.h | doctest/* | benchmark/*)
+        fail "${h#"$prefix"/} includes '$inc', which the package does not provide" ;;
+    esac
+done < <(grep -H -E '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/sfg/runtime/* 2>/dev/null)
+[ -e "$prefix/include/sfg/compiler" ] && fail "compiler headers (include/sfg/compiler) are installed"
+[ -e "$prefix/include/sfg/checker" ] && fail "checker headers (include/sfg/checker) are installed"
+for f in "$src"/runtime/src/*; do
+    found=$(find "$prefix" -name "$(basename "$f")" -print -quit)
+    [ -z "$found" ] || fail "runtime internal file installed: ${found#"$prefix"/}"
+done
+while IFS= read -r f; do
+    rel=${f#"$prefix"/}
+    case $rel in
+    bin/sfgc | lib*/libsfg_runtime.a | lib*/cmake/sfg/sfg*.cmake) ;;
+    include/sfg/runtime/*.hpp | include/sfg/runtime/*.h)
+        [ -e "$src/runtime/include/sfg/runtime/${rel#include/sfg/runtime/}" ] ||
+            fail "installed header $rel is not in runtime/include/sfg/runtime/" ;;
+    *) fail "unexpected file installed: $rel" ;;
+    esac
+done < <(find "$prefix" -type f -o -type l)
+
+# 3. The installed sfgc needs nothing from the build or source tree, and runs from elsewhere.
+if command -v ldd >/dev/null; then
+    ldd "$prefix/bin/sfgc" >"$work/ldd.txt" 2>&1 || { cat "$work/ldd.txt" >&2; fail "ldd bin/sfgc failed"; }
+    grep -q 'not found' "$work/ldd.txt" && { cat "$work/ldd.txt" >&2; fail "bin/sfgc misses libraries"; }
+    grep -qF -e "$build" -e "$src" "$work/ldd.txt" &&
+        { cat "$work/ldd.txt" >&2; fail "bin/sfgc loads libraries from the build or source tree"; }
+fi
+if command -v readelf >/dev/null &&
+    readelf -d "$prefix/bin/sfgc" | grep -E 'R(UN)?PATH' | grep -qF -e "$build" -e "$src"; then
+    fail "bin/sfgc keeps an RPATH into the build or source tree"
+fi
+printf 'threads t0, t1;\nlock m;\nvar x : [EX(t0) ⊔ EX(t1)]^m;\n' >"$work/lock.sfg"
+(cd "$work" && "$prefix/bin/sfgc" lock.sfg) >"$work/sfgc.out" 2>&1 &&
+    grep -q '^x: ' "$work/sfgc.out" ||
+    { cat "$work/sfgc.out" >&2; fail "the installed sfgc does not compile a spec"; }
+
+# 4. The consumer: find_package(sfg) from the prefix, in a fresh build tree, same compiler. In a
+#    sanitizer build, sfg::runtime itself must bring -fsanitize to the link (cmake/install.cmake):
+#    the consumer's own code is deliberately not instrumented, so that this is tested.
+[ -n "$sanitize" ] && echo "install test: sanitizer build ($sanitize)"
+"$cmake" -S "$src/tests/install/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="$type" \
+    >"$work/configure.log" 2>&1 ||
+    { cat "$work/configure.log" >&2; die "configuring the consumer failed"; }
+"$cmake" --build "$work/consumer" "${config[@]}" >"$work/build.log" 2>&1 ||
+    { cat "$work/build.log" >&2; die "building the consumer failed"; }
+(cd "$work/consumer" && "$ctest" --output-on-failure "${config[@]/--config/-C}") ||
+    fail "the consumer's tests failed"
+
+if [ $failures -ne 0 ]; then
+    echo "install test: $failures failure(s)" >&2
+    exit 1
+fi
+echo "install test: installed into $prefix; the consumer builds and runs"
