@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything and runs every test (ctest), then builds the fuzz
-# harnesses and runs their tests (seed replay and a short fuzzing run each).
+# Installs what is missing, builds everything and runs every test (ctest), then the runtime's
+# tests in a portable Clang + ThreadSanitizer build, then builds the fuzz harnesses and runs their
+# tests (seed replay and a short fuzzing run each).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/deps.sh"
 "$root/scripts/build.sh"
 status=0
 (cd "${SFG_BUILD_DIR:-$root/build}" && ctest --output-on-failure -j "$(nproc)") || status=$?
+
+# The runtime as users may link it (docs/architecture.md, build options): without the SIMD fast
+# paths, built by Clang, under ThreadSanitizer; its tests must pass there too.
+portable=${SFG_PORTABLE_BUILD_DIR:-$root/build-portable}
+CC=clang CXX=clang++ cmake -S "$root" -B "$portable" -DSFG_SIMD=OFF -DSFG_SANITIZE=thread \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$portable" -j "$(nproc)" --target runtime_tests
+"$portable/runtime/runtime_tests" --minimal || status=$?
 
 # The fuzz build (fuzz/, Clang with libFuzzer, ASan and UBSan): every seed and regression input
 # replayed, then a short run of each harness.
