@@ -15,26 +15,6 @@
 
 namespace sfg::check {
 
-const char* to_string(FindingKind k) {
-    switch (k) {
-    case FindingKind::race:
-        return "race";
-    case FindingKind::violation:
-        return "violation";
-    case FindingKind::assert_:
-        return "assert";
-    case FindingKind::divzero:
-        return "divzero";
-    case FindingKind::deadlock:
-        return "deadlock";
-    case FindingKind::ill_formed:
-        return "ill-formed";
-    case FindingKind::bound:
-        return "bound";
-    }
-    return "?";
-}
-
 namespace {
 
 FindingKind kind_of(FailureKind k) {

@@ -31,9 +31,19 @@ const char* to_string(FindingKind k) {
     case FindingKind::cycle:
         return "cycle";
     case FindingKind::misuse:
+        return "misuse";
+    case FindingKind::assert_:
+        return "assert";
+    case FindingKind::divzero:
+        return "divzero";
+    case FindingKind::deadlock:
+        return "deadlock";
+    case FindingKind::ill_formed:
+        return "ill-formed";
+    case FindingKind::bound:
         break;
     }
-    return "misuse";
+    return "bound";
 }
 
 std::vector<Finding> to_findings(const std::vector<Race>& races, const Symbols& syms) {
@@ -115,6 +125,9 @@ void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& rep
                 break;
             case FindingKind::misuse:
                 block += fmt::format("ERROR: misuse of {} ({})\n", f.var, rep.name);
+                break;
+            default: // the model checker's own kinds; it prints them itself (checker/report.hpp)
+                block += fmt::format("ERROR: {} ({})\n", to_string(f.kind), rep.name);
                 break;
             }
             const AccessRef& a = f.access;

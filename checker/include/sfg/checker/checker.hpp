@@ -9,6 +9,7 @@
 
 #include "sfg/checker/explore.hpp"
 #include "sfg/checker/model.hpp"
+#include "sfg/runtime/report.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -17,17 +18,9 @@
 
 namespace sfg::check {
 
-enum class FindingKind : std::uint8_t {
-    race,
-    violation,
-    assert_,
-    divzero,
-    deadlock,
-    ill_formed,
-    bound
-};
-const char* to_string(FindingKind k); // "race", "violation", "assert", "divzero", "deadlock",
-                                      // "ill-formed", "bound"
+// The kinds of findings are the runtime's (report.hpp): race, violation, assert_, divzero,
+// deadlock, ill_formed, bound.
+using sfg::FindingKind;
 
 struct CheckFinding {
     FindingKind kind = FindingKind::race;

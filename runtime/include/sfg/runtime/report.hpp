@@ -56,9 +56,25 @@ protected:
 
 // What a finding is (docs/json.md): a race (hb, fasttrack, goldilocks), a violation of a
 // discipline (enforce), a lockset warning (eraser), a conflict inside a deterministic block or a
-// cycle of transactions (determinism, SingleTrack), a misuse of the runtime.
-enum class FindingKind : std::uint8_t { race, violation, warning, conflict, cycle, misuse };
-const char* to_string(FindingKind k); // "race", "violation", "warning", "conflict", ...
+// cycle of transactions (determinism, SingleTrack), a misuse of the runtime; and what only the
+// model checker finds in a program (docs/programs.md): a failed assert, a division by zero, a
+// deadlock, an ill-formed operation, a search bound reached.
+enum class FindingKind : std::uint8_t {
+    race,
+    violation,
+    warning,
+    conflict,
+    cycle,
+    misuse,
+    assert_,
+    divzero,
+    deadlock,
+    ill_formed,
+    bound,
+};
+// "race", "violation", "warning", "conflict", "cycle", "misuse", "assert", "divzero", "deadlock",
+// "ill-formed", "bound"
+const char* to_string(FindingKind k);
 
 // Events first .. last (numbers) that witness a finding, e.g. where in a trace it shows.
 struct EventSpan {
