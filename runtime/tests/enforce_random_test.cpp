@@ -25,63 +25,6 @@ using sfg::testing::RandomTraceOptions;
 
 namespace {
 
-struct Gen {
-    std::mt19937_64& rng;
-    int threads;
-    const RandomTraceOptions& o;
-
-    int pick(int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); }
-    std::string thread() { return "T" + std::to_string(pick(threads)); }
-    std::vector<std::string> thread_set(int max) {
-        std::vector<std::string> s;
-        const int k = 1 + pick(std::min(max, threads));
-        while (static_cast<int>(s.size()) < k) {
-            std::string t = thread();
-            if (std::find(s.begin(), s.end(), t) == s.end())
-                s.push_back(t);
-        }
-        std::sort(s.begin(), s.end());
-        return s;
-    }
-    Mechanism mech() {
-        switch (pick(6)) {
-        case 0:
-        case 1:
-            return lock("m" + std::to_string(pick(std::max(1, o.locks))));
-        case 2:
-            return vol("v" + std::to_string(pick(std::max(1, o.volatiles))));
-        case 3:
-            return barrier("b0", thread_set(threads));
-        case 4:
-            return fork(thread(), thread_set(3));
-        default:
-            return join(thread_set(3), thread());
-        }
-    }
-    Discipline disc(int depth) {
-        const int k = depth == 0 ? pick(2) : pick(5);
-        switch (k) {
-        case 0:
-            return EX(thread());
-        case 1:
-            return RS(thread_set(3));
-        case 2:
-            return alt(disc(depth - 1), disc(depth - 1));
-        case 3:
-            return seq(disc(depth - 1), mech(), disc(depth - 1));
-        default:
-            return loop(disc(depth - 1), mech());
-        }
-    }
-    // [EX(T0) ⊔ ... ⊔ EX(Tn-1)]^m(i % locks): what the generator's `guarded` accesses follow.
-    Discipline guarded(int var) {
-        Discipline g = EX("T0");
-        for (int t = 1; t < threads; ++t)
-            g = alt(g, EX("T" + std::to_string(t)));
-        return loop(g, lock("m" + std::to_string(var % std::max(1, o.locks))));
-    }
-};
-
 struct Totals {
     int traces = 0, admitted = 0, admitted_shared = 0, violated = 0;
 };
@@ -89,7 +32,7 @@ struct Totals {
 void run(std::uint64_t seed, int count, const RandomTraceOptions& o, Totals& tot) {
     std::mt19937_64 rng(seed);
     for (int i = 0; i < count; ++i) {
-        Gen gen{rng, o.threads, o};
+        RandomDisciplines gen{rng, o.threads, o.locks, o.volatiles};
         std::vector<std::pair<std::string, Net>> vars;
         for (int x = 0; x < o.vars; ++x)
             vars.emplace_back("x" + std::to_string(x),
@@ -177,7 +120,7 @@ TEST_CASE("random traces (6,000): one-token groups = eager candidate sets, event
         {4, 3, 2, 2, 1, 40, 90}, {3, 2, 1, 1, 1, 40, 100}, {2, 2, 1, 1, 0, 30, 100}};
     for (int i = 0; i < 6000; ++i) {
         const RandomTraceOptions& o = opts[i % 3];
-        Gen gen{rng, o.threads, o};
+        RandomDisciplines gen{rng, o.threads, o.locks, o.volatiles};
         Enforcer lazy({.report_all = true}), eager({.report_all = true, .group_one_token = false});
         std::vector<std::string> names;
         for (int x = 0; x < o.vars; ++x) {

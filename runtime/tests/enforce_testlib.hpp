@@ -17,6 +17,7 @@
 #include <bitset>
 #include <cstdint>
 #include <map>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -358,6 +359,66 @@ private:
         }
     }
     std::vector<V> vars_;
+};
+
+// Random disciplines over T0..T(threads-1), locks m0.., volatiles v0.. and barrier b0, built with
+// the algebra above (so Valid drops what it drops in the compiler).
+struct RandomDisciplines {
+    std::mt19937_64& rng;
+    int threads = 4;
+    int locks = 1;
+    int volatiles = 1;
+
+    int pick(int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); }
+    std::string thread() { return "T" + std::to_string(pick(threads)); }
+    std::vector<std::string> thread_set(int max) {
+        std::vector<std::string> s;
+        const int k = 1 + pick(std::min(max, threads));
+        while (static_cast<int>(s.size()) < k) {
+            std::string t = thread();
+            if (std::find(s.begin(), s.end(), t) == s.end())
+                s.push_back(t);
+        }
+        std::sort(s.begin(), s.end());
+        return s;
+    }
+    Mechanism mech() {
+        switch (pick(6)) {
+        case 0:
+        case 1:
+            return lock("m" + std::to_string(pick(std::max(1, locks))));
+        case 2:
+            return vol("v" + std::to_string(pick(std::max(1, volatiles))));
+        case 3:
+            return barrier("b0", thread_set(threads));
+        case 4:
+            return fork(thread(), thread_set(3));
+        default:
+            return join(thread_set(3), thread());
+        }
+    }
+    Discipline disc(int depth) {
+        const int k = depth == 0 ? pick(2) : pick(5);
+        switch (k) {
+        case 0:
+            return EX(thread());
+        case 1:
+            return RS(thread_set(3));
+        case 2:
+            return alt(disc(depth - 1), disc(depth - 1));
+        case 3:
+            return seq(disc(depth - 1), mech(), disc(depth - 1));
+        default:
+            return loop(disc(depth - 1), mech());
+        }
+    }
+    // [EX(T0) ⊔ ... ⊔ EX(Tn-1)]^m(i % locks): what the generator's `guarded` accesses follow.
+    Discipline guarded(int var) {
+        Discipline g = EX("T0");
+        for (int t = 1; t < threads; ++t)
+            g = alt(g, EX("T" + std::to_string(t)));
+        return loop(g, lock("m" + std::to_string(var % std::max(1, locks))));
+    }
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -108,44 +108,10 @@ TEST_CASE("M0 has one marking P(i) per in-mode i") {
 
 TEST_CASE("petri_net_size = |places| + |transitions| on random disciplines") {
     std::mt19937_64 rng(7);
-    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
-    auto threads = [&] {
-        std::vector<std::string> s;
-        for (int t = 0; t < 4; ++t)
-            if (pick(2))
-                s.push_back("T" + std::to_string(t));
-        if (s.empty())
-            s.push_back("T" + std::to_string(pick(4)));
-        return s;
-    };
-    auto mech = [&]() -> Mechanism {
-        switch (pick(5)) {
-        case 0:
-            return lock("m");
-        case 1:
-            return vol("v");
-        case 2:
-            return barrier("b", threads());
-        case 3:
-            return fork("T" + std::to_string(pick(4)), threads());
-        default:
-            return join(threads(), "T" + std::to_string(pick(4)));
-        }
-    };
-    std::function<Discipline(int)> disc = [&](int depth) -> Discipline {
-        switch (depth == 0 ? pick(2) : pick(5)) {
-        case 0:
-            return EX("T" + std::to_string(pick(4)));
-        case 1:
-            return RS(threads());
-        case 2:
-            return alt(disc(depth - 1), disc(depth - 1));
-        case 3:
-            return seq(disc(depth - 1), mech(), disc(depth - 1));
-        default:
-            return loop(disc(depth - 1), mech());
-        }
-    };
+    RandomDisciplines gen{rng, 4, 2, 1};
+    auto pick = [&](int n) { return gen.pick(n); };
+    auto mech = [&] { return gen.mech(); };
+    auto disc = [&](int depth) { return gen.disc(depth); };
     std::size_t largest = 0;
     for (int i = 0; i < 2000; ++i) {
         Discipline g = disc(4);
