@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <span>
 
 namespace sfg {
 
@@ -12,10 +13,14 @@ void EraserDetector::on_event(const Event& e, const Symbols&) {
     locks_.on_event(e);
     if (!is_memory(e.op))
         return;
-    // The locks t holds, as a sorted set for the lockset intersections below.
-    auto& h = held_;
-    h.assign(locks_.held(t).begin(), locks_.held(t).end());
-    std::sort(h.begin(), h.end());
+    // The locks t holds, as a sorted set for the lockset intersections below (mostly none or
+    // one: sorted already, no copy).
+    std::span<const ObjId> h = locks_.held(t);
+    if (!std::is_sorted(h.begin(), h.end())) {
+        held_.assign(h.begin(), h.end());
+        std::sort(held_.begin(), held_.end());
+        h = held_;
+    }
 
     if (vars_.size() <= e.target)
         vars_.resize(e.target + 1);
@@ -32,7 +37,7 @@ void EraserDetector::on_event(const Event& e, const Symbols&) {
         if (t == v.owner)
             break;
         // First access by a second thread: C(v) starts as the locks held now.
-        v.candidates = h;
+        v.candidates.assign(h.begin(), h.end());
         v.state = write ? State::shared_modified : State::shared;
         first_shared = true;
         break;
@@ -59,7 +64,7 @@ void EraserDetector::on_event(const Event& e, const Symbols&) {
         if (other.thread != no_object)
             w.with = AccessRef::of(other.site, other.thread, other.op);
         w.candidates = std::move(before);
-        w.held = h;
+        w.held.assign(h.begin(), h.end());
         w.first_shared = first_shared;
         warnings_.push_back(std::move(w));
     }

@@ -16,8 +16,9 @@ namespace sfg {
 class LockHolders {
 public:
     // What is kept besides the holder of each lock: nothing (a compact, comparable part of a
-    // program state), or also the line of each acquisition and each thread's held locks.
-    enum class Detail : std::uint8_t { holders, held };
+    // program state), the line of each acquisition (well-formedness' messages), or that and each
+    // thread's held locks (the lockset analyses).
+    enum class Detail : std::uint8_t { holders, since, held };
     explicit LockHolders(Detail detail = Detail::held) : detail_(detail) {}
 
     // Requires m free (well-formedness is checked by the caller). Inline: every trace reader
@@ -31,6 +32,8 @@ public:
         if (m >= since_.size())
             since_.resize(m + 1, 0);
         since_[m] = line;
+        if (detail_ == Detail::since)
+            return;
         if (t >= held_.size())
             held_.resize(t + 1);
         held_[t].push_back(m);
@@ -44,6 +47,8 @@ public:
         if (detail_ == Detail::holders)
             return;
         since_[m] = 0;
+        if (detail_ == Detail::since)
+            return;
         auto& h = held_[t];
         if (auto it = std::find(h.rbegin(), h.rend(), m); it != h.rend())
             h.erase(std::next(it).base());
@@ -58,7 +63,7 @@ public:
 
     // no_object when m is free (or was never seen).
     ThreadId holder(ObjId m) const { return m < holder_.size() ? holder_[m] : no_object; }
-    // The line of the acquisition of m by its holder (Detail::held; 0: none).
+    // The line of the acquisition of m by its holder (Detail::since or held; 0: none).
     std::uint32_t since(ObjId m) const { return m < since_.size() ? since_[m] : 0; }
     // The locks t holds, innermost (latest acquired) last (Detail::held).
     std::span<const ObjId> held(ThreadId t) const {

@@ -100,7 +100,7 @@ private:
     const Symbols& syms_;
     Analysis& sink_;
     std::vector<Thread> threads_;
-    LockHolders locks_;
+    LockHolders locks_{LockHolders::Detail::since};
     std::uint64_t events_ = 0;
     std::string error_;
 };
