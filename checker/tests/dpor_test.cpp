@@ -233,7 +233,8 @@ TEST_CASE("dpor: the findings, final states and classes of naive on random progr
         CAPTURE(text);
         auto l = load(text);
         REQUIRE(l);
-        // Every await of random_program reads one volatile: dpor's dependence is docs/programs.md's.
+        // Every await of random_program reads one volatile: dpor's dependence is
+        // docs/programs.md's.
         compare(l->model, 4000, true, totals);
     }
     MESSAGE(totals.text());
