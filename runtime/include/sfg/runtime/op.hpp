@@ -125,18 +125,19 @@ constexpr std::optional<Op> op_from_wire(unsigned code) {
     return std::nullopt;
 }
 
-// The explicit op with a name operand that is the snd / rcv of a lock, volatile or barrier.
+// The op that is the snd / rcv of a mechanism kind (thesis Figure 4.2): rel/acq, vw/vr,
+// benter/bexit, fork/start, exit/join.
 constexpr Op snd_op(MechKind k) {
     for (const OpInfo& i : op_table)
-        if (i.role == Role::snd && i.mech == k && i.operand == Operand::name)
+        if (i.role == Role::snd && i.mech == k)
             return i.op;
-    return Op::fork; // fork/join mechanisms: fork is their explicit snd
+    return Op::begin; // unreachable: every kind has its snd
 }
 constexpr Op rcv_op(MechKind k) {
     for (const OpInfo& i : op_table)
-        if (i.role == Role::rcv && i.mech == k && i.operand == Operand::name)
+        if (i.role == Role::rcv && i.mech == k)
             return i.op;
-    return Op::join;
+    return Op::begin; // unreachable: every kind has its rcv
 }
 
 // The binary trace's name-record code of each namespace (docs/traces.md): tag 0x40 + code.
@@ -162,6 +163,8 @@ static_assert(wire_codes_are_distinct());
 static_assert(op_from_spelling("benter") == Op::barrier_enter && !op_from_spelling("start"));
 static_assert(snd_op(MechKind::lock) == Op::release &&
               rcv_op(MechKind::barrier) == Op::barrier_exit);
+static_assert(rcv_op(MechKind::fork) == Op::thread_start &&
+              snd_op(MechKind::join) == Op::thread_end);
 } // namespace op_checks
 
 } // namespace sfg
