@@ -129,28 +129,6 @@ bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
     return true;
 }
 
-// L' = { M ∈ L | Acc[t:a] ∈ M, a permits it }; an empty L' is a violation.
-bool CandidateMarkings::memory_step(VarIx v, NetThread t, bool write, const NetShapes& shapes) {
-    Variable& var = vars_[v];
-    const NetShape& s = shapes[var.shape];
-    auto permits = [&](std::span<const PlaceIx> m) {
-        if (!t.valid())
-            return false;
-        for (PlaceIx p : m)
-            if (s.acc_thread[p] == t && (!write || s.acc_ex[p]))
-                return true;
-        return false;
-    };
-    std::uint32_t kept = 0;
-    var.cands.for_each([&](std::span<const PlaceIx> m) { kept += permits(m); });
-    if (kept == var.cands.count() && kept > 0)
-        return true;
-    if (kept == 0)
-        return false;
-    var.cands.filter(permits, kept);
-    return true;
-}
-
 // The re-synchronized state (docs/enforcement.md): { P(a) | a permits the offending access },
 // as if the discipline had been (re-)entered at such a mode just before it. When no mode
 // permits it at all, the access is ignored and the candidates are kept.

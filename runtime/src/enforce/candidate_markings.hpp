@@ -98,6 +98,7 @@ public:
     bool sync_step(VarIx v, std::span<const TransitionIx> trs, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED]); false: a violation, the
     // candidates left as they were (for the explanation), then resync().
+    // Inline: the coordinator's memory op is one function, as memory ops are most events.
     bool memory_step(VarIx v, NetThread t, bool write, const NetShapes& shapes);
     void resync(VarIx v, NetThread t, bool write, const NetShapes& shapes);
 
@@ -115,5 +116,28 @@ private:
     CandidateBuilder builder_;
     std::vector<PlaceIx> fired_, tmp_;
 };
+
+// L' = { M ∈ L | Acc[t:a] ∈ M, a permits it }; an empty L' is a violation.
+inline bool CandidateMarkings::memory_step(VarIx v, NetThread t, bool write,
+                                           const NetShapes& shapes) {
+    Variable& var = vars_[v];
+    const NetShape& s = shapes[var.shape];
+    auto permits = [&](std::span<const PlaceIx> m) {
+        if (!t.valid())
+            return false;
+        for (PlaceIx p : m)
+            if (s.acc_thread[p] == t && (!write || s.acc_ex[p]))
+                return true;
+        return false;
+    };
+    std::uint32_t kept = 0;
+    var.cands.for_each([&](std::span<const PlaceIx> m) { kept += permits(m); });
+    if (kept == var.cands.count() && kept > 0)
+        return true;
+    if (kept == 0)
+        return false;
+    var.cands.filter(permits, kept);
+    return true;
+}
 
 } // namespace sfg::enforce

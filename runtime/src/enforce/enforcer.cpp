@@ -40,6 +40,13 @@ void Enforcer::Impl::freeze() {
     groups.freeze(shapes, names.thread_count());
 }
 
+void Enforcer::Impl::prepare(const Symbols& syms) {
+    if (index.dirty())
+        freeze();
+    if (resolver.symbols() != &syms)
+        resolver.reset(&syms);
+}
+
 void Enforcer::Impl::reset() {
     markings.reset(shapes);
     groups.reset(shapes);
@@ -223,10 +230,8 @@ bool Enforcer::add_variable(std::string var_name, const Net& net) {
 
 void Enforcer::on_event(const Event& e, const Symbols& syms) {
     Impl& im = *impl_;
-    if (im.index.dirty()) [[unlikely]]
-        im.freeze();
-    if (im.resolver.symbols() != &syms) [[unlikely]]
-        im.resolver.reset(&syms);
+    if (im.index.dirty() || im.resolver.symbols() != &syms) [[unlikely]]
+        im.prepare(syms);
     im.on_event(e);
 }
 

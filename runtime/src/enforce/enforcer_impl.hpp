@@ -23,6 +23,10 @@
 
 #include "sfg/runtime/enforce.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace sfg {
@@ -34,6 +38,10 @@ struct Enforcer::Impl {
     using MechIx = enforce::MechIx;
     using Subscription = enforce::Subscription;
 
+    // First, so that it shares the coordinator's address: the resolver's out-of-line lookups
+    // then need no register of their own on the memory op's path (it only stores the addresses
+    // of names and vars here).
+    enforce::NameResolver resolver{names, vars};
     EnforceOptions options;
     enforce::NetNames names;
     enforce::NetShapes shapes;
@@ -41,7 +49,6 @@ struct Enforcer::Impl {
     enforce::SyncIndex index;
     enforce::CandidateMarkings markings;
     enforce::OneTokenGroups groups;
-    enforce::NameResolver resolver{names, vars};
     enforce::ViolationExplainer explainer{shapes, names, vars};
 
     std::vector<EnforceViolation> first, all;
@@ -56,6 +63,8 @@ struct Enforcer::Impl {
 
     bool add_variable(std::string name, const Net& net);
     void freeze();
+    // Before an event: the index frozen, the resolver on this trace's symbols.
+    [[gnu::noinline]] void prepare(const Symbols& syms);
     void reset();
 
     // A memory op (most events) in few instructions and registers; the rest out of line.

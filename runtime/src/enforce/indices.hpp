@@ -17,7 +17,7 @@ struct Index {
 
     constexpr Index() = default;
     constexpr explicit Index(std::uint32_t i) : v(i) {}
-    // From a table size or a net's int index (never negative where this is used).
+    // From a table size or a net's int index; a net's -1 ("none", net.hpp) becomes none().
     template <class I>
     static constexpr Index at(I i) {
         return Index(static_cast<std::uint32_t>(i));

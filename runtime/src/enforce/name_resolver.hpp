@@ -29,12 +29,16 @@ public:
     void reset(const Symbols* s);
 
     NetThread thread_of(ThreadId t) {
-        return t < threads_.size() && threads_[t] != unresolved<NetThread> ? threads_[t]
-                                                                           : thread_slow(t);
+        if (t < threads_.size()) [[likely]]
+            if (const NetThread g = threads_[t]; g != unresolved<NetThread>) [[likely]]
+                return g;
+        return thread_slow(t);
     }
     VarRef var_of(ObjId x) {
-        return x < vars_map_.size() && vars_map_[x].var != unresolved<VarIx> ? vars_map_[x]
-                                                                             : var_slow(x);
+        if (x < vars_map_.size()) [[likely]]
+            if (const VarRef r = vars_map_[x]; r.var != unresolved<VarIx>) [[likely]]
+                return r;
+        return var_slow(x);
     }
     // The mechanism a name op's operand names (acq .. bexit: lock, volatile, barrier).
     MechIx mechanism_of(const OpInfo& op, ObjId id) {

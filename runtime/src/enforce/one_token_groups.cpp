@@ -235,24 +235,4 @@ void OneTokenGroups::materialize(VarIx v, const NetShapes& shapes, CandidateSet&
     }
 }
 
-bool OneTokenGroups::memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now) {
-    LazyVariable& lz = lazy_[v];
-    const Group& grp = groups_[g];
-    std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
-    for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
-        const int q = std::countr_zero(qs);
-        const std::uint64_t* col = reach_of(grp) + std::size_t{row_column_of(grp)[q]} * grp.rows;
-        for (std::uint64_t rows = lz.rows; rows; rows &= rows - 1)
-            if (lz.since < col[std::countr_zero(rows)]) {
-                kept |= std::uint64_t{1} << q;
-                break;
-            }
-    }
-    if (!kept)
-        return false;
-    lz.rows = kept;
-    lz.since = now;
-    return true;
-}
-
 } // namespace sfg::enforce

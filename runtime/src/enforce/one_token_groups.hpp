@@ -24,6 +24,7 @@
 #include "net_shape.hpp"
 #include "sync_index.hpp"
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -83,6 +84,7 @@ public:
     }
     // A memory op: keeps the permitting rows reachable from the last memory op's; false: none (a
     // violation), the state left as it was (for the explanation), then resync().
+    // Inline: the coordinator's memory op is one function, as memory ops are most events.
     bool memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now);
     // The re-synchronized state: the permitting rows (docs/enforcement.md); none: unchanged.
     void resync(VarIx v, std::uint64_t want, std::uint64_t now) {
@@ -135,5 +137,25 @@ private:
     std::vector<std::uint64_t> permits_;
     std::size_t permit_stride_ = 0;
 };
+
+inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now) {
+    LazyVariable& lz = lazy_[v];
+    const Group& grp = groups_[g];
+    std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
+    for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
+        const int q = std::countr_zero(qs);
+        const std::uint64_t* col = reach_of(grp) + std::size_t{row_column_of(grp)[q]} * grp.rows;
+        for (std::uint64_t rows = lz.rows; rows; rows &= rows - 1)
+            if (lz.since < col[std::countr_zero(rows)]) {
+                kept |= std::uint64_t{1} << q;
+                break;
+            }
+    }
+    if (!kept)
+        return false;
+    lz.rows = kept;
+    lz.since = now;
+    return true;
+}
 
 } // namespace sfg::enforce
