@@ -57,7 +57,6 @@ struct NetShape {
     std::span<const PlaceIx> post(TransitionIx r) const {
         return {tr_places.data() + tr_mid[r], tr_places.data() + tr_off[TransitionIx(r.v + 1)]};
     }
-    std::size_t transition_count() const { return tr_mid.size(); }
     // Whether mode a permits `write ? w : r` by thread t ([WRITE/READ EXCLUSIVE], [READ SHARED]).
     bool permits(ModeIx a, NetThread t, bool write) const;
 };
