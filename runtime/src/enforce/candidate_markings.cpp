@@ -54,7 +54,7 @@ bool CandidateBuilder::add(std::span<const PlaceIx> m) {
 void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, bool eager,
                                      std::span<const MechIx> edge_mechs, NetNames& names,
                                      SyncIndex& index) {
-    Variable& var = vars_.emplace_back();
+    VarState& var = vars_.emplace_back();
     var.shape = shape;
     var.eager = eager;
     if (!eager)
@@ -88,7 +88,7 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
 }
 
 void CandidateMarkings::reset(const NetShapes& shapes) {
-    for (Variable& var : vars_) {
+    for (VarState& var : vars_) {
         var.cands.clear();
         if (var.eager)
             for (const auto& m : shapes[var.shape].initial)
@@ -100,7 +100,7 @@ void CandidateMarkings::reset(const NetShapes& shapes) {
 // [SEND]/[RECEIVE] fire r; [SYNC] closes).
 bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
                                   const NetShapes& shapes) {
-    Variable& var = vars_[v];
+    VarState& var = vars_[v];
     const NetShape& s = shapes[var.shape];
 
     // The successors first; many visits have none (no candidate holds the token the op needs),
@@ -133,7 +133,7 @@ bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
 // as if the discipline had been (re-)entered at such a mode just before it. When no mode
 // permits it at all, the access is ignored and the candidates are kept.
 void CandidateMarkings::resync(VarIx v, NetThread t, bool write, const NetShapes& shapes) {
-    Variable& var = vars_[v];
+    VarState& var = vars_[v];
     const NetShape& s = shapes[var.shape];
     if (!t.valid())
         return;

@@ -103,12 +103,12 @@ public:
     void resync(VarIx v, NetThread t, bool write, const NetShapes& shapes);
 
 private:
-    struct Variable {
+    struct VarState {
         ShapeIx shape;
         bool eager = false;
         CandidateSet cands;
     };
-    IndexVec<VarIx, Variable> vars_;
+    IndexVec<VarIx, VarState> vars_;
     std::vector<TransitionIx> transitions_; // Subscription ranges
 
     // Scratch.
@@ -120,7 +120,7 @@ private:
 // L' = { M ∈ L | Acc[t:a] ∈ M, a permits it }; an empty L' is a violation.
 inline bool CandidateMarkings::memory_step(VarIx v, NetThread t, bool write,
                                            const NetShapes& shapes) {
-    Variable& var = vars_[v];
+    VarState& var = vars_[v];
     const NetShape& s = shapes[var.shape];
     auto permits = [&](std::span<const PlaceIx> m) {
         if (!t.valid())
