@@ -8,7 +8,8 @@
 //               nets do not mention its mechanism. Indexed: flat. Figure 5.2: linear.
 //   round_robin round j uses m_(j mod N) / x_(j mod N): every variable is live, each op touches
 //               one of them, in the order they were declared. Indexed: flat; each group's tables
-//               are adjacent in two pools (enforce_impl.hpp, Group), so this order streams.
+//               are adjacent in two pools (runtime/src/enforce/one_token_groups.hpp), so
+//               this order streams.
 //   shuffled    the same rounds in a random order of variables: every op's state is a cache
 //               miss once the N variables' state outgrows the caches (about 100 bytes each), so
 //               growth here is the memory hierarchy's, not the algorithm's.

@@ -1,7 +1,4 @@
-// Explanations of violations: which modes were possible, which modes would have permitted the
-// access, and which sync ops were missing to get there (derived from the SFG edges into those
-// modes, thesis Figure 4.12). describe() builds plain data; explain() only formats it.
-#include "enforce_impl.hpp"
+#include "violation_explainer.hpp"
 
 #include <fmt/format.h>
 
@@ -11,13 +8,7 @@
 
 namespace sfg {
 
-using namespace enforce_detail;
-
 namespace {
-
-std::size_t idx(std::int64_t i) {
-    return static_cast<std::size_t>(i);
-}
 
 std::string join_list(const std::vector<std::string>& v, const char* last_sep) {
     std::string out;
@@ -31,15 +22,16 @@ std::string join_list(const std::vector<std::string>& v, const char* last_sep) {
 
 } // namespace
 
-std::string Enforcer::Impl::mech_label(const Var& v, int edge) const {
-    return mechs[edge_mechs[v.edge_mech + idx(edge)]].label;
-}
+namespace enforce {
 
-EnforceViolation Enforcer::Impl::describe(std::uint32_t vi, Gid g, const Event& e) const {
-    const Var& v = vars[vi];
-    const Shape& s = shapes[v.shape];
+EnforceViolation ViolationExplainer::describe(VarIx vi, const CandidateSet& cands, NetThread g,
+                                              const Event& e, const Symbols* syms) const {
+    const Variable& v = vars_.list[vi];
+    const NetShape& s = shapes_[v.shape];
     const Net& net = s.net;
     const bool write = e.op == Op::write;
+    const auto place = [&](PlaceIx p) -> const Place& { return net.places[p.ix()]; };
+    const auto edge_of = [&](EdgeIx ei) -> const ModeEdge& { return net.edges[ei.ix()]; };
 
     EnforceViolation out;
     out.var = v.name;
@@ -53,20 +45,20 @@ EnforceViolation Enforcer::Impl::describe(std::uint32_t vi, Gid g, const Event& 
 
     // Possible modes: the neighbourhoods Q(b) the candidates are in (every reachable marking is
     // b-feasible for one b, Lemma 4.3.10).
-    std::vector<int> possible;
-    v.cands.for_each([&](std::span<const std::int32_t> m) {
-        for (std::int32_t p : m)
-            if (s.place_mode[idx(p)] >= 0)
-                possible.push_back(s.place_mode[idx(p)]);
+    std::vector<ModeIx> possible;
+    cands.for_each([&](std::span<const PlaceIx> m) {
+        for (PlaceIx p : m)
+            if (s.place_mode[p].valid())
+                possible.push_back(s.place_mode[p]);
     });
     std::sort(possible.begin(), possible.end());
     possible.erase(std::unique(possible.begin(), possible.end()), possible.end());
-    for (int a : possible)
-        out.possible_modes.push_back(s.mode_labels[idx(a)]);
+    for (ModeIx a : possible)
+        out.possible_modes.push_back(s.mode_labels[a]);
 
-    std::vector<char> permitting(net.modes.size(), 0);
-    for (std::size_t a = 0; a < net.modes.size(); ++a)
-        if (g >= 0 && s.permits(static_cast<int>(a), g, write)) {
+    IndexVec<ModeIx, char> permitting(net.modes.size(), 0);
+    for (ModeIx a : permitting.indices())
+        if (g.valid() && s.permits(a, g, write)) {
             permitting[a] = 1;
             out.permitting_modes.push_back(s.mode_labels[a]);
         }
@@ -77,65 +69,66 @@ EnforceViolation Enforcer::Impl::describe(std::uint32_t vi, Gid g, const Event& 
     // the threads of c whose token is not yet at PostSnd[s:e] must still snd(s, z), then the
     // accessing thread must rcv(t, z). A candidate whose token for t waits at PreRcv[t:e] with b
     // permitting needs only the rcv.
-    struct Raw {
-        std::size_t cost;
-        int edge;
-        std::vector<Gid> senders;
+    struct Way {
+        std::size_t cost; // the missing ops
+        EdgeIx edge;
+        std::vector<NetThread> senders;
         auto key() const { return std::tie(cost, edge, senders); }
     };
-    std::vector<Raw> raws;
-    auto token_of = [&](std::span<const std::int32_t> m, Gid t) -> std::int32_t {
-        for (std::int32_t p : m)
-            if (s.place_gid[idx(p)] == t)
+    std::vector<Way> ways;
+    auto token_of = [&](std::span<const PlaceIx> m, NetThread t) {
+        for (PlaceIx p : m)
+            if (s.place_thread[p] == t)
                 return p;
-        return -1;
+        return PlaceIx::none();
     };
-    v.cands.for_each([&](std::span<const std::int32_t> m) {
+    cands.for_each([&](std::span<const PlaceIx> m) {
         if (m.empty())
             return;
-        const int c = s.place_mode[idx(m[0])];
-        const std::int32_t tok = token_of(m, g);
-        if (tok >= 0 && net.places[idx(tok)].kind == PlaceKind::PreRcv) {
-            const int e = net.places[idx(tok)].edge;
-            if (permitting[idx(net.edges[idx(e)].to)])
-                raws.push_back({1, e, {}});
+        const ModeIx c = s.place_mode[m[0]];
+        const PlaceIx tok = token_of(m, g);
+        if (tok.valid() && place(tok).kind == PlaceKind::PreRcv) {
+            const auto ei = EdgeIx::at(place(tok).edge);
+            if (permitting[ModeIx::at(edge_of(ei).to)])
+                ways.push_back({1, ei, {}});
         }
-        if (c < 0)
+        if (!c.valid())
             return;
-        for (std::size_t ei = 0; ei < net.edges.size(); ++ei) {
-            const ModeEdge& edge = net.edges[ei];
-            if (edge.from != c || !permitting[idx(edge.to)])
+        for (std::size_t i = 0; i < net.edges.size(); ++i) {
+            const auto ei = EdgeIx::at(i);
+            const ModeEdge& edge = edge_of(ei);
+            if (ModeIx::at(edge.from) != c || !permitting[ModeIx::at(edge.to)])
                 continue;
-            Raw r{1, static_cast<int>(ei), {}};
-            for (Gid sender : s.mode_gids[idx(c)]) {
-                const std::int32_t p = token_of(m, sender);
-                const bool sent = p >= 0 && net.places[idx(p)].kind == PlaceKind::PostSnd &&
-                                  net.places[idx(p)].edge == static_cast<int>(ei);
+            Way w{1, ei, {}};
+            for (NetThread sender : s.mode_threads[c]) {
+                const PlaceIx p = token_of(m, sender);
+                const bool sent = p.valid() && place(p).kind == PlaceKind::PostSnd &&
+                                  EdgeIx::at(place(p).edge) == ei;
                 if (!sent)
-                    r.senders.push_back(sender);
+                    w.senders.push_back(sender);
             }
-            r.cost += r.senders.size();
-            raws.push_back(std::move(r));
+            w.cost += w.senders.size();
+            ways.push_back(std::move(w));
         }
     });
-    std::sort(raws.begin(), raws.end(),
-              [](const Raw& a, const Raw& b) { return a.key() < b.key(); });
-    raws.erase(std::unique(raws.begin(), raws.end(),
-                           [](const Raw& a, const Raw& b) { return a.key() == b.key(); }),
-               raws.end());
+    std::sort(ways.begin(), ways.end(),
+              [](const Way& a, const Way& b) { return a.key() < b.key(); });
+    ways.erase(std::unique(ways.begin(), ways.end(),
+                           [](const Way& a, const Way& b) { return a.key() == b.key(); }),
+               ways.end());
 
-    auto name = [&](Gid t) { return thread_names[idx(t)]; };
-    for (const Raw& r : raws) {
-        if (r.cost != raws.front().cost || out.fixes.size() == 3)
+    auto name = [&](NetThread t) { return names_.thread_name(t); };
+    for (const Way& w : ways) {
+        if (w.cost != ways.front().cost || out.fixes.size() == 3)
             break;
-        const ModeEdge& edge = net.edges[idx(r.edge)];
-        const MechInfo& mi = mechs[edge_mechs[v.edge_mech + idx(r.edge)]];
+        const ModeEdge& edge = edge_of(w.edge);
+        const MechanismInfo& mi = names_.mechanism(vars_.mechanism(v, w.edge));
         EnforceFix f;
-        f.edge = r.edge;
-        f.from_mode = s.mode_labels[idx(edge.from)];
-        f.to_mode = s.mode_labels[idx(edge.to)];
+        f.edge = static_cast<int>(w.edge.v);
+        f.from_mode = s.mode_labels[ModeIx::at(edge.from)];
+        f.to_mode = s.mode_labels[ModeIx::at(edge.to)];
         f.mechanism = mi.label;
-        for (Gid t : r.senders)
+        for (NetThread t : w.senders)
             f.senders.push_back(name(t));
         f.receiver = out.thread_name;
         switch (mi.kind) { // the snd and rcv ops of the mechanism, thesis Figure 4.2
@@ -147,7 +140,7 @@ EnforceViolation Enforcer::Impl::describe(std::uint32_t vi, Gid g, const Event& 
             break;
         case MechKind::fork: {
             std::vector<std::string> us;
-            for (Gid u : mi.threads)
+            for (NetThread u : mi.threads)
                 us.push_back(name(u));
             f.snd_op = "fork(" + join_list(us, ",") + ")";
             f.rcv_op = "start (be forked by " + name(mi.thread) + ")";
@@ -155,7 +148,7 @@ EnforceViolation Enforcer::Impl::describe(std::uint32_t vi, Gid g, const Event& 
         }
         case MechKind::join: {
             std::vector<std::string> ss;
-            for (Gid u : mi.threads)
+            for (NetThread u : mi.threads)
                 ss.push_back(name(u));
             f.snd_op = "end";
             f.rcv_op = "join(" + join_list(ss, ",") + ")";
@@ -165,43 +158,49 @@ EnforceViolation Enforcer::Impl::describe(std::uint32_t vi, Gid g, const Event& 
         out.fixes.push_back(std::move(f));
     }
 
-    // No edge leads straight from a possible mode into a permitting one: show a shortest route.
+    // No edge leads straight from a possible mode into a permitting one: show a shortest route
+    // (breadth-first; prev_edge of a start mode is none).
     if (out.fixes.empty() && !possible.empty()) {
-        std::vector<int> prev_edge(net.modes.size(), -2);
-        std::deque<int> queue;
-        for (int a : possible) {
-            prev_edge[idx(a)] = -1;
+        IndexVec<ModeIx, char> seen(net.modes.size(), 0);
+        IndexVec<ModeIx, EdgeIx> prev_edge(net.modes.size());
+        std::deque<ModeIx> queue;
+        for (ModeIx a : possible) {
+            seen[a] = 1;
             queue.push_back(a);
         }
-        int goal = -1;
-        while (!queue.empty() && goal < 0) {
-            const int a = queue.front();
+        ModeIx goal;
+        while (!queue.empty() && !goal.valid()) {
+            const ModeIx a = queue.front();
             queue.pop_front();
-            for (std::size_t ei = 0; ei < net.edges.size(); ++ei) {
-                const ModeEdge& edge = net.edges[ei];
-                if (edge.from != a || prev_edge[idx(edge.to)] != -2)
+            for (std::size_t i = 0; i < net.edges.size(); ++i) {
+                const ModeEdge& edge = net.edges[i];
+                const auto to = ModeIx::at(edge.to);
+                if (ModeIx::at(edge.from) != a || seen[to])
                     continue;
-                prev_edge[idx(edge.to)] = static_cast<int>(ei);
-                if (permitting[idx(edge.to)]) {
-                    goal = edge.to;
+                seen[to] = 1;
+                prev_edge[to] = EdgeIx::at(i);
+                if (permitting[to]) {
+                    goal = to;
                     break;
                 }
-                queue.push_back(edge.to);
+                queue.push_back(to);
             }
         }
-        if (goal >= 0) {
-            std::vector<int> path;
-            for (int a = goal; prev_edge[idx(a)] >= 0; a = net.edges[idx(prev_edge[idx(a)])].from)
-                path.push_back(prev_edge[idx(a)]);
+        if (goal.valid()) {
+            std::vector<EdgeIx> path;
+            for (ModeIx a = goal; prev_edge[a].valid(); a = ModeIx::at(edge_of(prev_edge[a]).from))
+                path.push_back(prev_edge[a]);
             std::reverse(path.begin(), path.end());
-            out.route = s.mode_labels[idx(net.edges[idx(path.front())].from)];
-            for (int ei : path)
-                out.route +=
-                    " -" + mech_label(v, ei) + "-> " + s.mode_labels[idx(net.edges[idx(ei)].to)];
+            out.route = s.mode_labels[ModeIx::at(edge_of(path.front()).from)];
+            for (EdgeIx ei : path)
+                out.route += " -" + names_.mechanism(vars_.mechanism(v, ei)).label + "-> " +
+                             s.mode_labels[ModeIx::at(edge_of(ei).to)];
         }
     }
     return out;
 }
+
+} // namespace enforce
 
 std::string explain(const EnforceViolation& v) {
     const bool write = v.op == Op::write;

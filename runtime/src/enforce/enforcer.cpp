@@ -1,0 +1,290 @@
+// sfg::Enforcer: the coordinator (enforcer_impl.hpp) and the public API. Which trace op is the
+// snd / rcv of which mechanism: thesis Figure 4.2 and docs/traces.md.
+#include "enforcer_impl.hpp"
+
+#include <algorithm>
+
+namespace sfg {
+
+using namespace enforce;
+
+bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
+    if (vars.ids.count(name))
+        return false;
+    const VarIx vi = vars.list.next_index();
+    Variable v;
+    v.name = name;
+    v.shape = shapes.intern(net, names);
+    v.edge_mech = static_cast<std::uint32_t>(vars.edge_mechs.size());
+    for (const ModeEdge& e : net.edges)
+        vars.edge_mechs.push_back(names.intern_mechanism(e.mech));
+    const NetShape& s = shapes[v.shape];
+    const auto edge_mechs = vars.mechanisms(v, net.edges.size());
+    const bool lazy = s.one_token && options.group_one_token;
+    if (lazy)
+        v.group = groups.group_for(v.shape, s, edge_mechs, names, index);
+    groups.add_variable(v.group, s, stats.events);
+    markings.add_variable(vi, v.shape, s, !lazy, edge_mechs, names, index);
+    vars.ids.emplace(std::move(name), vi);
+    vars.list.push_back(std::move(v));
+    if (lazy)
+        return true;
+    stats.max_candidates =
+        std::max<std::uint64_t>(stats.max_candidates, markings.candidates(vi).count());
+    resolver.reset(nullptr); // names resolved to "unknown" before may be known now
+    return true;
+}
+
+void Enforcer::Impl::freeze() {
+    index.freeze(names.mechanism_count(), names.thread_count());
+    groups.freeze(shapes, names.thread_count());
+}
+
+void Enforcer::Impl::prepare(const Symbols& syms) {
+    if (index.dirty())
+        freeze();
+    if (resolver.symbols() != &syms)
+        resolver.reset(&syms);
+}
+
+void Enforcer::Impl::reset() {
+    markings.reset(shapes);
+    groups.reset(shapes);
+    for (Variable& v : vars.list)
+        v.violations = 0;
+    first.clear();
+    all.clear();
+    stats = {};
+    resolver.reset(nullptr);
+}
+
+bool Enforcer::Impl::count_violation(VarIx v) {
+    Variable& var = vars.list[v];
+    ++var.violations;
+    return var.violations == 1 || options.report_all;
+}
+
+void Enforcer::Impl::record(EnforceViolation viol, VarIx v) {
+    viol.after_resync = vars.list[v].violations > 1;
+    if (!viol.after_resync)
+        first.push_back(viol);
+    all.push_back(std::move(viol));
+}
+
+// [WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED]; no candidate permitting the access is a
+// violation, after which the variable is re-synchronized (docs/enforcement.md).
+void Enforcer::Impl::eager_memory(VarIx v, NetThread t, const Event& e) {
+    const bool write = e.op == Op::write;
+    if (markings.memory_step(v, t, write, shapes))
+        return;
+    if (count_violation(v))
+        record(explainer.describe(v, markings.candidates(v), t, e, resolver.symbols()), v);
+    markings.resync(v, t, write, shapes);
+}
+
+void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t want,
+                                 const Event& e) {
+    if (groups.memory_step(v, g, want, stats.events))
+        return;
+    if (count_violation(v)) {
+        groups.materialize(v, shapes, materialized);
+        record(explainer.describe(v, materialized, t, e, resolver.symbols()), v);
+        materialized.clear();
+    }
+    groups.resync(v, want, stats.events);
+}
+
+// Applies one sync op to every variable gathered, each once with the union of its matching
+// transitions (one op fires at most one transition per candidate: a thread has one token).
+void Enforcer::Impl::apply_gathered() {
+    if (gathered.empty()) {
+        ++stats.sync_ops_irrelevant;
+        return;
+    }
+    if (gathered.size() > 1)
+        std::sort(gathered.begin(), gathered.end(),
+                  [](const Subscription& a, const Subscription& b) { return a.target < b.target; });
+    for (std::size_t i = 0; i < gathered.size();) {
+        std::size_t j = i + 1;
+        while (j < gathered.size() && gathered[j].target == gathered[i].target)
+            ++j;
+        if (j == i + 1) {
+            step(gathered[i]);
+        } else if (gathered[i].is_group()) {
+            merged_rules.clear();
+            for (std::size_t k = i; k < j; ++k) {
+                const auto rules = groups.rules(gathered[k]);
+                merged_rules.insert(merged_rules.end(), rules.begin(), rules.end());
+            }
+            group_step(gathered[i].group(), merged_rules);
+        } else {
+            merged_trs.clear();
+            for (std::size_t k = i; k < j; ++k) {
+                const auto trs = markings.transitions(gathered[k]);
+                merged_trs.insert(merged_trs.end(), trs.begin(), trs.end());
+            }
+            sync_step(gathered[i].var(), merged_trs);
+        }
+        i = j;
+    }
+}
+
+void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
+    const OpInfo& op = op_info(e.op);
+    if (op.operand == Operand::name) { // acq .. bexit (r and w never come here): one key
+        ++stats.sync_ops;
+        const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
+        const std::span<const Subscription> found =
+            m.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
+        stats.sync_ops_irrelevant += found.empty();
+        for (const Subscription& sub : found) // one key: distinct targets, nothing to merge
+            step(sub);
+        return;
+    }
+    gathered.clear();
+    const Symbols& syms = *resolver.symbols();
+    // fork/join operands as sorted NetThreads (threads no net names are dropped: no U or S has
+    // them).
+    auto operand_threads = [&]() {
+        set_threads.clear();
+        if (e.target != no_object && e.target < syms.thread_sets.size())
+            for (ThreadId u : syms.thread_sets[e.target])
+                if (const NetThread nu = resolver.thread_of(u); nu.valid())
+                    set_threads.push_back(nu);
+        std::sort(set_threads.begin(), set_threads.end());
+    };
+    auto subset = [](const std::vector<NetThread>& a, const std::vector<NetThread>& b) {
+        return std::includes(b.begin(), b.end(), a.begin(), a.end());
+    };
+
+    switch (e.op) {
+    case Op::read: // above
+    case Op::write:
+    case Op::acquire:
+    case Op::release:
+    case Op::vol_read:
+    case Op::vol_write:
+    case Op::barrier_enter:
+    case Op::barrier_exit:
+        return;
+    case Op::fork: // snd of every fork(t -> U) with U ⊆ the forked set
+        ++stats.sync_ops;
+        if (t.valid()) {
+            operand_threads();
+            for (MechIx m : names.forks_by(t))
+                if (subset(names.mechanism(m).threads, set_threads))
+                    lookup(m, t, Role::snd);
+        }
+        return apply_gathered();
+    case Op::join: // rcv of every join(S -> t) with S ⊆ the joined set
+        ++stats.sync_ops;
+        if (t.valid()) {
+            operand_threads();
+            for (MechIx m : names.joins_by(t))
+                if (subset(names.mechanism(m).threads, set_threads))
+                    lookup(m, t, Role::rcv);
+        }
+        return apply_gathered();
+    case Op::thread_start: { // rcv (for u) of every fork(t -> U), u ∈ U, t the forker of u
+        ++stats.sync_ops;
+        const NetThread forker = t.valid() ? resolver.thread_of(e.target) : NetThread::none();
+        if (forker.valid())
+            for (MechIx m : names.forks_by(forker)) {
+                const auto& us = names.mechanism(m).threads;
+                if (std::binary_search(us.begin(), us.end(), t))
+                    lookup(m, t, Role::rcv);
+            }
+        return apply_gathered();
+    }
+    case Op::thread_end: // snd (for u) of every join(S -> t), u ∈ S, whatever t
+        ++stats.sync_ops;
+        if (t.valid())
+            for (MechIx m : names.joins_with_member(t))
+                lookup(m, t, Role::snd);
+        return apply_gathered();
+    case Op::begin:
+    case Op::end:
+        return;
+    }
+}
+
+const CandidateSet& Enforcer::Impl::candidates(VarIx v, CandidateSet& scratch) const {
+    if (!vars.list[v].group.valid())
+        return markings.candidates(v);
+    groups.materialize(v, shapes, scratch);
+    return scratch;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+Enforcer::Enforcer(EnforceOptions options) : impl_(std::make_unique<Impl>()) {
+    impl_->options = options;
+}
+
+Enforcer::~Enforcer() = default;
+
+bool Enforcer::add_variable(std::string var_name, const Net& net) {
+    return impl_->add_variable(std::move(var_name), net);
+}
+
+void Enforcer::on_event(const Event& e, const Symbols& syms) {
+    Impl& im = *impl_;
+    if (im.index.dirty() || im.resolver.symbols() != &syms) [[unlikely]]
+        im.prepare(syms);
+    im.on_event(e);
+}
+
+void Enforcer::reset() {
+    impl_->reset();
+}
+
+const std::vector<EnforceViolation>& Enforcer::violations() const {
+    return impl_->first;
+}
+const std::vector<EnforceViolation>& Enforcer::all_violations() const {
+    return impl_->all;
+}
+std::size_t Enforcer::variable_count() const {
+    return impl_->vars.list.size();
+}
+const Enforcer::Stats& Enforcer::stats() const {
+    return impl_->stats;
+}
+
+std::vector<Marking> Enforcer::candidates(std::string_view var) const {
+    std::vector<Marking> out;
+    const VarIx v = impl_->vars.find(std::string(var));
+    if (!v.valid())
+        return out;
+    CandidateSet scratch;
+    impl_->candidates(v, scratch).for_each([&](std::span<const PlaceIx> m) {
+        Marking& marking = out.emplace_back();
+        for (PlaceIx p : m)
+            marking.push_back(static_cast<int>(p.v));
+    });
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<std::string> Enforcer::possible_modes(std::string_view var) const {
+    std::vector<std::string> out;
+    const VarIx v = impl_->vars.find(std::string(var));
+    if (!v.valid())
+        return out;
+    const NetShape& s = impl_->shapes[impl_->vars.list[v].shape];
+    std::vector<ModeIx> modes;
+    CandidateSet scratch;
+    impl_->candidates(v, scratch).for_each([&](std::span<const PlaceIx> m) {
+        for (PlaceIx p : m)
+            if (s.place_mode[p].valid())
+                modes.push_back(s.place_mode[p]);
+    });
+    std::sort(modes.begin(), modes.end());
+    modes.erase(std::unique(modes.begin(), modes.end()), modes.end());
+    for (ModeIx a : modes)
+        out.push_back(s.mode_labels[a]);
+    return out;
+}
+
+} // namespace sfg

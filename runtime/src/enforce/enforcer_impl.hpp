@@ -1,0 +1,123 @@
+// sfg::Enforcer's coordinator: it owns one component per concern and routes each event to
+// them (docs/enforcement.md):
+//   NetNames            the nets' threads (NetThread) and mechanisms, interned
+//   NetShapes           each net's structure as tables, shared by nets that differ only in
+//                       their mechanisms
+//   Variables           the annotated variables
+//   SyncIndex           (mechanism, thread, role) -> the variables and groups a sync op visits
+//   CandidateMarkings   Figure 4.15's candidate sets, one variable at a time
+//   OneTokenGroups      one-token variables, lazily, one table per group
+//   NameResolver        trace ids -> ours
+//   ViolationExplainer  describe() of a violation
+#pragma once
+
+#include "candidate_markings.hpp"
+#include "indices.hpp"
+#include "name_resolver.hpp"
+#include "net_names.hpp"
+#include "net_shape.hpp"
+#include "one_token_groups.hpp"
+#include "sync_index.hpp"
+#include "variables.hpp"
+#include "violation_explainer.hpp"
+
+#include "sfg/runtime/enforce.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sfg {
+
+struct Enforcer::Impl {
+    using NetThread = enforce::NetThread;
+    using VarIx = enforce::VarIx;
+    using GroupIx = enforce::GroupIx;
+    using MechIx = enforce::MechIx;
+    using Subscription = enforce::Subscription;
+
+    // First, so that it shares the coordinator's address: the resolver's out-of-line lookups
+    // then need no register of their own on the memory op's path (it only stores the addresses
+    // of names and vars here).
+    enforce::NameResolver resolver{names, vars};
+    EnforceOptions options;
+    enforce::NetNames names;
+    enforce::NetShapes shapes;
+    enforce::Variables vars;
+    enforce::SyncIndex index;
+    enforce::CandidateMarkings markings;
+    enforce::OneTokenGroups groups;
+    enforce::ViolationExplainer explainer{shapes, names, vars};
+
+    std::vector<EnforceViolation> first, all;
+    Stats stats;
+
+    // Scratch.
+    std::vector<Subscription> gathered;
+    std::vector<enforce::TransitionIx> merged_trs;
+    std::vector<enforce::ReachRule> merged_rules;
+    std::vector<NetThread> set_threads;
+    enforce::CandidateSet materialized;
+
+    bool add_variable(std::string name, const Net& net);
+    void freeze();
+    // Before an event: the index frozen, the resolver on this trace's symbols.
+    [[gnu::noinline]] void prepare(const Symbols& syms);
+    void reset();
+
+    // A memory op (most events) in few instructions and registers; the rest out of line.
+    void on_event(const Event& e) {
+        ++stats.events;
+        const NetThread t = resolver.thread_of(e.thread);
+        if (!is_memory(e.op))
+            return on_sync(e, t);
+        const enforce::VarRef r = resolver.var_of(e.target);
+        if (!r.var.valid())
+            return;
+        if (!r.group.valid())
+            return eager_memory(r.var, t, e);
+        const std::uint64_t want = groups.permitting_rows(r.group, t, e.op == Op::write);
+        if (groups.keep_if_all_permit(r.var, want, stats.events))
+            return;
+        lazy_memory(r.var, r.group, t, want, e);
+    }
+    [[gnu::noinline]] void on_sync(const Event& e, NetThread t); // every op but r and w
+    void eager_memory(VarIx v, NetThread t, const Event& e);
+    void lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t want, const Event& e);
+    // Counts a violation of v; true when it is to be recorded (the first, or every one with
+    // report_all).
+    bool count_violation(VarIx v);
+    void record(EnforceViolation viol, VarIx v);
+
+    // Collects the subscriptions of one key into `gathered` (fork and join ops look up several
+    // keys).
+    void lookup(MechIx mech, NetThread t, Role role) {
+        const auto found = index.find(mech, t, role);
+        gathered.insert(gathered.end(), found.begin(), found.end());
+    }
+    void step(const Subscription& sub) {
+        if (sub.is_group())
+            group_step(sub.group(), groups.rules(sub));
+        else
+            sync_step(sub.var(), markings.transitions(sub));
+    }
+    void group_step(GroupIx g, std::span<const enforce::ReachRule> rules) {
+        ++stats.variable_visits;
+        stats.candidate_updates += groups.step(g, rules, stats.events);
+    }
+    void sync_step(VarIx v, std::span<const enforce::TransitionIx> trs) {
+        ++stats.variable_visits;
+        if (!markings.sync_step(v, trs, shapes))
+            return;
+        ++stats.candidate_updates;
+        stats.max_candidates =
+            std::max<std::uint64_t>(stats.max_candidates, markings.candidates(v).count());
+    }
+    void apply_gathered();
+    // The current candidates of v (materialized for a OneTokenGroups variable into `scratch`).
+    const enforce::CandidateSet& candidates(VarIx v, enforce::CandidateSet& scratch) const;
+};
+
+} // namespace sfg

@@ -1,0 +1,57 @@
+#include "name_resolver.hpp"
+
+#include <algorithm>
+
+namespace sfg::enforce {
+
+namespace {
+// Grows `map` to cover `id` (and the table), new entries `fill`.
+template <class T>
+T& slot_for(std::vector<T>& map, std::size_t table_size, ObjId id, T fill) {
+    if (id >= map.size())
+        map.resize(std::max<std::size_t>(std::size_t{id} + 1, table_size), fill);
+    return map[id];
+}
+} // namespace
+
+void NameResolver::reset(const Symbols* s) {
+    syms_ = s;
+    threads_.clear();
+    vars_map_.clear();
+    locks_.clear();
+    volatiles_.clear();
+    barriers_.clear();
+}
+
+NetThread NameResolver::thread_slow(ThreadId t) {
+    if (t == no_object || t >= syms_->threads.size())
+        return NetThread::none();
+    NetThread& g = slot_for(threads_, syms_->threads.size(), t, unresolved<NetThread>);
+    if (g == unresolved<NetThread>)
+        g = names_.find_thread(syms_->threads.name(t));
+    return g;
+}
+
+VarRef NameResolver::var_slow(ObjId x) {
+    if (x == no_object || x >= syms_->vars.size())
+        return {};
+    VarRef& r =
+        slot_for(vars_map_, syms_->vars.size(), x, VarRef{unresolved<VarIx>, GroupIx::none()});
+    if (r.var == unresolved<VarIx>) {
+        r.var = vars_.find(syms_->vars.name(x));
+        r.group = r.var.valid() ? vars_.list[r.var].group : GroupIx::none();
+    }
+    return r;
+}
+
+MechIx NameResolver::mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, ObjId id) {
+    const SymbolTable& table = syms_->names(op.space);
+    if (id == no_object || id >= table.size())
+        return MechIx::none();
+    MechIx& m = slot_for(map, table.size(), id, unresolved<MechIx>);
+    if (m == unresolved<MechIx>)
+        m = names_.find_mechanism(mechanism_key(op.mech, std::string(table.name(id))));
+    return m;
+}
+
+} // namespace sfg::enforce

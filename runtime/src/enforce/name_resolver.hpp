@@ -1,0 +1,69 @@
+// Trace ids -> the enforcer's ids, by name (enforce.hpp: the nets' threads and mechanisms are
+// matched to the trace's by name, lazily): each id is resolved on first sight, then costs one
+// load.
+#pragma once
+
+#include "indices.hpp"
+#include "net_names.hpp"
+#include "variables.hpp"
+
+#include "sfg/runtime/event.hpp"
+#include "sfg/runtime/op.hpp"
+
+#include <vector>
+
+namespace sfg::enforce {
+
+// A trace variable resolved: our variable and its group, read in one load.
+struct VarRef {
+    VarIx var;
+    GroupIx group;
+};
+
+class NameResolver {
+public:
+    NameResolver(const NetNames& names, const Variables& vars) : names_(names), vars_(vars) {}
+
+    // The trace's symbols; a new one forgets every resolution.
+    const Symbols* symbols() const { return syms_; }
+    void reset(const Symbols* s);
+
+    NetThread thread_of(ThreadId t) {
+        if (t < threads_.size()) [[likely]]
+            if (const NetThread g = threads_[t]; g != unresolved<NetThread>) [[likely]]
+                return g;
+        return thread_slow(t);
+    }
+    VarRef var_of(ObjId x) {
+        if (x < vars_map_.size()) [[likely]]
+            if (const VarRef r = vars_map_[x]; r.var != unresolved<VarIx>) [[likely]]
+                return r;
+        return var_slow(x);
+    }
+    // The mechanism a name op's operand names (acq .. bexit: lock, volatile, barrier).
+    MechIx mechanism_of(const OpInfo& op, ObjId id) {
+        std::vector<MechIx>& map = op.mech == MechKind::lock        ? locks_
+                                   : op.mech == MechKind::volatile_ ? volatiles_
+                                                                    : barriers_;
+        return id < map.size() && map[id] != unresolved<MechIx> ? map[id]
+                                                                : mechanism_slow(map, op, id);
+    }
+
+private:
+    // Not yet looked up (distinct from none: looked up, and no net names it).
+    template <class Ix>
+    static constexpr Ix unresolved = Ix(Ix::none_value - 1);
+
+    NetThread thread_slow(ThreadId t);
+    VarRef var_slow(ObjId x);
+    MechIx mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, ObjId id);
+
+    const NetNames& names_;
+    const Variables& vars_;
+    const Symbols* syms_ = nullptr;
+    std::vector<NetThread> threads_;
+    std::vector<MechIx> locks_, volatiles_, barriers_;
+    std::vector<VarRef> vars_map_;
+};
+
+} // namespace sfg::enforce

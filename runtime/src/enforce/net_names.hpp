@@ -1,0 +1,62 @@
+// The threads and mechanisms that the enforcer's nets name, interned: the enforcer's own thread
+// numbering (NetThread) and one slot per mechanism z of an SFG edge (thesis Figure 4.2).
+#pragma once
+
+#include "indices.hpp"
+
+#include "sfg/runtime/net.hpp"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sfg::enforce {
+
+// A mechanism some net mentions, interned by kind and canonical label.
+struct MechanismInfo {
+    MechKind kind = MechKind::lock;
+    std::string name;               // lock, volatile or barrier name
+    NetThread thread;               // fork: the forker t; join: the joiner t
+    std::vector<NetThread> threads; // fork: U; join: S (sorted, distinct)
+    std::string label;              // Mechanism::label()
+};
+
+// The key mechanisms are interned by, from a kind and a label (or a trace's name).
+std::string mechanism_key(MechKind kind, const std::string& label);
+
+class NetNames {
+public:
+    NetThread intern_thread(const std::string& name);
+    MechIx intern_mechanism(const Mechanism& m);
+
+    std::size_t thread_count() const { return thread_names_.size(); }
+    const std::string& thread_name(NetThread t) const { return thread_names_[t]; }
+    NetThread find_thread(const std::string& name) const {
+        auto it = thread_ids_.find(name);
+        return it == thread_ids_.end() ? NetThread::none() : it->second;
+    }
+
+    std::size_t mechanism_count() const { return mechs_.size(); }
+    const MechanismInfo& mechanism(MechIx m) const { return mechs_[m]; }
+    MechIx find_mechanism(const std::string& key) const {
+        auto it = mech_ids_.find(key);
+        return it == mech_ids_.end() ? MechIx::none() : it->second;
+    }
+
+    // The fork/join mechanisms a fork, join or thread end of thread t may be the snd or rcv of
+    // (docs/traces.md).
+    const std::vector<MechIx>& forks_by(NetThread t) const { return fork_by_[t]; }
+    const std::vector<MechIx>& joins_by(NetThread t) const { return join_by_[t]; }
+    const std::vector<MechIx>& joins_with_member(NetThread u) const { return join_member_[u]; }
+
+private:
+    IndexVec<NetThread, std::string> thread_names_;
+    std::unordered_map<std::string, NetThread> thread_ids_;
+    IndexVec<MechIx, MechanismInfo> mechs_;
+    std::unordered_map<std::string, MechIx> mech_ids_;     // mechanism_key -> slot
+    IndexVec<NetThread, std::vector<MechIx>> fork_by_;     // forker -> fork(t -> U) slots
+    IndexVec<NetThread, std::vector<MechIx>> join_by_;     // joiner -> join(S -> t) slots
+    IndexVec<NetThread, std::vector<MechIx>> join_member_; // u -> join(S -> t) slots, u in S
+};
+
+} // namespace sfg::enforce

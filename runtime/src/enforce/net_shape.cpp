@@ -1,0 +1,274 @@
+#include "net_shape.hpp"
+
+#include <algorithm>
+
+namespace sfg::enforce {
+
+namespace {
+
+void append_key(std::string& key, std::int64_t v) {
+    key += std::to_string(v);
+    key += ',';
+}
+
+// The structure of a net without its mechanisms: nets with equal keys share a NetShape.
+std::string structural_key(const Net& net) {
+    std::string key;
+    for (const AccessMode& a : net.modes) {
+        key += a.kind == ModeKind::EX ? "E" : "R";
+        for (const std::string& t : a.threads)
+            key += t + ",";
+        key += ';';
+    }
+    key += '|';
+    for (const ModeEdge& e : net.edges) {
+        append_key(key, e.from);
+        append_key(key, e.to);
+    }
+    key += '|';
+    for (const Place& p : net.places) {
+        append_key(key, static_cast<int>(p.kind));
+        key += p.thread + ",";
+        append_key(key, p.mode);
+        append_key(key, p.edge);
+    }
+    key += '|';
+    for (const Transition& r : net.transitions) {
+        append_key(key, static_cast<int>(r.kind));
+        key += r.thread + ",";
+        append_key(key, r.edge);
+        for (int p : r.pre)
+            append_key(key, p);
+        key += '>';
+        for (int p : r.post)
+            append_key(key, p);
+        key += ';';
+    }
+    key += '|';
+    for (const Marking& m : net.initial_markings) {
+        for (int p : m)
+            append_key(key, p);
+        key += ';';
+    }
+    return key;
+}
+
+bool contains(std::span<const PlaceIx> m, PlaceIx p) {
+    for (PlaceIx q : m) // markings hold one token per thread (Lemma 4.3.10): tiny
+        if (q == p)
+            return true;
+    return false;
+}
+
+// out = (m \ •r) ∪ r•, sorted.
+void fire_one(const NetShape& s, std::span<const PlaceIx> m, TransitionIx r,
+              std::vector<PlaceIx>& out) {
+    out.clear();
+    const auto pre = s.pre(r);
+    for (PlaceIx p : m)
+        if (std::find(pre.begin(), pre.end(), p) == pre.end())
+            out.push_back(p);
+    const auto post = s.post(r);
+    out.insert(out.end(), post.begin(), post.end());
+    std::sort(out.begin(), out.end());
+}
+
+// Decides whether a shape can be simulated by OneTokenGroups and lays out its rows and columns:
+// every mode has one thread, every initial marking is one Acc place, and every snd (rcv)
+// transition takes one Acc (PreRcv) place to one PreRcv (Acc) place, [SYNC] included, so one op
+// never fires two transitions in a row.
+void find_one_token(NetShape& s) {
+    const Net& net = s.net;
+    const std::size_t np = net.places.size();
+    s.place_row.assign(np, NetShape::no_row);
+    s.is_column.assign(np, 0);
+    bool one = !net.modes.empty();
+    for (const auto& threads : s.mode_threads)
+        one = one && threads.size() == 1;
+    for (PlaceIx p : s.place_row.indices()) {
+        if (!one)
+            break;
+        if (net.places[p.ix()].kind == PlaceKind::Acc && s.acc_thread[p].valid()) {
+            s.place_row[p] = static_cast<std::uint32_t>(s.row_place.size());
+            s.row_place.push_back(p);
+        }
+        if (net.places[p.ix()].kind != PlaceKind::PostSnd) {
+            s.is_column[p] = 1;
+            s.col_place.push_back(p);
+        }
+    }
+    one = one && s.row_place.size() <= 64;
+    for (const auto& m : s.initial)
+        one = one && m.size() == 1 && s.place_row[m[0]] != NetShape::no_row;
+    for (TransitionIx r : s.single_next.indices()) {
+        if (!one)
+            break;
+        const Transition& t = net.transitions[r.ix()];
+        if (t.kind == TransitionKind::sync)
+            continue;
+        const auto pre = s.pre(r);
+        const PlaceIx q = s.single_next[r];
+        if (pre.size() != 1 || !q.valid()) {
+            one = false;
+            break;
+        }
+        const PlaceKind from = net.places[pre[0].ix()].kind, to = net.places[q.ix()].kind;
+        one = t.kind == TransitionKind::snd ? from == PlaceKind::Acc && to == PlaceKind::PreRcv
+                                            : from == PlaceKind::PreRcv && to == PlaceKind::Acc &&
+                                                  s.place_row[q] != NetShape::no_row;
+        one = one && s.is_column[pre[0]] && s.is_column[q];
+    }
+    if (!one) {
+        s.row_place.clear();
+        s.col_place.clear();
+        return;
+    }
+    s.one_token = true;
+    for (std::size_t row = 0; row < s.row_place.size(); ++row) {
+        const PlaceIx p = s.row_place[row];
+        const NetThread t = s.acc_thread[p];
+        if (s.permit_read.size() <= t.ix()) {
+            s.permit_read.resize(t.ix() + 1, 0);
+            s.permit_write.resize(t.ix() + 1, 0);
+        }
+        s.permit_read[t] |= std::uint64_t{1} << row;
+        if (s.acc_ex[p])
+            s.permit_write[t] |= std::uint64_t{1} << row;
+    }
+    for (const auto& m : s.initial)
+        s.initial_rows |= std::uint64_t{1} << s.place_row[m[0]];
+}
+
+} // namespace
+
+bool NetShape::permits(ModeIx a, NetThread t, bool write) const {
+    if (write && net.modes[a.ix()].kind != ModeKind::EX)
+        return false;
+    const auto& threads = mode_threads[a];
+    return std::find(threads.begin(), threads.end(), t) != threads.end();
+}
+
+ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
+    auto [it, inserted] = ids_.try_emplace(structural_key(net), shapes_.next_index());
+    if (!inserted)
+        return it->second;
+
+    NetShape s;
+    s.net = net;
+    const std::size_t np = net.places.size(), nm = net.modes.size(), nr = net.transitions.size();
+    s.place_thread.resize(np);
+    s.acc_thread.assign(np, NetThread::none());
+    s.acc_ex.assign(np, 0);
+    s.place_mode.assign(np, ModeIx::none());
+    s.place_syncs.resize(np);
+    s.mode_acc.resize(nm);
+    s.mode_threads.resize(nm);
+    for (ModeIx a : s.mode_threads.indices())
+        for (const std::string& t : net.modes[a.ix()].threads)
+            s.mode_threads[a].push_back(names.intern_thread(t));
+    for (PlaceIx p : s.place_thread.indices()) {
+        const Place& pl = net.places[p.ix()];
+        s.place_thread[p] = names.intern_thread(pl.thread);
+        const auto edge_mode = [&](int ModeEdge::*end) {
+            return pl.edge >= 0 && std::size_t(pl.edge) < net.edges.size()
+                       ? ModeIx::at(net.edges[std::size_t(pl.edge)].*end)
+                       : ModeIx::none();
+        };
+        switch (pl.kind) {
+        case PlaceKind::Acc:
+            s.place_mode[p] = ModeIx::at(pl.mode); // -1: none
+            if (pl.mode >= 0 && std::size_t(pl.mode) < nm) {
+                s.acc_thread[p] = s.place_thread[p];
+                s.acc_ex[p] = net.modes[std::size_t(pl.mode)].kind == ModeKind::EX;
+                s.mode_acc[ModeIx::at(pl.mode)].push_back(p);
+            }
+            break;
+        case PlaceKind::PostSnd: // Q(a) for a -z-> b
+            s.place_mode[p] = edge_mode(&ModeEdge::from);
+            break;
+        case PlaceKind::PreRcv: // Q(b) for a -z-> b
+            s.place_mode[p] = edge_mode(&ModeEdge::to);
+            break;
+        }
+    }
+    s.tr_off.push_back(0);
+    for (std::size_t r = 0; r < nr; ++r) {
+        const Transition& t = net.transitions[r];
+        for (int p : t.pre)
+            s.tr_places.push_back(PlaceIx::at(p));
+        s.tr_mid.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
+        for (int p : t.post)
+            s.tr_places.push_back(PlaceIx::at(p));
+        s.tr_off.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
+        if (t.kind == TransitionKind::sync)
+            for (int p : t.pre)
+                s.place_syncs[PlaceIx::at(p)].push_back(TransitionIx::at(r));
+    }
+    s.single_next.assign(nr, PlaceIx::none());
+    for (TransitionIx r : s.single_next.indices()) {
+        const auto pre = s.pre(r);
+        if (net.transitions[r.ix()].kind == TransitionKind::sync || pre.size() != 1 ||
+            !enabled(s, pre, r))
+            continue;
+        std::vector<PlaceIx> out, tmp;
+        fire_closed(s, pre, r, out, tmp);
+        if (out.size() == 1)
+            s.single_next[r] = out[0];
+    }
+    // Mode labels, disambiguated by index when a discipline has two modes with the same label
+    // (e.g. the two copies of tl in [tl]^m ▷^n [tl]^n).
+    for (std::size_t a = 0; a < nm; ++a) {
+        std::string label = net.modes[a].label();
+        std::size_t same = 0;
+        for (const AccessMode& b : net.modes)
+            same += b.label() == label;
+        s.mode_labels.push_back(same > 1 ? label + "#" + std::to_string(a) : label);
+    }
+    for (const Marking& m : net.initial_markings) {
+        std::vector<PlaceIx> v;
+        for (int p : m)
+            v.push_back(PlaceIx::at(p));
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        if (std::find(s.initial.begin(), s.initial.end(), v) == s.initial.end())
+            s.initial.push_back(std::move(v));
+    }
+    find_one_token(s);
+    shapes_.push_back(std::move(s));
+    return it->second;
+}
+
+bool enabled(const NetShape& s, std::span<const PlaceIx> m, TransitionIx r) {
+    for (PlaceIx p : s.pre(r))
+        if (!contains(m, p))
+            return false;
+    for (PlaceIx p : s.post(r))
+        if (contains(m, p))
+            return false;
+    return true;
+}
+
+void fire_closed(const NetShape& s, std::span<const PlaceIx> m, TransitionIx r,
+                 std::vector<PlaceIx>& out, std::vector<PlaceIx>& tmp) {
+    fire_one(s, m, r, out);
+    // [SYNC]: a sync transition can only become enabled through a place just marked. In nets
+    // of Figure 4.11 at most one fires (its post-set is PreRcv places, which enable no sync), but
+    // iterate to a fixed point anyway.
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (PlaceIx p : out) {
+            for (TransitionIx sy : s.place_syncs[p]) {
+                if (enabled(s, out, sy)) {
+                    fire_one(s, out, sy, tmp);
+                    out.swap(tmp);
+                    changed = true;
+                    break;
+                }
+            }
+            if (changed)
+                break;
+        }
+    }
+}
+
+} // namespace sfg::enforce

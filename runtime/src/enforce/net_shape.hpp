@@ -1,0 +1,83 @@
+// Net preprocessing: a variable's Petri net N(G) (thesis Figure 4.11) as the tables the
+// simulation reads, with the identity of its mechanisms abstracted away, and the marking
+// operations of the firing rule (§4.3.1).
+#pragma once
+
+#include "indices.hpp"
+#include "net_names.hpp"
+
+#include "sfg/runtime/net.hpp"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sfg::enforce {
+
+// Variables whose nets differ only in which lock (volatile, ...) they use share one NetShape.
+// Places, transitions and modes are indexed as in the net.
+struct NetShape {
+    Net net;                                      // a representative (labels, edges' from/to)
+    IndexVec<PlaceIx, NetThread> place_thread;    // Pid(p)
+    IndexVec<PlaceIx, NetThread> acc_thread;      // Acc[t:a]: t; other places: none
+    IndexVec<PlaceIx, std::uint8_t> acc_ex;       // Acc[t:a] with a = EX(t)
+    IndexVec<PlaceIx, ModeIx> place_mode;         // the mode b with p in Q(b) (Definition 4.3.6)
+    IndexVec<TransitionIx, std::uint32_t> tr_off; // transition r: pre [tr_off[r], tr_mid[r]),
+    IndexVec<TransitionIx, std::uint32_t> tr_mid; //               post [tr_mid[r], tr_off[r + 1])
+    std::vector<PlaceIx> tr_places;
+    IndexVec<PlaceIx, std::vector<TransitionIx>> place_syncs; // sync transitions with p in •r
+    // Fast path for one-token markings (every mode of a lock or volatile discipline has one
+    // thread): single_next[r] = q when firing r on {•r} and closing under [SYNC] gives {q};
+    // none when r's pre-set or the result is not a single place.
+    IndexVec<TransitionIx, PlaceIx> single_next;
+    IndexVec<ModeIx, std::vector<PlaceIx>> mode_acc;       // P(a), sorted
+    IndexVec<ModeIx, std::vector<NetThread>> mode_threads; // Tid(a)
+    IndexVec<ModeIx, std::string> mode_labels;             // "EX(t0)", "EX(t0)#3" when ambiguous
+    std::vector<std::vector<PlaceIx>> initial;             // M0, sorted, distinct
+
+    // One-token shapes: every mode has one thread and every initial marking one place, so every
+    // reachable marking is one place (Lemma 4.3.10) and a candidate set is a set of places. Their
+    // variables are simulated lazily, by OneTokenGroups. Rows: the Acc places, where a
+    // variable's candidates stand after a memory op; columns: every place a candidate can be
+    // (PostSnd places are left at once by [SYNC], so they are not columns).
+    bool one_token = false;
+    IndexVec<PlaceIx, std::uint32_t> place_row; // Acc place -> row (no_row: not a row)
+    std::vector<PlaceIx> row_place;
+    IndexVec<PlaceIx, std::uint8_t> is_column; // a place a candidate can be
+    std::vector<PlaceIx> col_place;
+    IndexVec<NetThread, std::uint64_t> permit_read, permit_write; // rows that permit the access
+    std::uint64_t initial_rows = 0;                               // M0 as rows
+    static constexpr std::uint32_t no_row = 0xffffffffu;
+
+    std::span<const PlaceIx> pre(TransitionIx r) const {
+        return {tr_places.data() + tr_off[r], tr_places.data() + tr_mid[r]};
+    }
+    std::span<const PlaceIx> post(TransitionIx r) const {
+        return {tr_places.data() + tr_mid[r], tr_places.data() + tr_off[TransitionIx(r.v + 1)]};
+    }
+    // Whether mode a permits `write ? w : r` by thread t ([WRITE/READ EXCLUSIVE], [READ SHARED]).
+    bool permits(ModeIx a, NetThread t, bool write) const;
+};
+
+// Interns nets by structure.
+class NetShapes {
+public:
+    ShapeIx intern(const Net& net, NetNames& names);
+    const NetShape& operator[](ShapeIx s) const { return shapes_[s]; }
+
+private:
+    IndexVec<ShapeIx, NetShape> shapes_;
+    std::unordered_map<std::string, ShapeIx> ids_; // structural key -> shape
+};
+
+// Marking operations on sorted place lists (elementary firing rule, thesis §4.3.1).
+bool enabled(const NetShape& s, std::span<const PlaceIx> m, TransitionIx r);
+// Fires r (enabled) on m into out, then fires every sync transition that becomes enabled
+// ([SYNC] as an eager ε-move: the marking before it is •sync, which permits nothing else,
+// Lemma 4.3.10).
+void fire_closed(const NetShape& s, std::span<const PlaceIx> m, TransitionIx r,
+                 std::vector<PlaceIx>& out, std::vector<PlaceIx>& tmp);
+
+} // namespace sfg::enforce

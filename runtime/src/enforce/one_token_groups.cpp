@@ -1,0 +1,238 @@
+#include "one_token_groups.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <tuple>
+
+namespace sfg::enforce {
+
+// Storage columns by partition refinement (as in DFA minimization): two candidate places share
+// a column when the same keys' rules write them from the same columns (and the same own row).
+// Then each key's rules, deduplicated, become the group's subscriptions.
+GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
+                                  std::span<const MechIx> edge_mechs, NetNames& names,
+                                  SyncIndex& index) {
+    std::vector<std::uint32_t> group_key{shape.v};
+    for (MechIx m : edge_mechs)
+        group_key.push_back(m.v);
+    auto [git, fresh] = group_ids_.try_emplace(group_key, groups_.next_index());
+    if (!fresh)
+        return git->second;
+    const GroupIx gi = git->second;
+
+    // Each snd/rcv transition as the move of the one token it makes: from •r to close(r•).
+    const Net& net = s.net;
+    struct TokenMove {
+        std::uint64_t key;
+        PlaceIx from, to;
+    };
+    std::vector<TokenMove> moves;
+    for (std::size_t r = 0; r < net.transitions.size(); ++r) {
+        const Transition& t = net.transitions[r];
+        if (t.kind == TransitionKind::sync || t.edge < 0 || std::size_t(t.edge) >= net.edges.size())
+            continue;
+        const Role role = t.kind == TransitionKind::snd ? Role::snd : Role::rcv;
+        const auto tr = TransitionIx::at(r);
+        moves.push_back(
+            {sync_key(edge_mechs[std::size_t(t.edge)], names.intern_thread(t.thread), role),
+             s.pre(tr)[0], s.single_next[tr]});
+    }
+    // block[p]: p's class in the current partition of the candidate places (no_column: p is
+    // not one).
+    IndexVec<PlaceIx, std::uint32_t> block(net.places.size(), no_column);
+    for (PlaceIx q : s.col_place)
+        block[q] = 0;
+    for (std::size_t blocks = 1;;) {
+        using Sig = std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>>;
+        IndexVec<PlaceIx, Sig> sig(net.places.size());
+        for (const TokenMove& m : moves)
+            sig[m.to].emplace_back(m.key, block[m.from], s.place_row[m.from]);
+        std::map<std::pair<std::uint32_t, Sig>, std::uint32_t> ids;
+        IndexVec<PlaceIx, std::uint32_t> next(net.places.size(), no_column);
+        for (PlaceIx q : s.col_place) {
+            Sig& g = sig[q];
+            std::sort(g.begin(), g.end());
+            g.erase(std::unique(g.begin(), g.end()), g.end());
+            next[q] =
+                ids.try_emplace({block[q], std::move(g)}, static_cast<std::uint32_t>(ids.size()))
+                    .first->second;
+        }
+        std::swap(block, next);
+        if (ids.size() == blocks)
+            break;
+        blocks = ids.size();
+    }
+
+    Group grp;
+    grp.shape = shape;
+    grp.column = block;
+    for (std::uint32_t c : block)
+        if (c != no_column)
+            grp.cols = std::max(grp.cols, c + 1);
+    grp.rows = static_cast<std::uint32_t>(s.row_place.size());
+
+    // Each key's rules, deduplicated. Rules that merge several columns into one (an acq: one
+    // per possible releaser) read instead a summary column, the maximum of those sources, which
+    // is kept current as they grow (Group, summaries): an acq then merges one column, not eight.
+    // Only sources without an own row (PreRcv columns, written by snd ops) are summarized, so no
+    // op both reads a summary and writes one of its members.
+    std::map<std::vector<std::uint32_t>, std::uint32_t> summary_of;
+    std::vector<std::vector<std::uint32_t>> members_of(grp.cols); // column -> its summaries
+    std::sort(moves.begin(), moves.end(),
+              [](const TokenMove& a, const TokenMove& b) { return a.key < b.key; });
+    std::vector<ReachRule> rules;
+    // Rules without an own row first, by destination: the summaries below take runs of them.
+    auto order = [](const ReachRule& r) {
+        return std::tuple(r.own != ReachRule::no_row, r.own, r.dst, r.src);
+    };
+    for (std::size_t i = 0; i < moves.size();) {
+        rules.clear();
+        std::size_t j = i;
+        for (; j < moves.size() && moves[j].key == moves[i].key; ++j) {
+            const ReachRule rule{block[moves[j].from], block[moves[j].to],
+                                 s.place_row[moves[j].from]};
+            if (std::find(rules.begin(), rules.end(), rule) == rules.end())
+                rules.push_back(rule);
+        }
+        std::sort(rules.begin(), rules.end(),
+                  [&](const ReachRule& x, const ReachRule& y) { return order(x) < order(y); });
+        Subscription sub = Subscription::of(gi, static_cast<std::uint32_t>(rules_.size()));
+        for (std::size_t k = 0; k < rules.size();) {
+            std::size_t l = k + 1;
+            while (l < rules.size() && rules[l].own == ReachRule::no_row &&
+                   rules[l].own == rules[k].own && rules[l].dst == rules[k].dst)
+                ++l;
+            if (rules[k].own != ReachRule::no_row || l - k < 3) {
+                rules_.insert(rules_.end(), rules.begin() + static_cast<std::ptrdiff_t>(k),
+                              rules.begin() + static_cast<std::ptrdiff_t>(l));
+                k = l;
+                continue;
+            }
+            std::vector<std::uint32_t> srcs;
+            for (std::size_t r = k; r < l; ++r)
+                srcs.push_back(rules[r].src);
+            auto [it, fresh_summary] = summary_of.try_emplace(srcs, grp.cols);
+            if (fresh_summary) {
+                ++grp.cols;
+                for (std::uint32_t c : srcs)
+                    members_of[c].push_back(it->second);
+            }
+            rules_.push_back({it->second, rules[k].dst, ReachRule::no_row});
+            k = l;
+        }
+        sub.count = static_cast<std::uint32_t>(rules_.size() - sub.begin);
+        index.subscribe(moves[i].key, sub);
+        i = j;
+    }
+    grp.reach_at = reach_pool_.size();
+    reach_pool_.resize(reach_pool_.size() + std::size_t{grp.rows} * grp.cols, 0);
+    grp.u32_at = u32_pool_.size();
+    for (PlaceIx p : s.row_place)
+        u32_pool_.push_back(block[p]);
+    // summary_begin (offsets from the first summary), then the summaries.
+    std::vector<std::uint32_t> summaries;
+    u32_pool_.push_back(0);
+    for (std::uint32_t c = 0; c < grp.cols; ++c) {
+        if (c < members_of.size())
+            summaries.insert(summaries.end(), members_of[c].begin(), members_of[c].end());
+        u32_pool_.push_back(static_cast<std::uint32_t>(summaries.size()));
+    }
+    u32_pool_.insert(u32_pool_.end(), summaries.begin(), summaries.end());
+    groups_.push_back(std::move(grp));
+    index.invalidate();
+    return gi;
+}
+
+void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
+    permit_stride_ = threads;
+    permits_.assign(groups_.size() * 2 * permit_stride_, 0);
+    for (GroupIx g : groups_.indices()) {
+        const NetShape& s = shapes[groups_[g].shape];
+        std::copy(s.permit_read.begin(), s.permit_read.end(),
+                  permits_.begin() + static_cast<std::ptrdiff_t>(g.ix() * 2 * permit_stride_));
+        std::copy(s.permit_write.begin(), s.permit_write.end(),
+                  permits_.begin() +
+                      static_cast<std::ptrdiff_t>((g.ix() * 2 + 1) * permit_stride_));
+    }
+}
+
+void OneTokenGroups::reset(const NetShapes& shapes) {
+    for (VarIx v : lazy_.indices())
+        if (const GroupIx g = var_group_[v]; g.valid())
+            lazy_[v] = {0, shapes[groups_[g].shape].initial_rows};
+    std::fill(reach_pool_.begin(), reach_pool_.end(), 0);
+}
+
+namespace {
+// dst = max(dst, src) over a column, branch-free (which one wins is data, and a branch would
+// mispredict); returns whether dst grew. Times are below 2^63, so the signed compare that AVX2
+// has is exact.
+[[gnu::always_inline]] inline bool
+merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t rows) {
+    std::uint64_t grew = 0;
+    for (std::size_t p = 0; p < rows; ++p) {
+        const auto d = static_cast<std::int64_t>(dst[p]), v = static_cast<std::int64_t>(src[p]);
+        const std::uint64_t take = 0 - static_cast<std::uint64_t>(v > d);
+        grew |= take;
+        dst[p] = (static_cast<std::uint64_t>(v) & take) | (static_cast<std::uint64_t>(d) & ~take);
+    }
+    return grew != 0;
+}
+
+// The rules of one op on one group's table (OneTokenGroups::step); returns whether it changed.
+// One dispatch per op, not per rule.
+// SFG_SIMD (docs/architecture.md): an AVX2 clone beside the default one, chosen at load time;
+// both compile this same loop, the default clone is what builds without SFG_SIMD run.
+#if SFG_SIMD && defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&      \
+    !defined(__SANITIZE_THREAD__)
+[[gnu::target_clones("avx2", "default")]]
+#endif
+bool apply_rules(std::uint64_t* const reach, std::size_t rows,
+                 const std::uint32_t* const summary_begin, const std::uint32_t* const summaries,
+                 std::span<const ReachRule> rules, std::uint64_t now) {
+    bool changed = false;
+    for (const ReachRule& r : rules) {
+        std::uint64_t* dst = reach + std::size_t{r.dst} * rows;
+        bool grew = merge_max(dst, reach + std::size_t{r.src} * rows, rows);
+        if (r.own != ReachRule::no_row) { // p = p': any start before now reaches dst
+            grew |= dst[r.own] != now;
+            dst[r.own] = now;
+        }
+        if (grew) // keep the summaries dst is a member of current
+            for (std::uint32_t k = summary_begin[r.dst]; k < summary_begin[r.dst + 1]; ++k)
+                merge_max(reach + std::size_t{summaries[k]} * rows, dst, rows);
+        changed |= grew;
+    }
+    return changed;
+}
+} // namespace
+
+// For each rule and each row p, reach[p][dst] = max(reach[p][dst], reach[p][src]), and
+// reach[own][dst] = now. No op chains two transitions (snd reads Acc places and writes PreRcv
+// ones, rcv the reverse; NetShape's one-token test checks it, and merged columns keep the two
+// apart), so the order of the rules does not matter.
+bool OneTokenGroups::step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now) {
+    const Group& grp = groups_[g];
+    return apply_rules(reach_of(grp), grp.rows, summary_begin_of(grp),
+                       summary_begin_of(grp) + grp.cols + 1, rules, now);
+}
+
+void OneTokenGroups::materialize(VarIx v, const NetShapes& shapes, CandidateSet& out) const {
+    const LazyVariable& lz = lazy_[v];
+    const Group& grp = groups_[var_group_[v]];
+    const NetShape& s = shapes[grp.shape];
+    out.clear();
+    for (const PlaceIx q : s.col_place) {
+        const std::uint64_t* col = reach_of(grp) + std::size_t{grp.column[q]} * grp.rows;
+        const std::uint32_t qrow = s.place_row[q];
+        bool in = false;
+        for (std::uint64_t rows = lz.rows; rows && !in; rows &= rows - 1) {
+            const auto p = static_cast<std::uint32_t>(std::countr_zero(rows));
+            in = p == qrow || lz.since < col[p];
+        }
+        if (in)
+            out.push(std::span<const PlaceIx>(&q, 1));
+    }
+}
+
+} // namespace sfg::enforce

@@ -1,0 +1,161 @@
+// The lazy engine for one-token variables (docs/enforcement.md, "Many variables without Figure
+// 5.2's linear cost"): variables of one one-token NetShape whose edges carry the same
+// mechanisms see the same sync ops, so one reachability table per group serves them all.
+//
+// A sync op maps each candidate place to itself ([SKIP]) plus at most one successor
+// ([SEND]/[RECEIVE], closed by [SYNC]), so the candidates of a variable whose memory op at time
+// i left it on the places R are, now,
+//     { q | q reachable from some p in R through the sync ops after i },
+// and starting earlier reaches at least as much (skip the ops in between). Hence q is a
+// candidate iff i < reach[p][q] for some p in R (or q = p), where reach[p][q] is the latest
+// time from which p still reaches q: a sync op at time k with transitions p' -> q' sets
+//     reach[p][q'] = max(reach[p][q'], p = p' ? k : reach[p][p']),
+// which costs rows x transitions once per op, however many variables share the group (thesis
+// §5.3's linear cost is gone even for the variables of one lock), and a memory op reads
+// |R| x |permitting places| entries. Times are the enforcer's event count.
+//
+// Columns that the same rules always write from the same sources hold the same values (all start
+// at 0), so they share storage: in [tl]^m, the PreRcv places that one thread's rel(m) fills
+// (one per possible next owner) are one column, and rel(m) updates one column, not eight.
+#pragma once
+
+#include "candidate_markings.hpp"
+#include "indices.hpp"
+#include "net_shape.hpp"
+#include "sync_index.hpp"
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+namespace sfg::enforce {
+
+// One update of a group's table: reach[p][dst] = max(reach[p][dst], reach[p][src]) for every
+// row p, and reach[own][dst] = now when the source is the Acc place of row `own`.
+struct ReachRule {
+    static constexpr std::uint32_t no_row = NetShape::no_row;
+    std::uint32_t src = 0, dst = 0; // storage columns
+    std::uint32_t own = no_row;
+    friend bool operator==(const ReachRule&, const ReachRule&) = default;
+};
+
+// A lazy variable's state, in an array of its own (a memory op reads nothing else of the
+// variable; 16 bytes, so a thousand fit in L1): its candidates as of its last memory op, at time
+// `since`: the places of the rows in `rows`.
+struct alignas(16) LazyVariable {
+    std::uint64_t since = 0;
+    std::uint64_t rows = 0;
+};
+
+class OneTokenGroups {
+public:
+    // The group of a one-token variable with this shape and these edge mechanisms; a new one
+    // gets its storage and subscribes its rules to the index.
+    GroupIx group_for(ShapeIx shape, const NetShape& s, std::span<const MechIx> edge_mechs,
+                      NetNames& names, SyncIndex& index);
+    // The variable at v, the next index: in group g (none: a CandidateMarkings variable).
+    void add_variable(GroupIx g, const NetShape& s, std::uint64_t now) {
+        var_group_.push_back(g);
+        lazy_.push_back(g.valid() ? LazyVariable{now, s.initial_rows} : LazyVariable{});
+    }
+    // Every group's rows permitting each access, by thread (after threads or groups changed).
+    void freeze(const NetShapes& shapes, std::size_t threads);
+    void reset(const NetShapes& shapes);
+
+    std::span<const ReachRule> rules(const Subscription& sub) const {
+        return {rules_.data() + sub.begin, sub.count};
+    }
+    // The rows of group g that permit `write ? w : r` by thread t.
+    std::uint64_t permitting_rows(GroupIx g, NetThread t, bool write) const {
+        return t.valid() ? permits_[(g.ix() * 2 + write) * permit_stride_ + t.ix()] : 0;
+    }
+    // A memory op's fast path: every permitting row is a candidate, so they stay.
+    bool keep_if_all_permit(VarIx v, std::uint64_t want, std::uint64_t now) {
+        LazyVariable& lz = lazy_[v];
+        if (want && (want & ~lz.rows) == 0) {
+            lz.rows = want;
+            lz.since = now;
+            return true;
+        }
+        return false;
+    }
+    // A memory op: keeps the permitting rows reachable from the last memory op's; false: none (a
+    // violation), the state left as it was (for the explanation), then resync().
+    // Inline: the coordinator's memory op is one function, as memory ops are most events.
+    bool memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now);
+    // The re-synchronized state: the permitting rows (docs/enforcement.md); none: unchanged.
+    void resync(VarIx v, std::uint64_t want, std::uint64_t now) {
+        if (want)
+            lazy_[v] = {now, want};
+    }
+    // A sync op's rules on group g at time now; returns whether the table changed.
+    bool step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now);
+    // The candidates of a lazy variable now, as one-place markings.
+    void materialize(VarIx v, const NetShapes& shapes, CandidateSet& out) const;
+
+private:
+    struct Group {
+        ShapeIx shape;
+        std::uint32_t cols = 0;
+        std::uint32_t rows = 0;
+        // The tables every op on the group reads, in two pools in group order (reach_pool_,
+        // u32_pool_), so that a group's state is a few adjacent cache lines and variables
+        // visited in order stream through memory (bench_enforce's round robin):
+        //   reach_pool_[reach_at ..]: reach[p][q] at [column[q] * rows + row(p)], rows x cols
+        //   words;
+        //   u32_pool_[u32_at ..]: the column of each row's own place (rows entries), then
+        //   summary_begin (cols + 1 entries), then the summaries.
+        std::size_t reach_at = 0;
+        std::size_t u32_at = 0;
+        IndexVec<PlaceIx, std::uint32_t> column; // place -> storage column (no_column: none)
+        // Summary columns (after the places' columns; group_for): the maximum of a set of
+        // columns that some op's rules all merge into one destination. Column c is a member of
+        // summaries[summary_begin[c] .. summary_begin[c + 1]), which are merged from c when it
+        // grows.
+    };
+    static constexpr std::uint32_t no_column = 0xffffffffu;
+
+    std::uint64_t* reach_of(const Group& g) { return reach_pool_.data() + g.reach_at; }
+    const std::uint64_t* reach_of(const Group& g) const { return reach_pool_.data() + g.reach_at; }
+    const std::uint32_t* row_column_of(const Group& g) const { return u32_pool_.data() + g.u32_at; }
+    const std::uint32_t* summary_begin_of(const Group& g) const {
+        return u32_pool_.data() + g.u32_at + g.rows;
+    }
+
+    IndexVec<GroupIx, Group> groups_;
+    std::map<std::vector<std::uint32_t>, GroupIx> group_ids_; // shape, edge mechs -> group
+    std::vector<std::uint64_t> reach_pool_;                   // Group::reach_at
+    std::vector<std::uint32_t> u32_pool_;                     // Group::u32_at
+    std::vector<ReachRule> rules_;                            // Subscription ranges
+    IndexVec<VarIx, LazyVariable> lazy_;
+    IndexVec<VarIx, GroupIx> var_group_;
+    // NetShape::permit_read / permit_write of every group, flat: rows permitting an access of
+    // thread t at [(group * 2 + write) * permit_stride_ + t] (every thread is below the stride).
+    std::vector<std::uint64_t> permits_;
+    std::size_t permit_stride_ = 0;
+};
+
+inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now) {
+    LazyVariable& lz = lazy_[v];
+    const Group& grp = groups_[g];
+    std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
+    for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
+        const int q = std::countr_zero(qs);
+        const std::uint64_t* col = reach_of(grp) + std::size_t{row_column_of(grp)[q]} * grp.rows;
+        for (std::uint64_t rows = lz.rows; rows; rows &= rows - 1)
+            if (lz.since < col[std::countr_zero(rows)]) {
+                kept |= std::uint64_t{1} << q;
+                break;
+            }
+    }
+    if (!kept)
+        return false;
+    lz.rows = kept;
+    lz.since = now;
+    return true;
+}
+
+} // namespace sfg::enforce

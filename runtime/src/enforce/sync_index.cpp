@@ -1,0 +1,50 @@
+#include "sync_index.hpp"
+
+#include <algorithm>
+
+namespace sfg::enforce {
+
+void SyncIndex::freeze(std::size_t mechanisms, std::size_t threads) {
+    std::stable_sort(pending_.begin(), pending_.end(),
+                     [](const Pending& a, const Pending& b) { return a.key < b.key; });
+    subs_.clear();
+    keys_.clear();
+    key_begin_.assign(mechanisms + 1, 0);
+    for (std::size_t i = 0; i < pending_.size();) {
+        const auto begin = static_cast<std::uint32_t>(subs_.size());
+        std::size_t j = i;
+        for (; j < pending_.size() && pending_[j].key == pending_[i].key; ++j)
+            subs_.push_back(pending_[j].sub);
+        const auto mech = static_cast<std::size_t>(pending_[i].key >> 32);
+        ++key_begin_[mech + 1];
+        keys_.push_back({static_cast<std::uint32_t>(pending_[i].key), begin,
+                         static_cast<std::uint32_t>(subs_.size())});
+        i = j;
+    }
+    for (std::size_t m = 0; m < mechanisms; ++m)
+        key_begin_[m + 1] += key_begin_[m];
+    // A direct table (mechanism, thread, role) -> key when it is small: a sync op then costs one
+    // load instead of a binary search.
+    stride_ = 2 * threads;
+    dense_.clear();
+    if (mechanisms * stride_ <= (std::size_t{1} << 22)) {
+        dense_.assign(mechanisms * stride_, {});
+        for (std::size_t m = 0; m < mechanisms; ++m)
+            for (std::uint32_t k = key_begin_[m]; k < key_begin_[m + 1]; ++k)
+                dense_[m * stride_ + keys_[k].thread_role] = {keys_[k].sub_begin, keys_[k].sub_end};
+    }
+    dirty_ = false;
+}
+
+std::span<const Subscription> SyncIndex::find_sparse(MechIx mech, NetThread t, Role role) const {
+    const auto want = static_cast<std::uint32_t>(sync_key(mech, t, role));
+    const auto first = keys_.begin() + key_begin_[mech.ix()],
+               last = keys_.begin() + key_begin_[mech.ix() + 1];
+    auto it = std::lower_bound(first, last, want,
+                               [](const Key& k, std::uint32_t w) { return k.thread_role < w; });
+    if (it == last || it->thread_role != want)
+        return {};
+    return {subs_.data() + it->sub_begin, subs_.data() + it->sub_end};
+}
+
+} // namespace sfg::enforce
