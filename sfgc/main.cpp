@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
             return sfgc::run_trace(argc - 1, argv + 1);
         if (argc > 1 && std::strcmp(argv[1], "check") == 0)
             return sfgc::run_check(argc - 1, argv + 1);
+        if (argc > 1 && std::strcmp(argv[1], "compress") == 0)
+            return sfgc::run_compress(argc - 1, argv + 1);
+        if (argc > 1 && std::strcmp(argv[1], "decompress") == 0)
+            return sfgc::run_decompress(argc - 1, argv + 1);
         return sfgc::run_compile(argc, argv);
     } catch (const std::bad_alloc&) {
         // The unwinding freed what the command held, so there is memory to say so.

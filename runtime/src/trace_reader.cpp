@@ -1,6 +1,7 @@
 // The sequential text trace reader (docs/traces.md): the parser (trace_text_parser.hpp) interning
 // into Symbols on first sight and feeding the well-formedness checker directly.
 #include "sfg/runtime/mapped_file.hpp"
+#include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/well_formed.hpp"
 #include "trace_names.hpp"
@@ -67,6 +68,8 @@ TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Ana
     std::string_view name = path == "-" ? std::string_view("<stdin>") : std::string_view(path);
     if (is_binary_trace(f.data()))
         return read_trace_binary(f.data(), name, syms, sink);
+    if (is_slp(f.data())) // a compressed trace (docs/compressed.md): expanded as it streams
+        return read_slp_trace(f.data(), name, syms, sink);
     return read_trace_text_parallel(f.data(), name, syms, sink, options);
 }
 

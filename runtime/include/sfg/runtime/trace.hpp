@@ -78,7 +78,8 @@ TraceResult read_trace_text(std::string_view text, std::string_view file_name, S
                             Analysis& sink);
 TraceResult read_trace_binary(std::string_view bytes, std::string_view file_name, Symbols& syms,
                               Analysis& sink);
-// Reads a file ("-" for standard input), text or binary according to its first bytes.
+// Reads a file ("-" for standard input), text, binary or an SLP (slp.hpp, expanded as it
+// streams) according to its first bytes.
 TraceResult read_trace_file(const std::string& path, Symbols& syms, Analysis& sink);
 // As read_trace_file, with a text trace parsed by `threads` threads (the caller's among them), in
 // chunks of about `chunk_bytes` cut at line starts. Well-formedness checking and the sink run on

@@ -1,0 +1,326 @@
+// The binary SLP form (slp.hpp; byte layout in docs/compressed.md) and the Slp helpers. Every
+// count is checked against the bytes left, so a hostile file cannot make the reader allocate more
+// than a small multiple of its size.
+#include "sfg/runtime/slp.hpp"
+#include "trace_text_parser.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <ostream>
+
+namespace sfg {
+
+namespace {
+
+constexpr std::string_view magic{"SFGSLP1\n", 8};
+// Traces of 2^62 events or more are refused: event numbers stay far from overflow.
+constexpr std::uint64_t max_events = std::uint64_t{1} << 62;
+
+void put_varint(std::string& out, std::uint64_t v) {
+    while (v >= 0x80) {
+        out += static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out += static_cast<char>(v);
+}
+
+class SlpReader {
+public:
+    SlpReader(std::string_view in, std::string_view file, Symbols& syms, Slp& out)
+        : in_(in), file_(file), syms_(syms), out_(out) {}
+
+    std::optional<TraceError> run() {
+        if (!is_slp(in_))
+            return TraceError{std::string(file_), 0, 0, "not an SLP file (bad magic)"};
+        pos_ = magic.size();
+        out_ = Slp{};
+        std::vector<std::uint32_t> ids[namespace_count];
+        for (std::size_t k = 0; k < namespace_count; ++k) {
+            std::uint64_t n = 0;
+            if (!count(n, "name"))
+                return error_;
+            const auto space = static_cast<Namespace>(k);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                std::uint64_t len = 0;
+                start_ = pos_;
+                if (!varint(len))
+                    return error_;
+                if (len > in_.size() - pos_)
+                    return fail("name runs past the end of the file"), error_;
+                const std::string_view name = in_.substr(pos_, len);
+                const bool ok = space == Namespace::location ? text_trace::is_valid_location(name)
+                                : space == Namespace::thread
+                                    ? text_trace::is_valid_thread_name(name)
+                                    : text_trace::is_valid_name(name);
+                if (!ok)
+                    return fail(fmt::format("invalid {} name", to_string(space))), error_;
+                pos_ += len;
+                ids[k].push_back(syms_.names(space).intern(name));
+            }
+        }
+        const auto& threads = ids[static_cast<std::size_t>(Namespace::thread)];
+        // Thread sets: sorted, distinct threads (as Symbols keeps them, mapped to its ids).
+        std::uint64_t nsets = 0;
+        if (!count(nsets, "thread set"))
+            return error_;
+        std::vector<ObjId> set_ids;
+        for (std::uint64_t i = 0; i < nsets; ++i) {
+            std::uint64_t n = 0;
+            start_ = pos_;
+            if (!count(n, "thread"))
+                return error_;
+            if (n == 0)
+                return fail("empty fork/join thread set"), error_;
+            std::vector<ThreadId> set;
+            for (std::uint64_t j = 0; j < n; ++j) {
+                std::uint64_t u = 0;
+                if (!index(u, threads.size(), "thread"))
+                    return error_;
+                set.push_back(threads[u]);
+            }
+            std::sort(set.begin(), set.end());
+            if (std::adjacent_find(set.begin(), set.end()) != set.end())
+                return fail("a thread is listed twice in a fork/join set"), error_;
+            set_ids.push_back(static_cast<ObjId>(syms_.thread_sets.size()));
+            syms_.thread_sets.push_back(std::move(set));
+        }
+        std::uint64_t nterms = 0;
+        if (!count(nterms, "terminal"))
+            return error_;
+        for (std::uint64_t i = 0; i < nterms; ++i) {
+            start_ = pos_;
+            if (pos_ >= in_.size())
+                return fail("truncated terminal"), error_;
+            const auto code = static_cast<unsigned char>(in_[pos_++]);
+            const std::optional<Op> op = op_from_wire(code);
+            if (!op)
+                return fail(fmt::format("unknown op code 0x{:02x}", code)), error_;
+            SlpTerminal t;
+            t.op = *op;
+            std::uint64_t v = 0;
+            if (!index(v, threads.size(), "thread"))
+                return error_;
+            t.thread = threads[v];
+            const OpInfo& info = op_info(*op);
+            if (info.operand == Operand::name) {
+                const auto& table = ids[static_cast<std::size_t>(info.space)];
+                if (!index(v, table.size(), to_string(info.space)))
+                    return error_;
+                t.target = table[v];
+            } else if (info.operand == Operand::thread_set) {
+                if (!index(v, set_ids.size(), "thread set"))
+                    return error_;
+                t.target = set_ids[v];
+            }
+            out_.terminals.push_back(t);
+        }
+        std::uint64_t nrules = 0;
+        if (!count(nrules, "rule"))
+            return error_;
+        if (nrules == 0)
+            return fail("no rule (an SLP has at least its start rule)"), error_;
+        out_.rules.resize(nrules);
+        for (std::uint64_t r = 0; r < nrules; ++r) {
+            std::uint64_t len = 0;
+            start_ = pos_;
+            if (!count(len, "symbol"))
+                return error_;
+            if (len == 0 && !(r == 0 && nrules == 1)) // only the empty trace's start is empty
+                return fail(fmt::format("rule {} is empty", r)), error_;
+            auto& rule = out_.rules[r];
+            rule.reserve(len);
+            for (std::uint64_t i = 0; i < len; ++i) {
+                std::uint64_t s = 0;
+                start_ = pos_;
+                if (!varint(s))
+                    return error_;
+                const std::uint64_t k = s >> 1;
+                if (!(s & 1)) {
+                    if (k >= nterms)
+                        return fail(fmt::format("rule {} refers to terminal {}, out of range "
+                                                "(the file has {} terminals)",
+                                                r, k, nterms)),
+                               error_;
+                    rule.push_back(static_cast<SlpSymbol>(k));
+                } else {
+                    if (k >= nrules)
+                        return fail(fmt::format("rule {} refers to rule {}, out of range (the "
+                                                "file has {} rules)",
+                                                r, k, nrules)),
+                               error_;
+                    if (k <= r)
+                        return fail(fmt::format("rule {} refers to rule {}: a rule may refer "
+                                                "only to later rules (no cycles)",
+                                                r, k)),
+                               error_;
+                    rule.push_back(slp_rule_bit | static_cast<SlpSymbol>(k));
+                }
+            }
+        }
+        if (auto e = out_.compute_lengths())
+            return fail(*e), error_;
+        const auto& locs = ids[static_cast<std::size_t>(Namespace::location)];
+        std::uint64_t nlocs = 0;
+        if (!count(nlocs, "location"))
+            return error_;
+        std::uint64_t event = 0;
+        for (std::uint64_t i = 0; i < nlocs; ++i) {
+            std::uint64_t gap = 0, loc = 0;
+            start_ = pos_;
+            if (!varint(gap))
+                return error_;
+            if (gap == 0 || gap > out_.events() - event)
+                return fail("location of an event out of range"), error_;
+            event += gap;
+            if (!index(loc, locs.size(), "location"))
+                return error_;
+            out_.locations.emplace_back(event, locs[loc]);
+        }
+        if (pos_ != in_.size())
+            return fail("trailing bytes after the locations"), error_;
+        return std::nullopt;
+    }
+
+private:
+    bool fail(const std::string& msg) {
+        if (!error_)
+            error_ = TraceError{std::string(file_), 0, 0,
+                                fmt::format("byte offset {}: {}", start_, msg)};
+        return false;
+    }
+    bool varint(std::uint64_t& v) {
+        v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (pos_ >= in_.size())
+                return fail("truncated file");
+            const auto b = static_cast<unsigned char>(in_[pos_++]);
+            if (shift == 63 && b > 1)
+                return fail("varint out of range");
+            v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                return true;
+        }
+        return fail("varint out of range");
+    }
+    // A count of items that take at least one byte each: no more than the bytes left.
+    bool count(std::uint64_t& n, const char* what) {
+        start_ = pos_;
+        if (!varint(n))
+            return false;
+        if (n > in_.size() - pos_)
+            return fail(fmt::format("{} count {} exceeds the file's size", what, n));
+        return true;
+    }
+    bool index(std::uint64_t& v, std::size_t size, const char* what) {
+        if (!varint(v))
+            return false;
+        if (v >= size)
+            return fail(fmt::format("{} id {} out of range", what, v));
+        return true;
+    }
+
+    std::string_view in_;
+    std::string_view file_;
+    Symbols& syms_;
+    Slp& out_;
+    std::size_t pos_ = 0, start_ = 0;
+    std::optional<TraceError> error_;
+};
+
+} // namespace
+
+std::optional<std::string> Slp::compute_lengths() {
+    lengths.assign(rules.size(), 0);
+    // Rules refer only to later rules: from the last to the first, every reference is known.
+    for (std::size_t r = rules.size(); r-- > 0;) {
+        if (rules[r].empty() && !(r == 0 && rules.size() == 1))
+            return fmt::format("rule {} is empty", r);
+        std::uint64_t n = 0;
+        for (SlpSymbol s : rules[r]) {
+            std::uint64_t k = 1;
+            if (slp_is_rule(s)) {
+                if (slp_index(s) <= r || slp_index(s) >= rules.size())
+                    return fmt::format("rule {} refers to rule {}: a rule may refer only to "
+                                       "later rules",
+                                       r, slp_index(s));
+                k = lengths[slp_index(s)];
+            } else if (s >= terminals.size()) {
+                return fmt::format("rule {} refers to terminal {}, out of range", r, s);
+            }
+            n += k;
+            if (n >= max_events)
+                return fmt::format("rule {} generates 2^62 events or more", r);
+        }
+        lengths[r] = n;
+    }
+    return std::nullopt;
+}
+
+ObjId Slp::location_of(std::uint64_t number) const {
+    auto it = std::lower_bound(locations.begin(), locations.end(),
+                               std::pair<std::uint64_t, ObjId>{number, 0});
+    return it != locations.end() && it->first == number ? it->second : no_object;
+}
+
+std::uint64_t Slp::size() const {
+    std::uint64_t n = 0;
+    for (const auto& r : rules)
+        n += r.size();
+    return n;
+}
+
+bool is_slp(std::string_view bytes) {
+    return bytes.substr(0, magic.size()) == magic;
+}
+
+std::optional<TraceError> read_slp(std::string_view bytes, std::string_view file_name,
+                                   Symbols& syms, Slp& out) {
+    return SlpReader(bytes, file_name, syms, out).run();
+}
+
+void write_slp(std::ostream& out, const Slp& slp, const Symbols& syms) {
+    std::string buf(magic);
+    for (std::size_t k = 0; k < namespace_count; ++k) {
+        const SymbolTable& t = syms.names(static_cast<Namespace>(k));
+        put_varint(buf, t.size());
+        for (std::uint32_t i = 0; i < t.size(); ++i) {
+            put_varint(buf, t.name(i).size());
+            buf += t.name(i);
+        }
+    }
+    put_varint(buf, syms.thread_sets.size());
+    for (const auto& set : syms.thread_sets) {
+        put_varint(buf, set.size());
+        for (ThreadId u : set)
+            put_varint(buf, u);
+    }
+    put_varint(buf, slp.terminals.size());
+    for (const SlpTerminal& t : slp.terminals) {
+        buf += static_cast<char>(op_info(t.op).wire);
+        put_varint(buf, t.thread);
+        if (op_info(t.op).operand == Operand::name || op_info(t.op).operand == Operand::thread_set)
+            put_varint(buf, t.target);
+    }
+    put_varint(buf, slp.rules.size());
+    for (const auto& rule : slp.rules) {
+        put_varint(buf, rule.size());
+        for (SlpSymbol s : rule)
+            put_varint(buf,
+                       slp_is_rule(s) ? std::uint64_t{slp_index(s)} * 2 + 1 : std::uint64_t{s} * 2);
+        if (buf.size() >= (1u << 16)) {
+            out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+            buf.clear();
+        }
+    }
+    put_varint(buf, slp.locations.size());
+    std::uint64_t event = 0;
+    for (const auto& [number, loc] : slp.locations) {
+        put_varint(buf, number - event);
+        put_varint(buf, loc);
+        event = number;
+    }
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    out.flush();
+}
+
+} // namespace sfg

@@ -1,0 +1,153 @@
+// `sfgc compress TRACE -o OUT.slp [--algorithm sequitur|repair] [--stats]` and
+// `sfgc decompress IN.slp -o TRACE [--format text|binary]` (docs/compressed.md): a trace as a
+// straight-line program and back.
+#include "commands.hpp"
+#include "options.hpp"
+
+#include "sfg/runtime/mapped_file.hpp"
+#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/trace.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace sfgc {
+
+namespace {
+
+int parse(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    return -1;
+}
+
+// Opens `path` for writing ("-": standard output); prints the error and returns nullptr.
+std::ostream* open_output(const std::string& path, std::ofstream& file) {
+    if (path == "-")
+        return &std::cout;
+    file.open(path, std::ios::binary);
+    if (!file) {
+        fmt::print(stderr, "{}: error: cannot write the file\n", path);
+        return nullptr;
+    }
+    return &file;
+}
+
+} // namespace
+
+int run_compress(int argc, char** argv) {
+    CLI::App app{"sfgc compress: write a trace (text, binary or SLP) as a straight-line program, "
+                 "a grammar that generates exactly the trace (docs/compressed.md); `sfgc trace` "
+                 "analyses it as it is.\nExit status: 0 done, 2 bad input or usage.",
+                 "sfgc compress"};
+    std::string file, out_path, algorithm = "sequitur";
+    bool stats = false;
+    app.add_option("TRACE", file, "the trace ('-' for standard input)")->required();
+    app.add_option("-o,--output", out_path, "the SLP file to write ('-': standard output)")
+        ->required();
+    app.add_option("--algorithm", algorithm,
+                   "sequitur (default: online, linear; the SLP paper's) or repair (offline, "
+                   "often smaller)")
+        ->check(CLI::IsMember({"sequitur", "repair"}));
+    app.add_flag("--stats", stats,
+                 "print events, grammar size, compression ratio and speed on standard error");
+    std::uint64_t max_memory = default_max_memory_mib;
+    add_memory_option(app, max_memory);
+    if (int code = parse(app, argc, argv); code >= 0)
+        return code;
+    apply_memory_limit(max_memory);
+
+    const auto start = std::chrono::steady_clock::now();
+    sfg::Symbols syms;
+    sfg::Slp slp;
+    sfg::TraceResult r = sfg::compress_trace_file(
+        file, algorithm == "repair" ? sfg::SlpAlgorithm::repair : sfg::SlpAlgorithm::sequitur, syms,
+        slp);
+    if (!r.ok()) {
+        fmt::print(stderr, "{}\n", r.error->to_string());
+        return 2;
+    }
+    std::ofstream f;
+    std::ostream* out = open_output(out_path, f);
+    if (!out)
+        return 2;
+    sfg::write_slp(*out, slp, syms);
+    if (!*out) {
+        fmt::print(stderr, "{}: error: cannot write the file\n", out_path);
+        return 2;
+    }
+    if (stats) {
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const std::uint64_t size = std::max<std::uint64_t>(slp.size(), 1);
+        fmt::print(stderr,
+                   "{} events, {} terminals, {} rules, grammar size {}, ratio {:.2f}, "
+                   "{:.3f} s ({:.0f} events/s)\n",
+                   slp.events(), slp.terminals.size(), slp.rules.size(), slp.size(),
+                   static_cast<double>(slp.events()) / static_cast<double>(size), s,
+                   s > 0 ? static_cast<double>(slp.events()) / s : 0.0);
+    }
+    return 0;
+}
+
+int run_decompress(int argc, char** argv) {
+    CLI::App app{"sfgc decompress: the trace a straight-line program generates "
+                 "(docs/compressed.md): the same events, order, names and locations.\nExit "
+                 "status: 0 done, 2 bad input or usage.",
+                 "sfgc decompress"};
+    std::string file, out_path, format = "text";
+    app.add_option("SLP", file, "the SLP file ('-' for standard input)")->required();
+    app.add_option("-o,--output", out_path, "the trace to write ('-': standard output)")
+        ->required();
+    app.add_option("--format", format, "text (default) or binary (docs/traces.md)")
+        ->check(CLI::IsMember({"text", "binary"}));
+    std::uint64_t max_memory = default_max_memory_mib;
+    add_memory_option(app, max_memory);
+    if (int code = parse(app, argc, argv); code >= 0)
+        return code;
+    apply_memory_limit(max_memory);
+
+    sfg::MappedFile in;
+    if (!in.open(file)) {
+        fmt::print(stderr, "{}: error: cannot read the file: {}\n", file, in.error());
+        return 2;
+    }
+    const std::string name = file == "-" ? "<stdin>" : file;
+    sfg::Symbols syms;
+    sfg::Slp slp;
+    if (auto e = sfg::read_slp(in.data(), name, syms, slp)) {
+        fmt::print(stderr, "{}\n", e->to_string());
+        return 2;
+    }
+    std::ofstream f;
+    std::ostream* out = open_output(out_path, f);
+    if (!out)
+        return 2;
+    std::unique_ptr<sfg::Analysis> writer;
+    if (format == "binary")
+        writer = std::make_unique<sfg::BinaryTraceWriter>(*out);
+    else
+        writer = std::make_unique<sfg::TextTraceWriter>(*out);
+    sfg::TraceResult r = sfg::expand_slp(slp, name, syms, *writer);
+    writer->finish(syms);
+    if (!r.ok()) {
+        fmt::print(stderr, "{}\n", r.error->to_string());
+        return 2;
+    }
+    if (!*out) {
+        fmt::print(stderr, "{}: error: cannot write the file\n", out_path);
+        return 2;
+    }
+    return 0;
+}
+
+} // namespace sfgc
