@@ -8,7 +8,9 @@
 
 #include "sfg/compiler/compile.hpp"
 #include "sfg/runtime/analyses.hpp"
+#include "sfg/runtime/mapped_file.hpp"
 #include "sfg/runtime/report.hpp"
+#include "sfg/runtime/slp_analyses.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <CLI/CLI.hpp>
@@ -16,6 +18,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -37,6 +40,17 @@ unsigned reading_threads(const std::string& threads, const std::string& file) {
     if (ec || size < (1u << 20))
         return 1;
     return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+}
+
+// Whether `file` is an SLP (docs/compressed.md), by its magic bytes; standard input is read as
+// a trace (an SLP there is expanded as it streams).
+bool is_slp_file(const std::string& file) {
+    if (file == "-")
+        return false;
+    std::ifstream in(file, std::ios::binary);
+    char head[8] = {};
+    in.read(head, sizeof head);
+    return sfg::is_slp(std::string_view(head, static_cast<std::size_t>(in.gcount())));
 }
 
 } // namespace
@@ -133,30 +147,71 @@ int run_trace(int argc, char** argv) {
         selected.push_back(std::move(a));
     }
 
-    // One pass: the analyses see each event as it is read.
+    // One pass: the analyses see each event as it is read. An SLP: `hb` and `eraser` run on the
+    // grammar (slp_analyses.hpp), the others on its expansion.
     sfg::Symbols syms;
-    // One analysis takes the events directly: one virtual call an event fewer.
-    sfg::Analysis& sink = selected.size() == 1 ? selected.front()->analysis() : fanout;
-    sfg::TraceResult read =
-        sfg::read_trace_file_parallel(file, syms, sink, {reading_threads(threads, file)});
-    if (!read.ok()) {
-        fmt::print(stderr, "{}\n", read.error->to_string());
-        return 2;
-    }
-    sink.finish(syms);
-
     std::vector<sfg::AnalysisReport> reports;
+    std::uint64_t events = 0;
     bool found = false;
-    for (const auto& a : selected) {
-        reports.push_back(a->report(syms));
-        if (a->info().counts_as_finding && !reports.back().findings.empty())
-            found = true;
+    if (is_slp_file(file)) {
+        sfg::MappedFile in;
+        if (!in.open(file)) {
+            fmt::print(stderr, "{}: error: cannot read the trace: {}\n", file, in.error());
+            return 2;
+        }
+        sfg::Slp slp;
+        std::optional<sfg::TraceError> error = sfg::read_slp(in.data(), file, syms, slp);
+        if (!error)
+            error = sfg::check_slp_well_formed(slp, file, syms);
+        if (error) {
+            fmt::print(stderr, "{}\n", error->to_string());
+            return 2;
+        }
+        sfg::Fanout streamed;
+        bool any_streamed = false;
+        for (const auto& a : selected)
+            if (!sfg::runs_on_grammar(a->info().name)) {
+                streamed.add(a->analysis());
+                any_streamed = true;
+            }
+        if (any_streamed) {
+            sfg::TraceResult read = sfg::expand_slp(slp, file, syms, streamed);
+            if (!read.ok()) {
+                fmt::print(stderr, "{}\n", read.error->to_string());
+                return 2;
+            }
+            streamed.finish(syms);
+        }
+        events = slp.events();
+        for (const auto& a : selected) {
+            const std::string_view name = a->info().name;
+            reports.push_back(sfg::runs_on_grammar(name)
+                                  ? sfg::AnalysisReport{std::string(name), a->info().kind,
+                                                        sfg::grammar_findings(name, slp, syms)}
+                                  : a->report(syms));
+        }
+    } else {
+        // One analysis takes the events directly: one virtual call an event fewer.
+        sfg::Analysis& sink = selected.size() == 1 ? selected.front()->analysis() : fanout;
+        sfg::TraceResult read =
+            sfg::read_trace_file_parallel(file, syms, sink, {reading_threads(threads, file)});
+        if (!read.ok()) {
+            fmt::print(stderr, "{}\n", read.error->to_string());
+            return 2;
+        }
+        sink.finish(syms);
+        events = read.events;
+        for (const auto& a : selected)
+            reports.push_back(a->report(syms));
     }
+    for (std::size_t i = 0; i < selected.size(); ++i)
+        if (selected[i]->info().counts_as_finding && !reports[i].findings.empty())
+            found = true;
     if (format == "json")
-        sfg::write_json_report(std::cout, reports, syms, read.events, max_reports);
+        sfg::write_json_report(std::cout, reports, syms, events, max_reports);
     else
-        sfg::print_text_report(std::cout, reports, syms, file == "-" ? "<stdin>" : file,
-                               read.events, max_reports);
+        sfg::print_text_report(std::cout, reports, syms, file == "-" ? "<stdin>" : file, events,
+                               max_reports);
     std::cout.flush();
     return found ? 1 : 0;
 }

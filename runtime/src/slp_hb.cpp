@@ -12,14 +12,80 @@
 #include "sfg/runtime/slp_hb.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <initializer_list>
 #include <optional>
 
 namespace sfg {
 
 namespace {
 
-using USet = std::vector<std::uint32_t>; // sorted elements of U
-using Key = std::uint64_t;               // variable << 32 | thread
+// A subset of U: a bitset, its first word inline (no allocation while U has at most 64
+// elements: threads, locks, volatiles and barriers together).
+class USet {
+public:
+    USet() = default;
+    USet(std::initializer_list<std::uint32_t> us) {
+        for (std::uint32_t u : us)
+            add(u);
+    }
+    bool empty() const {
+        if (w0_)
+            return false;
+        for (std::uint64_t w : rest_)
+            if (w)
+                return false;
+        return true;
+    }
+    void add(std::uint32_t u) {
+        if (u < 64) {
+            w0_ |= std::uint64_t{1} << u;
+            return;
+        }
+        const std::size_t i = u / 64 - 1;
+        if (rest_.size() <= i)
+            rest_.resize(i + 1, 0);
+        rest_[i] |= std::uint64_t{1} << (u % 64);
+    }
+    bool has(std::uint32_t u) const {
+        if (u < 64)
+            return (w0_ >> u) & 1;
+        const std::size_t i = u / 64 - 1;
+        return i < rest_.size() && ((rest_[i] >> (u % 64)) & 1);
+    }
+    void unite(const USet& o) {
+        w0_ |= o.w0_;
+        if (rest_.size() < o.rest_.size())
+            rest_.resize(o.rest_.size(), 0);
+        for (std::size_t i = 0; i < o.rest_.size(); ++i)
+            rest_[i] |= o.rest_[i];
+    }
+    bool disjoint(const USet& o) const {
+        if (w0_ & o.w0_)
+            return false;
+        for (std::size_t i = 0; i < rest_.size() && i < o.rest_.size(); ++i)
+            if (rest_[i] & o.rest_[i])
+                return false;
+        return true;
+    }
+    template <class F>
+    void each(F f) const {
+        auto bits = [&](std::uint64_t w, std::uint32_t base) {
+            while (w) {
+                f(base + static_cast<std::uint32_t>(std::countr_zero(w)));
+                w &= w - 1;
+            }
+        };
+        bits(w0_, 0);
+        for (std::size_t i = 0; i < rest_.size(); ++i)
+            bits(rest_[i], static_cast<std::uint32_t>(64 * (i + 1)));
+    }
+
+private:
+    std::uint64_t w0_ = 0;
+    std::vector<std::uint64_t> rest_; // words 1, 2, ...
+};
+using Key = std::uint64_t; // variable << 32 | thread
 constexpr Key key_of(ObjId x, ThreadId t) {
     return (Key{x} << 32) | t;
 }
@@ -53,55 +119,21 @@ auto find_in(const M& m, K k) -> decltype(&m.front().second) {
     return it != m.end() && it->first == k ? &it->second : nullptr;
 }
 
-void unite(USet& a, const USet& b) {
-    if (b.empty())
-        return;
-    if (a.empty()) {
-        a = b;
-        return;
-    }
-    USet out;
-    out.reserve(a.size() + b.size());
-    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-    a.swap(out);
-}
-
 bool contains(const USet& s, std::uint32_t u) {
-    return std::binary_search(s.begin(), s.end(), u);
+    return s.has(u);
 }
 
 bool disjoint(const USet& a, const USet& b) {
-    auto i = a.begin(), j = b.begin();
-    while (i != a.end() && j != b.end()) {
-        if (*i == *j)
-            return false;
-        *i < *j ? ++i : ++j;
-    }
-    return true;
+    return a.disjoint(b);
 }
 
 // S ∪ ⋃_{v∈S} m(v): pushing an After through a later chunk (m = its AF, Lemma 3.5) or a Before
 // through an earlier one (m = its BL, Lemma 3.6).
 USet push(const USet& s, const SetMap& m) {
     USet out = s;
-    auto i = s.begin();
-    auto j = m.begin();
-    bool grew = false;
-    while (i != s.end() && j != m.end()) {
-        if (*i == j->first) {
-            out.insert(out.end(), j->second.begin(), j->second.end());
-            grew = grew || !j->second.empty();
-            ++i, ++j;
-        } else if (*i < j->first) {
-            ++i;
-        } else {
-            ++j;
-        }
-    }
-    if (grew) {
-        std::sort(out.begin(), out.end());
-        out.erase(std::unique(out.begin(), out.end()), out.end());
-    }
+    for (const auto& [u, set] : m)
+        if (s.has(u))
+            out.unite(set);
     return out;
 }
 
@@ -120,7 +152,7 @@ SetMap compose_sets(const SetMap& near, const SetMap& far, const SetMap& far_sid
             ++j;
         } else {
             USet s = push(i->second, far_side);
-            unite(s, j->second);
+            s.unite(j->second);
             out.emplace_back(i->first, std::move(s));
             ++i, ++j;
         }
@@ -341,25 +373,23 @@ struct SlpHb::Impl {
             l.emplace_back(key_of(e.target, t), Access{{t}, 0});
         } else if (op.operand == Operand::name && op.role == Role::snd) {
             const std::uint32_t o = u_of(op.space, e.target);
-            af_t.push_back(o);
+            af_t.add(o);
             add(s.bl, o, {t});
         } else if (op.operand == Operand::name && op.role == Role::rcv) {
             const std::uint32_t o = u_of(op.space, e.target);
-            bl_t.push_back(o);
+            bl_t.add(o);
             add(s.af, o, {t});
         } else if (e.op == Op::fork) {
             for (ThreadId u : syms.thread_sets[e.target]) {
-                af_t.push_back(u);
+                af_t.add(u);
                 add(s.bl, u, {t});
             }
         } else if (e.op == Op::join) {
             for (ThreadId u : syms.thread_sets[e.target]) {
-                bl_t.push_back(u);
+                bl_t.add(u);
                 add(s.af, u, {t});
             }
         }
-        std::sort(af_t.begin(), af_t.end());
-        std::sort(bl_t.begin(), bl_t.end());
         add(s.af, t, std::move(af_t));
         add(s.bl, t, std::move(bl_t));
         if (op.role == Role::snd && !op.implicit)
@@ -554,8 +584,7 @@ SlpHb::Dump SlpHb::dump(std::uint32_t rule) const {
     };
     auto names = [&](const USet& set) {
         std::vector<std::string> v;
-        for (std::uint32_t u : set)
-            v.push_back(u_name(u));
+        set.each([&](std::uint32_t u) { v.push_back(u_name(u)); });
         return v;
     };
     Dump d;

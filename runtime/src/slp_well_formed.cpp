@@ -1,0 +1,172 @@
+// Well-formedness of the trace an SLP generates, on the grammar (docs/traces.md's rules, as
+// WellFormedStream checks them): each chunk's summary keeps, per lock, its first and last
+// acquire or release, and per thread whether it acts, is forked or is joined in the chunk and
+// its first and last op; two chunks compose badly when the second's first use of a lock or
+// thread contradicts the first's last one. A prefix is well-formed iff its summary is "closed":
+// no lock is first released and no thread first exits a barrier.
+#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/well_formed.hpp"
+#include "slp_tree.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace sfg {
+
+namespace {
+
+struct LockEnds {
+    ObjId lock = 0;
+    bool first_acq = false, last_acq = false;
+    ThreadId first_t = 0, last_t = 0;
+};
+struct ThreadInfo {
+    ThreadId t = 0;
+    bool acts = false, forked = false, joined = false;
+    Op first_op = Op::begin, last_op = Op::begin;
+    ObjId first_target = no_object, last_target = no_object;
+};
+struct Wf {
+    bool bad = false;
+    std::vector<LockEnds> locks;     // by lock
+    std::vector<ThreadInfo> threads; // by thread
+};
+
+ThreadInfo& thread_in(std::vector<ThreadInfo>& v, ThreadId t) {
+    auto it = std::lower_bound(v.begin(), v.end(), t,
+                               [](const ThreadInfo& i, ThreadId u) { return i.t < u; });
+    if (it == v.end() || it->t != t)
+        it = v.insert(it, ThreadInfo{t});
+    return *it;
+}
+
+Wf leaf(const SlpTerminal& e, const Symbols& syms) {
+    Wf w;
+    ThreadInfo& me = thread_in(w.threads, e.thread);
+    me.acts = true;
+    me.first_op = me.last_op = e.op;
+    me.first_target = me.last_target = e.target;
+    if (e.op == Op::acquire || e.op == Op::release) {
+        const bool acq = e.op == Op::acquire;
+        w.locks.push_back({e.target, acq, acq, e.thread, e.thread});
+    } else if (e.op == Op::fork || e.op == Op::join) {
+        for (ThreadId u : syms.thread_sets[e.target]) {
+            if (u == e.thread)
+                w.bad = true; // forks or joins itself
+            ThreadInfo& c = thread_in(w.threads, u);
+            (e.op == Op::fork ? c.forked : c.joined) = true;
+        }
+    }
+    return w;
+}
+
+Wf compose(const Wf& b, const Wf& c) {
+    Wf a;
+    a.bad = b.bad || c.bad;
+    // Locks: B's last use and C's first must alternate acquire / release by the holder.
+    auto i = b.locks.begin(), j = c.locks.begin();
+    while (i != b.locks.end() || j != c.locks.end()) {
+        if (j == c.locks.end() || (i != b.locks.end() && i->lock < j->lock)) {
+            a.locks.push_back(*i++);
+        } else if (i == b.locks.end() || j->lock < i->lock) {
+            a.locks.push_back(*j++);
+        } else {
+            if (i->last_acq ? (j->first_acq || j->first_t != i->last_t) : !j->first_acq)
+                a.bad = true;
+            a.locks.push_back({i->lock, i->first_acq, j->last_acq, i->first_t, j->last_t});
+            ++i, ++j;
+        }
+    }
+    auto p = b.threads.begin(), q = c.threads.begin();
+    while (p != b.threads.end() || q != c.threads.end()) {
+        if (q == c.threads.end() || (p != b.threads.end() && p->t < q->t)) {
+            a.threads.push_back(*p++);
+        } else if (p == b.threads.end() || q->t < p->t) {
+            a.threads.push_back(*q++);
+        } else {
+            // A fork of a thread seen before; an event of a thread joined before; a barrier
+            // exit not right after entering that barrier.
+            if (q->forked && (p->acts || p->forked || p->joined))
+                a.bad = true;
+            if (q->acts && p->joined)
+                a.bad = true;
+            if (q->acts && p->acts && q->first_op == Op::barrier_exit &&
+                (p->last_op != Op::barrier_enter || p->last_target != q->first_target))
+                a.bad = true;
+            ThreadInfo t = *p;
+            t.forked = p->forked || q->forked;
+            t.joined = p->joined || q->joined;
+            if (q->acts) {
+                if (!p->acts) {
+                    t.first_op = q->first_op;
+                    t.first_target = q->first_target;
+                }
+                t.acts = true;
+                t.last_op = q->last_op;
+                t.last_target = q->last_target;
+            }
+            a.threads.push_back(t);
+            ++p, ++q;
+        }
+    }
+    return a;
+}
+
+// The chunk is a well-formed trace by itself.
+bool closed(const Wf& w) {
+    if (w.bad)
+        return false;
+    for (const LockEnds& l : w.locks)
+        if (!l.first_acq)
+            return false;
+    for (const ThreadInfo& t : w.threads)
+        if (t.acts && t.first_op == Op::barrier_exit)
+            return false;
+    return true;
+}
+
+// The events of a prefix are checked by the stream for the exact message only up to here.
+constexpr std::uint64_t max_replay = std::uint64_t{1} << 32;
+
+class NoSink : public Analysis {
+public:
+    void on_event(const Event&, const Symbols&) override {}
+};
+
+} // namespace
+
+std::optional<TraceError> check_slp_well_formed(const Slp& slp, std::string_view file_name,
+                                                const Symbols& syms) {
+    SlpTree<Wf> tree(
+        slp, [&](const SlpTerminal& t) { return leaf(t, syms); }, compose, [] { return Wf{}; });
+    if (closed(tree.nodes[tree.root()].sum))
+        return std::nullopt;
+    // The first ill-formed event: the leftmost leaf whose prefix is not closed.
+    Wf ctx;
+    std::uint32_t n = tree.root();
+    std::uint64_t base = 0;
+    while (!tree.is_leaf(n)) {
+        Wf left = compose(ctx, tree.nodes[tree.nodes[n].left].sum);
+        if (!closed(left)) {
+            n = tree.nodes[n].left;
+        } else {
+            ctx = std::move(left);
+            base += tree.nodes[tree.nodes[n].left].len;
+            n = tree.nodes[n].right;
+        }
+    }
+    if (base < max_replay) {
+        // The checker's own message: replay the prefix (it stops at the error).
+        NoSink none;
+        TraceResult r = expand_slp(slp, file_name, syms, none);
+        if (r.error)
+            return r.error;
+    }
+    const SlpTerminal& e = slp.terminals[n];
+    return TraceError{std::string(file_name), 0, 0,
+                      fmt::format("event {}: ill-formed trace (docs/traces.md): thread {}'s {} "
+                                  "breaks the rules of locks, forks, joins or barriers",
+                                  base + 1, syms.threads.name(e.thread), spelling(e.op))};
+}
+
+} // namespace sfg

@@ -1,0 +1,69 @@
+// Well-formedness on the grammar (check_slp_well_formed): the same verdict and error as the
+// checker on the expanded trace, for random (mostly ill-formed) event sequences and grammars.
+#include "slp_test_util.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace sfg;
+using namespace sfg::testing;
+
+namespace {
+class NoSink : public Analysis {
+public:
+    void on_event(const Event&, const Symbols&) override {}
+};
+} // namespace
+
+TEST_CASE("well-formedness on the grammar = the checker on the trace (6,000 grammars)") {
+    std::mt19937_64 rng(99);
+    int bad = 0;
+    const RandomTraceOptions shapes[] = {
+        {4, 2, 2, 2, 1, 30, 0}, {6, 3, 2, 2, 2, 60, 50}, {10, 2, 1, 1, 1, 80, 50}};
+    for (int round = 0; round < 2000; ++round) {
+        Symbols syms;
+        Terminals t = terminals_of(random_trace(rng, shapes[round % 3]), syms);
+        // Swap, drop or repeat a few events: most such sequences are ill-formed somewhere.
+        auto& s = t.sequence;
+        for (int k = static_cast<int>(rng() % 3); k > 0 && s.size() > 1; --k) {
+            const std::size_t i = rng() % s.size(), j = rng() % s.size();
+            switch (rng() % 3) {
+            case 0:
+                std::swap(s[i], s[j]);
+                break;
+            case 1:
+                s.erase(s.begin() + static_cast<std::ptrdiff_t>(i));
+                break;
+            default:
+                s.insert(s.begin() + static_cast<std::ptrdiff_t>(i), s[j]);
+                break;
+            }
+        }
+        t.slp.locations.clear();
+        for (int g = 0; g < 3; ++g) {
+            Slp slp = t.slp;
+            if (g == 0) {
+                SequiturBuilder b;
+                for (auto x : s)
+                    b.add(x);
+                slp.rules = b.finish();
+            } else if (g == 1) {
+                slp.rules = repair(s);
+            } else {
+                slp.rules = random_grammar(s, rng);
+            }
+            if (slp.rules.empty())
+                slp.rules.emplace_back();
+            REQUIRE(!slp.compute_lengths());
+            NoSink none;
+            const TraceResult want = expand_slp(slp, "t.slp", syms, none);
+            const auto got = check_slp_well_formed(slp, "t.slp", syms);
+            REQUIRE(got.has_value() == want.error.has_value());
+            if (got) {
+                CHECK(got->to_string() == want.error->to_string());
+                bad += g == 0;
+            }
+        }
+    }
+    MESSAGE("ill-formed: " << bad);
+    CHECK(bad > 500);
+}
