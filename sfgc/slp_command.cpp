@@ -3,6 +3,7 @@
 // straight-line program and back.
 #include "commands.hpp"
 #include "options.hpp"
+#include "slp_io.hpp"
 
 #include "sfg/runtime/mapped_file.hpp"
 #include "sfg/runtime/slp.hpp"
@@ -44,6 +45,40 @@ std::ostream* open_output(const std::string& path, std::ofstream& file) {
 
 } // namespace
 
+void add_slp_format_options(CLI::App& app, SlpFormat& f) {
+    app.add_option("--slp-format", f.format,
+                   "binary (default: sfg's SLP form) or ziptrack (ZipTrack's Sequitur grammar, "
+                   "with a map file)")
+        ->check(CLI::IsMember({"binary", "ziptrack"}));
+    app.add_option("--map", f.map, "ziptrack: the map file (default: the grammar's name + .map)");
+}
+
+bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, sfg::Slp& slp) {
+    sfg::MappedFile in;
+    if (!in.open(file)) {
+        fmt::print(stderr, "{}: error: cannot read the file: {}\n", file, in.error());
+        return false;
+    }
+    const std::string name = file == "-" ? "<stdin>" : file;
+    std::optional<sfg::TraceError> e;
+    if (f.format == "ziptrack") {
+        const std::string map_file = f.map_path(file);
+        sfg::MappedFile map;
+        if (!map.open(map_file)) {
+            fmt::print(stderr, "{}: error: cannot read the map file: {}\n", map_file, map.error());
+            return false;
+        }
+        e = sfg::read_ziptrack(map.data(), map_file, in.data(), name, syms, slp);
+    } else {
+        e = sfg::read_slp(in.data(), name, syms, slp);
+    }
+    if (e) {
+        fmt::print(stderr, "{}\n", e->to_string());
+        return false;
+    }
+    return true;
+}
+
 int run_compress(int argc, char** argv) {
     CLI::App app{"sfgc compress: write a trace (text, binary or SLP) as a straight-line program, "
                  "a grammar that generates exactly the trace (docs/compressed.md); `sfgc trace` "
@@ -58,6 +93,8 @@ int run_compress(int argc, char** argv) {
                    "sequitur (default: online, linear; the SLP paper's) or repair (offline, "
                    "often smaller)")
         ->check(CLI::IsMember({"sequitur", "repair"}));
+    SlpFormat slp_format;
+    add_slp_format_options(app, slp_format);
     app.add_flag("--stats", stats,
                  "print events, grammar size, compression ratio and speed on standard error");
     std::uint64_t max_memory = default_max_memory_mib;
@@ -80,7 +117,21 @@ int run_compress(int argc, char** argv) {
     std::ostream* out = open_output(out_path, f);
     if (!out)
         return 2;
-    sfg::write_slp(*out, slp, syms);
+    if (slp_format.format == "ziptrack") {
+        const std::string map_path = slp_format.map_path(out_path);
+        std::ofstream map(map_path, std::ios::binary);
+        if (!map) {
+            fmt::print(stderr, "{}: error: cannot write the file\n", map_path);
+            return 2;
+        }
+        if (auto e = sfg::write_ziptrack(map, *out, slp, syms)) {
+            fmt::print(stderr, "{}: error: {}\n", file, *e);
+            return 2;
+        }
+    } else {
+        sfg::write_slp(*out, slp, syms);
+    }
+    out->flush();
     if (!*out) {
         fmt::print(stderr, "{}: error: cannot write the file\n", out_path);
         return 2;
@@ -110,24 +161,19 @@ int run_decompress(int argc, char** argv) {
         ->required();
     app.add_option("--format", format, "text (default) or binary (docs/traces.md)")
         ->check(CLI::IsMember({"text", "binary"}));
+    SlpFormat slp_format;
+    add_slp_format_options(app, slp_format);
     std::uint64_t max_memory = default_max_memory_mib;
     add_memory_option(app, max_memory);
     if (int code = parse(app, argc, argv); code >= 0)
         return code;
     apply_memory_limit(max_memory);
 
-    sfg::MappedFile in;
-    if (!in.open(file)) {
-        fmt::print(stderr, "{}: error: cannot read the file: {}\n", file, in.error());
-        return 2;
-    }
     const std::string name = file == "-" ? "<stdin>" : file;
     sfg::Symbols syms;
     sfg::Slp slp;
-    if (auto e = sfg::read_slp(in.data(), name, syms, slp)) {
-        fmt::print(stderr, "{}\n", e->to_string());
+    if (!load_slp(file, slp_format, syms, slp))
         return 2;
-    }
     std::ofstream f;
     std::ostream* out = open_output(out_path, f);
     if (!out)

@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"
+#include "slp_io.hpp"
 
 #include "sfg/compiler/compile.hpp"
 #include "sfg/runtime/analyses.hpp"
@@ -80,6 +81,8 @@ int run_trace(int argc, char** argv) {
     app.add_option("--max-reports", max_reports,
                    "show at most N findings per analysis (0, the default: all)")
         ->check(non_negative());
+    SlpFormat slp_format;
+    add_slp_format_options(app, slp_format);
     std::uint64_t max_memory = default_max_memory_mib;
     add_memory_option(app, max_memory);
     try {
@@ -153,17 +156,11 @@ int run_trace(int argc, char** argv) {
     std::vector<sfg::AnalysisReport> reports;
     std::uint64_t events = 0;
     bool found = false;
-    if (is_slp_file(file)) {
-        sfg::MappedFile in;
-        if (!in.open(file)) {
-            fmt::print(stderr, "{}: error: cannot read the trace: {}\n", file, in.error());
-            return 2;
-        }
+    if (slp_format.format == "ziptrack" || is_slp_file(file)) {
         sfg::Slp slp;
-        std::optional<sfg::TraceError> error = sfg::read_slp(in.data(), file, syms, slp);
-        if (!error)
-            error = sfg::check_slp_well_formed(slp, file, syms);
-        if (error) {
+        if (!load_slp(file, slp_format, syms, slp))
+            return 2;
+        if (auto error = sfg::check_slp_well_formed(slp, file, syms)) {
             fmt::print(stderr, "{}\n", error->to_string());
             return 2;
         }

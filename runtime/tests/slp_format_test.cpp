@@ -260,3 +260,60 @@ TEST_CASE("read_trace_file recognizes an SLP by its magic bytes") {
     CHECK(r.events == 4);
     CHECK(file_text(path).empty());
 }
+
+TEST_CASE("ZipTrack's map and grammar: written and read back to the same events") {
+    std::mt19937_64 rng(23);
+    int written = 0;
+    for (int round = 0; round < 300; ++round) {
+        RandomTraceOptions o{1 + static_cast<int>(rng() % 4), 3, 2, 0, 0,
+                             static_cast<int>(rng() % 100),   40};
+        const std::string text = random_trace(rng, o);
+        const std::string path = "slp_format_test_zt.std";
+        std::ofstream(path, std::ios::binary) << text;
+        Symbols syms;
+        Slp slp;
+        REQUIRE(compress_trace_file(path, SlpAlgorithm::sequitur, syms, slp).ok());
+        std::remove(path.c_str());
+        std::ostringstream map, grammar;
+        if (write_ziptrack(map, grammar, slp, syms))
+            continue; // a fork or join of several threads
+        ++written;
+        Symbols syms2;
+        Slp back;
+        auto e = read_ziptrack(map.str(), "t.map", grammar.str(), "t.zt", syms2, back);
+        if (slp.events() == 0) {
+            CHECK(e.has_value()); // no rule 0
+            continue;
+        }
+        REQUIRE_MESSAGE(!e, e->to_string());
+        Collector c;
+        REQUIRE(expand_slp(back, "t.zt", syms2, c).ok());
+        std::vector<std::string> lines;
+        for (const Event& ev : c.events)
+            if (!ev.implicit)
+                lines.push_back(format_event(ev, syms2));
+        // ZipTrack's format has no locations.
+        Symbols syms3;
+        Collector want;
+        REQUIRE(read_trace_text(text, "t.std", syms3, want).ok());
+        std::vector<std::string> expected;
+        for (Event ev : want.events)
+            if (!ev.implicit) {
+                ev.location = no_object;
+                expected.push_back(format_event(ev, syms3));
+            }
+        CHECK(lines == expected);
+    }
+    CHECK(written > 50);
+    // Errors name the file and the line.
+    Symbols syms;
+    Slp slp;
+    auto e = read_ziptrack("0|T0,W,x\n", "m", "0 -> 1 \n1 -> &0 0 \n", "g", syms, slp);
+    REQUIRE(e);
+    CHECK(e->to_string().find("g:2:") == 0);
+    CHECK(read_ziptrack("0|T0,X,x\n", "m", "0 -> &0 \n", "g", syms, slp));
+    CHECK(read_ziptrack("0|T0,W,x\n", "m", "0 -> &1 \n", "g", syms, slp));
+    CHECK(read_ziptrack("0|T0,W,x\n", "m", "0 -> 7 \n", "g", syms, slp));
+    CHECK(!read_ziptrack("5|T0,W,x\n", "m", "% stats\n0 -> &5 1 \n1 -> &5 \n", "g", syms, slp));
+    CHECK(slp.events() == 2);
+}

@@ -69,6 +69,16 @@ std::optional<TraceError> read_slp(std::string_view bytes, std::string_view file
 // Writes the binary form.
 void write_slp(std::ostream& out, const Slp& slp, const Symbols& syms);
 
+// ZipTrack's pair (docs/compressed.md): a map file, `ID|THREAD,TYPE,OBJECT` a line with TYPE one
+// of R W L U F J, and a Sequitur grammar, `N -> SYMBOLS` a line, `&k` terminal k, a bare number a
+// rule, rule 0 the start. No locations. Only the ops ZipTrack knows (r, w, acq, rel, fork and join
+// of one thread) can be written: write_ziptrack returns an error for others.
+std::optional<TraceError> read_ziptrack(std::string_view map_text, std::string_view map_name,
+                                        std::string_view grammar_text,
+                                        std::string_view grammar_name, Symbols& syms, Slp& out);
+std::optional<std::string> write_ziptrack(std::ostream& map, std::ostream& grammar, const Slp& slp,
+                                          const Symbols& syms);
+
 // Hands `sink` the events the SLP generates, through the well-formedness checker (as a trace
 // reader does: implicit events included, numbered 1, 2, ..., stopping at the first error, which
 // names the event). `sink.finish` is not called.
