@@ -83,6 +83,12 @@ int run_trace(int argc, char** argv) {
         ->check(non_negative());
     SlpFormat slp_format;
     add_slp_format_options(app, slp_format);
+    std::string slp_mode = "auto";
+    app.add_option("--slp-mode", slp_mode,
+                   "for an SLP: grammar (hb and eraser on the grammar, never expanded), expand "
+                   "(every analysis on the expanded events), auto (default: grammar when the "
+                   "compression ratio is at least 100, docs/compressed.md)")
+        ->check(CLI::IsMember({"auto", "grammar", "expand"}));
     std::uint64_t max_memory = default_max_memory_mib;
     add_memory_option(app, max_memory);
     try {
@@ -160,14 +166,25 @@ int run_trace(int argc, char** argv) {
         sfg::Slp slp;
         if (!load_slp(file, slp_format, syms, slp))
             return 2;
-        if (auto error = sfg::check_slp_well_formed(slp, file, syms)) {
-            fmt::print(stderr, "{}\n", error->to_string());
-            return 2;
+        // On the grammar when it pays (docs/compressed.md, "When compression pays"): its cost
+        // is per grammar symbol and some 50 times a streamed event's.
+        const bool on_grammar =
+            slp_mode == "grammar" ||
+            (slp_mode == "auto" &&
+             slp.events() / std::max<std::uint64_t>(slp.size(), 1) >= sfg::slp_grammar_ratio);
+        if (on_grammar) {
+            if (auto error = sfg::check_slp_well_formed(slp, file, syms)) {
+                fmt::print(stderr, "{}\n", error->to_string());
+                return 2;
+            }
         }
+        auto grammar = [&](std::string_view name) {
+            return on_grammar && sfg::runs_on_grammar(name);
+        };
         sfg::Fanout streamed;
         bool any_streamed = false;
         for (const auto& a : selected)
-            if (!sfg::runs_on_grammar(a->info().name)) {
+            if (!grammar(a->info().name)) {
                 streamed.add(a->analysis());
                 any_streamed = true;
             }
@@ -182,7 +199,7 @@ int run_trace(int argc, char** argv) {
         events = slp.events();
         for (const auto& a : selected) {
             const std::string_view name = a->info().name;
-            reports.push_back(sfg::runs_on_grammar(name)
+            reports.push_back(grammar(name)
                                   ? sfg::AnalysisReport{std::string(name), a->info().kind,
                                                         sfg::grammar_findings(name, slp, syms)}
                                   : a->report(syms));

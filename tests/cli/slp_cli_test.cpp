@@ -67,15 +67,52 @@ TEST_CASE("sfgc trace on an SLP: the report of the trace (text, JSON, exit statu
     REQUIRE(sfgc("compress " + q(std_file) + " -o " + q(slp)).status == 0);
     // Binary traces, like SLPs, carry no line numbers: the reports must be equal byte for byte.
     REQUIRE(sfgc("decompress " + q(slp) + " -o " + q(bin) + " --format binary").status == 0);
-    for (const char* analyses : {"hb", "eraser", "hb,eraser", "fasttrack,goldilocks,hb,eraser"})
-        for (const char* format : {"text", "json"}) {
-            Run a = sfgc("trace " + q(slp) + " --analysis " + analyses + " --format " + format);
-            Run b = sfgc("trace " + q(bin) + " --analysis " + analyses + " --format " + format);
-            CHECK(a.status == b.status);
-            CHECK(a.status == (std::string(analyses) == "eraser" ? 0 : 1)); // warnings: 0
-            CHECK(a.out == b.out);
-            CHECK(a.err == b.err);
-        }
+    for (const char* mode : {"auto", "grammar", "expand"})
+        for (const char* analyses : {"hb", "eraser", "hb,eraser", "fasttrack,goldilocks,hb,eraser"})
+            for (const char* format : {"text", "json"}) {
+                Run a = sfgc("trace " + q(slp) + " --analysis " + analyses + " --format " + format +
+                             " --slp-mode " + mode);
+                Run b = sfgc("trace " + q(bin) + " --analysis " + analyses + " --format " + format);
+                CHECK(a.status == b.status);
+                CHECK(a.status == (std::string(analyses) == "eraser" ? 0 : 1)); // warnings: 0
+                CHECK(a.out == b.out);
+                CHECK(a.err == b.err);
+            }
+}
+
+TEST_CASE("TV4: an SLP of 6 * 2^40 + 1 events answered at once, on the grammar") {
+    // Written byte by byte (docs/compressed.md): threads 1 and 2, variable x, lock l; terminals
+    // 1:acq(l) 1:w(x) 1:rel(l) 2:acq(l) 2:w(x) 2:rel(l) 1:r(x); rule 0 = A40 1:r(x), rule k =
+    // A(41-k) = rule k+1 twice (k = 1..40), rule 41 = A0 = M1 M2, rules 42, 43 = M1, M2.
+    std::string b("SFGSLP1\n");
+    b += std::string("\x02\x01"
+                     "1"
+                     "\x01"
+                     "2",
+                     5);                                        // threads
+    b += std::string("\x01\x01x", 3);                           // variables
+    b += std::string("\x01\x01l", 3);                           // locks
+    b += std::string("\x00\x00\x00", 3);                        // volatiles, barriers, locations
+    b += std::string("\x00", 1);                                // thread sets
+    b += std::string("\x07\x02\x00\x00\x01\x00\x00\x03\x00\x00" // terminals
+                     "\x02\x01\x00\x01\x01\x00\x03\x01\x00\x00\x00\x00",
+                     22);
+    b += static_cast<char>(44);          // rules
+    b += std::string("\x02\x03\x0c", 3); // rule 0: rule 1, terminal 6
+    for (int k = 1; k <= 40; ++k)
+        b += std::string{'\x02', static_cast<char>(2 * (k + 1) + 1),
+                         static_cast<char>(2 * (k + 1) + 1)};
+    b += std::string{'\x02', static_cast<char>(2 * 42 + 1), static_cast<char>(2 * 43 + 1)};
+    b += std::string("\x03\x00\x02\x04", 4); // M1
+    b += std::string("\x03\x06\x08\x0a", 4); // M2
+    b += '\x00';                             // no locations
+    const fs::path slp = write_scratch("tv4.slp", b);
+    Run r = sfgc("trace " + q(slp) + " --analysis hb,eraser --format json");
+    CHECK_MESSAGE(r.status == 1, r.err);
+    CHECK(r.out.find("\"events\": 6597069766657") != std::string::npos);
+    CHECK(r.out.find("\"event\": 6597069766657") != std::string::npos);
+    CHECK(r.out.find("\"with_event\": 6597069766655") != std::string::npos);
+    CHECK(r.cpu_seconds < 5);
 }
 
 TEST_CASE("bad SLP files: exit 2 and an error naming the file") {

@@ -7,11 +7,16 @@
 #include "sfg/runtime/report.hpp"
 #include "sfg/runtime/slp.hpp"
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
 namespace sfg {
 
+// The compression ratio (events / grammar size) from which `sfgc trace --slp-mode auto` runs
+// them on the grammar: below it, expanding the SLP as it streams is faster (docs/compressed.md's
+// benchmarks: a grammar symbol costs some 50 to 100 streamed events).
+inline constexpr std::uint64_t slp_grammar_ratio = 100;
 // Whether `analysis` runs on the grammar.
 bool runs_on_grammar(std::string_view analysis);
 // Its findings on a well-formed SLP (check_slp_well_formed), in event order.
