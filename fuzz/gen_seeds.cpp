@@ -1,15 +1,17 @@
 // gen_seeds SOURCE_DIR OUT_DIR: the seed corpora of the harnesses, one directory each under
-// OUT_DIR (spec, program, trace_text, trace_binary), rebuilt from scratch:
+// OUT_DIR (spec, program, trace_text, trace_binary, slp), rebuilt from scratch:
 // - collected from the repository: every .sfg and .std under specs/, docs/examples/ and tests/,
 //   bench/realistic.sfg, and the ```sfg blocks of docs/*.md;
 // - generated: random programs and traces (the unit tests' generators), every text trace
-//   converted to binary, and hostile shapes, small inputs that denote huge work (doubling
-//   named disciplines, a lock or a barrier over many threads, thousands of threads in a trace,
-//   odd bytes in names), which mutation alone rarely builds.
+//   converted to binary and compressed to SLPs (Sequitur and Re-Pair), and hostile shapes, small
+//   inputs that denote huge work (doubling named disciplines, a lock or a barrier over many
+//   threads, thousands of threads in a trace, odd bytes in names), which mutation alone rarely
+//   builds.
 #include "random_program.hpp"
 #include "random_trace.hpp"
 
 #include "sfg/runtime/event.hpp"
+#include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <cstdio>
@@ -406,6 +408,58 @@ void binary_traces() {
     }
 }
 
+// SLPs (docs/compressed.md): the well-formed text traces compressed by both algorithms, and
+// hand-made grammars: exponential ones (TV4 of the SLP paper: 6 * 2^40 events), an ill-formed
+// one, bad rule references.
+void slps() {
+    for (const fs::directory_entry& e : fs::directory_iterator(out_root / "trace_text")) {
+        for (const auto algorithm : {sfg::SlpAlgorithm::sequitur, sfg::SlpAlgorithm::repair}) {
+            sfg::Symbols syms;
+            sfg::Slp slp;
+            if (e.file_size() > 200000 ||
+                !sfg::compress_trace_file(e.path().string(), algorithm, syms, slp).ok())
+                continue;
+            std::ostringstream out;
+            sfg::write_slp(out, slp, syms);
+            put("slp",
+                e.path().stem().string() +
+                    (algorithm == sfg::SlpAlgorithm::repair ? ".repair.slp" : ".slp"),
+                out.str());
+        }
+    }
+    // TV4: threads 1, 2, variable x, lock l; rule 0 = A40 tail, rule k = rule k+1 twice.
+    for (const char* tail : {"", "\x0c", "\x08"}) {
+        std::string b("SFGSLP1\n\x02\x01"
+                      "1"
+                      "\x01"
+                      "2\x01\x01x\x01\x01l\x00\x00\x00\x00",
+                      23);
+        b += std::string("\x07\x02\x00\x00\x01\x00\x00\x03\x00\x00\x02\x01\x00\x01\x01\x00"
+                         "\x03\x01\x00\x00\x00\x00",
+                         22);
+        b += static_cast<char>(44);
+        b += *tail ? std::string{'\x02', '\x03', *tail} : std::string("\x01\x03", 2);
+        for (int k = 1; k <= 40; ++k)
+            b += std::string{'\x02', static_cast<char>(2 * (k + 1) + 1),
+                             static_cast<char>(2 * (k + 1) + 1)};
+        b += std::string{'\x02', static_cast<char>(2 * 42 + 1), static_cast<char>(2 * 43 + 1)};
+        b += std::string("\x03\x00\x02\x04\x03\x06\x08\x0a\x00", 9);
+        put("slp",
+            std::string("hostile_tv4") +
+                (*tail == '\x0c' ? "_read"
+                 : *tail         ? "_write"
+                                 : "") +
+                ".slp",
+            b);
+    }
+    // Rules that refer to themselves, to no rule, to no terminal.
+    const std::string head("SFGSLP1\n\x01\x01T\x01\x01x\x00\x00\x00\x00\x00\x01\x01\x00\x00", 23);
+    put("slp", "hostile_cycle.slp", head + std::string("\x01\x01\x01\x00", 4));
+    put("slp", "hostile_rule_range.slp", head + std::string("\x01\x01\x07\x00", 4));
+    put("slp", "hostile_terminal_range.slp", head + std::string("\x01\x01\x04\x00", 4));
+    put("slp", "hostile_huge_counts.slp", head + std::string("\xff\xff\xff\xff\x0f", 5));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -415,13 +469,14 @@ int main(int argc, char** argv) {
     }
     out_root = argv[2];
     fs::remove_all(out_root);
-    for (const char* d : {"spec", "program", "trace_text", "trace_binary"})
+    for (const char* d : {"spec", "program", "trace_text", "trace_binary", "slp"})
         fs::create_directories(out_root / d);
     collect(argv[1]);
     hostile_specs();
     hostile_programs();
     traces();
     binary_traces();
+    slps();
     std::cout << "gen_seeds: " << written << " seeds in " << out_root.string() << '\n';
     return 0;
 }

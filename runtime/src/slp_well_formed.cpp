@@ -5,7 +5,6 @@
 // thread contradicts the first's last one. A prefix is well-formed iff its summary is "closed":
 // no lock is first released and no thread first exits a barrier.
 #include "sfg/runtime/slp.hpp"
-#include "sfg/runtime/well_formed.hpp"
 #include "slp_tree.hpp"
 
 #include <algorithm>
@@ -125,13 +124,77 @@ bool closed(const Wf& w) {
     return true;
 }
 
-// The events of a prefix are checked by the stream for the exact message only up to here.
-constexpr std::uint64_t max_replay = std::uint64_t{1} << 32;
-
-class NoSink : public Analysis {
-public:
-    void on_event(const Event&, const Symbols&) override {}
-};
+// The message WellFormedStream gives for event e after a well-formed prefix whose summary is
+// `ctx` (well_formed.cpp, in its order of checks; an SLP has no lines, so no "at line N").
+std::string message(const Wf& ctx, const SlpTerminal& e, const Symbols& syms) {
+    auto name = [&](ThreadId u) -> const std::string& { return syms.threads.name(u); };
+    auto info = [&](ThreadId u) -> const ThreadInfo* {
+        auto it = std::lower_bound(ctx.threads.begin(), ctx.threads.end(), u,
+                                   [](const ThreadInfo& i, ThreadId v) { return i.t < v; });
+        return it != ctx.threads.end() && it->t == u ? &*it : nullptr;
+    };
+    const ThreadId t = e.thread;
+    if (const ThreadInfo* me = info(t); me && me->joined)
+        return fmt::format("event of thread {} after it was joined", name(t));
+    auto holder = [&](ObjId l) -> ThreadId {
+        auto it = std::lower_bound(ctx.locks.begin(), ctx.locks.end(), l,
+                                   [](const LockEnds& i, ObjId v) { return i.lock < v; });
+        return it != ctx.locks.end() && it->lock == l && it->last_acq ? it->last_t : no_object;
+    };
+    switch (e.op) {
+    case Op::acquire: {
+        const ThreadId h = holder(e.target);
+        if (h == t)
+            return fmt::format("thread {} acquires lock {}, which it already holds (locks are not "
+                               "re-entrant)",
+                               name(t), syms.locks.name(e.target));
+        if (h != no_object)
+            return fmt::format("thread {} acquires lock {}, which is held by thread {}", name(t),
+                               syms.locks.name(e.target), name(h));
+        break;
+    }
+    case Op::release: {
+        const ThreadId h = holder(e.target);
+        if (h == no_object)
+            return fmt::format("thread {} releases lock {}, which is not held", name(t),
+                               syms.locks.name(e.target));
+        if (h != t)
+            return fmt::format("thread {} releases lock {}, which is held by thread {}", name(t),
+                               syms.locks.name(e.target), name(h));
+        break;
+    }
+    case Op::barrier_exit:
+        return fmt::format("thread {} exits barrier {} without entering it just before", name(t),
+                           syms.barriers.name(e.target));
+    case Op::fork:
+        for (ThreadId u : syms.thread_sets[e.target]) {
+            if (u == t)
+                return fmt::format("thread {} forks itself", name(t));
+            const ThreadInfo* c = info(u);
+            if (!c)
+                continue;
+            if (c->forked && !c->acts && !c->joined)
+                return fmt::format("thread {} forks thread {}, which was already forked", name(t),
+                                   name(u));
+            if (c->acts)
+                return fmt::format("thread {} forks thread {}, which already has events (first)",
+                                   name(t), name(u));
+            if (c->joined)
+                return fmt::format("thread {} forks thread {}, which has already ended", name(t),
+                                   name(u));
+        }
+        break;
+    case Op::join:
+        for (ThreadId u : syms.thread_sets[e.target])
+            if (u == t)
+                return fmt::format("thread {} joins itself", name(t));
+        break;
+    default:
+        break;
+    }
+    return fmt::format("thread {}'s {} breaks the rules of docs/traces.md", name(t),
+                       spelling(e.op)); // unreachable: the summaries found a violation here
+}
 
 } // namespace
 
@@ -155,18 +218,8 @@ std::optional<TraceError> check_slp_well_formed(const Slp& slp, std::string_view
             n = tree.nodes[n].right;
         }
     }
-    if (base < max_replay) {
-        // The checker's own message: replay the prefix (it stops at the error).
-        NoSink none;
-        TraceResult r = expand_slp(slp, file_name, syms, none);
-        if (r.error)
-            return r.error;
-    }
-    const SlpTerminal& e = slp.terminals[n];
     return TraceError{std::string(file_name), 0, 0,
-                      fmt::format("event {}: ill-formed trace (docs/traces.md): thread {}'s {} "
-                                  "breaks the rules of locks, forks, joins or barriers",
-                                  base + 1, syms.threads.name(e.thread), spelling(e.op))};
+                      fmt::format("event {}: {}", base + 1, message(ctx, slp.terminals[n], syms))};
 }
 
 } // namespace sfg

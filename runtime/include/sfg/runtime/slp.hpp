@@ -86,7 +86,7 @@ TraceResult expand_slp(const Slp& slp, std::string_view file_name, const Symbols
                        Analysis& sink);
 // The well-formedness of the trace an SLP generates (docs/traces.md), checked on the grammar in
 // time linear in its size: nothing when well-formed, else the error expand_slp would give (the
-// events before the first ill-formed one are replayed for its exact message, up to 2^32 of them).
+// first ill-formed event found by a descent, its message made from the prefix's summary).
 std::optional<TraceError> check_slp_well_formed(const Slp& slp, std::string_view file_name,
                                                 const Symbols& syms);
 // read_slp and expand_slp: an SLP file as a trace (read_trace_file does this for SLP files).
