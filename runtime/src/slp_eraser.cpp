@@ -154,7 +154,7 @@ SlpTree<Node> make_tree(const Slp& slp) {
 // EraserDetector's state (analysis_eraser.cpp), walked over the grammar.
 class Walk {
 public:
-    Walk(const Slp& slp, const Symbols& syms) : slp_(slp), syms_(syms) {}
+    explicit Walk(const Slp& slp) : slp_(slp) {}
 
     std::vector<LocksetWarning> run(const SlpTree<Node>& tree) {
         std::vector<std::pair<std::uint32_t, std::uint64_t>> stack{{tree.root(), 0}};
@@ -350,7 +350,6 @@ private:
     }
 
     const Slp& slp_;
-    const Symbols& syms_;
     std::vector<Var> vars_;
     std::vector<Locks> held_; // by thread, sorted
     std::vector<LocksetWarning> warnings_;
@@ -358,9 +357,9 @@ private:
 
 } // namespace
 
-std::vector<LocksetWarning> slp_eraser_warnings(const Slp& slp, const Symbols& syms) {
+std::vector<LocksetWarning> slp_eraser_warnings(const Slp& slp, const Symbols&) {
     const SlpTree<Node> tree = make_tree(slp);
-    return Walk(slp, syms).run(tree);
+    return Walk(slp).run(tree);
 }
 
 SlpLocksetDump slp_lockset_dump(const Slp& slp, const Symbols& syms, std::uint32_t rule) {

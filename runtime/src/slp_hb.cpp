@@ -1,14 +1,16 @@
-// HB on the grammar (slp_hb.hpp). The summary of a chunk D is the paper's (§3.1): AF_D(u) and
-// BL_D(u) for every u of U (threads, then locks, volatiles and barriers), and per (variable,
-// thread) the After of the last read (ALRd) and the Before of the first read (BFRd), and the same
-// for writes, kept per thread here (the paper keeps writes per variable: the last write overall
-// is the one with the largest position). Each entry also has its position in the chunk, which
-// the report needs, and each summary its racy variables (the SLP paper's Race?, per variable).
+// HB on the grammar (slp_hb.hpp). The summary of a chunk D is the paper's
+// (§3.1): AF_D(u) and BL_D(u) for every u of U (threads, then locks, volatiles
+// and barriers), and per (variable, thread) the After of the last read (ALRd)
+// and the Before of the first read (BFRd), and the same for writes, kept per
+// thread here (the paper keeps writes per variable: the last write overall is
+// the one with the largest position). Each entry also has its position in the
+// chunk, which the report needs, and each summary its racy variables (the SLP
+// paper's Race?, per variable).
 //
-// Every rule is cut into a balanced binary tree of nodes, so that composition is the paper's
-// binary one (A -> B C, App. D) and the total cost is that of the grammar times the log of the
-// longest rule, however long Sequitur's start rule is; the descents of the report follow one
-// path of this tree.
+// Every rule is cut into a balanced binary tree of nodes, so that composition
+// is the paper's binary one (A -> B C, App. D) and the total cost is that of
+// the grammar times the log of the longest rule, however long Sequitur's start
+// rule is; the descents of the report follow one path of this tree.
 #include "sfg/runtime/slp_hb.hpp"
 
 #include <algorithm>
@@ -18,10 +20,18 @@
 
 namespace sfg {
 
+// The engine behind SlpHb, for one representation of the sets of U.
+struct SlpHb::Impl {
+    virtual ~Impl() = default;
+    virtual const std::vector<ObjId>& racy_vars() const = 0;
+    virtual std::vector<Race> races() const = 0;
+    virtual SlpHb::Dump dump(std::uint32_t rule) const = 0;
+};
+
 namespace {
 
-// A subset of U: a bitset, its first word inline (no allocation while U has at most 64
-// elements: threads, locks, volatiles and barriers together).
+// A subset of U: a bitset, its first word inline (no allocation while U has at
+// most 64 elements: threads, locks, volatiles and barriers together).
 class USet {
 public:
     USet() = default;
@@ -85,6 +95,29 @@ private:
     std::uint64_t w0_ = 0;
     std::vector<std::uint64_t> rest_; // words 1, 2, ...
 };
+// A subset of U of at most 64 elements: one word.
+class WordSet {
+public:
+    WordSet() = default;
+    WordSet(std::initializer_list<std::uint32_t> us) {
+        for (std::uint32_t u : us)
+            add(u);
+    }
+    bool empty() const { return w_ == 0; }
+    void add(std::uint32_t u) { w_ |= std::uint64_t{1} << u; }
+    bool has(std::uint32_t u) const { return u < 64 && ((w_ >> u) & 1); }
+    void unite(const WordSet& o) { w_ |= o.w_; }
+    bool disjoint(const WordSet& o) const { return (w_ & o.w_) == 0; }
+    template <class F>
+    void each(F f) const {
+        for (std::uint64_t w = w_; w; w &= w - 1)
+            f(static_cast<std::uint32_t>(std::countr_zero(w)));
+    }
+
+private:
+    std::uint64_t w_ = 0;
+};
+
 using Key = std::uint64_t; // variable << 32 | thread
 constexpr Key key_of(ObjId x, ThreadId t) {
     return (Key{x} << 32) | t;
@@ -97,21 +130,6 @@ constexpr ThreadId thread_of(Key k) {
 }
 constexpr std::uint64_t none = ~std::uint64_t{0};
 
-struct Access {
-    USet set;              // After (last) or Before (first) of the access, within the chunk
-    std::uint64_t pos = 0; // 0-based position in the chunk
-};
-using SetMap = std::vector<std::pair<std::uint32_t, USet>>;
-using AccessMap = std::vector<std::pair<Key, Access>>;
-
-struct Summary {
-    std::uint64_t len = 0;
-    SetMap af, bl;
-    AccessMap first_rd, last_rd, first_wr, last_wr;
-    std::vector<std::pair<ThreadId, std::uint64_t>> last_snd; // for the epochs of `hb`
-    std::vector<ObjId> racy;
-};
-
 template <class M, class K>
 auto find_in(const M& m, K k) -> decltype(&m.front().second) {
     auto it =
@@ -119,429 +137,539 @@ auto find_in(const M& m, K k) -> decltype(&m.front().second) {
     return it != m.end() && it->first == k ? &it->second : nullptr;
 }
 
-bool contains(const USet& s, std::uint32_t u) {
-    return s.has(u);
-}
+template <class USet>
+struct Engine {
+    struct Access {
+        USet set;              // After (last) or Before (first) of the access, within the chunk
+        std::uint64_t pos = 0; // 0-based position in the chunk
+    };
+    using SetMap = std::vector<std::pair<std::uint32_t, USet>>;
+    using AccessMap = std::vector<std::pair<Key, Access>>;
 
-bool disjoint(const USet& a, const USet& b) {
-    return a.disjoint(b);
-}
+    struct Summary {
+        std::uint64_t len = 0;
+        SetMap af, bl;
+        AccessMap first_rd, last_rd, first_wr, last_wr;
+        std::vector<std::pair<ThreadId, std::uint64_t>> last_snd; // for the epochs of `hb`
+        std::vector<ObjId> racy;
+    };
 
-// S ∪ ⋃_{v∈S} m(v): pushing an After through a later chunk (m = its AF, Lemma 3.5) or a Before
-// through an earlier one (m = its BL, Lemma 3.6).
-USet push(const USet& s, const SetMap& m) {
-    USet out = s;
-    for (const auto& [u, set] : m)
-        if (s.has(u))
-            out.unite(set);
-    return out;
-}
+    static bool contains(const USet& s, std::uint32_t u) { return s.has(u); }
 
-// AF_A / BL_A (Eq. 2, 5): near(u) ∪ far(u) ∪ ⋃_{v ∈ near(u)} far-side(v), where for AF near is
-// B's and the far side C's, for BL the reverse.
-SetMap compose_sets(const SetMap& near, const SetMap& far, const SetMap& far_side) {
-    SetMap out;
-    out.reserve(std::max(near.size(), far.size()));
-    auto i = near.begin(), j = far.begin();
-    while (i != near.end() || j != far.end()) {
-        if (j == far.end() || (i != near.end() && i->first < j->first)) {
-            out.emplace_back(i->first, push(i->second, far_side));
-            ++i;
-        } else if (i == near.end() || j->first < i->first) {
-            out.push_back(*j);
-            ++j;
-        } else {
-            USet s = push(i->second, far_side);
-            s.unite(j->second);
-            out.emplace_back(i->first, std::move(s));
-            ++i, ++j;
-        }
+    static bool disjoint(const USet& a, const USet& b) { return a.disjoint(b); }
+
+    // S ∪ ⋃_{v∈S} m(v): pushing an After through a later chunk (m = its AF,
+    // Lemma 3.5) or a Before through an earlier one (m = its BL, Lemma 3.6).
+    static USet push(const USet& s, const SetMap& m) {
+        USet out = s;
+        for (const auto& [u, set] : m)
+            if (s.has(u))
+                out.unite(set);
+        return out;
     }
-    return out;
-}
 
-// Last accesses: C's when C has the key, else B's pushed through C (Eq. 3/4).
-AccessMap compose_last(const AccessMap& b, const AccessMap& c, const SetMap& c_af,
-                       std::uint64_t off) {
-    AccessMap out;
-    out.reserve(b.size() + c.size());
-    auto i = b.begin(), j = c.begin();
-    while (i != b.end() || j != c.end()) {
-        if (j == c.end() || (i != b.end() && i->first < j->first)) {
-            out.emplace_back(i->first, Access{push(i->second.set, c_af), i->second.pos});
-            ++i;
-        } else {
-            out.emplace_back(j->first, Access{j->second.set, j->second.pos + off});
-            if (i != b.end() && i->first == j->first)
+    // AF_A / BL_A (Eq. 2, 5): near(u) ∪ far(u) ∪ ⋃_{v ∈ near(u)} far-side(v),
+    // where for AF near is B's and the far side C's, for BL the reverse.
+    static SetMap compose_sets(const SetMap& near, const SetMap& far, const SetMap& far_side) {
+        SetMap out;
+        out.reserve(std::max(near.size(), far.size()));
+        auto i = near.begin(), j = far.begin();
+        while (i != near.end() || j != far.end()) {
+            if (j == far.end() || (i != near.end() && i->first < j->first)) {
+                out.emplace_back(i->first, push(i->second, far_side));
                 ++i;
-            ++j;
-        }
-    }
-    return out;
-}
-
-// First accesses: B's when B has the key, else C's pushed through B (Eq. 7/8).
-AccessMap compose_first(const AccessMap& b, const AccessMap& c, const SetMap& b_bl,
-                        std::uint64_t off) {
-    AccessMap out;
-    out.reserve(b.size() + c.size());
-    auto i = b.begin(), j = c.begin();
-    while (i != b.end() || j != c.end()) {
-        if (i == b.end() || (j != c.end() && j->first < i->first)) {
-            out.emplace_back(j->first, Access{push(j->second.set, b_bl), j->second.pos + off});
-            ++j;
-        } else {
-            out.push_back(*i);
-            if (j != c.end() && j->first == i->first)
+            } else if (i == near.end() || j->first < i->first) {
+                out.push_back(*j);
                 ++j;
-            ++i;
-        }
-    }
-    return out;
-}
-
-// The entries of variable x in a map sorted by key.
-std::pair<AccessMap::const_iterator, AccessMap::const_iterator> range_of(const AccessMap& m,
-                                                                         ObjId x) {
-    auto lo = std::lower_bound(m.begin(), m.end(), key_of(x, 0),
-                               [](const auto& e, Key k) { return e.first < k; });
-    auto hi = lo;
-    while (hi != m.end() && var_of(hi->first) == x)
-        ++hi;
-    return {lo, hi};
-}
-
-// The last (largest position) or first (smallest) access among a variable's entries.
-const Access* extreme(AccessMap::const_iterator lo, AccessMap::const_iterator hi, bool last) {
-    const Access* best = nullptr;
-    for (auto it = lo; it != hi; ++it)
-        if (!best || (last ? it->second.pos > best->pos : it->second.pos < best->pos))
-            best = &it->second;
-    return best;
-}
-
-// The first event of chunk C (offset within C) that races with an access of x in chunk B, when
-// neither has a race on x before it (Lemma 3.2: B's last write and last reads per thread against
-// C's first write and first reads per thread; a later access of the same kind is ordered after
-// the first one, so it races with B only if the first does). `none` when there is none.
-std::uint64_t first_cross(const AccessMap& b_last_rd, const AccessMap& b_last_wr,
-                          const AccessMap& c_first_rd, const AccessMap& c_first_wr, ObjId x) {
-    auto [lw0, lw1] = range_of(b_last_wr, x);
-    auto [lr0, lr1] = range_of(b_last_rd, x);
-    auto [fw0, fw1] = range_of(c_first_wr, x);
-    auto [fr0, fr1] = range_of(c_first_rd, x);
-    const Access* last_w = extreme(lw0, lw1, true);
-    const Access* first_w = extreme(fw0, fw1, false);
-    std::uint64_t best = none;
-    if (first_w) {
-        bool race = last_w && disjoint(last_w->set, first_w->set);
-        for (auto it = lr0; !race && it != lr1; ++it)
-            race = disjoint(it->second.set, first_w->set);
-        if (race)
-            best = first_w->pos;
-    }
-    if (last_w)
-        for (auto it = fr0; it != fr1; ++it)
-            if (it->second.pos < best && disjoint(last_w->set, it->second.set))
-                best = it->second.pos;
-    return best;
-}
-
-Summary compose(const Summary& b, const Summary& c) {
-    Summary a;
-    const std::uint64_t off = b.len;
-    a.len = b.len + c.len;
-    a.af = compose_sets(b.af, c.af, c.af);
-    a.bl = compose_sets(c.bl, b.bl, b.bl);
-    a.last_rd = compose_last(b.last_rd, c.last_rd, c.af, off);
-    a.last_wr = compose_last(b.last_wr, c.last_wr, c.af, off);
-    a.first_rd = compose_first(b.first_rd, c.first_rd, b.bl, off);
-    a.first_wr = compose_first(b.first_wr, c.first_wr, b.bl, off);
-    a.last_snd = b.last_snd;
-    for (const auto& [t, pos] : c.last_snd) {
-        auto it = std::lower_bound(a.last_snd.begin(), a.last_snd.end(), t,
-                                   [](const auto& e, ThreadId v) { return e.first < v; });
-        if (it != a.last_snd.end() && it->first == t)
-            it->second = pos + off;
-        else
-            a.last_snd.insert(it, {t, pos + off});
-    }
-    // Race?(A) per variable: B's, C's, and the cross races of the variables both access.
-    std::set_union(b.racy.begin(), b.racy.end(), c.racy.begin(), c.racy.end(),
-                   std::back_inserter(a.racy));
-    std::vector<ObjId> cross;
-    ObjId prev = no_object;
-    auto visit = [&](const AccessMap& m) {
-        for (const auto& e : m) {
-            const ObjId x = var_of(e.first);
-            if (x == prev)
-                continue;
-            prev = x;
-            if (std::binary_search(a.racy.begin(), a.racy.end(), x))
-                continue;
-            if (first_cross(b.last_rd, b.last_wr, c.first_rd, c.first_wr, x) != none)
-                cross.push_back(x);
-        }
-    };
-    visit(c.first_wr);
-    prev = no_object;
-    visit(c.first_rd);
-    if (!cross.empty()) {
-        std::sort(cross.begin(), cross.end());
-        cross.erase(std::unique(cross.begin(), cross.end()), cross.end());
-        std::vector<ObjId> r;
-        std::set_union(a.racy.begin(), a.racy.end(), cross.begin(), cross.end(),
-                       std::back_inserter(r));
-        a.racy.swap(r);
-    }
-    return a;
-}
-
-} // namespace
-
-struct SlpHb::Impl {
-    const Slp& slp;
-    const Symbols& syms;
-    std::uint32_t objects_base[namespace_count] = {}; // U id of object 0 of each namespace
-    // Nodes: one per terminal (leaves), then the binary nodes of the rules' trees.
-    struct Node {
-        std::uint32_t left = ~0u, right = ~0u; // leaves: ~0u
-        Summary sum;
-    };
-    std::vector<Node> nodes;
-    std::vector<std::uint32_t> rule_node;
-
-    Impl(const Slp& s, const Symbols& y) : slp(s), syms(y) {
-        std::uint32_t next = y.threads.size();
-        for (Namespace n : {Namespace::lock, Namespace::volatile_, Namespace::barrier}) {
-            objects_base[static_cast<std::size_t>(n)] = next;
-            next += y.names(n).size();
-        }
-        nodes.reserve(slp.terminals.size() + slp.size());
-        for (const SlpTerminal& t : slp.terminals)
-            nodes.push_back({~0u, ~0u, leaf(t)});
-        rule_node.assign(slp.rules.size(), 0);
-        std::vector<std::uint32_t> level;
-        for (std::size_t r = slp.rules.size(); r-- > 0;) {
-            if (slp.rules[r].empty()) { // the empty trace
-                rule_node[r] = static_cast<std::uint32_t>(nodes.size());
-                nodes.push_back({});
-                continue;
-            }
-            level.clear();
-            for (SlpSymbol s : slp.rules[r])
-                level.push_back(slp_is_rule(s) ? rule_node[slp_index(s)] : s);
-            // A balanced tree: pairs, level by level (associativity of the summaries).
-            while (level.size() > 1) {
-                std::size_t k = 0;
-                for (std::size_t i = 0; i + 1 < level.size(); i += 2)
-                    level[k++] = make(level[i], level[i + 1]);
-                if (level.size() % 2)
-                    level[k++] = level.back();
-                level.resize(k);
-            }
-            rule_node[r] = level[0];
-        }
-    }
-
-    std::uint32_t u_of(Namespace n, ObjId o) const {
-        return objects_base[static_cast<std::size_t>(n)] + o;
-    }
-
-    std::uint32_t make(std::uint32_t l, std::uint32_t r) {
-        Summary s = compose(nodes[l].sum, nodes[r].sum);
-        nodes.push_back({l, r, std::move(s)});
-        return static_cast<std::uint32_t>(nodes.size() - 1);
-    }
-
-    // The base case (App. D.1), for every op: a snd on o is ordered before later rcvs on o.
-    Summary leaf(const SlpTerminal& e) const {
-        Summary s;
-        s.len = 1;
-        const ThreadId t = e.thread;
-        const OpInfo& op = op_info(e.op);
-        USet af_t{t}, bl_t{t};
-        auto add = [](SetMap& m, std::uint32_t u, USet v) {
-            auto it = std::lower_bound(m.begin(), m.end(), u,
-                                       [](const auto& p, std::uint32_t k) { return p.first < k; });
-            m.insert(it, {u, std::move(v)});
-        };
-        if (op.role == Role::memory) {
-            AccessMap& f = e.op == Op::write ? s.first_wr : s.first_rd;
-            AccessMap& l = e.op == Op::write ? s.last_wr : s.last_rd;
-            f.emplace_back(key_of(e.target, t), Access{{t}, 0});
-            l.emplace_back(key_of(e.target, t), Access{{t}, 0});
-        } else if (op.operand == Operand::name && op.role == Role::snd) {
-            const std::uint32_t o = u_of(op.space, e.target);
-            af_t.add(o);
-            add(s.bl, o, {t});
-        } else if (op.operand == Operand::name && op.role == Role::rcv) {
-            const std::uint32_t o = u_of(op.space, e.target);
-            bl_t.add(o);
-            add(s.af, o, {t});
-        } else if (e.op == Op::fork) {
-            for (ThreadId u : syms.thread_sets[e.target]) {
-                af_t.add(u);
-                add(s.bl, u, {t});
-            }
-        } else if (e.op == Op::join) {
-            for (ThreadId u : syms.thread_sets[e.target]) {
-                bl_t.add(u);
-                add(s.af, u, {t});
-            }
-        }
-        add(s.af, t, std::move(af_t));
-        add(s.bl, t, std::move(bl_t));
-        if (op.role == Role::snd && !op.implicit)
-            s.last_snd.emplace_back(t, 0);
-        return s;
-    }
-
-    bool is_leaf(std::uint32_t n) const { return nodes[n].left == ~0u; }
-    std::uint32_t root() const { return rule_node.empty() ? 0 : rule_node[0]; }
-
-    // The first racy event of x in the chunk of node n (x racy there): the first of the cross
-    // candidates met on the way down (first_cross) and, where the right part has a race of its
-    // own, the first one inside it.
-    std::uint64_t first_race(std::uint32_t n, ObjId x) const {
-        std::uint64_t base = 0, best = none;
-        while (!is_leaf(n)) {
-            const Summary& l = nodes[nodes[n].left].sum;
-            const Summary& r = nodes[nodes[n].right].sum;
-            if (std::binary_search(l.racy.begin(), l.racy.end(), x)) {
-                n = nodes[n].left;
-                continue;
-            }
-            const std::uint64_t c = first_cross(l.last_rd, l.last_wr, r.first_rd, r.first_wr, x);
-            if (c != none)
-                best = std::min(best, base + l.len + c);
-            if (!std::binary_search(r.racy.begin(), r.racy.end(), x))
-                break;
-            base += l.len;
-            n = nodes[n].right;
-        }
-        return best;
-    }
-
-    // The leaf at position p.
-    std::uint32_t leaf_at(std::uint64_t p) const {
-        std::uint32_t n = root();
-        while (!is_leaf(n)) {
-            const std::uint64_t ll = nodes[nodes[n].left].sum.len;
-            if (p < ll) {
-                n = nodes[n].left;
             } else {
-                p -= ll;
-                n = nodes[n].right;
-            }
-        }
-        return n;
-    }
-
-    // The whole nodes that make up positions [0, hi) (in order), or [lo, end) (in order).
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> cover_before(std::uint64_t hi) const {
-        std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
-        std::uint32_t n = root();
-        std::uint64_t base = 0;
-        while (hi > base) {
-            if (hi >= base + nodes[n].sum.len) {
-                out.emplace_back(n, base);
-                break;
-            }
-            const std::uint64_t ll = nodes[nodes[n].left].sum.len;
-            if (hi <= base + ll) {
-                n = nodes[n].left;
-            } else {
-                out.emplace_back(nodes[n].left, base);
-                base += ll;
-                n = nodes[n].right;
+                USet s = push(i->second, far_side);
+                s.unite(j->second);
+                out.emplace_back(i->first, std::move(s));
+                ++i, ++j;
             }
         }
         return out;
     }
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> cover_from(std::uint64_t lo) const {
-        std::vector<std::pair<std::uint32_t, std::uint64_t>> rev;
-        std::uint32_t n = root();
-        std::uint64_t base = 0;
-        while (base + nodes[n].sum.len > lo) {
-            if (lo <= base) {
-                rev.emplace_back(n, base);
-                break;
-            }
-            const std::uint64_t ll = nodes[nodes[n].left].sum.len;
-            if (lo >= base + ll) {
-                base += ll;
-                n = nodes[n].right;
+
+    // Last accesses: C's when C has the key, else B's pushed through C (Eq. 3/4).
+    static AccessMap compose_last(const AccessMap& b, const AccessMap& c, const SetMap& c_af,
+                                  std::uint64_t off) {
+        AccessMap out;
+        out.reserve(b.size() + c.size());
+        auto i = b.begin(), j = c.begin();
+        while (i != b.end() || j != c.end()) {
+            if (j == c.end() || (i != b.end() && i->first < j->first)) {
+                out.emplace_back(i->first, Access{push(i->second.set, c_af), i->second.pos});
+                ++i;
             } else {
-                rev.emplace_back(nodes[n].right, base + ll);
-                n = nodes[n].left;
+                out.emplace_back(j->first, Access{j->second.set, j->second.pos + off});
+                if (i != b.end() && i->first == j->first)
+                    ++i;
+                ++j;
             }
         }
-        std::reverse(rev.begin(), rev.end());
-        return rev;
+        return out;
     }
 
-    // With the report of docs/traces.md's `hb` (analysis_hb.cpp): at the first racy event j of
-    // x, by thread t, the first thread u (by id) whose last write (then, for a write, whose last
-    // read) of x before j does not happen before j, i.e. t is not in its After within the prefix
-    // (Lemma 3.1); the event named is the vector-clock detector's: u's first such access since
-    // u's last snd before that one (its epoch).
-    AccessRef with_event(ObjId x, std::uint64_t p, ThreadId t, Op op) const {
-        std::vector<std::pair<ThreadId, Access>> rd, wr; // last accesses of x before p
-        for (const auto& [n, base] : cover_before(p)) {
-            const Summary& s = nodes[n].sum;
-            auto apply = [&](std::vector<std::pair<ThreadId, Access>>& acc, const AccessMap& m) {
-                for (auto& [u, a] : acc)
-                    if (!find_in(m, key_of(x, u)))
-                        a.set = push(a.set, s.af);
-                auto [lo, hi] = range_of(m, x);
-                for (auto it = lo; it != hi; ++it) {
-                    const ThreadId u = thread_of(it->first);
-                    Access a{it->second.set, it->second.pos + base};
-                    auto at =
-                        std::lower_bound(acc.begin(), acc.end(), u,
-                                         [](const auto& e, ThreadId v) { return e.first < v; });
-                    if (at != acc.end() && at->first == u)
-                        at->second = std::move(a);
-                    else
-                        acc.insert(at, {u, std::move(a)});
+    // First accesses: B's when B has the key, else C's pushed through B (Eq.
+    // 7/8).
+    static AccessMap compose_first(const AccessMap& b, const AccessMap& c, const SetMap& b_bl,
+                                   std::uint64_t off) {
+        AccessMap out;
+        out.reserve(b.size() + c.size());
+        auto i = b.begin(), j = c.begin();
+        while (i != b.end() || j != c.end()) {
+            if (i == b.end() || (j != c.end() && j->first < i->first)) {
+                out.emplace_back(j->first, Access{push(j->second.set, b_bl), j->second.pos + off});
+                ++j;
+            } else {
+                out.push_back(*i);
+                if (j != c.end() && j->first == i->first)
+                    ++j;
+                ++i;
+            }
+        }
+        return out;
+    }
+
+    // The entries of variable x in a map sorted by key.
+    static std::pair<typename AccessMap::const_iterator, typename AccessMap::const_iterator>
+    range_of(const AccessMap& m, ObjId x) {
+        auto lo = std::lower_bound(m.begin(), m.end(), key_of(x, 0),
+                                   [](const auto& e, Key k) { return e.first < k; });
+        auto hi = lo;
+        while (hi != m.end() && var_of(hi->first) == x)
+            ++hi;
+        return {lo, hi};
+    }
+
+    // The last (largest position) or first (smallest) access among a variable's
+    // entries.
+    static const Access* extreme(typename AccessMap::const_iterator lo,
+                                 typename AccessMap::const_iterator hi, bool last) {
+        const Access* best = nullptr;
+        for (auto it = lo; it != hi; ++it)
+            if (!best || (last ? it->second.pos > best->pos : it->second.pos < best->pos))
+                best = &it->second;
+        return best;
+    }
+
+    // The first event of chunk C (offset within C) that races with an access of x
+    // in chunk B, when neither has a race on x before it (Lemma 3.2: B's last
+    // write and last reads per thread against C's first write and first reads per
+    // thread; a later access of the same kind is ordered after the first one, so
+    // it races with B only if the first does). `none` when there is none.
+    static std::uint64_t first_cross(const AccessMap& b_last_rd, const AccessMap& b_last_wr,
+                                     const AccessMap& c_first_rd, const AccessMap& c_first_wr,
+                                     ObjId x) {
+        auto [lw0, lw1] = range_of(b_last_wr, x);
+        auto [lr0, lr1] = range_of(b_last_rd, x);
+        auto [fw0, fw1] = range_of(c_first_wr, x);
+        auto [fr0, fr1] = range_of(c_first_rd, x);
+        const Access* last_w = extreme(lw0, lw1, true);
+        const Access* first_w = extreme(fw0, fw1, false);
+        std::uint64_t best = none;
+        if (first_w) {
+            bool race = last_w && disjoint(last_w->set, first_w->set);
+            for (auto it = lr0; !race && it != lr1; ++it)
+                race = disjoint(it->second.set, first_w->set);
+            if (race)
+                best = first_w->pos;
+        }
+        if (last_w)
+            for (auto it = fr0; it != fr1; ++it)
+                if (it->second.pos < best && disjoint(last_w->set, it->second.set))
+                    best = it->second.pos;
+        return best;
+    }
+
+    static Summary compose(const Summary& b, const Summary& c) {
+        Summary a;
+        const std::uint64_t off = b.len;
+        a.len = b.len + c.len;
+        a.af = compose_sets(b.af, c.af, c.af);
+        a.bl = compose_sets(c.bl, b.bl, b.bl);
+        a.last_rd = compose_last(b.last_rd, c.last_rd, c.af, off);
+        a.last_wr = compose_last(b.last_wr, c.last_wr, c.af, off);
+        a.first_rd = compose_first(b.first_rd, c.first_rd, b.bl, off);
+        a.first_wr = compose_first(b.first_wr, c.first_wr, b.bl, off);
+        a.last_snd = b.last_snd;
+        for (const auto& [t, pos] : c.last_snd) {
+            auto it = std::lower_bound(a.last_snd.begin(), a.last_snd.end(), t,
+                                       [](const auto& e, ThreadId v) { return e.first < v; });
+            if (it != a.last_snd.end() && it->first == t)
+                it->second = pos + off;
+            else
+                a.last_snd.insert(it, {t, pos + off});
+        }
+        // Race?(A) per variable: B's, C's, and the cross races of the variables
+        // both access.
+        std::set_union(b.racy.begin(), b.racy.end(), c.racy.begin(), c.racy.end(),
+                       std::back_inserter(a.racy));
+        std::vector<ObjId> cross;
+        ObjId prev = no_object;
+        auto visit = [&](const AccessMap& m) {
+            for (const auto& e : m) {
+                const ObjId x = var_of(e.first);
+                if (x == prev)
+                    continue;
+                prev = x;
+                if (std::binary_search(a.racy.begin(), a.racy.end(), x))
+                    continue;
+                if (first_cross(b.last_rd, b.last_wr, c.first_rd, c.first_wr, x) != none)
+                    cross.push_back(x);
+            }
+        };
+        visit(c.first_wr);
+        prev = no_object;
+        visit(c.first_rd);
+        if (!cross.empty()) {
+            std::sort(cross.begin(), cross.end());
+            cross.erase(std::unique(cross.begin(), cross.end()), cross.end());
+            std::vector<ObjId> r;
+            std::set_union(a.racy.begin(), a.racy.end(), cross.begin(), cross.end(),
+                           std::back_inserter(r));
+            a.racy.swap(r);
+        }
+        return a;
+    }
+
+    struct Model final : SlpHb::Impl {
+        const Slp& slp;
+        const Symbols& syms;
+        std::uint32_t objects_base[namespace_count] = {}; // U id of object 0 of each namespace
+        // Nodes: one per terminal (leaves), then the binary nodes of the rules'
+        // trees.
+        struct Node {
+            std::uint32_t left = ~0u, right = ~0u; // leaves: ~0u
+            Summary sum;
+        };
+        std::vector<Node> nodes;
+        std::vector<std::uint32_t> rule_node;
+
+        Model(const Slp& s, const Symbols& y) : slp(s), syms(y) {
+            std::uint32_t next = y.threads.size();
+            for (Namespace n : {Namespace::lock, Namespace::volatile_, Namespace::barrier}) {
+                objects_base[static_cast<std::size_t>(n)] = next;
+                next += y.names(n).size();
+            }
+            nodes.reserve(slp.terminals.size() + slp.size());
+            for (const SlpTerminal& t : slp.terminals)
+                nodes.push_back({~0u, ~0u, leaf(t)});
+            rule_node.assign(slp.rules.size(), 0);
+            std::vector<std::uint32_t> level;
+            for (std::size_t r = slp.rules.size(); r-- > 0;) {
+                if (slp.rules[r].empty()) { // the empty trace
+                    rule_node[r] = static_cast<std::uint32_t>(nodes.size());
+                    nodes.push_back({});
+                    continue;
+                }
+                level.clear();
+                for (SlpSymbol s : slp.rules[r])
+                    level.push_back(slp_is_rule(s) ? rule_node[slp_index(s)] : s);
+                // A balanced tree: pairs, level by level (associativity of the
+                // summaries).
+                while (level.size() > 1) {
+                    std::size_t k = 0;
+                    for (std::size_t i = 0; i + 1 < level.size(); i += 2)
+                        level[k++] = make(level[i], level[i + 1]);
+                    if (level.size() % 2)
+                        level[k++] = level.back();
+                    level.resize(k);
+                }
+                rule_node[r] = level[0];
+            }
+        }
+
+        std::uint32_t u_of(Namespace n, ObjId o) const {
+            return objects_base[static_cast<std::size_t>(n)] + o;
+        }
+
+        std::uint32_t make(std::uint32_t l, std::uint32_t r) {
+            Summary s = compose(nodes[l].sum, nodes[r].sum);
+            nodes.push_back({l, r, std::move(s)});
+            return static_cast<std::uint32_t>(nodes.size() - 1);
+        }
+
+        // The base case (App. D.1), for every op: a snd on o is ordered before
+        // later rcvs on o.
+        Summary leaf(const SlpTerminal& e) const {
+            Summary s;
+            s.len = 1;
+            const ThreadId t = e.thread;
+            const OpInfo& op = op_info(e.op);
+            USet af_t{t}, bl_t{t};
+            auto add = [](SetMap& m, std::uint32_t u, USet v) {
+                auto it =
+                    std::lower_bound(m.begin(), m.end(), u,
+                                     [](const auto& p, std::uint32_t k) { return p.first < k; });
+                m.insert(it, {u, std::move(v)});
+            };
+            if (op.role == Role::memory) {
+                AccessMap& f = e.op == Op::write ? s.first_wr : s.first_rd;
+                AccessMap& l = e.op == Op::write ? s.last_wr : s.last_rd;
+                f.emplace_back(key_of(e.target, t), Access{{t}, 0});
+                l.emplace_back(key_of(e.target, t), Access{{t}, 0});
+            } else if (op.operand == Operand::name && op.role == Role::snd) {
+                const std::uint32_t o = u_of(op.space, e.target);
+                af_t.add(o);
+                add(s.bl, o, {t});
+            } else if (op.operand == Operand::name && op.role == Role::rcv) {
+                const std::uint32_t o = u_of(op.space, e.target);
+                bl_t.add(o);
+                add(s.af, o, {t});
+            } else if (e.op == Op::fork) {
+                for (ThreadId u : syms.thread_sets[e.target]) {
+                    af_t.add(u);
+                    add(s.bl, u, {t});
+                }
+            } else if (e.op == Op::join) {
+                for (ThreadId u : syms.thread_sets[e.target]) {
+                    bl_t.add(u);
+                    add(s.af, u, {t});
+                }
+            }
+            add(s.af, t, std::move(af_t));
+            add(s.bl, t, std::move(bl_t));
+            if (op.role == Role::snd && !op.implicit)
+                s.last_snd.emplace_back(t, 0);
+            return s;
+        }
+
+        bool is_leaf(std::uint32_t n) const { return nodes[n].left == ~0u; }
+        std::uint32_t root() const { return rule_node.empty() ? 0 : rule_node[0]; }
+
+        // The first racy event of x in the chunk of node n (x racy there): the
+        // first of the cross candidates met on the way down (first_cross) and,
+        // where the right part has a race of its own, the first one inside it.
+        std::uint64_t first_race(std::uint32_t n, ObjId x) const {
+            std::uint64_t base = 0, best = none;
+            while (!is_leaf(n)) {
+                const Summary& l = nodes[nodes[n].left].sum;
+                const Summary& r = nodes[nodes[n].right].sum;
+                if (std::binary_search(l.racy.begin(), l.racy.end(), x)) {
+                    n = nodes[n].left;
+                    continue;
+                }
+                const std::uint64_t c =
+                    first_cross(l.last_rd, l.last_wr, r.first_rd, r.first_wr, x);
+                if (c != none)
+                    best = std::min(best, base + l.len + c);
+                if (!std::binary_search(r.racy.begin(), r.racy.end(), x))
+                    break;
+                base += l.len;
+                n = nodes[n].right;
+            }
+            return best;
+        }
+
+        // The leaf at position p.
+        std::uint32_t leaf_at(std::uint64_t p) const {
+            std::uint32_t n = root();
+            while (!is_leaf(n)) {
+                const std::uint64_t ll = nodes[nodes[n].left].sum.len;
+                if (p < ll) {
+                    n = nodes[n].left;
+                } else {
+                    p -= ll;
+                    n = nodes[n].right;
+                }
+            }
+            return n;
+        }
+
+        // The whole nodes that make up positions [0, hi) (in order), or [lo, end)
+        // (in order).
+        std::vector<std::pair<std::uint32_t, std::uint64_t>> cover_before(std::uint64_t hi) const {
+            std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
+            std::uint32_t n = root();
+            std::uint64_t base = 0;
+            while (hi > base) {
+                if (hi >= base + nodes[n].sum.len) {
+                    out.emplace_back(n, base);
+                    break;
+                }
+                const std::uint64_t ll = nodes[nodes[n].left].sum.len;
+                if (hi <= base + ll) {
+                    n = nodes[n].left;
+                } else {
+                    out.emplace_back(nodes[n].left, base);
+                    base += ll;
+                    n = nodes[n].right;
+                }
+            }
+            return out;
+        }
+        std::vector<std::pair<std::uint32_t, std::uint64_t>> cover_from(std::uint64_t lo) const {
+            std::vector<std::pair<std::uint32_t, std::uint64_t>> rev;
+            std::uint32_t n = root();
+            std::uint64_t base = 0;
+            while (base + nodes[n].sum.len > lo) {
+                if (lo <= base) {
+                    rev.emplace_back(n, base);
+                    break;
+                }
+                const std::uint64_t ll = nodes[nodes[n].left].sum.len;
+                if (lo >= base + ll) {
+                    base += ll;
+                    n = nodes[n].right;
+                } else {
+                    rev.emplace_back(nodes[n].right, base + ll);
+                    n = nodes[n].left;
+                }
+            }
+            std::reverse(rev.begin(), rev.end());
+            return rev;
+        }
+
+        // With the report of docs/traces.md's `hb` (analysis_hb.cpp): at the first
+        // racy event j of x, by thread t, the first thread u (by id) whose last
+        // write (then, for a write, whose last read) of x before j does not happen
+        // before j, i.e. t is not in its After within the prefix (Lemma 3.1); the
+        // event named is the vector-clock detector's: u's first such access since
+        // u's last snd before that one (its epoch).
+        AccessRef with_event(ObjId x, std::uint64_t p, ThreadId t, Op op) const {
+            std::vector<std::pair<ThreadId, Access>> rd,
+                wr; // last accesses of x before p
+            for (const auto& nb : cover_before(p)) {
+                // (Clang 14 cannot capture structured bindings in the lambda below.)
+                const std::uint32_t n = nb.first;
+                const std::uint64_t base = nb.second;
+                const Summary& s = nodes[n].sum;
+                auto apply = [&](std::vector<std::pair<ThreadId, Access>>& acc,
+                                 const AccessMap& m) {
+                    for (auto& [u, a] : acc)
+                        if (!find_in(m, key_of(x, u)))
+                            a.set = push(a.set, s.af);
+                    auto [lo, hi] = range_of(m, x);
+                    for (auto it = lo; it != hi; ++it) {
+                        const ThreadId u = thread_of(it->first);
+                        Access a{it->second.set, it->second.pos + base};
+                        auto at =
+                            std::lower_bound(acc.begin(), acc.end(), u,
+                                             [](const auto& e, ThreadId v) { return e.first < v; });
+                        if (at != acc.end() && at->first == u)
+                            at->second = std::move(a);
+                        else
+                            acc.insert(at, {u, std::move(a)});
+                    }
+                };
+                apply(rd, s.last_rd);
+                apply(wr, s.last_wr);
+            }
+            for (int kind = 0; kind < 2; ++kind) {
+                if (kind == 1 && op != Op::write)
+                    break;
+                const auto& acc = kind == 0 ? wr : rd;
+                for (const auto& [u, a] : acc) {
+                    if (u == t || contains(a.set, t))
+                        continue;
+                    // u's epoch: after its last snd before the access.
+                    std::uint64_t from = 0;
+                    const auto before = cover_before(a.pos);
+                    for (auto it = before.rbegin(); it != before.rend(); ++it)
+                        if (auto s = find_in(nodes[it->first].sum.last_snd, u)) {
+                            from = it->second + *s + 1;
+                            break;
+                        }
+                    std::uint64_t first = a.pos;
+                    for (const auto& [n, base] : cover_from(from)) {
+                        const Summary& s = nodes[n].sum;
+                        if (auto f = find_in(kind == 0 ? s.first_wr : s.first_rd, key_of(x, u))) {
+                            first = base + f->pos;
+                            break;
+                        }
+                    }
+                    return {first + 1, u, kind == 0 ? Op::write : Op::read, 0,
+                            slp.location_of(first + 1)};
+                }
+            }
+            return {}; // unreachable for a racy event
+        }
+        const std::vector<ObjId>& racy_vars_() const { return nodes[root()].sum.racy; }
+        const std::vector<ObjId>& racy_vars() const override { return racy_vars_(); }
+        std::vector<Race> races() const override {
+            std::vector<Race> out;
+            const Model& m = *this;
+            for (ObjId x : racy_vars_()) {
+                const std::uint64_t p = m.first_race(m.root(), x);
+                if (p == none)
+                    continue; // unreachable: a racy variable has a first racy event
+                const SlpTerminal& e = m.slp.terminals[m.leaf_at(p)];
+                Race r;
+                r.var = x;
+                r.access = {p + 1, e.thread, e.op, 0, m.slp.location_of(p + 1)};
+                r.with = m.with_event(x, p, e.thread, e.op);
+                out.push_back(r);
+            }
+            std::sort(out.begin(), out.end(),
+                      [](const Race& a, const Race& b) { return a.access.event < b.access.event; });
+            return out;
+        }
+
+        SlpHb::Dump dump(std::uint32_t rule) const override {
+            const Model& m = *this;
+            const Summary& s = m.nodes[m.rule_node[rule]].sum;
+            auto u_name = [&](std::uint32_t u) -> std::string {
+                if (u < m.syms.threads.size())
+                    return m.syms.threads.name(u);
+                for (Namespace n : {Namespace::barrier, Namespace::volatile_, Namespace::lock})
+                    if (u >= m.objects_base[static_cast<std::size_t>(n)])
+                        return m.syms.names(n).name(u -
+                                                    m.objects_base[static_cast<std::size_t>(n)]);
+                return "?";
+            };
+            auto names = [&](const USet& set) {
+                std::vector<std::string> v;
+                set.each([&](std::uint32_t u) { v.push_back(u_name(u)); });
+                return v;
+            };
+            SlpHb::Dump d;
+            for (const auto& [u, set] : s.af)
+                if (!set.empty())
+                    d.af.emplace_back(u_name(u), names(set));
+            for (const auto& [u, set] : s.bl)
+                if (!set.empty())
+                    d.bl.emplace_back(u_name(u), names(set));
+            auto per_thread = [&](const AccessMap& a, auto& out) {
+                for (const auto& [k, acc] : a)
+                    out.emplace_back(m.syms.threads.name(thread_of(k)) + "," +
+                                         m.syms.vars.name(var_of(k)),
+                                     names(acc.set));
+            };
+            per_thread(s.last_rd, d.last_rd);
+            per_thread(s.first_rd, d.first_rd);
+            // Writes per variable, as the paper keeps them: the last and the first
+            // write overall.
+            auto per_var = [&](const AccessMap& a, bool last, auto& out) {
+                for (std::size_t i = 0; i < a.size();) {
+                    const ObjId x = var_of(a[i].first);
+                    auto [lo, hi] = range_of(a, x);
+                    out.emplace_back(m.syms.vars.name(x), names(extreme(lo, hi, last)->set));
+                    i = static_cast<std::size_t>(hi - a.begin());
                 }
             };
-            apply(rd, s.last_rd);
-            apply(wr, s.last_wr);
+            per_var(s.last_wr, true, d.last_wr);
+            per_var(s.first_wr, false, d.first_wr);
+            for (ObjId x : s.racy)
+                d.racy.push_back(m.syms.vars.name(x));
+            return d;
         }
-        for (int kind = 0; kind < 2; ++kind) {
-            if (kind == 1 && op != Op::write)
-                break;
-            const auto& acc = kind == 0 ? wr : rd;
-            for (const auto& [u, a] : acc) {
-                if (u == t || contains(a.set, t))
-                    continue;
-                // u's epoch: after its last snd before the access.
-                std::uint64_t from = 0;
-                const auto before = cover_before(a.pos);
-                for (auto it = before.rbegin(); it != before.rend(); ++it)
-                    if (auto s = find_in(nodes[it->first].sum.last_snd, u)) {
-                        from = it->second + *s + 1;
-                        break;
-                    }
-                std::uint64_t first = a.pos;
-                for (const auto& [n, base] : cover_from(from)) {
-                    const Summary& s = nodes[n].sum;
-                    if (auto f = find_in(kind == 0 ? s.first_wr : s.first_rd, key_of(x, u))) {
-                        first = base + f->pos;
-                        break;
-                    }
-                }
-                return {first + 1, u, kind == 0 ? Op::write : Op::read, 0,
-                        slp.location_of(first + 1)};
-            }
-        }
-        return {}; // unreachable for a racy event
-    }
+    };
 };
 
-SlpHb::SlpHb(const Slp& slp, const Symbols& syms) : impl_(std::make_unique<Impl>(slp, syms)) {}
+} // namespace
+
+SlpHb::SlpHb(const Slp& slp, const Symbols& syms) {
+    // Sets of U in one machine word when there are at most 64 threads and
+    // objects.
+    const std::size_t u =
+        syms.threads.size() + syms.locks.size() + syms.volatiles.size() + syms.barriers.size();
+    if (u <= 64)
+        impl_ = std::make_unique<Engine<WordSet>::Model>(slp, syms);
+    else
+        impl_ = std::make_unique<Engine<USet>::Model>(slp, syms);
+}
 SlpHb::~SlpHb() = default;
 
 bool SlpHb::racy() const {
@@ -549,72 +677,15 @@ bool SlpHb::racy() const {
 }
 
 const std::vector<ObjId>& SlpHb::racy_vars() const {
-    return impl_->nodes[impl_->root()].sum.racy;
+    return impl_->racy_vars();
 }
 
 std::vector<Race> SlpHb::races() const {
-    std::vector<Race> out;
-    const Impl& m = *impl_;
-    for (ObjId x : racy_vars()) {
-        const std::uint64_t p = m.first_race(m.root(), x);
-        if (p == none)
-            continue; // unreachable: a racy variable has a first racy event
-        const SlpTerminal& e = m.slp.terminals[m.leaf_at(p)];
-        Race r;
-        r.var = x;
-        r.access = {p + 1, e.thread, e.op, 0, m.slp.location_of(p + 1)};
-        r.with = m.with_event(x, p, e.thread, e.op);
-        out.push_back(r);
-    }
-    std::sort(out.begin(), out.end(),
-              [](const Race& a, const Race& b) { return a.access.event < b.access.event; });
-    return out;
+    return impl_->races();
 }
 
 SlpHb::Dump SlpHb::dump(std::uint32_t rule) const {
-    const Impl& m = *impl_;
-    const Summary& s = m.nodes[m.rule_node[rule]].sum;
-    auto u_name = [&](std::uint32_t u) -> std::string {
-        if (u < m.syms.threads.size())
-            return m.syms.threads.name(u);
-        for (Namespace n : {Namespace::barrier, Namespace::volatile_, Namespace::lock})
-            if (u >= m.objects_base[static_cast<std::size_t>(n)])
-                return m.syms.names(n).name(u - m.objects_base[static_cast<std::size_t>(n)]);
-        return "?";
-    };
-    auto names = [&](const USet& set) {
-        std::vector<std::string> v;
-        set.each([&](std::uint32_t u) { v.push_back(u_name(u)); });
-        return v;
-    };
-    Dump d;
-    for (const auto& [u, set] : s.af)
-        if (!set.empty())
-            d.af.emplace_back(u_name(u), names(set));
-    for (const auto& [u, set] : s.bl)
-        if (!set.empty())
-            d.bl.emplace_back(u_name(u), names(set));
-    auto per_thread = [&](const AccessMap& a, auto& out) {
-        for (const auto& [k, acc] : a)
-            out.emplace_back(m.syms.threads.name(thread_of(k)) + "," + m.syms.vars.name(var_of(k)),
-                             names(acc.set));
-    };
-    per_thread(s.last_rd, d.last_rd);
-    per_thread(s.first_rd, d.first_rd);
-    // Writes per variable, as the paper keeps them: the last and the first write overall.
-    auto per_var = [&](const AccessMap& a, bool last, auto& out) {
-        for (std::size_t i = 0; i < a.size();) {
-            const ObjId x = var_of(a[i].first);
-            auto [lo, hi] = range_of(a, x);
-            out.emplace_back(m.syms.vars.name(x), names(extreme(lo, hi, last)->set));
-            i = static_cast<std::size_t>(hi - a.begin());
-        }
-    };
-    per_var(s.last_wr, true, d.last_wr);
-    per_var(s.first_wr, false, d.first_wr);
-    for (ObjId x : s.racy)
-        d.racy.push_back(m.syms.vars.name(x));
-    return d;
+    return impl_->dump(rule);
 }
 
 } // namespace sfg
