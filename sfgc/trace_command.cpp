@@ -182,14 +182,16 @@ int run_trace(int argc, char** argv) {
             return on_grammar && sfg::runs_on_grammar(name);
         };
         sfg::Fanout streamed;
-        bool any_streamed = false;
+        std::vector<sfg::Analysis*> on_events;
         for (const auto& a : selected)
             if (!grammar(a->info().name)) {
                 streamed.add(a->analysis());
-                any_streamed = true;
+                on_events.push_back(&a->analysis());
             }
-        if (any_streamed) {
-            sfg::TraceResult read = sfg::expand_slp(slp, file, syms, streamed);
+        if (!on_events.empty()) {
+            // One analysis takes the events directly, as for a trace.
+            sfg::Analysis& sink = on_events.size() == 1 ? *on_events.front() : streamed;
+            sfg::TraceResult read = sfg::expand_slp(slp, file, syms, sink);
             if (!read.ok()) {
                 fmt::print(stderr, "{}\n", read.error->to_string());
                 return 2;

@@ -14,27 +14,41 @@ TraceResult expand_slp(const Slp& slp, std::string_view file_name, const Symbols
     WellFormedStream stream(syms, sink);
     TraceResult r;
     auto loc = slp.locations.begin();
+    const auto loc_end = slp.locations.end();
+    std::uint64_t next_loc = loc != loc_end ? loc->first : 0;
     std::uint64_t number = 0;
-    // (rule, next symbol) pairs: depth at most the number of rules.
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;
-    if (!slp.rules.empty())
-        stack.emplace_back(0, 0);
+    // The rules in one array, each rule's symbols from start[r] to start[r + 1]: expansion jumps
+    // from rule to rule, and two loads a jump from small arrays beat two from scattered vectors.
+    std::vector<SlpSymbol> flat;
+    flat.reserve(slp.size());
+    std::vector<std::uint64_t> start;
+    start.reserve(slp.rules.size() + 1);
+    for (const auto& rule : slp.rules) {
+        start.push_back(flat.size());
+        flat.insert(flat.end(), rule.begin(), rule.end());
+    }
+    start.push_back(flat.size());
+    // The symbols left of each open rule: depth at most the number of rules.
+    std::vector<std::pair<const SlpSymbol*, const SlpSymbol*>> stack;
+    if (!flat.empty() && start[1] > 0)
+        stack.emplace_back(flat.data(), flat.data() + start[1]);
+    const SlpTerminal* const terminals = slp.terminals.data();
     while (!stack.empty()) {
-        auto& [rule, i] = stack.back();
-        if (i == slp.rules[rule].size()) {
-            stack.pop_back();
-            continue;
-        }
-        const SlpSymbol s = slp.rules[rule][i++];
+        auto& top = stack.back();
+        const SlpSymbol s = *top.first++;
+        if (top.first == top.second)
+            stack.pop_back(); // before a push: `top` may move
         if (slp_is_rule(s)) {
-            stack.emplace_back(slp_index(s), 0);
+            const std::uint32_t r = slp_index(s);
+            stack.emplace_back(flat.data() + start[r], flat.data() + start[r + 1]);
             continue;
         }
-        const SlpTerminal& t = slp.terminals[s];
-        ++number;
+        const SlpTerminal& t = terminals[s];
         ObjId location = no_object;
-        if (loc != slp.locations.end() && loc->first == number)
+        if (++number == next_loc) {
             location = (loc++)->second;
+            next_loc = loc != loc_end ? loc->first : 0;
+        }
         if (!stream.push(t.thread, t.op, t.target, location, 0)) {
             r.error = TraceError{std::string(file_name), 0, 0,
                                  fmt::format("event {}: {}", number, stream.error())};
