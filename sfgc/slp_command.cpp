@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace sfgc {
 
@@ -113,6 +114,13 @@ int run_compress(int argc, char** argv) {
         fmt::print(stderr, "{}\n", r.error->to_string());
         return 2;
     }
+    // ZipTrack's format may not hold the trace: find out before any file is written.
+    std::ostringstream zt_map, zt_grammar;
+    if (slp_format.format == "ziptrack")
+        if (auto e = sfg::write_ziptrack(zt_map, zt_grammar, slp, syms)) {
+            fmt::print(stderr, "{}: error: {}\n", file, *e);
+            return 2;
+        }
     std::ofstream f;
     std::ostream* out = open_output(out_path, f);
     if (!out)
@@ -120,14 +128,12 @@ int run_compress(int argc, char** argv) {
     if (slp_format.format == "ziptrack") {
         const std::string map_path = slp_format.map_path(out_path);
         std::ofstream map(map_path, std::ios::binary);
+        map << zt_map.str();
         if (!map) {
             fmt::print(stderr, "{}: error: cannot write the file\n", map_path);
             return 2;
         }
-        if (auto e = sfg::write_ziptrack(map, *out, slp, syms)) {
-            fmt::print(stderr, "{}: error: {}\n", file, *e);
-            return 2;
-        }
+        *out << zt_grammar.str();
     } else {
         sfg::write_slp(*out, slp, syms);
     }

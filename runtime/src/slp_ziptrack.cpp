@@ -110,7 +110,6 @@ std::optional<TraceError> read_ziptrack(std::string_view map_text, std::string_v
     std::vector<std::vector<std::pair<bool, std::uint64_t>>> rules;
     std::vector<std::uint32_t> rule_line;
     Lines g{grammar_text};
-    std::uint64_t symbols = 0;
     while (g.next(line)) {
         const std::size_t arrow = line.find(" -> ");
         std::uint64_t name = 0;
@@ -132,7 +131,6 @@ std::optional<TraceError> read_ziptrack(std::string_view map_text, std::string_v
             if (!parse_number(sym, v))
                 return error(grammar_name, g.number, "expected &TERMINAL or RULE");
             rules.back().emplace_back(terminal, v);
-            ++symbols;
         }
         if (rules.back().empty())
             return error(grammar_name, g.number, fmt::format("rule {} is empty", name));
@@ -181,7 +179,6 @@ std::optional<TraceError> read_ziptrack(std::string_view map_text, std::string_v
         for (const auto& [terminal, v] : rules[r])
             out.rules[number[r]].push_back(terminal ? terminal_of[v]
                                                     : slp_rule_bit | number[rule_of[v]]);
-    (void)symbols;
     if (auto e = out.compute_lengths())
         return error(grammar_name, 0, *e);
     return std::nullopt;

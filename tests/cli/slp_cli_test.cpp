@@ -149,3 +149,32 @@ TEST_CASE("bad SLP files: exit 2 and an error naming the file") {
     CHECK(sfgc("compress " + q(std_file) + " -o x.slp --algorithm lzw").status == 2);
     CHECK(sfgc("decompress nonexistent.slp -o -").status == 2);
 }
+
+TEST_CASE("--slp-format ziptrack: ZipTrack's grammar and map in and out") {
+    const fs::path std_file = write_scratch("zt.std", loop_trace(3, 50));
+    const fs::path zt = scratch() / "zt.zt", slp = scratch() / "zt.slp";
+    // ZipTrack's format has no fork of a thread set, nor volatiles: refused, nothing written.
+    Run refused = sfgc("compress " + q(std_file) + " -o " + q(zt) + " --slp-format ziptrack");
+    CHECK(refused.status == 2);
+    CHECK(refused.err.find("ZipTrack's format has no") != std::string::npos);
+    CHECK(!fs::exists(zt));
+    CHECK(!fs::exists(scratch() / "zt.zt.map"));
+    const fs::path plain = write_scratch("zt2.std", "T0|fork(T1)\nT0|acq(m)\nT0|w(x)\nT0|rel(m)\n"
+                                                    "T1|acq(m)\nT1|w(x)\nT1|rel(m)\nT1|r(y)\n"
+                                                    "T0|w(y)\nT0|join(T1)\n");
+    REQUIRE(sfgc("compress " + q(plain) + " -o " + q(zt) + " --slp-format ziptrack").status == 0);
+    CHECK(fs::exists(scratch() / "zt.zt.map"));
+    REQUIRE(sfgc("compress " + q(plain) + " -o " + q(slp)).status == 0);
+    Run a = sfgc("trace " + q(zt) + " --slp-format ziptrack --analysis hb,eraser --format json");
+    Run b = sfgc("trace " + q(slp) + " --analysis hb,eraser --format json");
+    CHECK(a.status == 1);
+    CHECK(a.status == b.status);
+    CHECK(a.out == b.out);
+    Run d = sfgc("decompress " + q(zt) + " --slp-format ziptrack -o -");
+    CHECK(d.status == 0);
+    CHECK(d.out == slurp(plain));
+    // A missing map file.
+    Run m = sfgc("trace " + q(zt) + " --slp-format ziptrack --map " + q(scratch() / "nomap"));
+    CHECK(m.status == 2);
+    CHECK(m.err.find("nomap") != std::string::npos);
+}

@@ -21,7 +21,7 @@ namespace sfg {
 
 class SlpHb {
 public:
-    // The SLP must be well-formed (slp_well_formed) for the races to be those of its trace.
+    // The SLP must be well-formed (check_slp_well_formed) for the races to be those of its trace.
     SlpHb(const Slp& slp, const Symbols& syms);
     ~SlpHb();
     SlpHb(const SlpHb&) = delete;
