@@ -137,6 +137,24 @@ auto find_in(const M& m, K k) -> decltype(&m.front().second) {
     return it != m.end() && it->first == k ? &it->second : nullptr;
 }
 
+// The number of distinct keys of two maps sorted by key: summaries are kept for every node, so
+// their vectors are sized exactly.
+template <class M>
+std::size_t union_size(const M& a, const M& b) {
+    std::size_t n = 0;
+    auto i = a.begin(), j = b.begin();
+    while (i != a.end() && j != b.end()) {
+        if (i->first < j->first)
+            ++i;
+        else if (j->first < i->first)
+            ++j;
+        else
+            ++i, ++j;
+        ++n;
+    }
+    return n + static_cast<std::size_t>(a.end() - i) + static_cast<std::size_t>(b.end() - j);
+}
+
 template <class USet>
 struct Engine {
     struct Access {
@@ -172,7 +190,7 @@ struct Engine {
     // where for AF near is B's and the far side C's, for BL the reverse.
     static SetMap compose_sets(const SetMap& near, const SetMap& far, const SetMap& far_side) {
         SetMap out;
-        out.reserve(std::max(near.size(), far.size()));
+        out.reserve(union_size(near, far));
         auto i = near.begin(), j = far.begin();
         while (i != near.end() || j != far.end()) {
             if (j == far.end() || (i != near.end() && i->first < j->first)) {
@@ -195,7 +213,7 @@ struct Engine {
     static AccessMap compose_last(const AccessMap& b, const AccessMap& c, const SetMap& c_af,
                                   std::uint64_t off) {
         AccessMap out;
-        out.reserve(b.size() + c.size());
+        out.reserve(union_size(b, c));
         auto i = b.begin(), j = c.begin();
         while (i != b.end() || j != c.end()) {
             if (j == c.end() || (i != b.end() && i->first < j->first)) {
@@ -216,7 +234,7 @@ struct Engine {
     static AccessMap compose_first(const AccessMap& b, const AccessMap& c, const SetMap& b_bl,
                                    std::uint64_t off) {
         AccessMap out;
-        out.reserve(b.size() + c.size());
+        out.reserve(union_size(b, c));
         auto i = b.begin(), j = c.begin();
         while (i != b.end() || j != c.end()) {
             if (i == b.end() || (j != c.end() && j->first < i->first)) {
