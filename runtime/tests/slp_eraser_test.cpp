@@ -100,13 +100,16 @@ TEST_CASE("TV1 and TV4's tail: the same warnings as Eraser on the trace") {
 TEST_CASE("random traces and grammars: eraser on the SLP = Eraser on the trace (4,000 traces)") {
     std::mt19937_64 rng(1997);
     int warned = 0;
-    const RandomTraceOptions shapes[] = {{4, 2, 2, 2, 1, 30, 0},
-                                         {6, 3, 2, 2, 2, 60, 50},
-                                         {5, 3, 2, 1, 1, 80, 95},
-                                         {10, 2, 1, 1, 1, 120, 50},
-                                         {3, 2, 3, 1, 0, 200, 90}};
+    const RandomTraceOptions shapes[] = {
+        {4, 2, 2, 2, 1, 30, 0},
+        {6, 3, 2, 2, 2, 60, 50},
+        {5, 3, 2, 1, 1, 80, 95},
+        {10, 2, 1, 1, 1, 120, 50},
+        {3, 2, 3, 1, 0, 200, 90},
+        // More than 64 threads and objects: sets of U beyond one machine word.
+        {50, 4, 30, 3, 2, 300, 60}};
     for (int round = 0; round < 4000; ++round) {
-        const std::string text = random_trace(rng, shapes[round % 5]);
+        const std::string text = random_trace(rng, shapes[round % 6]);
         Symbols syms;
         Terminals t = terminals_of(text, syms);
         for (int g = 0; g < 3; ++g) {

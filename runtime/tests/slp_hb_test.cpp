@@ -200,13 +200,16 @@ TEST_CASE("TV5: fork/join orders; TV5b races at e3 with e1") {
 TEST_CASE("random traces and grammars: hb on the SLP = hb on the trace (4,000 traces)") {
     std::mt19937_64 rng(2018);
     int racy = 0;
-    const RandomTraceOptions shapes[] = {{4, 2, 2, 2, 1, 30, 0},
-                                         {6, 3, 2, 2, 2, 60, 0},
-                                         {5, 3, 2, 1, 1, 80, 95},
-                                         {10, 2, 1, 1, 1, 120, 50},
-                                         {3, 2, 1, 1, 0, 200, 90}};
+    const RandomTraceOptions shapes[] = {
+        {4, 2, 2, 2, 1, 30, 0},
+        {6, 3, 2, 2, 2, 60, 0},
+        {5, 3, 2, 1, 1, 80, 95},
+        {10, 2, 1, 1, 1, 120, 50},
+        {3, 2, 1, 1, 0, 200, 90},
+        // More than 64 threads and objects: sets of U beyond one machine word.
+        {50, 4, 30, 3, 2, 300, 60}};
     for (int round = 0; round < 4000; ++round) {
-        const RandomTraceOptions& o = shapes[round % 5];
+        const RandomTraceOptions& o = shapes[round % 6];
         const std::string text = random_trace(rng, o);
         Symbols syms;
         Terminals t = terminals_of(text, syms);
