@@ -41,6 +41,7 @@ public:
     std::vector<Finding> findings(const Symbols& syms) const override {
         return to_findings(this->d_->races(), syms);
     }
+    std::size_t finding_count(const Symbols&) const override { return this->d_->races().size(); }
 };
 
 class EraserAnalysis final : public Fresh<EraserDetector> {
@@ -49,6 +50,7 @@ public:
     std::vector<Finding> findings(const Symbols& syms) const override {
         return to_findings(d_->warnings(), syms);
     }
+    std::size_t finding_count(const Symbols&) const override { return d_->warnings().size(); }
 };
 
 class EnforceAnalysis final : public RunningAnalysis {
@@ -63,6 +65,9 @@ public:
     void reset() override { enforcer_.reset(); } // keeps the nets and the index
     std::vector<Finding> findings(const Symbols&) const override {
         return to_findings(enforcer_.violations());
+    }
+    std::size_t finding_count(const Symbols&) const override {
+        return enforcer_.violations().size();
     }
 
 private:

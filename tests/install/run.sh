@@ -41,10 +41,11 @@ libs=("$prefix"/lib*/libsfg_runtime.a)
 for f in sfgConfig.cmake sfgConfigVersion.cmake sfgTargets.cmake; do
     compgen -G "$prefix/lib*/cmake/sfg/$f" >/dev/null || fail "lib*/cmake/sfg/$f is not installed"
 done
-for h in "$src"/runtime/include/sfg/runtime/*.hpp "$src"/runtime/include/sfg/runtime/*.h; do
+for h in "$src"/runtime/include/sfg/*.hpp "$src"/runtime/include/sfg/runtime/*.hpp \
+    "$src"/runtime/include/sfg/runtime/*.h; do
     [ -e "$h" ] || continue
-    cmp -s "$h" "$prefix/include/sfg/runtime/$(basename "$h")" ||
-        fail "public header sfg/runtime/$(basename "$h") is not installed (or differs)"
+    rel=${h#"$src"/runtime/include/}
+    cmp -s "$h" "$prefix/include/$rel" || fail "public header $rel is not installed (or differs)"
 done
 # The headers include nothing the package does not provide: other sfg headers, the internal
 # ones of runtime/src/, or a dependency that sfgConfig.cmake.in does not find (only fmt and
@@ -52,15 +53,16 @@ done
 while IFS=: read -r h line; do
     inc=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]*)[>"].*/\1/' <<<"$line")
     case $inc in
-    sfg/runtime/*) [ -f "$prefix/include/$inc" ] ||
+    sfg/runtime/* | sfg/sfg.hpp | sfg/spec.hpp) [ -f "$prefix/include/$inc" ] ||
         fail "${h#"$prefix"/} includes $inc, which is not installed" ;;
     sfg/* | *.hpp | nlohmann/* | boost/* | CLI/* | antlr4* | graphviz/* | gvc.h | cgraph.h | doctest/* | benchmark/*)
         fail "${h#"$prefix"/} includes '$inc', which the package does not provide" ;;
     esac
-done < <(grep -H -E '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/sfg/runtime/* 2>/dev/null)
+done < <(grep -H -E '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/sfg/runtime/* \
+    "$prefix"/include/sfg/*.hpp 2>/dev/null)
 [ -e "$prefix/include/sfg/compiler" ] && fail "compiler headers (include/sfg/compiler) are installed"
 [ -e "$prefix/include/sfg/checker" ] && fail "checker headers (include/sfg/checker) are installed"
-for f in "$src"/runtime/src/*; do
+for f in "$src"/runtime/src/* "$src"/runtime/src/live/* "$src"/runtime/src/enforce/*; do
     found=$(find "$prefix" -name "$(basename "$f")" -print -quit)
     [ -z "$found" ] || fail "runtime internal file installed: ${found#"$prefix"/}"
 done
@@ -68,6 +70,7 @@ while IFS= read -r f; do
     rel=${f#"$prefix"/}
     case $rel in
     bin/sfgc | lib*/libsfg_runtime.a | lib*/cmake/sfg/sfg*.cmake) ;;
+    include/sfg/sfg.hpp | include/sfg/spec.hpp) ;;
     include/sfg/runtime/*.hpp | include/sfg/runtime/*.h)
         [ -e "$src/runtime/include/sfg/runtime/${rel#include/sfg/runtime/}" ] ||
             fail "installed header $rel is not in runtime/include/sfg/runtime/" ;;

@@ -52,6 +52,8 @@ public:
     virtual Analysis& analysis() = 0;
     // In event order; call after the stream's finish().
     virtual std::vector<Finding> findings(const Symbols& syms) const = 0;
+    // findings(syms).size(), cheaply: the live runtime asks after every event.
+    virtual std::size_t finding_count(const Symbols& syms) const { return findings(syms).size(); }
     // Forgets the events seen (keeps what was built from the inputs, e.g. the enforcer's
     // nets and index): ready for another trace with another Symbols.
     virtual void reset() = 0;

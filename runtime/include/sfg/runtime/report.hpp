@@ -105,6 +105,10 @@ struct AnalysisReport {
 
 std::vector<Finding> to_findings(const std::vector<Race>& races, const Symbols& syms);
 
+// One finding as the text report shows it: a block between rules of '=', ending in a newline.
+std::string format_finding(const Finding& f, std::string_view analysis, const Symbols& syms,
+                           std::string_view trace_file);
+
 // The human-readable report: one block per finding (at most `max_reports` per analysis; 0 means
 // all), like a ThreadSanitizer report, then a summary line.
 void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& reports,
