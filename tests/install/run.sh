@@ -53,7 +53,11 @@ done
 while IFS=: read -r h line; do
     inc=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]*)[>"].*/\1/' <<<"$line")
     case $inc in
-    sfg/runtime/* | sfg/sfg.hpp | sfg/spec.hpp) [ -f "$prefix/include/$inc" ] ||
+    doctest/doctest.h) [[ $h == */sfg/doctest.hpp ]] ||
+        fail "${h#"$prefix"/} includes '$inc': only the doctest adapter may" ;;
+    gtest/gtest.h) [[ $h == */sfg/gtest.hpp ]] ||
+        fail "${h#"$prefix"/} includes '$inc': only the GoogleTest adapter may" ;;
+    sfg/*.hpp) [ -f "$prefix/include/$inc" ] ||
         fail "${h#"$prefix"/} includes $inc, which is not installed" ;;
     sfg/* | *.hpp | nlohmann/* | boost/* | CLI/* | antlr4* | graphviz/* | gvc.h | cgraph.h | doctest/* | benchmark/*)
         fail "${h#"$prefix"/} includes '$inc', which the package does not provide" ;;
@@ -70,7 +74,8 @@ while IFS= read -r f; do
     rel=${f#"$prefix"/}
     case $rel in
     bin/sfgc | lib*/libsfg_runtime.a | lib*/cmake/sfg/sfg*.cmake) ;;
-    include/sfg/sfg.hpp | include/sfg/spec.hpp) ;;
+    include/sfg/*.hpp)
+        [ -e "$src/runtime/$rel" ] || fail "installed header $rel is not in runtime/include/" ;;
     include/sfg/runtime/*.hpp | include/sfg/runtime/*.h)
         [ -e "$src/runtime/include/sfg/runtime/${rel#include/sfg/runtime/}" ] ||
             fail "installed header $rel is not in runtime/include/sfg/runtime/" ;;

@@ -24,6 +24,7 @@
 #include <source_location>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -89,12 +90,114 @@ struct finding {
 // Thrown by the offending operation under on_finding::throw_error.
 class finding_error : public std::runtime_error {
 public:
-    explicit finding_error(sfg::finding f);
+    explicit finding_error(sfg::finding f)
+        : std::runtime_error(f.message), finding_(std::move(f)) {}
     const sfg::finding& details() const noexcept { return finding_; }
 
 private:
     sfg::finding finding_;
 };
+
+#if defined(SFG_DISABLE)
+// The switch for release builds of the same code: every type below is its std counterpart, with
+// the same interface, nothing recorded and nothing checked (docs/live.md, "Switching it off").
+class session {
+public:
+    explicit session(const spec&, session_options = {}) noexcept {}
+    explicit session(session_options = {}) noexcept {}
+    session(const session&) = delete;
+    session& operator=(const session&) = delete;
+    std::vector<finding> findings() const { return {}; }
+    std::uint64_t events() const noexcept { return 0; }
+    void close() noexcept {}
+    std::size_t mark() const noexcept { return 0; }
+    bool expect(std::size_t, std::string_view, std::string_view) noexcept { return true; }
+    std::vector<finding> unexpected_findings() const { return {}; }
+    static session* current() noexcept { return nullptr; }
+};
+
+class thread {
+public:
+    template <class F, class... A>
+    thread(std::string_view, F&& f, A&&... args)
+        : t_(std::forward<F>(f), std::forward<A>(args)...) {}
+    void join() { t_.join(); }
+    bool joinable() const noexcept { return t_.joinable(); }
+
+private:
+    std::jthread t_;
+};
+
+class thread_group {
+public:
+    void add(std::string_view, std::function<void()> f) { pending_.push_back(std::move(f)); }
+    void start() {
+        for (auto& f : pending_)
+            threads_.emplace_back(std::move(f));
+        pending_.clear();
+    }
+    void join() {
+        for (auto& t : threads_)
+            t.join();
+    }
+
+private:
+    std::vector<std::function<void()>> pending_;
+    std::vector<std::jthread> threads_;
+};
+
+class mutex {
+public:
+    explicit mutex(std::string_view) noexcept {}
+    void lock() { m_.lock(); }
+    bool try_lock() { return m_.try_lock(); }
+    void unlock() { m_.unlock(); }
+
+private:
+    std::mutex m_;
+};
+
+template <class T>
+class shared {
+public:
+    explicit shared(std::string_view, T init = T{}) : value_(std::move(init)) {}
+    shared(const shared&) = delete;
+    shared& operator=(const shared&) = delete;
+    T load(sfg::source_location = sfg::source_location::current()) const { return value_; }
+    void store(T v, sfg::source_location = sfg::source_location::current()) {
+        value_ = std::move(v);
+    }
+    operator T() const { return value_; }
+    shared& operator=(T v) {
+        value_ = std::move(v);
+        return *this;
+    }
+
+private:
+    T value_;
+};
+
+template <class T>
+class volatile_var {
+public:
+    explicit volatile_var(std::string_view, T init = T{}) : value_(init) {}
+    T load(sfg::source_location = sfg::source_location::current()) const { return value_.load(); }
+    void store(T v, sfg::source_location = sfg::source_location::current()) { value_.store(v); }
+
+private:
+    std::atomic<T> value_;
+};
+
+class barrier {
+public:
+    barrier(std::string_view, std::ptrdiff_t count) : b_(count) {}
+    void arrive_and_wait() { b_.arrive_and_wait(); }
+
+private:
+    std::barrier<> b_;
+};
+
+#else // !SFG_DISABLE
 
 namespace detail {
 struct session_impl;
@@ -165,6 +268,22 @@ public:
     std::vector<finding> findings() const;
     // Events recorded so far.
     std::uint64_t events() const;
+
+    // Ends the checking before the destructor does: the threads still running are taken as
+    // ended (as at the end of a trace), the analyses finish, the trace is flushed, and objects
+    // used afterwards are used with no session. Idempotent.
+    void close();
+
+    // Expectations, for negative tests (sfg/doctest.hpp, sfg/gtest.hpp: SFG_EXPECT_FINDING):
+    // mark() is the number of findings so far; expect(mark, kind, var) marks the findings since
+    // then of that kind on that variable (or object) as expected, and says whether there was one.
+    std::size_t mark() const;
+    bool expect(std::size_t mark, std::string_view kind, std::string_view var);
+    // The findings not marked as expected, in event order.
+    std::vector<finding> unexpected_findings() const;
+
+    // The open session, or nullptr.
+    static session* current();
 
 private:
     std::unique_ptr<detail::session_impl> impl_;
@@ -342,5 +461,7 @@ private:
     detail::object obj_;
     std::barrier<> b_;
 };
+
+#endif // SFG_DISABLE
 
 } // namespace sfg

@@ -91,6 +91,13 @@ namespace detail {
 struct spec_impl;
 } // namespace detail
 
+#if defined(SFG_DISABLE)
+// Switched off (sfg.hpp): nothing is built, nothing is linked.
+class spec {
+public:
+    explicit constexpr spec(const spec_data::spec&) noexcept {}
+};
+#else
 // A specification the live runtime checks against (sfg.hpp's session). Cheap to copy.
 class spec {
 public:
@@ -113,5 +120,6 @@ public:
 private:
     std::shared_ptr<const detail::spec_impl> impl_;
 };
+#endif
 
 } // namespace sfg

@@ -15,9 +15,6 @@
 
 namespace sfg {
 
-finding_error::finding_error(sfg::finding f)
-    : std::runtime_error(f.message), finding_(std::move(f)) {}
-
 namespace detail {
 
 global_state& global() {
@@ -200,6 +197,7 @@ void session_impl::add(finding f) {
         std::fflush(stderr);
     }
     findings.push_back(f);
+    expected.push_back(false);
     fresh.push_back(std::move(f));
 }
 
@@ -355,16 +353,58 @@ std::unique_ptr<detail::session_impl> open_session(const spec* s, session_option
 
 } // namespace
 
-session::session(const spec& s, session_options o) : impl_(open_session(&s, std::move(o))) {}
-session::session(session_options o) : impl_(open_session(nullptr, std::move(o))) {}
+session::session(const spec& s, session_options o) : impl_(open_session(&s, std::move(o))) {
+    std::lock_guard lock(detail::global().lock);
+    detail::global().current_session = this;
+}
+session::session(session_options o) : impl_(open_session(nullptr, std::move(o))) {
+    std::lock_guard lock(detail::global().lock);
+    detail::global().current_session = this;
+}
 
 session::~session() {
+    close();
+}
+
+void session::close() {
     detail::global_state& g = detail::global();
     std::lock_guard lock(g.lock);
+    if (impl_->closed)
+        return;
+    impl_->closed = true;
     impl_->finish();
     if (detail::this_thread.serial == impl_->serial)
         detail::this_thread = {};
     g.current = nullptr;
+    g.current_session = nullptr;
+}
+
+std::size_t session::mark() const {
+    std::lock_guard lock(detail::global().lock);
+    return impl_->findings.size();
+}
+
+bool session::expect(std::size_t mark, std::string_view kind, std::string_view var) {
+    std::lock_guard lock(detail::global().lock);
+    bool found = false;
+    for (std::size_t i = mark; i < impl_->findings.size(); ++i)
+        if (impl_->findings[i].kind == kind && impl_->findings[i].var == var)
+            impl_->expected[i] = found = true;
+    return found;
+}
+
+std::vector<finding> session::unexpected_findings() const {
+    std::lock_guard lock(detail::global().lock);
+    std::vector<finding> out;
+    for (std::size_t i = 0; i < impl_->findings.size(); ++i)
+        if (!impl_->expected[i])
+            out.push_back(impl_->findings[i]);
+    return out;
+}
+
+session* session::current() {
+    std::lock_guard lock(detail::global().lock);
+    return detail::global().current_session;
 }
 
 std::vector<finding> session::findings() const {

@@ -26,8 +26,9 @@ struct session_impl;
 struct global_state {
     std::mutex lock;                 // orders every event: one linearization
     session_impl* current = nullptr; // the open session
-    std::uint64_t next_serial = 1;   // sessions are numbered; 0 is "none"
-    std::set<std::string> orphans;   // objects reported as used with no session
+    session* current_session = nullptr;
+    std::uint64_t next_serial = 1; // sessions are numbered; 0 is "none"
+    std::set<std::string> orphans; // objects reported as used with no session
 };
 global_state& global();
 
@@ -75,6 +76,8 @@ struct session_impl {
     std::unique_ptr<TextTraceWriter> writer;
     std::unique_ptr<WellFormedStream> stream;
     std::vector<finding> findings;
+    std::vector<bool> expected; // by finding
+    bool closed = false;
     std::vector<finding> fresh; // collected since the last take_fresh()
     std::set<std::string> misuses;
     std::map<std::tuple<const void*, std::uint32_t, std::uint32_t>, ObjId> locations;
