@@ -112,8 +112,19 @@ printf 'threads t0, t1;\nlock m;\nvar x : [EX(t0) ⊔ EX(t1)]^m;\n' >"$work/lock
 (cd "$work/consumer" && "$ctest" --output-on-failure "${config[@]/--config/-C}") ||
     fail "the consumer's tests failed"
 
+# 5. The examples (examples/): real std::thread programs with doctest suites, each checked by
+#    the live runtime through a header sfg_add_discipline generates with the installed sfgc.
+"$cmake" -S "$src/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="$type" \
+    -DCMAKE_CXX_FLAGS="-Wall -Wextra -Wpedantic -Werror" >"$work/examples-configure.log" 2>&1 ||
+    { cat "$work/examples-configure.log" >&2; die "configuring the examples failed"; }
+"$cmake" --build "$work/examples" "${config[@]}" -j 2 >"$work/examples-build.log" 2>&1 ||
+    { cat "$work/examples-build.log" >&2; die "building the examples failed"; }
+(cd "$work/examples" && "$ctest" --output-on-failure "${config[@]/--config/-C}") ||
+    fail "the examples' tests failed"
+
 if [ $failures -ne 0 ]; then
     echo "install test: $failures failure(s)" >&2
     exit 1
 fi
-echo "install test: installed into $prefix; the consumer builds and runs"
+echo "install test: installed into $prefix; the consumer and the examples build and run"

@@ -269,6 +269,9 @@ void session_impl::finish() {
         trace_file.flush();
 }
 
+std::optional<finding> record_locked(const object& o, Op op, const sfg::source_location* where,
+                                     void (*access)(void*), void* context);
+
 std::optional<finding> orphan(const object& o, const char* what) {
     // No session to hold a finding: the report goes to standard error, once per object.
     global_state& g = global();
@@ -284,7 +287,17 @@ std::optional<finding> orphan(const object& o, const char* what) {
 
 std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
                                     void (*access)(void*), void* context) {
-    std::lock_guard lock(global().lock);
+    if (op == Op::vol_write)
+        tsan_release(&o);
+    std::optional<finding> out = record_locked(o, op, where, access, context);
+    if (op == Op::vol_read)
+        tsan_acquire(&o);
+    return out;
+}
+
+std::optional<finding> record_locked(const object& o, Op op, const sfg::source_location* where,
+                                     void (*access)(void*), void* context) {
+    event_lock lock;
     if (access)
         access(context);
     session_impl* s = global().current;
@@ -311,7 +324,7 @@ void record(const object& o, Op op, const sfg::source_location* where, void (*ac
 }
 
 std::optional<finding> misuse(const object& o, const std::string& what) {
-    std::lock_guard lock(global().lock);
+    event_lock lock;
     session_impl* s = global().current;
     if (!s)
         return orphan(o, "misused");
@@ -328,7 +341,7 @@ std::unique_ptr<detail::session_impl> open_session(const spec* s, session_option
     detail::global_state& g = detail::global();
     std::optional<finding> second;
     {
-        std::lock_guard lock(g.lock);
+        detail::event_lock lock;
         if (detail::session_impl* open = g.current) {
             open->add_misuse("session", open->main_thread,
                              "a second sfg::session was opened while one is open (one at a time)");
@@ -354,11 +367,11 @@ std::unique_ptr<detail::session_impl> open_session(const spec* s, session_option
 } // namespace
 
 session::session(const spec& s, session_options o) : impl_(open_session(&s, std::move(o))) {
-    std::lock_guard lock(detail::global().lock);
+    detail::event_lock lock;
     detail::global().current_session = this;
 }
 session::session(session_options o) : impl_(open_session(nullptr, std::move(o))) {
-    std::lock_guard lock(detail::global().lock);
+    detail::event_lock lock;
     detail::global().current_session = this;
 }
 
@@ -368,7 +381,7 @@ session::~session() {
 
 void session::close() {
     detail::global_state& g = detail::global();
-    std::lock_guard lock(g.lock);
+    detail::event_lock lock;
     if (impl_->closed)
         return;
     impl_->closed = true;
@@ -380,12 +393,12 @@ void session::close() {
 }
 
 std::size_t session::mark() const {
-    std::lock_guard lock(detail::global().lock);
+    detail::event_lock lock;
     return impl_->findings.size();
 }
 
 bool session::expect(std::size_t mark, std::string_view kind, std::string_view var) {
-    std::lock_guard lock(detail::global().lock);
+    detail::event_lock lock;
     bool found = false;
     for (std::size_t i = mark; i < impl_->findings.size(); ++i)
         if (impl_->findings[i].kind == kind && impl_->findings[i].var == var)
@@ -394,7 +407,7 @@ bool session::expect(std::size_t mark, std::string_view kind, std::string_view v
 }
 
 std::vector<finding> session::unexpected_findings() const {
-    std::lock_guard lock(detail::global().lock);
+    detail::event_lock lock;
     std::vector<finding> out;
     for (std::size_t i = 0; i < impl_->findings.size(); ++i)
         if (!impl_->expected[i])
@@ -403,17 +416,17 @@ std::vector<finding> session::unexpected_findings() const {
 }
 
 session* session::current() {
-    std::lock_guard lock(detail::global().lock);
+    detail::event_lock lock;
     return detail::global().current_session;
 }
 
 std::vector<finding> session::findings() const {
-    std::lock_guard lock(detail::global().lock);
+    detail::event_lock lock;
     return impl_->findings;
 }
 
 std::uint64_t session::events() const {
-    std::lock_guard lock(detail::global().lock);
+    detail::event_lock lock;
     return impl_->stream->events();
 }
 

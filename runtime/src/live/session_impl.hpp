@@ -32,6 +32,18 @@ struct global_state {
 };
 global_state& global();
 
+// Holds global().lock, hidden from ThreadSanitizer (event_lock.cpp).
+class event_lock {
+public:
+    event_lock();
+    ~event_lock();
+    event_lock(const event_lock&) = delete;
+    event_lock& operator=(const event_lock&) = delete;
+};
+// A volatile's store (release) and load (acquire), told to ThreadSanitizer; no-ops without it.
+void tsan_release(const void* addr);
+void tsan_acquire(const void* addr);
+
 // Who the calling thread is: its id in session `serial` (0: not an sfg thread of any session).
 struct thread_record {
     std::uint64_t serial = 0;

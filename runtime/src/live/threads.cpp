@@ -43,7 +43,7 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
     std::vector<thread_record> records(tasks.size());
     std::optional<finding> pending;
     {
-        std::lock_guard lock(global().lock);
+        event_lock lock;
         for (const auto& t : tasks)
             g->names.push_back(t.first);
         session_impl* s = global().current;
@@ -106,7 +106,7 @@ void join_group(group_impl& g) {
     g.joined = true;
     std::optional<finding> pending;
     {
-        std::lock_guard lock(global().lock);
+        event_lock lock;
         session_impl* s = global().current;
         const std::string label = fmt::format("{}", fmt::join(g.names, ","));
         if (s && g.serial == s->serial) {
