@@ -11,8 +11,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <sys/wait.h>
 #include <thread>
 
 using namespace sfg::testing;
@@ -179,6 +181,17 @@ TEST_CASE("the recorded trace is well-formed and replays to the same findings") 
     };
     CHECK(sorted(replayed) == sorted(live_seen));
     CHECK(sorted(who) == sorted(live_who));
+    // And as a user does it: sfgc trace exits 1 (findings) and names the same events' count.
+    const std::string cmd = std::string(SFGC_PATH) + " trace '" + path + "' --spec '" +
+                            SFG_SOURCE_DIR + "/specs/thesis/bank.sfg' --analysis enforce,hb > '" +
+                            path + ".out'";
+    const int status = std::system(cmd.c_str());
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 1);
+    std::ifstream report(path + ".out");
+    std::stringstream rep;
+    rep << report.rdbuf();
+    CHECK(rep.str().find("SUMMARY: " + std::to_string(events) + " events") != std::string::npos);
     // The set fork and join are one event each.
     std::ifstream trace(path);
     std::stringstream t;
