@@ -1,4 +1,4 @@
-# sfg_add_discipline(TARGET SPEC FILE.sfg [NAMESPACE NS]) (docs/live.md): runs
+# sfg_add_discipline(TARGET SPEC FILE.sfg [NAMESPACE NS]) (docs/enforcers.md): runs
 # `sfgc FILE.sfg --emit-cpp <stem>.sfg.hpp [--namespace NS]` at build time, again whenever the
 # spec changes, and puts the header on TARGET's include path (`#include "<stem>.sfg.hpp"`).
 # A spec with errors fails the build with sfgc's diagnostics.

@@ -134,9 +134,10 @@ int run_compile(int argc, char** argv) {
     app.add_flag("--json", json, "write the compiled spec as JSON to standard output");
     app.add_option("--pnml", pnml, "write the Petri nets as PNML to a file");
     std::string emit_cpp, cpp_ns;
-    app.add_option("--emit-cpp", emit_cpp,
-                   "write the disciplines as a C++ header for the live runtime (docs/live.md); "
-                   "'-': standard output");
+    app.add_option(
+        "--emit-cpp", emit_cpp,
+        "write the disciplines as a C++ header for the live runtime (docs/enforcers.md); "
+        "'-': standard output");
     app.add_option("--namespace", cpp_ns,
                    "the C++ namespace of --emit-cpp's header (default: the file's stem, made an "
                    "identifier)");

@@ -1,5 +1,5 @@
-// The live runtime under load (docs/live.md), without a spec so that it runs in the runtime's own
-// build (and its ThreadSanitizer build): many threads, every primitive, exact event counts, and
+// The live runtime under load (docs/enforcers.md), without a spec so that it runs in the runtime's
+// own build (and its ThreadSanitizer build): many threads, every primitive, exact event counts, and
 // the same verdicts on every run.
 #include "sfg/sfg.hpp"
 

@@ -1,4 +1,4 @@
-// The live runtime on the thesis' programs, on real threads (docs/live.md): correct versions
+// The live runtime on the thesis' programs, on real threads (docs/enforcers.md): correct versions
 // pass, broken ones fail with the expected finding on every run, whatever the schedule.
 #include "support.hpp"
 

@@ -1,4 +1,4 @@
-// Misuse of the live runtime (docs/live.md) is a `misuse` finding naming the object, never a
+// Misuse of the live runtime (docs/enforcers.md) is a `misuse` finding naming the object, never a
 // silent miss or a crash: threads sfg did not start, names of another kind, ill-formed
 // operations, a second session. And recording: the trace replays to the same findings.
 #include "support.hpp"

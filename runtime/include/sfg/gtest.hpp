@@ -1,4 +1,4 @@
-// The live runtime in GoogleTest suites (docs/live.md, "Test frameworks"): a session whose
+// The live runtime in GoogleTest suites (docs/enforcers.md, "Test frameworks"): a session whose
 // findings fail the test that caused them, when the session ends, on the test's own thread
 // (never from an instrumented operation: googletest's reporting must not run inside them); and
 // SFG_EXPECT_FINDING for negative tests.

@@ -1,4 +1,4 @@
-// The live runtime (docs/live.md): a program's threads, locks, volatiles, barriers and shared
+// The live runtime (docs/enforcers.md): a program's threads, locks, volatiles, barriers and shared
 // variables as sfg:: types that report every operation, in one linearization of the real
 // execution, to the analyses of a session (enforce, hb, fasttrack, goldilocks, eraser), which
 // check it against a specification (`sfgc SPEC --emit-cpp`) and for races.
@@ -100,7 +100,7 @@ private:
 
 #if defined(SFG_DISABLE)
 // The switch for release builds of the same code: every type below is its std counterpart, with
-// the same interface, nothing recorded and nothing checked (docs/live.md, "Switching it off").
+// the same interface, nothing recorded and nothing checked (docs/enforcers.md, "Switching it off").
 class session {
 public:
     explicit session(const spec&, session_options = {}) noexcept {}

@@ -1,7 +1,7 @@
-// A compiled specification as a program carries it (docs/live.md): the threads, locks, volatiles,
-// barriers and variables a `.sfg` file declares, and each annotated variable's discipline
-// G = (A, S, I, O). `sfgc SPEC --emit-cpp` writes it as static data (spec_data below); the nets
-// N(G) are built from it once, when the spec is first used (thesis Figure 4.11).
+// A compiled specification as a program carries it (docs/enforcers.md): the threads, locks,
+// volatiles, barriers and variables a `.sfg` file declares, and each annotated variable's
+// discipline G = (A, S, I, O). `sfgc SPEC --emit-cpp` writes it as static data (spec_data below);
+// the nets N(G) are built from it once, when the spec is first used (thesis Figure 4.11).
 #pragma once
 
 #include "sfg/runtime/net.hpp" // ModeKind, MechKind

@@ -1,4 +1,4 @@
-// The runtime's one lock (session_impl.hpp) as ThreadSanitizer must not see it (docs/live.md,
+// The runtime's one lock (session_impl.hpp) as ThreadSanitizer must not see it (docs/enforcers.md,
 // "ThreadSanitizer"): it orders sfg's events, not the program, so TSan ignores its
 // synchronization and the bookkeeping done under it; the program's own synchronization (its
 // sfg::mutex, barrier, threads: real std primitives) TSan sees as always, and a volatile_var's

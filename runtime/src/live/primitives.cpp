@@ -1,4 +1,4 @@
-// sfg::mutex and sfg::barrier (docs/live.md): the real primitive does the synchronizing; the
+// sfg::mutex and sfg::barrier (docs/enforcers.md): the real primitive does the synchronizing; the
 // event is recorded on the side of it that keeps the linearization true (acq after taking,
 // rel before letting go; benter before arriving, bexit after leaving).
 #include "session_impl.hpp"

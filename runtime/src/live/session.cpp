@@ -1,5 +1,5 @@
-// The live session (docs/live.md): one global lock orders every instrumented operation, so that
-// the events form one linearization of the real execution; they go through the same
+// The live session (docs/enforcers.md): one global lock orders every instrumented operation, so
+// that the events form one linearization of the real execution; they go through the same
 // well-formedness checker as trace files (well_formed.hpp) to the analyses of the registry
 // (analyses.hpp) and, when recording, to the text trace writer.
 #include "session_impl.hpp"

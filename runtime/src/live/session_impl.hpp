@@ -1,4 +1,4 @@
-// The live runtime's state (docs/live.md), private to runtime/src/live: the global lock that
+// The live runtime's state (docs/enforcers.md), private to runtime/src/live: the global lock that
 // orders every instrumented operation, the open session, and each thread's identity in it.
 #pragma once
 

@@ -1,5 +1,5 @@
-// sfg::thread and sfg::thread_group (docs/live.md): a fork event before the threads run, a join
-// event after they have ended, and each thread's identity in the session for its own events.
+// sfg::thread and sfg::thread_group (docs/enforcers.md): a fork event before the threads run, a
+// join event after they have ended, and each thread's identity in the session for its own events.
 #include "session_impl.hpp"
 
 #include <fmt/format.h>

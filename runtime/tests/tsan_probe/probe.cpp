@@ -1,7 +1,7 @@
 // Run by scripts/test.sh in the ThreadSanitizer build, which expects TSan to report the race on
 // `plain`: the only thing between the two writes is sfg's own lock (both threads record events
-// under it), which orders sfg's events, not the program (docs/live.md, "ThreadSanitizer"). Were
-// it visible to TSan, the race would be hidden.
+// under it), which orders sfg's events, not the program (docs/enforcers.md, "ThreadSanitizer").
+// Were it visible to TSan, the race would be hidden.
 #include "sfg/sfg.hpp"
 
 #include <thread>

@@ -1,4 +1,4 @@
-// SFG_DISABLE (docs/live.md, "Switching it off"): the sfg:: types are their std counterparts;
+// SFG_DISABLE (docs/enforcers.md, "Switching it off"): the sfg:: types are their std counterparts;
 // the same code builds without the runtime library (this program does not link it), the
 // objects are as small as what they wrap, and nothing is checked.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN

@@ -47,7 +47,7 @@ std::string to_json(const std::string& file, const CompiledSpec* spec, const Dia
 void write_pnml(std::ostream& out, const CompiledSpec& spec);
 std::string to_pnml(const CompiledSpec& spec);
 
-// The C++ header of `sfgc SPEC --emit-cpp` (docs/live.md): the spec as sfg/spec.hpp's static
+// The C++ header of `sfgc SPEC --emit-cpp` (docs/enforcers.md): the spec as sfg/spec.hpp's static
 // data in namespace `ns` (may be nested, `a::b`), with `ns::spec()`; `hash` is spec_hash() of the
 // file's bytes. Deterministic: the same spec gives the same bytes.
 void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& ns,
