@@ -11,11 +11,14 @@
 
 #include <doctest/doctest.h>
 
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
+#include <unistd.h>
 
 using namespace sfg::testing;
 
@@ -198,4 +201,70 @@ TEST_CASE("the recorded trace is well-formed and replays to the same findings") 
     t << trace.rdbuf();
     CHECK(t.str().find("main|fork(deposit,withdraw)") != std::string::npos);
     CHECK(t.str().find("main|join(deposit,withdraw)") != std::string::npos);
+}
+
+namespace {
+
+// main and a write x with nothing between them: one race, whatever the order.
+void racy() {
+    sfg::shared<int> x("x", 0);
+    sfg::thread a("a", [&] { x = 1; });
+    x = 2;
+    a.join();
+}
+
+std::string slurp_fd(int fd) {
+    std::string out;
+    char buf[4096];
+    ::lseek(fd, 0, SEEK_SET);
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+        out.append(buf, static_cast<std::size_t>(n));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("policy log: the report on standard error, and collected") {
+    std::FILE* err = std::tmpfile();
+    REQUIRE(err);
+    std::fflush(stderr);
+    const int saved = ::dup(2);
+    ::dup2(::fileno(err), 2);
+    std::size_t found = 0;
+    {
+        sfg::session_options o; // policy log: the default
+        o.analyses = "hb";
+        sfg::session s(o);
+        racy();
+        found = s.findings().size();
+    }
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    CHECK(found == 1);
+    CHECK(slurp_fd(::fileno(err)).find("WARNING: data race on x (hb)") != std::string::npos);
+    std::fclose(err);
+}
+
+TEST_CASE("policy abort: the report, then abort()") {
+    std::FILE* err = std::tmpfile();
+    REQUIRE(err);
+    std::fflush(stderr);
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        ::dup2(::fileno(err), 2);
+        sfg::session_options o;
+        o.policy = sfg::on_finding::abort;
+        o.analyses = "hb";
+        sfg::session s(o);
+        racy();
+        std::_Exit(0); // not reached
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGABRT);
+    CHECK(slurp_fd(::fileno(err)).find("WARNING: data race on x (hb)") != std::string::npos);
+    std::fclose(err);
 }
