@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace sfg::detail {
@@ -92,7 +93,20 @@ struct session_impl {
     bool closed = false;
     std::vector<finding> fresh; // collected since the last take_fresh()
     std::set<std::string> misuses;
-    std::map<std::tuple<const void*, std::uint32_t, std::uint32_t>, ObjId> locations;
+    // Source locations by call site: (file name pointer, line, column), hashed. A call site's
+    // file name is one string literal, so equal pointers mean equal files (different pointers
+    // with one text only cost a second entry with the same interned id).
+    struct SiteHash {
+        std::size_t
+        operator()(const std::tuple<const void*, std::uint32_t, std::uint32_t>& k) const {
+            const auto p = reinterpret_cast<std::uintptr_t>(std::get<0>(k));
+            return static_cast<std::size_t>(
+                (p ^ (std::uint64_t{std::get<1>(k)} << 32 | std::get<2>(k))) *
+                0x9e3779b97f4a7c15ull);
+        }
+    };
+    std::unordered_map<std::tuple<const void*, std::uint32_t, std::uint32_t>, ObjId, SiteHash>
+        locations;
 };
 
 // An object used with no session: reported on standard error once.
