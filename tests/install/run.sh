@@ -123,6 +123,37 @@ printf 'threads t0, t1;\nlock m;\nvar x : [EX(t0) ⊔ EX(t1)]^m;\n' >"$work/lock
 (cd "$work/examples" && "$ctest" --output-on-failure "${config[@]/--config/-C}") ||
     fail "the examples' tests failed"
 
+# 6. sfg_add_discipline regenerates the header when the spec changes, and a bad spec fails the
+#    build with sfgc's diagnostics (file:line:col).
+proj=$work/regen
+mkdir -p "$proj"
+cat >"$proj/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(regen LANGUAGES CXX)
+find_package(sfg CONFIG REQUIRED)
+add_executable(app main.cpp)
+sfg_add_discipline(app SPEC spec.sfg NAMESPACE disc)
+target_link_libraries(app PRIVATE sfg::runtime)
+CMAKE
+printf '#include "spec.sfg.hpp"\nint main() { return disc::spec().variables().size() == 0; }\n' \
+    >"$proj/main.cpp"
+printf 'threads t0, t1;\nlock m;\nvar x : [EX(t0) | EX(t1)]^m;\n' >"$proj/spec.sfg"
+"$cmake" -S "$proj" -B "$proj/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+    >"$proj/log" 2>&1 && "$cmake" --build "$proj/build" >>"$proj/log" 2>&1 ||
+    { cat "$proj/log" >&2; die "sfg_add_discipline: the first build failed"; }
+header=$(find "$proj/build" -name spec.sfg.hpp)
+grep -q '"x"' "$header" || fail "sfg_add_discipline: no x in the generated header"
+sleep 1 # a newer modification time
+printf 'threads t0, t1;\nlock m;\nvar x, y : [EX(t0) | EX(t1)]^m;\n' >"$proj/spec.sfg"
+"$cmake" --build "$proj/build" >>"$proj/log" 2>&1 || { cat "$proj/log" >&2; fail "rebuild failed"; }
+grep -q '"y"' "$header" || fail "sfg_add_discipline: the header was not regenerated"
+printf 'threads t0, t1;\nvar x : [EX(t0) | EX(t2)]^m;\n' >"$proj/spec.sfg"
+if "$cmake" --build "$proj/build" >"$proj/bad.log" 2>&1; then
+    fail "sfg_add_discipline: a bad spec did not fail the build"
+fi
+grep -q "spec.sfg:2:[0-9]*: error:" "$proj/bad.log" ||
+    { cat "$proj/bad.log" >&2; fail "sfg_add_discipline: no sfgc diagnostic in the failed build"; }
+
 if [ $failures -ne 0 ]; then
     echo "install test: $failures failure(s)" >&2
     exit 1

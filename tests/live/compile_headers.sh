@@ -17,4 +17,12 @@ for header in "$dir"/*.sfg.hpp; do
     done
 done
 [ "$n" -gt 0 ] || { echo "no headers in $dir" >&2; exit 1; }
+# A header generated for another runtime ABI does not compile, and says why.
+sed 's/SFG_ABI_VERSION != 1/SFG_ABI_VERSION != 999/' "$header" >"$tmp/other_abi.sfg.hpp"
+printf '#include "%s"\nint main() { return 0; }\n' "$tmp/other_abi.sfg.hpp" >"$tmp/t.cpp"
+if "${compilers[0]}" -std=c++20 -fsyntax-only -I"$include" "$tmp/t.cpp" 2>"$tmp/err"; then
+    echo "a header for ABI 999 compiled against this runtime" >&2
+    exit 1
+fi
+grep -q "regenerate it" "$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 echo "$n header compilations, warning-free"
