@@ -9,6 +9,7 @@
 #include "sfg/runtime/trace.hpp"
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -200,4 +201,35 @@ TEST_CASE("live stress: 64 threads, every event counted, no finding, the same on
     for (const auto& a : replay)
         CHECK(a->findings(syms).empty());
     std::filesystem::remove(path);
+}
+
+TEST_CASE("live: std::condition_variable_any on an sfg::mutex; its unlock and relock are events") {
+    sfg::session s(collect_all());
+    sfg::mutex m("m");
+    sfg::shared<int> items("items", 0);
+    std::condition_variable_any cv;
+    constexpr int n = 200;
+    sfg::thread consumer("consumer", [&] {
+        for (int taken = 0; taken < n;) {
+            std::unique_lock l(m);
+            cv.wait(l, [&] { return items.load() > 0; });
+            items.store(items.load() - 1);
+            ++taken;
+        }
+    });
+    sfg::thread producer("producer", [&] {
+        for (int i = 0; i < n; ++i) {
+            {
+                std::lock_guard l(m);
+                items.store(items.load() + 1);
+            }
+            cv.notify_one();
+        }
+    });
+    producer.join();
+    consumer.join();
+    std::lock_guard l(m);
+    CHECK(items.load() == 0);
+    for (const sfg::finding& f : s.findings())
+        FAIL_CHECK(f.message);
 }
