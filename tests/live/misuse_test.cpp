@@ -268,3 +268,30 @@ TEST_CASE("policy abort: the report, then abort()") {
     CHECK(slurp_fd(::fileno(err)).find("WARNING: data race on x (hb)") != std::string::npos);
     std::fclose(err);
 }
+
+TEST_CASE("SFG_OPTIONS overrides the options in the code; SFG_TRACE records") {
+    const std::string path = (scratch() / "env_trace.std").string();
+    std::filesystem::remove(path);
+    ::setenv("SFG_OPTIONS", "policy=collect analyses=hb:main_thread=boss", 1);
+    ::setenv("SFG_TRACE", path.c_str(), 1);
+    {
+        sfg::session_options o; // policy log, three analyses, "main": all overridden
+        sfg::session s(o);
+        racy();
+        const auto fs = s.findings();
+        REQUIRE(fs.size() == 1); // hb only
+        CHECK(fs[0].analysis == "hb");
+    }
+    ::unsetenv("SFG_TRACE");
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().find("boss|fork(a)") != std::string::npos);
+    for (const char* bad : {"policy=loud", "nokey", "colour=red"}) {
+        CAPTURE(bad);
+        ::setenv("SFG_OPTIONS", bad, 1);
+        CHECK_THROWS_WITH_AS(sfg::session{}, doctest::Contains("SFG_OPTIONS"),
+                             std::invalid_argument);
+    }
+    ::unsetenv("SFG_OPTIONS");
+}
