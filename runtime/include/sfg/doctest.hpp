@@ -8,7 +8,7 @@
 //     }
 #pragma once
 
-#include "sfg/sfg.hpp"
+#include "sfg/test_session.hpp"
 
 #include <doctest/doctest.h>
 
@@ -16,32 +16,12 @@
 
 namespace sfg {
 
-class doctest_session : public session {
-public:
-    // Findings are collected (not printed): the test reports them. SFG_OPTIONS still applies.
-    // A finding is reported at `where`, the line that opened the session.
-    explicit doctest_session(const spec& s, session_options o = collected(),
-                             source_location where = source_location::current())
-        : session(s, std::move(o)), where_(where) {}
-    explicit doctest_session(session_options o = collected(),
-                             source_location where = source_location::current())
-        : session(std::move(o)), where_(where) {}
-    ~doctest_session() {
-        close();
-        for (const finding& f : unexpected_findings()) {
-            const std::string msg = "sfg: " + f.kind + " on " + f.var + "\n" + f.message;
-            ADD_FAIL_CHECK_AT(where_.file_name(), static_cast<int>(where_.line()), msg);
-        }
+struct doctest_report {
+    void operator()(const source_location& where, const std::string& message) const {
+        ADD_FAIL_CHECK_AT(where.file_name(), static_cast<int>(where.line()), message);
     }
-    static session_options collected() {
-        session_options o;
-        o.policy = on_finding::collect;
-        return o;
-    }
-
-private:
-    source_location where_;
 };
+using doctest_session = basic_test_session<doctest_report>;
 
 } // namespace sfg
 
@@ -50,13 +30,7 @@ private:
 // findings are expected and fail nothing. A finding_error they throw is caught.
 #define SFG_EXPECT_FINDING(kind, var, ...)                                                         \
     do {                                                                                           \
-        ::sfg::session* sfg_session_ = ::sfg::session::current();                                  \
-        REQUIRE_MESSAGE(sfg_session_, "SFG_EXPECT_FINDING needs an open sfg::session");            \
-        const std::size_t sfg_mark_ = sfg_session_->mark();                                        \
-        try {                                                                                      \
-            __VA_ARGS__;                                                                           \
-        } catch (const ::sfg::finding_error&) {                                                    \
-        }                                                                                          \
-        CHECK_MESSAGE(sfg_session_->expect(sfg_mark_, kind, var),                                  \
-                      (std::string("expected a ") + kind + " finding on " + var));                 \
+        const std::string sfg_error_ =                                                             \
+            ::sfg::detail::expect_finding(kind, var, [&] { __VA_ARGS__; });                        \
+        CHECK_MESSAGE(sfg_error_.empty(), sfg_error_);                                             \
     } while (false)

@@ -9,38 +9,20 @@
 //     }
 #pragma once
 
-#include "sfg/sfg.hpp"
+#include "sfg/test_session.hpp"
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace sfg {
 
-class gtest_session : public session {
-public:
-    // Findings are collected (not printed): the test reports them. SFG_OPTIONS still applies.
-    // A finding is reported at `where`, the line that opened the session.
-    explicit gtest_session(const spec& s, session_options o = collected(),
-                           source_location where = source_location::current())
-        : session(s, std::move(o)), where_(where) {}
-    explicit gtest_session(session_options o = collected(),
-                           source_location where = source_location::current())
-        : session(std::move(o)), where_(where) {}
-    ~gtest_session() {
-        close();
-        for (const finding& f : unexpected_findings()) {
-            const std::string msg = "sfg: " + f.kind + " on " + f.var + "\n" + f.message;
-            ADD_FAILURE_AT(where_.file_name(), static_cast<int>(where_.line())) << msg;
-        }
+struct gtest_report {
+    void operator()(const source_location& where, const std::string& message) const {
+        ADD_FAILURE_AT(where.file_name(), static_cast<int>(where.line())) << message;
     }
-    static session_options collected() {
-        session_options o;
-        o.policy = on_finding::collect;
-        return o;
-    }
-
-private:
-    source_location where_;
 };
+using gtest_session = basic_test_session<gtest_report>;
 
 } // namespace sfg
 
@@ -49,16 +31,7 @@ private:
 // findings are expected and fail nothing. A finding_error they throw is caught.
 #define SFG_EXPECT_FINDING(kind, var, ...)                                                         \
     do {                                                                                           \
-        ::sfg::session* sfg_session_ = ::sfg::session::current();                                  \
-        if (!sfg_session_) {                                                                       \
-            ADD_FAILURE() << "SFG_EXPECT_FINDING needs an open sfg::session";                      \
-            break;                                                                                 \
-        }                                                                                          \
-        const std::size_t sfg_mark_ = sfg_session_->mark();                                        \
-        try {                                                                                      \
-            __VA_ARGS__;                                                                           \
-        } catch (const ::sfg::finding_error&) {                                                    \
-        }                                                                                          \
-        EXPECT_TRUE(sfg_session_->expect(sfg_mark_, kind, var))                                    \
-            << "expected a " << kind << " finding on " << var;                                     \
+        const std::string sfg_error_ =                                                             \
+            ::sfg::detail::expect_finding(kind, var, [&] { __VA_ARGS__; });                        \
+        EXPECT_TRUE(sfg_error_.empty()) << sfg_error_;                                             \
     } while (false)

@@ -24,24 +24,6 @@ global_state& global() {
 
 thread_local thread_record this_thread;
 
-const char* kind_noun(Namespace n) {
-    switch (n) {
-    case Namespace::thread:
-        return "thread";
-    case Namespace::variable:
-        return "variable";
-    case Namespace::lock:
-        return "lock";
-    case Namespace::volatile_:
-        return "volatile";
-    case Namespace::barrier:
-        return "barrier";
-    case Namespace::location:
-        break;
-    }
-    return "location";
-}
-
 namespace {
 
 // The trace format's rule for names (docs/traces.md): no white space, control characters or
@@ -167,14 +149,14 @@ void session_impl::check_name(const std::string& name, Namespace kind, ThreadId 
         const auto& kinds = spec_->impl().kinds;
         if (auto it = kinds.find(name); it != kinds.end() && it->second != kind)
             add_misuse(name, t,
-                       fmt::format("{} '{}' has the name of a {} of {}", kind_noun(kind), name,
-                                   kind_noun(it->second), spec_->file()));
+                       fmt::format("{} '{}' has the name of a {} of {}", to_string(kind), name,
+                                   to_string(it->second), spec_->file()));
     }
     if (!writable_name(name, kind))
         add_misuse(name, t,
                    fmt::format("{} name '{}' cannot be written in a trace (docs/traces.md: no "
                                "blanks, control characters or |(),)",
-                               kind_noun(kind), name));
+                               to_string(kind), name));
 }
 
 ObjId session_impl::location(const sfg::source_location& where) {
@@ -275,9 +257,9 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
 std::optional<finding> orphan(const object& o, const char* what) {
     // No session to hold a finding: the report goes to standard error, once per object.
     global_state& g = global();
-    if (g.orphans.insert(std::string(kind_noun(o.kind)) + ' ' + o.name).second) {
+    if (g.orphans.insert(std::string(to_string(o.kind)) + ' ' + o.name).second) {
         std::fputs(fmt::format("sfg: misuse: {} '{}' {} with no open sfg::session\n",
-                               kind_noun(o.kind), o.name, what)
+                               to_string(o.kind), o.name, what)
                        .c_str(),
                    stderr);
         std::fflush(stderr);
@@ -308,7 +290,7 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
         s->add_misuse(o.name, no_object,
                       fmt::format("{} '{}' used by a thread not started through sfg::thread or "
                                   "sfg::thread_group (nor the session's main thread)",
-                                  kind_noun(o.kind), o.name),
+                                  to_string(o.kind), o.name),
                       op, true);
         return s->take_fresh();
     }

@@ -52,8 +52,6 @@ struct thread_record {
 };
 extern thread_local thread_record this_thread;
 
-const char* kind_noun(Namespace n); // "thread", "variable", "lock", ...
-
 // Everything below is touched under global().lock only.
 struct session_impl {
     session_impl(std::uint64_t serial, const spec* s, session_options o);
