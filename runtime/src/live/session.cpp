@@ -233,11 +233,13 @@ bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::s
 }
 
 std::optional<finding> session_impl::take_fresh() {
-    std::optional<finding> out;
-    if (!fresh.empty() && options.policy == on_finding::throw_error)
-        out = fresh.front();
-    if (!fresh.empty() && options.policy == on_finding::abort)
+    if (fresh.empty()) // the common case: nothing to do
+        return std::nullopt;
+    if (options.policy == on_finding::abort)
         std::abort();
+    std::optional<finding> out;
+    if (options.policy == on_finding::throw_error)
+        out = std::move(fresh.front());
     fresh.clear();
     return out;
 }
