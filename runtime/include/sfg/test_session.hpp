@@ -43,6 +43,11 @@ namespace detail {
 // an empty string.
 template <class F>
 std::string expect_finding(const char* kind, const char* var, F&& statements) {
+#if defined(SFG_DISABLE) // nothing is checked: the statements run, and pass
+    (void)kind, (void)var;
+    std::forward<F>(statements)();
+    return {};
+#else
     session* s = session::current();
     if (!s)
         return "SFG_EXPECT_FINDING needs an open sfg::session";
@@ -53,6 +58,7 @@ std::string expect_finding(const char* kind, const char* var, F&& statements) {
     }
     return s->expect(mark, kind, var) ? std::string()
                                       : std::string("expected a ") + kind + " finding on " + var;
+#endif
 }
 } // namespace detail
 

@@ -4,7 +4,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include "bank_cases.hpp"
 
-#include <doctest/doctest.h>
+#include <sfg/doctest.hpp>
 
 #include <atomic>
 #include <barrier>
@@ -22,6 +22,13 @@ TEST_CASE("the same code, unchecked: the missing lock is not reported") {
     bank_cases::run(false); // racy, as the program is; nothing reports it
     CHECK(s.findings().empty());
     CHECK(s.events() == 0);
+}
+
+TEST_CASE("the adapters compile and check nothing: SFG_EXPECT_FINDING passes") {
+    sfg::doctest_session s(bank::spec());
+    int ran = 0;
+    SFG_EXPECT_FINDING("violation", "balance", ++ran);
+    CHECK(ran == 1);
 }
 
 TEST_CASE("thread_group, volatile_var, barrier work as the std ones") {
