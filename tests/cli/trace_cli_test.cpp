@@ -236,7 +236,7 @@ TEST_CASE("usage errors exit 2") {
     Run unknown = sfgc("trace specs/traces/fig5_1.std --analysis hb,bogus");
     CHECK(unknown.status == 2);
     CHECK(unknown.err == "sfgc trace: error: unknown analysis 'bogus' (choose from hb, "
-                         "fasttrack, goldilocks, eraser, enforce)\n");
+                         "fasttrack, goldilocks, eraser, enforce, singletrack)\n");
     Run no_spec = sfgc("trace specs/traces/fig5_1.std --analysis enforce");
     CHECK(no_spec.status == 2);
     CHECK(no_spec.err ==

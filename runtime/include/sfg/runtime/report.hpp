@@ -105,6 +105,14 @@ struct AnalysisReport {
 
 std::vector<Finding> to_findings(const std::vector<Race>& races, const Symbols& syms);
 
+// A stream that is well-formed (well_formed.hpp) but that an analysis cannot accept, e.g. a
+// `begin` inside a deterministic block (docs/determinism.md): an error in the input.
+struct StreamError {
+    std::uint64_t event = 0;
+    std::uint32_t line = 0; // 0: none
+    std::string message;
+};
+
 // The human-readable report: one block per finding (at most `max_reports` per analysis; 0 means
 // all), like a ThreadSanitizer report, then a summary line.
 void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& reports,
