@@ -56,8 +56,8 @@ std::optional<AccessRef> ConflictFreedom::access(Block b, Access a, std::uint64_
     const ThreadId t = e.thread;
     const VectorClock& now = clock(t);
     Object& o = block.objects[key];
-    auto fail = [&](const AccessRef& with) {
-        block.failed = true; // one report per block: its state is no longer needed
+    auto fail = [&](AccessRef with) { // a copy: clearing the block frees the original
+        block.failed = true;          // one report per block: its state is no longer needed
         block.objects.clear();
         return std::optional<AccessRef>(with);
     };
