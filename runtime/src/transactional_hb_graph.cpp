@@ -43,13 +43,20 @@ void TransactionalHbGraph::drop(Ref& slot) {
     slot = {};
 }
 
-TransactionalHbGraph::Node TransactionalHbGraph::current(ThreadId t, Node block, const Event& e) {
+TransactionalHbGraph::Node TransactionalHbGraph::current(ThreadId t, Node block, const Event& e,
+                                                         bool preds) {
     if (block) { // ℒ(t) is the block already (XS BEGIN, XS FORK IN)
         last(t).event = e.number;
         return block;
     }
-    // XS OUTSIDE: a unary transaction, after t's previous one in program order.
+    // XS OUTSIDE: a unary transaction, after t's previous one in program order. Without a live
+    // predecessor it would be freed at once (no incoming edge): it is never made, and what
+    // refers to it refers to nothing, as to a freed node.
     const Node n = e.number;
+    if (!preds && !live(last(t))) {
+        set(last(t), {n, e.number});
+        return n;
+    }
     nodes_[n];
     peak_ = std::max(peak_, nodes_.size());
     edge(last(t), n, e.number);
@@ -212,7 +219,22 @@ void TransactionalHbGraph::close(Node b) {
 void TransactionalHbGraph::access(ThreadId t, Node block, Namespace space, ObjId obj, Op op,
                                   const Event& e) {
     start_event();
-    const Node cur = current(t, block, e);
+    bool preds = false; // a live source of an edge into this event's node
+    if (!block) {
+        if (op == Op::acquire) {
+            auto it = releases_.find(obj);
+            preds = it != releases_.end() && live(it->second);
+        } else if (op != Op::release) {
+            auto it = vars_.find(var_key(space, obj));
+            if (it != vars_.end()) {
+                preds = live(it->second.write);
+                if (op == Op::write || op == Op::vol_write)
+                    for (const auto& r : it->second.by_thread)
+                        preds = preds || live(r.second);
+            }
+        }
+    }
+    const Node cur = current(t, block, e, preds);
     const Ref me{cur, e.number};
     switch (op) {
     case Op::acquire:
@@ -254,7 +276,8 @@ void TransactionalHbGraph::access(ThreadId t, Node block, Namespace space, ObjId
 void TransactionalHbGraph::fork(ThreadId t, Node block, std::span<const ThreadId> children,
                                 const Event& e) {
     start_event();
-    const Node cur = current(t, block, e); // XS FORK IN: the block; XS FORK OUT: a fresh node
+    // XS FORK IN: the block; XS FORK OUT: a fresh node
+    const Node cur = current(t, block, e, false);
     for (ThreadId u : children)
         set(last(u), {cur, e.number});
     finish_event(block ? 0 : cur);
@@ -263,7 +286,10 @@ void TransactionalHbGraph::fork(ThreadId t, Node block, std::span<const ThreadId
 void TransactionalHbGraph::join(ThreadId t, Node block, std::span<const ThreadId> joined,
                                 const Event& e) {
     start_event();
-    const Node cur = current(t, block, e);
+    bool preds = false;
+    for (ThreadId u : joined)
+        preds = preds || live(last(u));
+    const Node cur = current(t, block, e, preds);
     for (ThreadId u : joined) {
         const Ref from = last(u);
         edge(from, cur, e.number);
@@ -274,7 +300,7 @@ void TransactionalHbGraph::join(ThreadId t, Node block, std::span<const ThreadId
 void TransactionalHbGraph::barrier_enter(ThreadId t, Node block, std::uint64_t generation,
                                          const Event& e) {
     start_event();
-    const Node cur = current(t, block, e);
+    const Node cur = current(t, block, e, false);
     std::vector<Ref>& arrivals = arrivals_[generation];
     arrivals.emplace_back();
     set(arrivals.back(), {cur, e.number});
@@ -284,7 +310,11 @@ void TransactionalHbGraph::barrier_enter(ThreadId t, Node block, std::uint64_t g
 void TransactionalHbGraph::barrier_exit(ThreadId t, Node block, std::uint64_t generation,
                                         bool last_of_generation, const Event& e) {
     start_event();
-    const Node cur = current(t, block, e);
+    bool preds = false;
+    if (auto it = arrivals_.find(generation); it != arrivals_.end())
+        for (const Ref& r : it->second)
+            preds = preds || live(r);
+    const Node cur = current(t, block, e, preds);
     // Every arrival of the generation before every departure (docs/determinism.md, barriers).
     if (auto it = arrivals_.find(generation); it != arrivals_.end()) {
         for (const Ref& r : it->second)

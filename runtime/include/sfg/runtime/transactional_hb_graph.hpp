@@ -86,8 +86,10 @@ private:
         std::vector<Node> in;
     };
 
-    // The node of t's event: its block, or a fresh unary node after t's last (XS OUTSIDE).
-    Node current(ThreadId t, Node block, const Event& e);
+    // The node of t's event: its block, or a fresh unary node after t's last (XS OUTSIDE);
+    // `preds`: the rule draws an edge from a live node into it.
+    Node current(ThreadId t, Node block, const Event& e, bool preds);
+    bool live(const Ref& r) const { return r.node && nodes_.count(r.node); }
     void finish_event(Node unary);
     void edge(const Ref& from, Node to, std::uint64_t to_event);
     bool add_edge(Node from, Node to, Cycle::Cause cause);
