@@ -444,7 +444,8 @@ void add(const char* name, void (*run)(benchmark::State&), int passes, bool wall
     add("BM_eraser", BM_File<Owning<EraserDetector>>, 3);
     add("BM_enforce", BM_File<Enforce>, 3);
     // Determinism beside fasttrack on the same trace: no blocks, so every event is a unary
-    // transaction (a node made and freed per event); bench/singletrack_memory.sh has blocks.
+    // transaction (made only when a live node precedes it); bench/singletrack_memory.sh has
+    // blocks.
     add("BM_singletrack", BM_File<Owning<SingleTrackDetector>>, 3);
     add("BM_all_five", BM_File_All, 1);
     add("BM_parallel2_read", BM_Parallel<Nothing>, 3, true);

@@ -4,19 +4,31 @@
 
 namespace sfg {
 
-namespace {
-
-std::uint64_t var_key(Namespace space, ObjId obj) {
-    return (static_cast<std::uint64_t>(space) << 32) | obj;
+TransactionalHbGraph::Handle TransactionalHbGraph::make(Node label, bool block) {
+    std::uint32_t slot;
+    if (!free_.empty()) {
+        slot = free_.back();
+        free_.pop_back();
+    } else {
+        slot = static_cast<std::uint32_t>(slots_.size());
+        slots_.emplace_back();
+    }
+    NodeState& s = slots_[slot];
+    s.label = label;
+    ++s.generation;
+    s.block = block;
+    s.open = true;
+    s.cycled = false;
+    s.refs = 0;
+    peak_ = std::max(peak_, ++live_);
+    return (static_cast<Handle>(s.generation) << 32) | (slot + 1);
 }
 
-} // namespace
-
-TransactionalHbGraph::NodeState* TransactionalHbGraph::find(Node n) {
-    if (!n)
-        return nullptr;
-    auto it = nodes_.find(n);
-    return it == nodes_.end() ? nullptr : &it->second;
+TransactionalHbGraph::Reads& TransactionalHbGraph::reads(Namespace space, ObjId obj) {
+    std::vector<Reads>& v = vars_[space == Namespace::volatile_ ? 1 : 0];
+    if (v.size() <= obj)
+        v.resize(obj + 1);
+    return v[obj];
 }
 
 TransactionalHbGraph::Ref& TransactionalHbGraph::last(ThreadId t) {
@@ -43,28 +55,26 @@ void TransactionalHbGraph::drop(Ref& slot) {
     slot = {};
 }
 
-TransactionalHbGraph::Node TransactionalHbGraph::current(ThreadId t, Node block, const Event& e,
-                                                         bool preds) {
+TransactionalHbGraph::Handle TransactionalHbGraph::current(ThreadId t, Node block, const Event& e,
+                                                           bool preds) {
     if (block) { // ℒ(t) is the block already (XS BEGIN, XS FORK IN)
         last(t).event = e.number;
-        return block;
+        return last(t).node;
     }
     // XS OUTSIDE: a unary transaction, after t's previous one in program order. Without a live
     // predecessor it would be freed at once (no incoming edge): it is never made, and what
     // refers to it refers to nothing, as to a freed node.
-    const Node n = e.number;
     if (!preds && !live(last(t))) {
-        set(last(t), {n, e.number});
-        return n;
+        set(last(t), {0, e.number});
+        return 0;
     }
-    nodes_[n];
-    peak_ = std::max(peak_, nodes_.size());
+    const Handle n = make(e.number, false);
     edge(last(t), n, e.number);
     set(last(t), {n, e.number});
     return n;
 }
 
-void TransactionalHbGraph::finish_event(Node unary) {
+void TransactionalHbGraph::finish_event(Handle unary) {
     if (NodeState* s = find(unary)) {
         s->open = false; // a unary transaction is its one event
         candidates_.push_back(unary);
@@ -72,19 +82,19 @@ void TransactionalHbGraph::finish_event(Node unary) {
     collect();
 }
 
-void TransactionalHbGraph::edge(const Ref& from, Node to, std::uint64_t to_event) {
+void TransactionalHbGraph::edge(const Ref& from, Handle to, std::uint64_t to_event) {
     // ℋ ⊎ {(from, to)}: no self-edges, no ⊥ (nor a freed node, which is on no future cycle).
     if (!from.node || from.node == to)
         return;
     if (!add_edge(from.node, to, {from.event, to_event, false}))
         return;
-    const NodeState& a = nodes_.at(from.node);
-    const NodeState& b = nodes_.at(to);
+    const NodeState& a = at(from.node);
+    const NodeState& b = at(to);
     if (!a.in.empty() && !b.out.empty()) // else the edge cannot close a cycle
         cycle_search(from.node, to, {from.event, to_event, false});
 }
 
-bool TransactionalHbGraph::add_edge(Node from, Node to, Cycle::Cause cause) {
+bool TransactionalHbGraph::add_edge(Handle from, Handle to, Cycle::Cause cause) {
     NodeState* a = find(from);
     NodeState* b = find(to);
     if (!a || !b)
@@ -97,16 +107,16 @@ bool TransactionalHbGraph::add_edge(Node from, Node to, Cycle::Cause cause) {
     return true;
 }
 
-void TransactionalHbGraph::cycle_search(Node from, Node to, Cycle::Cause closing) {
+void TransactionalHbGraph::cycle_search(Handle from, Handle to, Cycle::Cause closing) {
     // The nodes on a cycle through the new edge from -> to: those reachable from `to` that reach
     // `from`.
     parent_.clear();
     parent_[to] = 0;
     stack_.assign(1, to);
     while (!stack_.empty()) {
-        const Node n = stack_.back();
+        const Handle n = stack_.back();
         stack_.pop_back();
-        for (const Edge& x : nodes_.at(n).out)
+        for (const Edge& x : at(n).out)
             if (parent_.try_emplace(x.to, n).second)
                 stack_.push_back(x.to);
     }
@@ -116,46 +126,48 @@ void TransactionalHbGraph::cycle_search(Node from, Node to, Cycle::Cause closing
     back_[from] = 0;
     stack_.assign(1, from);
     while (!stack_.empty()) {
-        const Node n = stack_.back();
+        const Handle n = stack_.back();
         stack_.pop_back();
-        for (Node p : nodes_.at(n).in)
+        for (Handle p : at(n).in)
             if (parent_.count(p) && back_.try_emplace(p, n).second)
                 stack_.push_back(p);
     }
     // One report per block (SingleTrack §5): only a block on no cycle before makes a finding.
-    Node fresh = 0;
+    Handle fresh = 0;
     for (const auto& [n, next] : back_) {
-        NodeState& s = nodes_.at(n);
+        NodeState& s = at(n);
         if (s.block && !s.cycled) {
             s.cycled = true;
-            if (!fresh || n < fresh)
+            if (!fresh || s.label < at(fresh).label)
                 fresh = n;
         }
     }
     if (!fresh || cycle_)
         return;
     // The walk to -> ... -> fresh (search tree) -> ... -> from (successors toward `from`).
+    std::vector<Handle> walk;
+    for (Handle n = fresh; n; n = parent_.at(n))
+        walk.push_back(n);
+    std::reverse(walk.begin(), walk.end());
+    for (Handle n = back_.at(fresh); n; n = back_.at(n))
+        walk.push_back(n);
     Cycle c;
-    std::vector<Node> head;
-    for (Node n = fresh; n; n = parent_.at(n))
-        head.push_back(n);
-    std::reverse(head.begin(), head.end());
-    c.nodes = head;
-    for (Node n = back_.at(fresh); n; n = back_.at(n))
-        c.nodes.push_back(n);
-    for (std::size_t i = 0; i + 1 < c.nodes.size(); ++i)
-        for (const Edge& x : nodes_.at(c.nodes[i]).out)
-            if (x.to == c.nodes[i + 1]) {
-                c.causes.push_back(x.cause);
-                break;
-            }
+    for (std::size_t i = 0; i < walk.size(); ++i) {
+        c.nodes.push_back(at(walk[i]).label);
+        if (i + 1 < walk.size())
+            for (const Edge& x : at(walk[i]).out)
+                if (x.to == walk[i + 1]) {
+                    c.causes.push_back(x.cause);
+                    break;
+                }
+    }
     c.causes.push_back(closing);
     cycle_ = std::move(c);
 }
 
 void TransactionalHbGraph::collect() {
     while (!candidates_.empty()) {
-        const Node n = candidates_.back();
+        const Handle n = candidates_.back();
         candidates_.pop_back();
         const NodeState* s = find(n);
         if (!s || s->open)
@@ -167,15 +179,21 @@ void TransactionalHbGraph::collect() {
     }
 }
 
-void TransactionalHbGraph::erase(Node n) {
-    NodeState s = std::move(nodes_.at(n));
-    nodes_.erase(n);
-    for (const Edge& x : s.out)
+void TransactionalHbGraph::erase(Handle n) {
+    NodeState& slot = at(n);
+    std::vector<Edge> out = std::move(slot.out);
+    std::vector<Handle> in = std::move(slot.in);
+    slot.out.clear();
+    slot.in.clear();
+    slot.label = 0;
+    free_.push_back(static_cast<std::uint32_t>((n & 0xffffffffu) - 1));
+    --live_;
+    for (const Edge& x : out)
         if (NodeState* b = find(x.to)) {
             b->in.erase(std::find(b->in.begin(), b->in.end(), n));
             candidates_.push_back(x.to);
         }
-    for (Node p : s.in)
+    for (Handle p : in)
         if (NodeState* a = find(p)) {
             a->out.erase(std::find_if(a->out.begin(), a->out.end(),
                                       [n](const Edge& x) { return x.to == n; }));
@@ -183,12 +201,12 @@ void TransactionalHbGraph::erase(Node n) {
         }
 }
 
-void TransactionalHbGraph::bypass(Node n) {
+void TransactionalHbGraph::bypass(Handle n) {
     // Paths between the other nodes stay; n itself can gain no edge (closed, unreferenced).
-    const NodeState& s = nodes_.at(n);
-    std::vector<std::pair<Node, Cycle::Cause>> preds;
-    for (Node p : s.in)
-        for (const Edge& x : nodes_.at(p).out)
+    const NodeState& s = at(n);
+    std::vector<std::pair<Handle, Cycle::Cause>> preds;
+    for (Handle p : s.in)
+        for (const Edge& x : at(p).out)
             if (x.to == n)
                 preds.emplace_back(p, x.cause);
     const std::vector<Edge> succs = s.out;
@@ -201,17 +219,22 @@ void TransactionalHbGraph::bypass(Node n) {
 
 void TransactionalHbGraph::begin(ThreadId t, Node block, const Event& e) {
     start_event();
-    nodes_[block].block = true;
-    peak_ = std::max(peak_, nodes_.size());
-    edge(last(t), block, e.number); // chained after t's previous transaction
-    set(last(t), {block, e.number});
+    const Handle n = make(block, true);
+    open_blocks_[block] = n;
+    edge(last(t), n, e.number); // chained after t's previous transaction
+    set(last(t), {n, e.number});
     collect();
 }
 
 void TransactionalHbGraph::close(Node b) {
-    if (NodeState* s = find(b)) {
+    auto it = open_blocks_.find(b);
+    if (it == open_blocks_.end())
+        return;
+    const Handle n = it->second;
+    open_blocks_.erase(it);
+    if (NodeState* s = find(n)) {
         s->open = false;
-        candidates_.push_back(b);
+        candidates_.push_back(n);
     }
     collect();
 }
@@ -222,31 +245,30 @@ void TransactionalHbGraph::access(ThreadId t, Node block, Namespace space, ObjId
     bool preds = false; // a live source of an edge into this event's node
     if (!block) {
         if (op == Op::acquire) {
-            auto it = releases_.find(obj);
-            preds = it != releases_.end() && live(it->second);
+            preds = obj < releases_.size() && live(releases_[obj]);
         } else if (op != Op::release) {
-            auto it = vars_.find(var_key(space, obj));
-            if (it != vars_.end()) {
-                preds = live(it->second.write);
-                if (op == Op::write || op == Op::vol_write)
-                    for (const auto& r : it->second.by_thread)
-                        preds = preds || live(r.second);
-            }
+            Reads& v = reads(space, obj);
+            preds = live(v.write);
+            if (op == Op::write || op == Op::vol_write)
+                for (const auto& r : v.by_thread)
+                    preds = preds || live(r.second);
         }
     }
-    const Node cur = current(t, block, e, preds);
+    const Handle cur = current(t, block, e, preds);
     const Ref me{cur, e.number};
     switch (op) {
     case Op::acquire:
-        if (auto it = releases_.find(obj); it != releases_.end())
-            edge(it->second, cur, e.number);
+        if (obj < releases_.size())
+            edge(releases_[obj], cur, e.number);
         break;
     case Op::release:
+        if (releases_.size() <= obj)
+            releases_.resize(obj + 1);
         set(releases_[obj], me);
         break;
     case Op::read:
     case Op::vol_read: {
-        Reads& v = vars_[var_key(space, obj)];
+        Reads& v = reads(space, obj);
         edge(v.write, cur, e.number);
         auto it = std::find_if(v.by_thread.begin(), v.by_thread.end(),
                                [t](const auto& r) { return r.first == t; });
@@ -258,7 +280,7 @@ void TransactionalHbGraph::access(ThreadId t, Node block, Namespace space, ObjId
         break;
     }
     default: { // write, vol_write
-        Reads& v = vars_[var_key(space, obj)];
+        Reads& v = reads(space, obj);
         edge(v.write, cur, e.number);
         // The reads since the last write; earlier ones reach this one through that write.
         for (auto& r : v.by_thread) {
@@ -270,17 +292,17 @@ void TransactionalHbGraph::access(ThreadId t, Node block, Namespace space, ObjId
         break;
     }
     }
-    finish_event(block ? 0 : cur);
+    finish_event(block ? Handle{0} : cur);
 }
 
 void TransactionalHbGraph::fork(ThreadId t, Node block, std::span<const ThreadId> children,
                                 const Event& e) {
     start_event();
     // XS FORK IN: the block; XS FORK OUT: a fresh node
-    const Node cur = current(t, block, e, false);
+    const Handle cur = current(t, block, e, false);
     for (ThreadId u : children)
         set(last(u), {cur, e.number});
-    finish_event(block ? 0 : cur);
+    finish_event(block ? Handle{0} : cur);
 }
 
 void TransactionalHbGraph::join(ThreadId t, Node block, std::span<const ThreadId> joined,
@@ -289,22 +311,22 @@ void TransactionalHbGraph::join(ThreadId t, Node block, std::span<const ThreadId
     bool preds = false;
     for (ThreadId u : joined)
         preds = preds || live(last(u));
-    const Node cur = current(t, block, e, preds);
+    const Handle cur = current(t, block, e, preds);
     for (ThreadId u : joined) {
         const Ref from = last(u);
         edge(from, cur, e.number);
     }
-    finish_event(block ? 0 : cur);
+    finish_event(block ? Handle{0} : cur);
 }
 
 void TransactionalHbGraph::barrier_enter(ThreadId t, Node block, std::uint64_t generation,
                                          const Event& e) {
     start_event();
-    const Node cur = current(t, block, e, false);
+    const Handle cur = current(t, block, e, false);
     std::vector<Ref>& arrivals = arrivals_[generation];
     arrivals.emplace_back();
     set(arrivals.back(), {cur, e.number});
-    finish_event(block ? 0 : cur);
+    finish_event(block ? Handle{0} : cur);
 }
 
 void TransactionalHbGraph::barrier_exit(ThreadId t, Node block, std::uint64_t generation,
@@ -314,7 +336,7 @@ void TransactionalHbGraph::barrier_exit(ThreadId t, Node block, std::uint64_t ge
     if (auto it = arrivals_.find(generation); it != arrivals_.end())
         for (const Ref& r : it->second)
             preds = preds || live(r);
-    const Node cur = current(t, block, e, preds);
+    const Handle cur = current(t, block, e, preds);
     // Every arrival of the generation before every departure (docs/determinism.md, barriers).
     if (auto it = arrivals_.find(generation); it != arrivals_.end()) {
         for (const Ref& r : it->second)
@@ -325,7 +347,7 @@ void TransactionalHbGraph::barrier_exit(ThreadId t, Node block, std::uint64_t ge
             arrivals_.erase(it);
         }
     }
-    finish_event(block ? 0 : cur);
+    finish_event(block ? Handle{0} : cur);
 }
 
 } // namespace sfg

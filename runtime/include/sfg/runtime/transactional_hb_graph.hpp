@@ -65,60 +65,76 @@ public:
     // The cycle closed by the last event applied, if any.
     const std::optional<Cycle>& cycle() const { return cycle_; }
 
-    std::size_t live_nodes() const { return nodes_.size(); }
+    std::size_t live_nodes() const { return live_; }
     std::size_t peak_nodes() const { return peak_; }
 
 private:
+    // A node's slot and the generation of the slot (a freed node's handle finds nothing);
+    // 0: none (⊥).
+    using Handle = std::uint64_t;
     struct Ref { // a node a rule will draw edges from, and the event it stands for there
-        Node node = 0;
+        Handle node = 0;
         std::uint64_t event = 0;
     };
     struct Edge {
-        Node to = 0;
+        Handle to = 0;
         Cycle::Cause cause;
     };
     struct NodeState {
+        Node label = 0; // 0: the slot is free
+        std::uint32_t generation = 0;
         bool block = false;
         bool open = true;
         bool cycled = false; // a block found on a cycle
         std::uint32_t refs = 0;
         std::vector<Edge> out;
-        std::vector<Node> in;
+        std::vector<Handle> in;
     };
 
+    Handle make(Node label, bool block);
+    NodeState* find(Handle h) {
+        const std::uint64_t slot = (h & 0xffffffffu) - 1;
+        if (!h || slot >= slots_.size())
+            return nullptr;
+        NodeState& s = slots_[slot];
+        return s.label && s.generation == (h >> 32) ? &s : nullptr;
+    }
+    NodeState& at(Handle h) { return slots_[(h & 0xffffffffu) - 1]; }
+    bool live(const Ref& r) { return find(r.node) != nullptr; }
     // The node of t's event: its block, or a fresh unary node after t's last (XS OUTSIDE);
     // `preds`: the rule draws an edge from a live node into it.
-    Node current(ThreadId t, Node block, const Event& e, bool preds);
-    bool live(const Ref& r) const { return r.node && nodes_.count(r.node); }
-    void finish_event(Node unary);
-    void edge(const Ref& from, Node to, std::uint64_t to_event);
-    bool add_edge(Node from, Node to, Cycle::Cause cause);
-    void cycle_search(Node from, Node to, Cycle::Cause closing);
+    Handle current(ThreadId t, Node block, const Event& e, bool preds);
+    void finish_event(Handle unary);
+    void edge(const Ref& from, Handle to, std::uint64_t to_event);
+    bool add_edge(Handle from, Handle to, Cycle::Cause cause);
+    void cycle_search(Handle from, Handle to, Cycle::Cause closing);
     void start_event() { cycle_.reset(); }
     void set(Ref& slot, Ref r);
     void drop(Ref& slot);
-    NodeState* find(Node n);
     void collect();
-    void erase(Node n);
-    void bypass(Node n);
+    void erase(Handle n);
+    void bypass(Handle n);
     Ref& last(ThreadId t);
-
-    std::unordered_map<Node, NodeState> nodes_;
-    std::vector<Ref> last_; // ℒ
     struct Reads {
         std::vector<std::pair<ThreadId, Ref>> by_thread; // ℛ(x, ·) since the last write
         Ref write;                                       // 𝒲(x)
     };
-    std::unordered_map<std::uint64_t, Reads> vars_;                // by namespace and id
-    std::unordered_map<ObjId, Ref> releases_;                      // 𝒰
+    Reads& reads(Namespace space, ObjId obj);
+
+    std::vector<NodeState> slots_;
+    std::vector<std::uint32_t> free_;
+    std::size_t live_ = 0, peak_ = 0;
+    std::unordered_map<Node, Handle> open_blocks_;
+    std::vector<Ref> last_;      // ℒ
+    std::vector<Reads> vars_[2]; // 𝒲, ℛ: variables, volatiles
+    std::vector<Ref> releases_;  // 𝒰
     std::unordered_map<std::uint64_t, std::vector<Ref>> arrivals_; // by barrier generation
-    std::vector<Node> candidates_; // to collect at the end of the event
+    std::vector<Handle> candidates_; // to collect at the end of the event
     std::optional<Cycle> cycle_;
-    std::size_t peak_ = 0;
     // Scratch of the cycle search.
-    std::unordered_map<Node, Node> parent_;
-    std::unordered_map<Node, Node> back_;
-    std::vector<Node> stack_;
+    std::unordered_map<Handle, Handle> parent_;
+    std::unordered_map<Handle, Handle> back_;
+    std::vector<Handle> stack_;
 };
 
 } // namespace sfg
