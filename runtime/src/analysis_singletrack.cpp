@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace sfg {
 
 namespace {
@@ -172,29 +174,35 @@ void SingleTrackDetector::conflict(const Event& e, const Symbols& syms, Namespac
 }
 
 void SingleTrackDetector::cycle(const Event& e, const Symbols& syms) {
-    const std::optional<TransactionalHbGraph::Cycle>& c = xs_.cycle();
-    if (!c)
+    if (xs_.cycles().empty())
         return;
-    Finding f;
-    f.kind = FindingKind::cycle;
-    const OpInfo& op = op_info(e.op);
-    if (op.operand == Operand::name)
-        f.var = syms.names(op.space).name(e.target);
-    f.access = AccessRef::of(e);
-    f.cycle = c->nodes;
-    std::string edges;
-    for (std::size_t i = 0; i < c->nodes.size(); ++i) {
-        const auto& cause = c->causes[i];
-        edges += fmt::format("{}{} -> {} ({} {} before event {})", edges.empty() ? "" : ", ",
-                             c->nodes[i], c->nodes[(i + 1) % c->nodes.size()],
-                             cause.path ? "a path from event" : "event", cause.from_event,
-                             cause.to_event);
+    // The edges of one event (a join of several threads) may each close cycles: by block.
+    std::vector<TransactionalHbGraph::Cycle> cycles = xs_.cycles();
+    std::sort(cycles.begin(), cycles.end(),
+              [](const auto& a, const auto& b) { return a.block < b.block; });
+    for (const TransactionalHbGraph::Cycle& c : cycles) {
+        Finding f;
+        f.kind = FindingKind::cycle;
+        const OpInfo& op = op_info(e.op);
+        if (op.operand == Operand::name)
+            f.var = syms.names(op.space).name(e.target);
+        f.access = AccessRef::of(e);
+        f.block = c.block;
+        f.cycle = c.nodes;
+        std::string edges;
+        for (std::size_t i = 0; i < c.nodes.size(); ++i) {
+            const auto& cause = c.causes[i];
+            edges += fmt::format("{}{} -> {} ({} {} before event {})", edges.empty() ? "" : ", ",
+                                 c.nodes[i], c.nodes[(i + 1) % c.nodes.size()],
+                                 cause.path ? "a path from event" : "event", cause.from_event,
+                                 cause.to_event);
+        }
+        f.message = fmt::format("the deterministic block of event {} is on a cycle of "
+                                "transactions (a block by its begin event, any other event by "
+                                "itself) that no serial order can follow: {}; event {} closes it",
+                                c.block, edges, e.number);
+        findings_.push_back(std::move(f));
     }
-    f.message = fmt::format("transactions (a block by its begin event, any other event by "
-                            "itself) that no serial order can follow: {}; event {} closes the "
-                            "cycle",
-                            edges, e.number);
-    findings_.push_back(std::move(f));
 }
 
 } // namespace sfg

@@ -120,8 +120,13 @@ void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& rep
                                      f.var, f.block.value_or(0), rep.name);
                 break;
             case FindingKind::cycle:
-                block += fmt::format("ERROR: cycle of transactions {} ({})\n", event_list(f.cycle),
-                                     rep.name);
+                block +=
+                    fmt::format("ERROR: cycle of transactions {}{} ({})\n", event_list(f.cycle),
+                                f.block ? fmt::format(" through the deterministic block of "
+                                                      "event {}",
+                                                      *f.block)
+                                        : "",
+                                rep.name);
                 break;
             case FindingKind::misuse:
                 block += fmt::format("ERROR: misuse of {} ({})\n", f.var, rep.name);

@@ -132,37 +132,39 @@ void TransactionalHbGraph::cycle_search(Handle from, Handle to, Cycle::Cause clo
             if (parent_.count(p) && back_.try_emplace(p, n).second)
                 stack_.push_back(p);
     }
-    // One report per block (SingleTrack §5): only a block on no cycle before makes a finding.
-    Handle fresh = 0;
+    // One report per block (SingleTrack §5): each block on no cycle before gets one, with a walk
+    // through it: to -> ... -> block (search tree) -> ... -> from (successors toward `from`).
+    std::vector<Handle> fresh;
     for (const auto& [n, next] : back_) {
         NodeState& s = at(n);
         if (s.block && !s.cycled) {
             s.cycled = true;
-            if (!fresh || s.label < at(fresh).label)
-                fresh = n;
+            fresh.push_back(n);
         }
     }
-    if (!fresh || cycle_)
-        return;
-    // The walk to -> ... -> fresh (search tree) -> ... -> from (successors toward `from`).
-    std::vector<Handle> walk;
-    for (Handle n = fresh; n; n = parent_.at(n))
-        walk.push_back(n);
-    std::reverse(walk.begin(), walk.end());
-    for (Handle n = back_.at(fresh); n; n = back_.at(n))
-        walk.push_back(n);
-    Cycle c;
-    for (std::size_t i = 0; i < walk.size(); ++i) {
-        c.nodes.push_back(at(walk[i]).label);
-        if (i + 1 < walk.size())
-            for (const Edge& x : at(walk[i]).out)
-                if (x.to == walk[i + 1]) {
-                    c.causes.push_back(x.cause);
-                    break;
-                }
+    std::sort(fresh.begin(), fresh.end(),
+              [this](Handle x, Handle y) { return at(x).label < at(y).label; });
+    for (Handle f : fresh) {
+        std::vector<Handle> walk;
+        for (Handle n = f; n; n = parent_.at(n))
+            walk.push_back(n);
+        std::reverse(walk.begin(), walk.end());
+        for (Handle n = back_.at(f); n; n = back_.at(n))
+            walk.push_back(n);
+        Cycle c;
+        c.block = at(f).label;
+        for (std::size_t i = 0; i < walk.size(); ++i) {
+            c.nodes.push_back(at(walk[i]).label);
+            if (i + 1 < walk.size())
+                for (const Edge& x : at(walk[i]).out)
+                    if (x.to == walk[i + 1]) {
+                        c.causes.push_back(x.cause);
+                        break;
+                    }
+        }
+        c.causes.push_back(closing);
+        cycles_.push_back(std::move(c));
     }
-    c.causes.push_back(closing);
-    cycle_ = std::move(c);
 }
 
 void TransactionalHbGraph::collect() {

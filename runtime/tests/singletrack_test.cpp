@@ -22,7 +22,8 @@ struct Vector {
     const char* id;
     const char* trace;
     Verdict verdict;
-    int at = -1; // conflict: the token of the first conflicting event
+    int at = -1;    // conflict: the token of the first conflicting event
+    int blocks = 1; // cycle: the blocks on it (one finding each)
 };
 
 // The 21 vectors (tokens numbered from 0, as in the notation).
@@ -57,7 +58,7 @@ const Vector vectors[] = {
      "0:join(1) 0:end",
      Verdict::conflict, 5},
     {"BARX", "0:fork(1) 0:begin 1:begin 0:wr(x) 1:wr(y) 0:bar(0,1) 0:rd(y) 1:rd(x) 0:end 1:end",
-     Verdict::cycle},
+     Verdict::cycle, -1, 2},
     {"POOL1",
      "0:fork(1) 0:fork(2) 0:acq(Q) 0:wr(q) 0:rel(Q) 0:acq(Q) 0:wr(q) 0:rel(Q) 1:acq(Q) 1:rd(q) "
      "1:wr(q) 1:rel(Q) 2:acq(Q) 2:rd(q) 2:wr(q) 2:rel(Q) 1:begin 2:begin 1:wr(r1) 2:wr(r2) "
@@ -65,7 +66,7 @@ const Vector vectors[] = {
      Verdict::pass},
     {"POOL2",
      "0:fork(1) 0:fork(2) 1:begin 2:begin 1:rd(sum) 2:rd(sum) 2:wr(sum) 1:wr(sum) 2:end 1:end",
-     Verdict::cycle},
+     Verdict::cycle, -1, 2},
     {"POOL3",
      "0:fork(1) 0:fork(2) 1:begin 2:begin 1:acq(S) 1:rd(sum) 1:wr(sum) 1:rel(S) 2:acq(S) "
      "2:rd(sum) 2:wr(sum) 2:rel(S) 2:end 1:end",
@@ -75,7 +76,7 @@ const Vector vectors[] = {
     {"ATOM3",
      "0:begin 1:begin 0:acq(m) 0:wr(x) 0:rel(m) 1:acq(m) 1:wr(x) 1:rel(m) 0:acq(m) 0:rd(x) "
      "0:rel(m) 1:end 0:end",
-     Verdict::cycle},
+     Verdict::cycle, -1, 2},
     {"VOL1", "0:begin 0:fork(1) 0:wr(data) 0:wr(flag) 1:rd(flag) 1:rd(data) 1:stop 0:join(1) 0:end",
      Verdict::conflict, 4},
     {"SUM1",
@@ -224,8 +225,11 @@ TEST_CASE("singletrack: the 21 test vectors") {
             break;
         case Verdict::cycle:
             CHECK(conflicts.empty());
-            REQUIRE(cycles.size() == 1);
-            CHECK(cycles[0]->cycle.size() >= 2);
+            REQUIRE(cycles.size() == static_cast<std::size_t>(v.blocks));
+            for (const Finding* c : cycles) {
+                CHECK(c->cycle.size() >= 2);
+                CHECK(std::count(c->cycle.begin(), c->cycle.end(), *c->block) == 1);
+            }
             break;
         }
     }
@@ -262,9 +266,17 @@ TEST_CASE("singletrack: reports name both events, the block and the cycle's edge
     const Finding& y = atom1.st.findings()[0];
     CHECK(y.kind == FindingKind::cycle);
     CHECK(y.access.event == 4);
+    CHECK(y.block == std::optional<std::uint64_t>(1));
     CHECK(y.cycle == std::vector<std::uint64_t>{1, 3});
     CHECK(y.message.find("1 -> 3 (event 2 before event 3), 3 -> 1 (event 3 before event 4)") !=
           std::string::npos);
+    // POOL2: one finding for each of the two blocks of the lost update, at the same event.
+    SingleTrackRun pool2(from_notation(vectors[9].trace).trace);
+    const auto both = pool2.of(FindingKind::cycle);
+    REQUIRE(both.size() == 2);
+    CHECK(both[0]->access.event == both[1]->access.event);
+    CHECK(*both[0]->block == 3);
+    CHECK(*both[1]->block == 4);
 }
 
 TEST_CASE("singletrack: Figure 4 as printed resets clocks at begin and misses RESET's conflict") {
@@ -339,25 +351,29 @@ TEST_CASE("singletrack = the definitions, by brute force, on random traces (4,00
         }
         conflicts += static_cast<int>(got.size());
 
-        // XS: a finding at exactly the events that put a block on a cycle for the first time,
-        // naming a closed walk of the prefix's graph through one of them.
+        // XS: a finding for each block at the event that first puts it on a cycle, naming a
+        // closed walk of the prefix's graph through it.
         const auto want_cycles = oracle.cycles();
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> want_pairs, got_pairs; // event, block
+        for (const auto& w : want_cycles)
+            for (std::uint64_t b : w.new_blocks)
+                want_pairs.emplace_back(w.event, b);
         const auto got_cycles = run.of(FindingKind::cycle);
-        REQUIRE(got_cycles.size() == want_cycles.size());
-        for (std::size_t i = 0; i < got_cycles.size(); ++i) {
-            const Finding& f = *got_cycles[i];
-            const auto& w = want_cycles[i];
-            CHECK(f.access.event == w.event);
-            const std::vector<std::uint64_t>& c = f.cycle;
+        for (const Finding* f : got_cycles)
+            got_pairs.emplace_back(f->access.event, *f->block);
+        REQUIRE(got_pairs == want_pairs);
+        for (const Finding* f : got_cycles) {
+            const auto& w =
+                *std::find_if(want_cycles.begin(), want_cycles.end(),
+                              [f](const auto& x) { return x.event == f->access.event; });
+            const std::vector<std::uint64_t>& c = f->cycle;
             REQUIRE(c.size() >= 2);
-            bool through_new = false;
+            CHECK(std::count(c.begin(), c.end(), *f->block) == 1);
             for (std::size_t n = 0; n < c.size(); ++n) {
-                through_new = through_new || w.new_blocks.count(c[n]);
                 auto it = w.reach.find(c[n]);
                 REQUIRE(it != w.reach.end());
                 CHECK(it->second.count(c[(n + 1) % c.size()]) == 1);
             }
-            CHECK(through_new);
         }
         cycles += static_cast<int>(got_cycles.size());
     }
@@ -388,11 +404,12 @@ TEST_CASE("singletrack = the definitions on longer random traces (100 of up to 2
         for (const auto& kv : want)
             expected[kv.first] = kv.second.first;
         CHECK(got == expected);
-        std::vector<std::uint64_t> got_cycles, want_cycles;
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> got_cycles, want_cycles;
         for (const Finding* f : run.of(FindingKind::cycle))
-            got_cycles.push_back(f->access.event);
+            got_cycles.emplace_back(f->access.event, *f->block);
         for (const auto& c : oracle.cycles())
-            want_cycles.push_back(c.event);
+            for (std::uint64_t b : c.new_blocks)
+                want_cycles.emplace_back(c.event, b);
         CHECK(got_cycles == want_cycles);
     }
 }

@@ -331,7 +331,8 @@ TEST_CASE("singletrack: conflicts and cycles in text and JSON, exit 1; nested bl
     CHECK(text.out.find("ERROR: conflict on a in the deterministic block of event 1 "
                         "(singletrack)\n  Write of a by thread T2, event 4") != std::string::npos);
     CHECK(text.out.find("Previous read of a by thread T1, event 3") != std::string::npos);
-    CHECK(text.out.find("ERROR: cycle of transactions 7 -> 9 (singletrack)") != std::string::npos);
+    CHECK(text.out.find("ERROR: cycle of transactions 7 -> 9 through the deterministic block of "
+                        "event 7 (singletrack)") != std::string::npos);
     CHECK(text.out.find("SUMMARY: 11 events; singletrack: 1 conflict, 1 cycle") !=
           std::string::npos);
 
@@ -352,6 +353,7 @@ TEST_CASE("singletrack: conflicts and cycles in text and JSON, exit 1; nested bl
     CHECK(y["kind"] == "cycle");
     CHECK(y["event"] == 10);
     CHECK(y["blocks"] == json::array({7, 9}));
+    CHECK(y["block"] == 7);
 
     // Without blocks nothing is found (races outside blocks are not singletrack's business).
     Run clean = sfgc("trace specs/traces/fig5_1.std --analysis singletrack");

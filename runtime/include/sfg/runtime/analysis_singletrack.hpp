@@ -25,8 +25,8 @@ class SingleTrackDetector : public Analysis {
 public:
     void on_event(const Event& e, const Symbols& syms) override;
 
-    // Conflicts (one per block, at its first conflicting event) and cycles (at each event that
-    // puts a block on a cycle for the first time), in event order.
+    // Conflicts (one per block, at its first conflicting event) and cycles (one per block, at
+    // the event that first puts it on a cycle), in event order.
     const std::vector<Finding>& findings() const { return findings_; }
     const std::optional<StreamError>& error() const { return error_; }
 

@@ -88,8 +88,9 @@ struct Finding {
     std::string var;               // the variable (or lock) it is about; may be empty
     AccessRef access;              // the reported event
     std::optional<AccessRef> with; // the earlier event of the pair, if any
-    // conflict: the `begin` event of the block; cycle: the blocks of the cycle, each by its
-    // `begin` event (a unary transaction by its event), in order.
+    // conflict: the `begin` event of the block; cycle: the block it is reported for, and the
+    // transactions of the cycle, each by its `begin` event (a unary transaction by its event), in
+    // order.
     std::optional<std::uint64_t> block;
     std::vector<std::uint64_t> cycle;
     std::optional<EventSpan> witness;

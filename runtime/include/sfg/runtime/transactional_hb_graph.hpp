@@ -20,7 +20,6 @@
 #include "sfg/runtime/event.hpp"
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -32,11 +31,12 @@ class TransactionalHbGraph {
 public:
     using Node = std::uint64_t; // the event number that made it; 0: none (⊥)
 
-    // What closed a cycle, found while an event was applied.
+    // A block put on a cycle for the first time by the event being applied.
     struct Cycle {
-        // The nodes of one cycle through a block not on a cycle before (labels: a block by its
-        // `begin`, a unary transaction by its event), starting with the target of the closing
-        // edge, which is the last node's edge back to the first.
+        Node block = 0; // its `begin`
+        // The nodes of a closed walk through it (labels: a block by its `begin`, a unary
+        // transaction by its event), starting with the target of the edge the event added, which
+        // is the last node's edge back to the first.
         std::vector<Node> nodes;
         // Why each edge is there, along `nodes` (edge i goes from nodes[i] to nodes[i + 1], the
         // last one back to nodes[0]): the earlier event and the later one of a conflicting pair;
@@ -50,7 +50,7 @@ public:
     };
 
     // The events by thread t, under the XS rules: `block` is the block t is in (0: none), `e` the
-    // event. cycle() then tells whether the event put a block on a cycle for the first time.
+    // event. cycles() then lists the blocks the event put on a cycle for the first time.
     void begin(ThreadId t, Node block, const Event& e);             // XS BEGIN
     void access(ThreadId t, Node block, Namespace space, ObjId obj, // XS READ / WRITE /
                 Op op, const Event& e);                             // ACQUIRE / RELEASE
@@ -62,8 +62,8 @@ public:
     // No thread is in block b any more: it receives no more edges.
     void close(Node b);
 
-    // The cycle closed by the last event applied, if any.
-    const std::optional<Cycle>& cycle() const { return cycle_; }
+    // The blocks the last event applied put on a cycle for the first time, by `begin`.
+    const std::vector<Cycle>& cycles() const { return cycles_; }
 
     std::size_t live_nodes() const { return live_; }
     std::size_t peak_nodes() const { return peak_; }
@@ -108,7 +108,7 @@ private:
     void edge(const Ref& from, Handle to, std::uint64_t to_event);
     bool add_edge(Handle from, Handle to, Cycle::Cause cause);
     void cycle_search(Handle from, Handle to, Cycle::Cause closing);
-    void start_event() { cycle_.reset(); }
+    void start_event() { cycles_.clear(); }
     void set(Ref& slot, Ref r);
     void drop(Ref& slot);
     void collect();
@@ -130,7 +130,7 @@ private:
     std::vector<Ref> releases_;  // 𝒰
     std::unordered_map<std::uint64_t, std::vector<Ref>> arrivals_; // by barrier generation
     std::vector<Handle> candidates_; // to collect at the end of the event
-    std::optional<Cycle> cycle_;
+    std::vector<Cycle> cycles_;
     // Scratch of the cycle search.
     std::unordered_map<Handle, Handle> parent_;
     std::unordered_map<Handle, Handle> back_;
