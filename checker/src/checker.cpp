@@ -207,10 +207,11 @@ struct Checker::Impl {
                 std::string cycle;
                 for (std::uint64_t n : x.cycle)
                     cycle += (cycle.empty() ? "" : " -> ") + node(n);
-                f.message = fmt::format("transactions that no serial order can follow: {} -> "
-                                        "back to the first, closed by the {} by {} at line {}",
-                                        cycle, to_string(x.access.op), tname(x.access.thread),
-                                        x.access.line);
+                f.message = fmt::format(
+                    "transactions that no serial order can follow: {} -> back to the first, "
+                    "closed by the {}{} by {} at line {}",
+                    cycle, describe(x.access.op), x.var.empty() ? "" : " of " + x.var,
+                    tname(x.access.thread), x.access.line);
             }
             record(std::move(f), steps, step_of[x.access.event - 1] + 1);
         }
