@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <random>
@@ -322,11 +323,20 @@ TEST_CASE("singletrack: nested begin and stray end are ill-formed") {
 TEST_CASE("singletrack = the definitions, by brute force, on random traces (4,000)") {
     std::mt19937_64 rng(20261124);
     int conflicts = 0, cycles = 0;
-    for (int k = 0; k < 4000; ++k) {
+    // SFG_ST_TRACES=N runs N traces instead (a longer soak).
+    const char* soak = std::getenv("SFG_ST_TRACES");
+    const int traces = soak ? std::atoi(soak) : 4000;
+    for (int k = 0; k < traces; ++k) {
         RandomTraceOptions o;
         o.threads = 2 + static_cast<int>(rng() % 4);
         o.vars = 1 + static_cast<int>(rng() % 3);
         o.events = 10 + static_cast<int>(rng() % 40);
+        if (k % 4 == 3) { // more threads at two barriers, one lock, one volatile
+            o.threads = 4 + static_cast<int>(rng() % 4);
+            o.barriers = 2;
+            o.locks = 1;
+            o.volatiles = 1;
+        }
         const std::string trace = with_blocks(rng, random_trace(rng, o), 15);
         SingleTrackRun run(trace);
         if (!run.result.ok())
