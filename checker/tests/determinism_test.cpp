@@ -3,6 +3,7 @@
 // conflicts, one for cycles) on random programs whose blocks fork threads.
 #include "support.hpp"
 
+#include <cstdlib>
 #include <random>
 #include <set>
 
@@ -122,7 +123,10 @@ TEST_CASE("determinism: nested deterministic blocks are a static error") {
 
 TEST_CASE("determinism: dpor finds naive's conflicts and cycles on random programs (200)") {
     int compared = 0, conflicts = 0, cycles = 0;
-    for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    // SFG_DPOR_SEEDS=N runs N seeds instead (a longer soak), as the other dpor tests.
+    const char* soak = std::getenv("SFG_DPOR_SEEDS");
+    const std::uint64_t seeds = soak ? std::strtoull(soak, nullptr, 10) : 200;
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
         const std::string text = random_block_program(seed);
         CAPTURE(text);
         auto l = load(text);
