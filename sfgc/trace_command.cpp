@@ -144,6 +144,14 @@ int run_trace(int argc, char** argv) {
         return 2;
     }
     sink.finish(syms);
+    // An analysis may reject a well-formed stream (singletrack: blocks that nest): bad input.
+    for (const auto& a : selected)
+        if (std::optional<sfg::StreamError> err = a->stream_error()) {
+            sfg::TraceError e{file == "-" ? "<stdin>" : file, err->line, err->line ? 1u : 0u,
+                              fmt::format("event {}: {}", err->event, err->message)};
+            fmt::print(stderr, "{}\n", e.to_string());
+            return 2;
+        }
 
     std::vector<sfg::AnalysisReport> reports;
     bool found = false;

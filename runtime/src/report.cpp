@@ -111,8 +111,10 @@ std::string format_finding(const Finding& f, std::string_view analysis, const Sy
                              f.var, f.block.value_or(0), analysis);
         break;
     case FindingKind::cycle:
-        block +=
-            fmt::format("ERROR: cycle of transactions {} ({})\n", event_list(f.cycle), analysis);
+        block += fmt::format(
+            "ERROR: cycle of transactions {}{} ({})\n", event_list(f.cycle),
+            f.block ? fmt::format(" through the deterministic block of event {}", *f.block) : "",
+            analysis);
         break;
     case FindingKind::misuse:
         block += fmt::format("ERROR: misuse of {} ({})\n", f.var, analysis);
@@ -122,12 +124,13 @@ std::string format_finding(const Finding& f, std::string_view analysis, const Sy
         break;
     }
     const AccessRef& a = f.access;
+    const std::string of = f.var.empty() ? "" : " of " + f.var;
     if (a.event)
-        block += fmt::format("  {} of {} by thread {}, {}\n", capitalized(describe(a.op)), f.var,
+        block += fmt::format("  {}{} by thread {}, {}\n", capitalized(describe(a.op)), of,
                              syms.threads.name(a.thread), place(a, syms, trace_file));
     if (f.with) {
         const AccessRef& w = *f.with;
-        block += fmt::format("  Previous {} of {} by thread {}, {}\n", describe(w.op), f.var,
+        block += fmt::format("  Previous {}{} by thread {}, {}\n", describe(w.op), of,
                              syms.threads.name(w.thread), place(w, syms, trace_file));
     }
     if (f.witness)
@@ -153,8 +156,18 @@ void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& rep
         if (shown < rep.findings.size())
             out << fmt::format("{}: {} more not shown (--max-reports {})\n", rep.name,
                                rep.findings.size() - shown, max_reports);
-        summary += fmt::format("; {}: {} {}", rep.name, rep.findings.size(),
-                               noun(rep.kind, rep.findings.size()));
+        if (rep.kind == FindingKind::conflict) { // determinism: conflicts and cycles
+            std::size_t conflicts = 0;
+            for (const Finding& f : rep.findings)
+                conflicts += f.kind == FindingKind::conflict;
+            const std::size_t cycles = rep.findings.size() - conflicts;
+            summary += fmt::format("; {}: {} {}, {} {}", rep.name, conflicts,
+                                   noun(FindingKind::conflict, conflicts), cycles,
+                                   noun(FindingKind::cycle, cycles));
+        } else {
+            summary += fmt::format("; {}: {} {}", rep.name, rep.findings.size(),
+                                   noun(rep.kind, rep.findings.size()));
+        }
     }
     out << summary << "\n";
 }

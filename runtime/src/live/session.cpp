@@ -107,6 +107,12 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
         if (!info)
             throw std::invalid_argument(fmt::format(
                 "sfg::session: unknown analysis '{}' (choose from {})", name, analysis_names()));
+        // Determinism is about deterministic blocks, which a live program does not mark.
+        if (info->kind == FindingKind::conflict)
+            throw std::invalid_argument(fmt::format(
+                "sfg::session: {} checks deterministic blocks, which the live runtime does not "
+                "record; run it with sfgc trace or sfgc check (docs/determinism.md)",
+                name));
         if ((info->needs_disciplines && !spec_) ||
             std::any_of(analyses.begin(), analyses.end(),
                         [&](const auto& a) { return a->info().name == name; }))
