@@ -14,6 +14,7 @@
 //    variable behind its own lock, all threads) and LocalSpot (thread-local) patterns (TR §4,
 //    Figure 4): events are built in memory, only the analysis is timed; `ns_per_access`.
 //
+//    `singletrack` (determinism) runs beside them on the same trace.
 // 3. Reading, fasttrack and enforce through the parallel reader with 2 threads (parsing on
 //    both, well-formedness and the analysis on the caller's): wall-clock time over the floor's
 //    (`wall_x_floor`), and both threads' CPU time (`cpu_x_floor`).
@@ -25,6 +26,7 @@
 #include "sfg/runtime/analysis_fasttrack.hpp"
 #include "sfg/runtime/analysis_goldilocks.hpp"
 #include "sfg/runtime/analysis_hb.hpp"
+#include "sfg/runtime/analysis_singletrack.hpp"
 #include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/mapped_file.hpp"
 #include "sfg/runtime/trace.hpp"
@@ -441,6 +443,10 @@ void add(const char* name, void (*run)(benchmark::State&), int passes, bool wall
     add("BM_goldilocks", BM_File<Owning<GoldilocksDetector>>, 3);
     add("BM_eraser", BM_File<Owning<EraserDetector>>, 3);
     add("BM_enforce", BM_File<Enforce>, 3);
+    // Determinism beside fasttrack on the same trace: no blocks, so every event is a unary
+    // transaction (made only when a live node precedes it); bench/singletrack_memory.sh has
+    // blocks.
+    add("BM_singletrack", BM_File<Owning<SingleTrackDetector>>, 3);
     add("BM_all_five", BM_File_All, 1);
     add("BM_parallel2_read", BM_Parallel<Nothing>, 3, true);
     add("BM_parallel2_fasttrack", BM_Parallel<Owning<FastTrackDetector>>, 3, true);

@@ -27,9 +27,10 @@ install(TARGETS sfg_runtime sfgc
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-# Every header of runtime/include/sfg/runtime/ is public (internal ones live in runtime/src/).
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/sfg/runtime/
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sfg/runtime
+# Every header of runtime/include/sfg/ is public: the live runtime (sfg/sfg.hpp, sfg/spec.hpp)
+# and the runtime library (sfg/runtime/); internal ones live in runtime/src/.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/sfg/
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sfg
   FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 
 install(EXPORT sfgTargets
@@ -45,4 +46,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/cmake/sfgConfigVersion.cm
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/cmake/sfgConfig.cmake
               ${PROJECT_BINARY_DIR}/cmake/sfgConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/sfgDiscipline.cmake
   DESTINATION ${SFG_INSTALL_CMAKEDIR})

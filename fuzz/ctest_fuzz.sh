@@ -50,7 +50,24 @@ replay)
     [ ${#failed[@]} -eq 0 ]
     ;;
 fuzz)
-    exec "$bin" "${flags[@]}" -print_final_stats=1 "$work/corpus" "${dirs[@]}"
+    # libFuzzer's progress lines (#N NEW/REDUCE/pulse...) go to the log only, so that a finding's
+    # report is what ctest shows, whole, however long the run was; the log keeps everything.
+    log=$work/fuzz.log
+    set +e
+    "$bin" "${flags[@]}" -print_final_stats=1 "$work/corpus" "${dirs[@]}" >"$log" 2>&1
+    rc=$?
+    set -e
+    grep -av '^#[0-9]' "$log" | grep -av '^"' || true
+    if [ "$rc" -ne 0 ]; then
+        echo "fuzzing failed (exit status $rc); the whole log: $log"
+        grep -a '^#[0-9]' "$log" | tail -3
+        for a in "$work"/artifacts/*; do
+            [ -f "$a" ] || continue
+            echo "artifact $a ($(wc -c <"$a") bytes, base64):"
+            head -c 4096 "$a" | base64 -w 100
+        done
+    fi
+    exit "$rc"
     ;;
 *)
     echo "usage: $0 replay|fuzz HARNESS WORKDIR [FLAGS...] -- DIR..." >&2

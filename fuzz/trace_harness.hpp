@@ -15,6 +15,7 @@
 #include "sfg/runtime/analysis_fasttrack.hpp"
 #include "sfg/runtime/analysis_goldilocks.hpp"
 #include "sfg/runtime/analysis_hb.hpp"
+#include "sfg/runtime/analysis_singletrack.hpp"
 #include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/report.hpp"
 #include "sfg/runtime/trace.hpp"
@@ -117,6 +118,7 @@ Analysed analyse(std::string_view file_name, Read&& read) {
     FastTrackDetector fasttrack;
     GoldilocksDetector goldilocks;
     EraserDetector eraser;
+    SingleTrackDetector singletrack;
     Enforcer enforce; // as sfgc trace runs it
     Enforcer all_grouped({.report_all = true, .group_one_token = true});
     Enforcer all_reference({.report_all = true, .group_one_token = false});
@@ -127,9 +129,9 @@ Analysed analyse(std::string_view file_name, Read&& read) {
     Analysed out;
     Fanout fanout;
     ThreadBound bound;
-    for (Analysis* a :
-         std::initializer_list<Analysis*>{&bound, &hb, &fasttrack, &goldilocks, &eraser, &enforce,
-                                          &all_grouped, &all_reference, &out.recorded})
+    for (Analysis* a : std::initializer_list<Analysis*>{
+             &bound, &hb, &fasttrack, &goldilocks, &eraser, &singletrack, &enforce, &all_grouped,
+             &all_reference, &out.recorded})
         fanout.add(*a);
     Symbols& syms = out.syms;
     try {
@@ -162,6 +164,7 @@ Analysed analyse(std::string_view file_name, Read&& read) {
         {"eraser", FindingKind::warning, to_findings(eraser.warnings(), syms)},
         {"enforce", FindingKind::violation, to_findings(enforce.violations())},
         {"enforce-all", FindingKind::violation, to_findings(all_grouped.all_violations())},
+        {"singletrack", FindingKind::conflict, singletrack.findings()},
     };
     std::ostringstream text;
     print_text_report(text, reports, syms, file_name, out.result.events, 0);

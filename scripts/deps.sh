@@ -7,6 +7,7 @@ packages=(
   libboost-graph-dev
   libgraphviz-dev graphviz
   doctest-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
+  libgtest-dev
   spin
   clang libclang-rt-14-dev
 )

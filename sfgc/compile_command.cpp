@@ -1,6 +1,6 @@
 // `sfgc FILE.sfg [--dot] [--view sfg|net|both] [--svg OUT] [--png OUT] [--json] [--pnml OUT]
-//  [--verify-net] [--max-...]` (docs/tutorial.md, docs/limits.md), and `sfgc --demo` on the
-//  embedded barrier spec.
+//  [--emit-cpp OUT [--namespace NS]] [--verify-net] [--max-...]` (docs/tutorial.md,
+//  docs/limits.md), and `sfgc --demo` on the embedded barrier spec.
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"
@@ -8,6 +8,7 @@
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/render.hpp"
 #include "sfg/compiler/verify.hpp"
+#include "sfg/spec.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -16,6 +17,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
+#include <string_view>
 #include <unistd.h>
 
 namespace sfgc {
@@ -28,6 +31,35 @@ namespace {
 // Defaults of the bounds that are the driver's (docs/limits.md).
 constexpr std::size_t default_max_layout = 10000;
 constexpr std::uint64_t default_max_output = std::uint64_t{256} << 20;
+
+// NAME or NAME::NAME...: C++ identifiers that are not keywords.
+bool is_cpp_namespace(const std::string& ns) {
+    static const std::set<std::string, std::less<>> keywords{
+        "alignas",   "alignof",  "and",      "asm",      "auto",     "bool",     "break",
+        "case",      "catch",    "char",     "class",    "concept",  "const",    "constexpr",
+        "continue",  "default",  "delete",   "do",       "double",   "else",     "enum",
+        "explicit",  "export",   "extern",   "false",    "float",    "for",      "friend",
+        "goto",      "if",       "inline",   "int",      "long",     "mutable",  "namespace",
+        "new",       "noexcept", "not",      "nullptr",  "operator", "or",       "private",
+        "protected", "public",   "register", "requires", "return",   "short",    "signed",
+        "sizeof",    "static",   "struct",   "switch",   "template", "this",     "throw",
+        "true",      "try",      "typedef",  "typename", "union",    "unsigned", "using",
+        "virtual",   "void",     "volatile", "while",    "std"};
+    std::size_t pos = 0;
+    while (true) {
+        const std::size_t end = std::min(ns.find("::", pos), ns.size());
+        const std::string_view part(ns.data() + pos, end - pos);
+        if (part.empty() || (part[0] >= '0' && part[0] <= '9') || keywords.contains(part))
+            return false;
+        for (char c : part)
+            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_'))
+                return false;
+        if (end == ns.size())
+            return true;
+        pos = end + 2;
+    }
+}
 
 std::string count(std::size_t n, const char* noun) {
     return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
@@ -103,6 +135,14 @@ int run_compile(int argc, char** argv) {
     app.add_option("--png", png, "render the view to a PNG file");
     app.add_flag("--json", json, "write the compiled spec as JSON to standard output");
     app.add_option("--pnml", pnml, "write the Petri nets as PNML to a file");
+    std::string emit_cpp, cpp_ns;
+    app.add_option(
+        "--emit-cpp", emit_cpp,
+        "write the disciplines as a C++ header for the live runtime (docs/enforcers.md); "
+        "'-': standard output");
+    app.add_option("--namespace", cpp_ns,
+                   "the C++ namespace of --emit-cpp's header (default: the file's stem, made an "
+                   "identifier)");
     app.add_flag("--verify-net", verify,
                  "explore every reachable marking and check 1-safety and feasibility");
     app.add_flag("--demo", demo, "use the embedded default spec (the thesis' barrier discipline)");
@@ -132,10 +172,17 @@ int run_compile(int argc, char** argv) {
     add_memory_option(app, max_memory);
     try {
         app.parse(argc, argv);
-        if (dot && json)
-            throw CLI::ValidationError("--dot and --json", "both write to standard output");
+        if (int(dot) + int(json) + int(emit_cpp == "-") > 1)
+            throw CLI::ValidationError("--dot, --json and --emit-cpp -",
+                                       "only one can write to standard output");
         if (demo == !file.empty())
             throw CLI::ValidationError("FILE", demo ? "--demo takes no FILE" : "FILE is required");
+        if (!cpp_ns.empty() && emit_cpp.empty())
+            throw CLI::ValidationError("--namespace", "only goes with --emit-cpp");
+        if (!cpp_ns.empty() && !is_cpp_namespace(cpp_ns))
+            throw CLI::ValidationError("--namespace", "'" + cpp_ns +
+                                                          "' is not a C++ namespace name (NAME "
+                                                          "or NAME::NAME..., no keyword)");
     } catch (const CLI::ParseError& e) {
         int code = app.exit(e);
         return code == 0 ? 0 : 2;
@@ -147,6 +194,7 @@ int run_compile(int argc, char** argv) {
         demo ? std::optional<std::string>(default_spec_text) : read_input(file);
     if (!text)
         return 2;
+    const std::uint64_t hash = sfg::spec_hash(*text);
     sfg::SourceFile source(name, std::move(*text));
     sfg::Diagnostics diags;
     std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags, limits);
@@ -187,6 +235,12 @@ int run_compile(int argc, char** argv) {
     if (!pnml.empty() &&
         !bounded_write(pnml, max_output, [&](std::ostream& out) { sfg::write_pnml(out, *spec); }))
         status = 2;
+    if (!emit_cpp.empty() &&
+        !bounded_write(emit_cpp == "-" ? "" : emit_cpp, max_output, [&](std::ostream& out) {
+            sfg::write_cpp(out, *spec, cpp_ns.empty() ? sfg::cpp_namespace_for(name) : cpp_ns,
+                           hash);
+        }))
+        status = 2;
     if (verify) {
         for (const sfg::CompiledVariable& v : spec->variables) {
             if (!v.net)
@@ -208,7 +262,7 @@ int run_compile(int argc, char** argv) {
             }
         }
     }
-    if (!dot && !json && svg.empty() && png.empty() && pnml.empty() && !verify)
+    if (!dot && !json && svg.empty() && png.empty() && pnml.empty() && emit_cpp.empty() && !verify)
         print_summary(*spec);
     return status;
 }

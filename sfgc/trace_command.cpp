@@ -220,6 +220,14 @@ int run_trace(int argc, char** argv) {
         for (const auto& a : selected)
             reports.push_back(a->report(syms));
     }
+    // An analysis may reject a well-formed stream (singletrack: blocks that nest): bad input.
+    for (const auto& a : selected)
+        if (std::optional<sfg::StreamError> err = a->stream_error()) {
+            sfg::TraceError e{file == "-" ? "<stdin>" : file, err->line, err->line ? 1u : 0u,
+                              fmt::format("event {}: {}", err->event, err->message)};
+            fmt::print(stderr, "{}\n", e.to_string());
+            return 2;
+        }
     for (std::size_t i = 0; i < selected.size(); ++i)
         if (selected[i]->info().counts_as_finding && !reports[i].findings.empty())
             found = true;

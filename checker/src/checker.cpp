@@ -51,6 +51,8 @@ struct Checker::Impl {
 
     // Records `f` (its steps: the prefix `steps[0, upto)`), keeping the shortest.
     void record(CheckFinding f, const std::vector<Step>& steps, std::size_t upto) {
+        // Conflicts: f.line is their block's; cycles: none (docs/determinism.md, "Model
+        // checking"): keys that every execution of a Mazurkiewicz class shares.
         std::uint32_t key_line = f.kind == FindingKind::race || f.kind == FindingKind::violation
                                      ? 0
                                      : f.line.value_or(0);
@@ -88,6 +90,14 @@ struct Checker::Impl {
             inputs.disciplines.emplace_back(name, &net);
         return make_analysis("enforce", inputs);
     }();
+    // Determinism (docs/determinism.md) when the program has `deterministic` blocks.
+    std::unique_ptr<RunningAnalysis> singletrack = [this]() -> std::unique_ptr<RunningAnalysis> {
+        for (const ThreadCode& t : m.threads)
+            for (const Instr& i : t.code)
+                if (i.code == Code::begin)
+                    return make_analysis("singletrack");
+        return nullptr;
+    }();
 
     void analyse(const std::vector<Step>& steps) {
         Fanout fan;
@@ -100,6 +110,10 @@ struct Checker::Impl {
         if (!m.nets.empty()) {
             enforce->reset();
             fan.add(enforce->analysis());
+        }
+        if (singletrack) {
+            singletrack->reset();
+            fan.add(singletrack->analysis());
         }
         WellFormedStream stream(m.syms, fan);
         std::vector<std::size_t> step_of; // event number - 1 -> step index
@@ -142,6 +156,8 @@ struct Checker::Impl {
                             describe(r.with->op), tname(r.with->thread), r.with->line);
             record_finding(r, std::move(f));
         }
+        if (singletrack)
+            determinism(steps, step_of);
         if (!m.nets.empty())
             for (const Finding& v : enforce->findings(m.syms)) {
                 CheckFinding f;
@@ -149,6 +165,56 @@ struct Checker::Impl {
                 f.message = v.message; // explain()
                 record_finding(v, std::move(f));
             }
+    }
+
+    // Conflicts per block, keyed by the block's line, and cycles, one key for all: whether a
+    // block has a conflict and whether the transactions have a cycle are the same in every
+    // execution of a Mazurkiewicz class; which event shows it first is not.
+    void determinism(const std::vector<Step>& steps, const std::vector<std::size_t>& step_of) {
+        if (std::optional<StreamError> err = singletrack->stream_error())
+            throw std::logic_error("checker produced nested deterministic blocks: " + err->message);
+        auto tname = [&](ThreadId t) { return m.syms.threads.name(t); };
+        std::vector<const Action*> ev; // event number - 1 -> its action
+        for (const Step& s : steps)
+            for (const Action& a : s.actions)
+                if (a.emitted)
+                    ev.push_back(&a);
+        // A transaction: a block by its `begin`, any other event by itself.
+        auto node = [&](std::uint64_t n) {
+            if (n == 0 || n > ev.size())
+                return std::string("?");
+            const Action& a = *ev[n - 1];
+            return a.op == Op::begin
+                       ? fmt::format("the block of {} at line {}", tname(a.thread), a.line)
+                       : fmt::format("the {} of {} at line {}", to_string(a.op), tname(a.thread),
+                                     a.line);
+        };
+        for (const Finding& x : singletrack->findings(m.syms)) {
+            if (x.access.event == 0 || x.access.event > step_of.size())
+                continue;
+            CheckFinding f;
+            f.kind = x.kind;
+            f.event = x.access.event;
+            f.thread = x.access.thread;
+            if (x.kind == FindingKind::conflict) {
+                f.line = x.block && *x.block <= ev.size() ? ev[*x.block - 1]->line : 0;
+                f.message = fmt::format(
+                    "in the deterministic block at line {}, the {} of {} by {} (line {}) and the "
+                    "{} by {} (line {}) are not ordered by program order, fork, join or a barrier",
+                    *f.line, describe(x.with->op), x.var, tname(x.with->thread), x.with->line,
+                    describe(x.access.op), tname(x.access.thread), x.access.line);
+            } else {
+                std::string cycle;
+                for (std::uint64_t n : x.cycle)
+                    cycle += (cycle.empty() ? "" : " -> ") + node(n);
+                f.message = fmt::format(
+                    "transactions that no serial order can follow: {} -> back to the first, "
+                    "closed by the {}{} by {} at line {}",
+                    cycle, describe(x.access.op), x.var.empty() ? "" : " of " + x.var,
+                    tname(x.access.thread), x.access.line);
+            }
+            record(std::move(f), steps, step_of[x.access.event - 1] + 1);
+        }
     }
 
     void on_execution(const Execution& e) {

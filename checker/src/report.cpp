@@ -57,7 +57,8 @@ void print_table(std::ostream& out, const Model& m, const CheckFinding& f) {
         rows.push_back(std::move(row));
     }
     if (f.kind != FindingKind::race && f.kind != FindingKind::violation && f.thread &&
-        f.kind != FindingKind::bound) {
+        f.kind != FindingKind::bound && f.kind != FindingKind::conflict &&
+        f.kind != FindingKind::cycle) {
         std::vector<std::string> row{""};
         const char* what = f.kind == FindingKind::assert_    ? "assert fails"
                            : f.kind == FindingKind::divzero  ? "division by zero"

@@ -1,7 +1,8 @@
 // specs/programs/ (GenMC style, one folder per example): each NAME/NAME.sfg against
 // NAME/expected (naive's executions, dpor's executions, classes, final states, completeness,
 // findings, exit; both modes give the same lines but for the executions); every
-// counterexample replays with `sfgc trace` to the same finding; random mode agrees.
+// counterexample replays with `sfgc trace` to the same finding (races, violations, conflicts and
+// cycles); random mode agrees.
 #include "support.hpp"
 
 #include "sfg/checker/report.hpp"
@@ -147,6 +148,18 @@ TEST_CASE("every counterexample replays with `sfgc trace` to the same finding") 
                 run_command(std::string(SFGC_PATH) + " trace " + trace.string() + " --spec " +
                                 e.sfg_path + " --analysis fasttrack,enforce --format json 2>&1",
                             out);
+            if (f.kind == FindingKind::conflict || f.kind == FindingKind::cycle) {
+                // Determinism: singletrack finds the same kind at the same event.
+                REQUIRE(run_command(std::string(SFGC_PATH) + " trace " + trace.string() +
+                                        " --analysis singletrack --format json 2>&1",
+                                    out) == 1);
+                nlohmann::json j = nlohmann::json::parse(out);
+                bool same = false;
+                for (const auto& x : j["analyses"][0]["findings"])
+                    same = same || (x["kind"] == to_string(f.kind) && x["event"] == f.event);
+                CHECK(same);
+                continue;
+            }
             if (f.kind != FindingKind::race && f.kind != FindingKind::violation) {
                 CHECK((code == 0 || code == 1)); // a well-formed trace
                 continue;

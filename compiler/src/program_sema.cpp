@@ -309,7 +309,17 @@ private:
         case K::skip:
             return;
         case K::deterministic:
-            block(s.body);
+            // A thread's blocks do not nest (docs/determinism.md): the inner `begin` would be
+            // an ill-formed trace.
+            if (in_deterministic_)
+                diags_.error(s.loc, "a deterministic block inside another one (blocks do not "
+                                    "nest)");
+            {
+                const bool outer = in_deterministic_;
+                in_deterministic_ = true;
+                block(s.body);
+                in_deterministic_ = outer;
+            }
             return;
         }
     }
@@ -320,6 +330,7 @@ private:
     std::map<std::string, Local> locals_;
     std::map<std::string, SourceLoc> later_locals_;
     bool deep_reported_ = false;
+    bool in_deterministic_ = false;
 };
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "sfg/runtime/analysis_fasttrack.hpp"
 #include "sfg/runtime/analysis_goldilocks.hpp"
 #include "sfg/runtime/analysis_hb.hpp"
+#include "sfg/runtime/analysis_singletrack.hpp"
 
 #include <array>
 
@@ -12,12 +13,14 @@ namespace sfg {
 
 namespace {
 
-constexpr std::array<AnalysisInfo, 5> registry{{
+constexpr std::array<AnalysisInfo, 6> registry{{
     {"hb", FindingKind::race, false, true, "vector-clock happens-before race detection"},
     {"fasttrack", FindingKind::race, false, true, "FastTrack's epoch-based race detection"},
     {"goldilocks", FindingKind::race, false, true, "Goldilocks' lockset race detection"},
     {"eraser", FindingKind::warning, false, false, "Eraser's lockset discipline (warnings)"},
     {"enforce", FindingKind::violation, true, true, "enforcement of the specified disciplines"},
+    {"singletrack", FindingKind::conflict, false, true,
+     "SingleTrack's determinism checking of deterministic blocks (conflicts and cycles)"},
 }};
 
 // A detector that is recreated on reset: it keeps nothing worth keeping between traces.
@@ -41,6 +44,7 @@ public:
     std::vector<Finding> findings(const Symbols& syms) const override {
         return to_findings(this->d_->races(), syms);
     }
+    std::size_t finding_count(const Symbols&) const override { return this->d_->races().size(); }
 };
 
 class EraserAnalysis final : public Fresh<EraserDetector> {
@@ -49,6 +53,15 @@ public:
     std::vector<Finding> findings(const Symbols& syms) const override {
         return to_findings(d_->warnings(), syms);
     }
+    std::size_t finding_count(const Symbols&) const override { return d_->warnings().size(); }
+};
+
+class SingleTrackAnalysis final : public Fresh<SingleTrackDetector> {
+public:
+    using Fresh::Fresh;
+    std::vector<Finding> findings(const Symbols&) const override { return d_->findings(); }
+    std::size_t finding_count(const Symbols&) const override { return d_->findings().size(); }
+    std::optional<StreamError> stream_error() const override { return d_->error(); }
 };
 
 class EnforceAnalysis final : public RunningAnalysis {
@@ -63,6 +76,9 @@ public:
     void reset() override { enforcer_.reset(); } // keeps the nets and the index
     std::vector<Finding> findings(const Symbols&) const override {
         return to_findings(enforcer_.violations());
+    }
+    std::size_t finding_count(const Symbols&) const override {
+        return enforcer_.violations().size();
     }
 
 private:
@@ -116,6 +132,8 @@ std::unique_ptr<RunningAnalysis> make_analysis(std::string_view name,
         return std::make_unique<RaceAnalysis<GoldilocksDetector>>(*info);
     if (name == "eraser")
         return std::make_unique<EraserAnalysis>(*info);
+    if (name == "singletrack")
+        return std::make_unique<SingleTrackAnalysis>(*info);
     return std::make_unique<EnforceAnalysis>(*info, inputs); // no disciplines: nothing to enforce
 }
 

@@ -91,10 +91,59 @@ std::string event_list(const std::vector<std::uint64_t>& events) {
 
 } // namespace
 
+std::string format_finding(const Finding& f, std::string_view analysis, const Symbols& syms,
+                           std::string_view trace_file) {
+    const std::string rule(18, '=');
+    std::string block = rule + "\n";
+    switch (f.kind) {
+    case FindingKind::race:
+        block += fmt::format("WARNING: data race on {} ({})\n", f.var, analysis);
+        break;
+    case FindingKind::violation:
+        block += fmt::format("ERROR: discipline of {} violated ({})\n", f.var, analysis);
+        break;
+    case FindingKind::warning:
+        block += fmt::format("WARNING: lockset discipline of {} violated ({})\n", f.var, analysis);
+        break;
+    case FindingKind::conflict:
+        block += fmt::format("ERROR: conflict on {} in the deterministic block of event "
+                             "{} ({})\n",
+                             f.var, f.block.value_or(0), analysis);
+        break;
+    case FindingKind::cycle:
+        block += fmt::format(
+            "ERROR: cycle of transactions {}{} ({})\n", event_list(f.cycle),
+            f.block ? fmt::format(" through the deterministic block of event {}", *f.block) : "",
+            analysis);
+        break;
+    case FindingKind::misuse:
+        block += fmt::format("ERROR: misuse of {} ({})\n", f.var, analysis);
+        break;
+    default: // the model checker's own kinds; it prints them itself (checker/report.hpp)
+        block += fmt::format("ERROR: {} ({})\n", to_string(f.kind), analysis);
+        break;
+    }
+    const AccessRef& a = f.access;
+    const std::string of = f.var.empty() ? "" : " of " + f.var;
+    if (a.event)
+        block += fmt::format("  {}{} by thread {}, {}\n", capitalized(describe(a.op)), of,
+                             syms.threads.name(a.thread), place(a, syms, trace_file));
+    if (f.with) {
+        const AccessRef& w = *f.with;
+        block += fmt::format("  Previous {}{} by thread {}, {}\n", describe(w.op), of,
+                             syms.threads.name(w.thread), place(w, syms, trace_file));
+    }
+    if (f.witness)
+        block += fmt::format("  Witnessed by events {} to {}\n", f.witness->first, f.witness->last);
+    if (!f.message.empty())
+        block += fmt::format("  {}\n", f.message);
+    block += rule + "\n";
+    return block;
+}
+
 void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& reports,
                        const Symbols& syms, std::string_view trace_file, std::uint64_t events,
                        std::size_t max_reports) {
-    const std::string rule(18, '=');
     std::string summary = fmt::format("SUMMARY: {} events", events);
     for (const AnalysisReport& rep : reports) {
         std::size_t shown = 0;
@@ -102,58 +151,23 @@ void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& rep
             if (max_reports && shown == max_reports)
                 break;
             ++shown;
-            std::string block = rule + "\n";
-            switch (f.kind) {
-            case FindingKind::race:
-                block += fmt::format("WARNING: data race on {} ({})\n", f.var, rep.name);
-                break;
-            case FindingKind::violation:
-                block += fmt::format("ERROR: discipline of {} violated ({})\n", f.var, rep.name);
-                break;
-            case FindingKind::warning:
-                block += fmt::format("WARNING: lockset discipline of {} violated ({})\n", f.var,
-                                     rep.name);
-                break;
-            case FindingKind::conflict:
-                block += fmt::format("ERROR: conflict on {} in the deterministic block of event "
-                                     "{} ({})\n",
-                                     f.var, f.block.value_or(0), rep.name);
-                break;
-            case FindingKind::cycle:
-                block += fmt::format("ERROR: cycle of transactions {} ({})\n", event_list(f.cycle),
-                                     rep.name);
-                break;
-            case FindingKind::misuse:
-                block += fmt::format("ERROR: misuse of {} ({})\n", f.var, rep.name);
-                break;
-            default: // the model checker's own kinds; it prints them itself (checker/report.hpp)
-                block += fmt::format("ERROR: {} ({})\n", to_string(f.kind), rep.name);
-                break;
-            }
-            const AccessRef& a = f.access;
-            if (a.event)
-                block +=
-                    fmt::format("  {} of {} by thread {}, {}\n", capitalized(describe(a.op)), f.var,
-                                syms.threads.name(a.thread), place(a, syms, trace_file));
-            if (f.with) {
-                const AccessRef& w = *f.with;
-                block +=
-                    fmt::format("  Previous {} of {} by thread {}, {}\n", describe(w.op), f.var,
-                                syms.threads.name(w.thread), place(w, syms, trace_file));
-            }
-            if (f.witness)
-                block += fmt::format("  Witnessed by events {} to {}\n", f.witness->first,
-                                     f.witness->last);
-            if (!f.message.empty())
-                block += fmt::format("  {}\n", f.message);
-            block += rule + "\n";
-            out << block;
+            out << format_finding(f, rep.name, syms, trace_file);
         }
         if (shown < rep.findings.size())
             out << fmt::format("{}: {} more not shown (--max-reports {})\n", rep.name,
                                rep.findings.size() - shown, max_reports);
-        summary += fmt::format("; {}: {} {}", rep.name, rep.findings.size(),
-                               noun(rep.kind, rep.findings.size()));
+        if (rep.kind == FindingKind::conflict) { // determinism: conflicts and cycles
+            std::size_t conflicts = 0;
+            for (const Finding& f : rep.findings)
+                conflicts += f.kind == FindingKind::conflict;
+            const std::size_t cycles = rep.findings.size() - conflicts;
+            summary += fmt::format("; {}: {} {}, {} {}", rep.name, conflicts,
+                                   noun(FindingKind::conflict, conflicts), cycles,
+                                   noun(FindingKind::cycle, cycles));
+        } else {
+            summary += fmt::format("; {}: {} {}", rep.name, rep.findings.size(),
+                                   noun(rep.kind, rep.findings.size()));
+        }
     }
     out << summary << "\n";
 }

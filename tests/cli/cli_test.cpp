@@ -61,6 +61,44 @@ TEST_CASE("golden DOT, JSON and PNML for every thesis spec") {
     }
 }
 
+TEST_CASE("--emit-cpp: a golden header for every thesis spec, the same bytes on every run") {
+    for (const std::string& s : thesis_specs()) {
+        CAPTURE(s);
+        Run r = sfgc("specs/thesis/" + s + ".sfg --emit-cpp -");
+        CHECK(r.status == 0);
+        check_golden(s + ".sfg.hpp", r.out);
+        fs::path out = scratch() / (s + ".hpp");
+        Run f = sfgc("specs/thesis/" + s + ".sfg --emit-cpp '" + out.string() + "'");
+        CHECK(f.status == 0);
+        CHECK(f.out.empty());
+        CHECK(slurp(out) == r.out);
+    }
+    // The namespace: given, or the file's stem made an identifier.
+    Run ns = sfgc("specs/thesis/bank.sfg --emit-cpp - --namespace tests::bank_v2");
+    CHECK(ns.status == 0);
+    CHECK(ns.out.find("namespace tests::bank_v2 {") != std::string::npos);
+    fs::path odd = scratch() / "bank-account.v1.sfg";
+    fs::copy_file(fs::path(SFG_SOURCE_DIR) / "specs/thesis/bank.sfg", odd,
+                  fs::copy_options::overwrite_existing);
+    Run stem = sfgc("'" + odd.string() + "' --emit-cpp -");
+    CHECK(stem.status == 0);
+    CHECK(stem.out.find("namespace bank_account_v1 {") != std::string::npos);
+}
+
+TEST_CASE("--emit-cpp: bad uses are usage errors") {
+    for (const char* args :
+         {"--emit-cpp - --namespace 'class'", "--emit-cpp - --namespace 2x",
+          "--emit-cpp - --namespace 'a::'", "--namespace ns", "--emit-cpp - --dot"}) {
+        CAPTURE(args);
+        Run r = sfgc(std::string("specs/thesis/bank.sfg ") + args);
+        CHECK(r.status == 2);
+        CHECK(!r.err.empty());
+    }
+    Run bad = sfgc("specs/errors/" + std::string("undeclared_mechanism.sfg") + " --emit-cpp -");
+    CHECK(bad.status == 2);
+    CHECK(bad.out.empty());
+}
+
 TEST_CASE("Graphviz accepts every DOT we emit, in every view") {
     for (const std::string& s : thesis_specs())
         for (const char* view : {"sfg", "net", "both"}) {

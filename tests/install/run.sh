@@ -41,10 +41,11 @@ libs=("$prefix"/lib*/libsfg_runtime.a)
 for f in sfgConfig.cmake sfgConfigVersion.cmake sfgTargets.cmake; do
     compgen -G "$prefix/lib*/cmake/sfg/$f" >/dev/null || fail "lib*/cmake/sfg/$f is not installed"
 done
-for h in "$src"/runtime/include/sfg/runtime/*.hpp "$src"/runtime/include/sfg/runtime/*.h; do
+for h in "$src"/runtime/include/sfg/*.hpp "$src"/runtime/include/sfg/runtime/*.hpp \
+    "$src"/runtime/include/sfg/runtime/*.h; do
     [ -e "$h" ] || continue
-    cmp -s "$h" "$prefix/include/sfg/runtime/$(basename "$h")" ||
-        fail "public header sfg/runtime/$(basename "$h") is not installed (or differs)"
+    rel=${h#"$src"/runtime/include/}
+    cmp -s "$h" "$prefix/include/$rel" || fail "public header $rel is not installed (or differs)"
 done
 # The headers include nothing the package does not provide: other sfg headers, the internal
 # ones of runtime/src/, or a dependency that sfgConfig.cmake.in does not find (only fmt and
@@ -52,15 +53,20 @@ done
 while IFS=: read -r h line; do
     inc=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]([^>"]*)[>"].*/\1/' <<<"$line")
     case $inc in
-    sfg/runtime/*) [ -f "$prefix/include/$inc" ] ||
+    doctest/doctest.h) [[ $h == */sfg/doctest.hpp ]] ||
+        fail "${h#"$prefix"/} includes '$inc': only the doctest adapter may" ;;
+    gtest/gtest.h) [[ $h == */sfg/gtest.hpp ]] ||
+        fail "${h#"$prefix"/} includes '$inc': only the GoogleTest adapter may" ;;
+    sfg/*.hpp) [ -f "$prefix/include/$inc" ] ||
         fail "${h#"$prefix"/} includes $inc, which is not installed" ;;
     sfg/* | *.hpp | nlohmann/* | boost/* | CLI/* | antlr4* | graphviz/* | gvc.h | cgraph.h | doctest/* | benchmark/*)
         fail "${h#"$prefix"/} includes '$inc', which the package does not provide" ;;
     esac
-done < <(grep -H -E '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/sfg/runtime/* 2>/dev/null)
+done < <(grep -H -E '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/sfg/runtime/* \
+    "$prefix"/include/sfg/*.hpp 2>/dev/null)
 [ -e "$prefix/include/sfg/compiler" ] && fail "compiler headers (include/sfg/compiler) are installed"
 [ -e "$prefix/include/sfg/checker" ] && fail "checker headers (include/sfg/checker) are installed"
-for f in "$src"/runtime/src/*; do
+for f in "$src"/runtime/src/* "$src"/runtime/src/live/* "$src"/runtime/src/enforce/*; do
     found=$(find "$prefix" -name "$(basename "$f")" -print -quit)
     [ -z "$found" ] || fail "runtime internal file installed: ${found#"$prefix"/}"
 done
@@ -68,6 +74,8 @@ while IFS= read -r f; do
     rel=${f#"$prefix"/}
     case $rel in
     bin/sfgc | lib*/libsfg_runtime.a | lib*/cmake/sfg/sfg*.cmake) ;;
+    include/sfg/*.hpp)
+        [ -e "$src/runtime/$rel" ] || fail "installed header $rel is not in runtime/include/" ;;
     include/sfg/runtime/*.hpp | include/sfg/runtime/*.h)
         [ -e "$src/runtime/include/sfg/runtime/${rel#include/sfg/runtime/}" ] ||
             fail "installed header $rel is not in runtime/include/sfg/runtime/" ;;
@@ -104,8 +112,50 @@ printf 'threads t0, t1;\nlock m;\nvar x : [EX(t0) ⊔ EX(t1)]^m;\n' >"$work/lock
 (cd "$work/consumer" && "$ctest" --output-on-failure "${config[@]/--config/-C}") ||
     fail "the consumer's tests failed"
 
+# 5. The examples (examples/): real std::thread programs with doctest suites, each checked by
+#    the live runtime through a header sfg_add_discipline generates with the installed sfgc.
+"$cmake" -S "$src/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="$type" \
+    -DCMAKE_CXX_FLAGS="-Wall -Wextra -Wpedantic -Werror" >"$work/examples-configure.log" 2>&1 ||
+    { cat "$work/examples-configure.log" >&2; die "configuring the examples failed"; }
+"$cmake" --build "$work/examples" "${config[@]}" -j 2 >"$work/examples-build.log" 2>&1 ||
+    { cat "$work/examples-build.log" >&2; die "building the examples failed"; }
+(cd "$work/examples" && "$ctest" --output-on-failure "${config[@]/--config/-C}") ||
+    fail "the examples' tests failed"
+
+# 6. sfg_add_discipline regenerates the header when the spec changes, and a bad spec fails the
+#    build with sfgc's diagnostics (file:line:col).
+proj=$work/regen
+mkdir -p "$proj"
+cat >"$proj/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(regen LANGUAGES CXX)
+find_package(sfg CONFIG REQUIRED)
+add_executable(app main.cpp)
+sfg_add_discipline(app SPEC spec.sfg NAMESPACE disc)
+target_link_libraries(app PRIVATE sfg::runtime)
+CMAKE
+printf '#include "spec.sfg.hpp"\nint main() { return disc::spec().variables().size() == 0; }\n' \
+    >"$proj/main.cpp"
+printf 'threads t0, t1;\nlock m;\nvar x : [EX(t0) | EX(t1)]^m;\n' >"$proj/spec.sfg"
+"$cmake" -S "$proj" -B "$proj/build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$cxx" \
+    >"$proj/log" 2>&1 && "$cmake" --build "$proj/build" >>"$proj/log" 2>&1 ||
+    { cat "$proj/log" >&2; die "sfg_add_discipline: the first build failed"; }
+header=$(find "$proj/build" -name spec.sfg.hpp)
+grep -q '"x"' "$header" || fail "sfg_add_discipline: no x in the generated header"
+sleep 1 # a newer modification time
+printf 'threads t0, t1;\nlock m;\nvar x, y : [EX(t0) | EX(t1)]^m;\n' >"$proj/spec.sfg"
+"$cmake" --build "$proj/build" >>"$proj/log" 2>&1 || { cat "$proj/log" >&2; fail "rebuild failed"; }
+grep -q '"y"' "$header" || fail "sfg_add_discipline: the header was not regenerated"
+printf 'threads t0, t1;\nvar x : [EX(t0) | EX(t2)]^m;\n' >"$proj/spec.sfg"
+if "$cmake" --build "$proj/build" >"$proj/bad.log" 2>&1; then
+    fail "sfg_add_discipline: a bad spec did not fail the build"
+fi
+grep -q "spec.sfg:2:[0-9]*: error:" "$proj/bad.log" ||
+    { cat "$proj/bad.log" >&2; fail "sfg_add_discipline: no sfgc diagnostic in the failed build"; }
+
 if [ $failures -ne 0 ]; then
     echo "install test: $failures failure(s)" >&2
     exit 1
 fi
-echo "install test: installed into $prefix; the consumer builds and runs"
+echo "install test: installed into $prefix; the consumer and the examples build and run"

@@ -6,6 +6,7 @@
 #include "sfg/compiler/diagnostics.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 
@@ -45,5 +46,15 @@ std::string to_json(const std::string& file, const CompiledSpec* spec, const Dia
 // `init[i]` per in-mode i that moves the start token into P(i).
 void write_pnml(std::ostream& out, const CompiledSpec& spec);
 std::string to_pnml(const CompiledSpec& spec);
+
+// The C++ header of `sfgc SPEC --emit-cpp` (docs/enforcers.md): the spec as sfg/spec.hpp's static
+// data in namespace `ns` (may be nested, `a::b`), with `ns::spec()`; `hash` is spec_hash() of the
+// file's bytes. Deterministic: the same spec gives the same bytes.
+void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& ns,
+               std::uint64_t hash);
+// The default namespace of a generated header: the file's stem with every character that cannot
+// be in an identifier replaced by '_' ("bank-account.sfg" -> "bank_account"; a leading digit
+// gets a '_' before it).
+std::string cpp_namespace_for(const std::string& file);
 
 } // namespace sfg

@@ -9,6 +9,7 @@
 #include "sfg/runtime/report.hpp"
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -26,8 +27,8 @@ struct AnalysisInputs {
 };
 
 struct AnalysisInfo {
-    std::string_view name;        // "hb", "fasttrack", "goldilocks", "eraser", "enforce"
-    FindingKind kind;             // what its findings are
+    std::string_view name;        // "hb", "fasttrack", "goldilocks", "eraser", "enforce", ...
+    FindingKind kind;             // what its findings are (singletrack: conflicts and cycles)
     bool needs_disciplines;       // takes AnalysisInputs::disciplines (a specification)
     bool counts_as_finding;       // its findings make `sfgc trace` exit 1 (eraser's do not)
     std::string_view description; // one line, for help texts
@@ -40,7 +41,7 @@ std::vector<Finding> to_findings(const std::vector<EnforceViolation>& violations
 std::span<const AnalysisInfo> analysis_registry();
 // nullptr when there is no analysis of that name.
 const AnalysisInfo* find_analysis(std::string_view name);
-// "hb, fasttrack, goldilocks, eraser, enforce".
+// "hb, fasttrack, goldilocks, eraser, enforce, singletrack".
 std::string analysis_names();
 
 // One running analysis: feed analysis() the events of a trace, then ask for findings().
@@ -52,6 +53,11 @@ public:
     virtual Analysis& analysis() = 0;
     // In event order; call after the stream's finish().
     virtual std::vector<Finding> findings(const Symbols& syms) const = 0;
+    // findings(syms).size(), cheaply: the live runtime asks after every event.
+    virtual std::size_t finding_count(const Symbols& syms) const { return findings(syms).size(); }
+    // A stream this analysis cannot accept, though well-formed (singletrack: a `begin` inside a
+    // block, an `end` outside one): an input error, after which it analysed nothing more.
+    virtual std::optional<StreamError> stream_error() const { return std::nullopt; }
     // Forgets the events seen (keeps what was built from the inputs, e.g. the enforcer's
     // nets and index): ready for another trace with another Symbols.
     virtual void reset() = 0;

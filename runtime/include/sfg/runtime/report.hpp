@@ -88,8 +88,9 @@ struct Finding {
     std::string var;               // the variable (or lock) it is about; may be empty
     AccessRef access;              // the reported event
     std::optional<AccessRef> with; // the earlier event of the pair, if any
-    // conflict: the `begin` event of the block; cycle: the blocks of the cycle, each by its
-    // `begin` event (a unary transaction by its event), in order.
+    // conflict: the `begin` event of the block; cycle: the block it is reported for, and the
+    // transactions of the cycle, each by its `begin` event (a unary transaction by its event), in
+    // order.
     std::optional<std::uint64_t> block;
     std::vector<std::uint64_t> cycle;
     std::optional<EventSpan> witness;
@@ -104,6 +105,17 @@ struct AnalysisReport {
 };
 
 std::vector<Finding> to_findings(const std::vector<Race>& races, const Symbols& syms);
+
+// One finding as the text report shows it: a block between rules of '=', ending in a newline.
+std::string format_finding(const Finding& f, std::string_view analysis, const Symbols& syms,
+                           std::string_view trace_file);
+// A stream that is well-formed (well_formed.hpp) but that an analysis cannot accept, e.g. a
+// `begin` inside a deterministic block (docs/determinism.md): an error in the input.
+struct StreamError {
+    std::uint64_t event = 0;
+    std::uint32_t line = 0; // 0: none
+    std::string message;
+};
 
 // The human-readable report: one block per finding (at most `max_reports` per analysis; 0 means
 // all), like a ThreadSanitizer report, then a summary line.

@@ -1,0 +1,236 @@
+// The generated C++ header of `sfgc SPEC --emit-cpp` (docs/enforcers.md): the spec as the static
+// data of sfg/spec.hpp, from which the live runtime builds the same nets N(G) as `sfgc --json`
+// shows.
+#include "sfg/compiler/render.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+namespace sfg {
+
+namespace {
+
+// A C++ string literal of arbitrary bytes.
+std::string literal(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\')
+            out += {'\\', c};
+        else if (u < 0x20 || u >= 0x7f || c == '?') // '?': no trigraph-like sequences either
+            out += fmt::format("\\{:03o}", u);
+        else
+            out += c;
+    }
+    return out + "\"";
+}
+
+// The tables of spec_data, filled in declaration order so that the output is deterministic.
+class Tables {
+public:
+    Tables() { name(""); }
+
+    std::uint32_t name(const std::string& n) {
+        auto [it, fresh] = ids_.emplace(n, static_cast<std::uint32_t>(names.size()));
+        if (fresh)
+            names.push_back(n);
+        return it->second;
+    }
+    // A list of names as indices into `lists`: "{first, count}".
+    std::string names_list(const std::vector<std::string>& ns) {
+        std::vector<std::uint32_t> ix;
+        for (const std::string& n : ns)
+            ix.push_back(name(n));
+        return list(ix);
+    }
+    std::string list(const std::vector<std::uint32_t>& ix) {
+        const std::size_t first = lists.size();
+        lists.insert(lists.end(), ix.begin(), ix.end());
+        return fmt::format("{{{}, {}}}", first, ix.size());
+    }
+    template <class Int>
+    std::string index_list(const std::vector<Int>& ix) {
+        std::vector<std::uint32_t> u;
+        for (Int i : ix)
+            u.push_back(static_cast<std::uint32_t>(i));
+        return list(u);
+    }
+
+    std::vector<std::string> names;
+    std::vector<std::uint32_t> lists;
+
+private:
+    std::map<std::string, std::uint32_t> ids_;
+};
+
+const char* mech_enumerator(MechKind k) {
+    switch (k) {
+    case MechKind::lock:
+        return "lock";
+    case MechKind::volatile_:
+        return "volatile_";
+    case MechKind::barrier:
+        return "barrier";
+    case MechKind::fork:
+        return "fork";
+    case MechKind::join:
+        break;
+    }
+    return "join";
+}
+
+// A table as `inline constexpr T name[] = {...};`, or nothing when empty (C++ has no empty
+// arrays); `pointer` is what the spec refers to it by.
+struct Table {
+    std::string body, pointer, count;
+};
+
+Table table(const std::string& type, const std::string& name, const std::vector<std::string>& rows,
+            std::size_t per_line) {
+    if (rows.empty())
+        return {"", "nullptr", "0"};
+    std::string body = fmt::format("inline constexpr {} {}[] = {{", type, name);
+    // A row may end in a comment ("{...}, // what"): its comma is already in place.
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        body += (i % per_line == 0 ? "\n    " : " ") + rows[i] +
+                (rows[i].find("//") == std::string::npos ? "," : "");
+    body += "\n};\n";
+    return {body, name, fmt::format("{}", rows.size())};
+}
+
+} // namespace
+
+std::string cpp_namespace_for(const std::string& file) {
+    std::string stem = std::filesystem::path(file).stem().string();
+    std::string ns;
+    for (char c : stem)
+        ns += (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ? c : '_';
+    if (ns.empty() || (ns[0] >= '0' && ns[0] <= '9'))
+        ns.insert(0, "_");
+    return ns;
+}
+
+void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& ns,
+               std::uint64_t hash) {
+    const std::string file = std::filesystem::path(spec.file).filename().string();
+    Tables t;
+    // Declared names first, in their order, so the names table reads like the spec.
+    std::vector<std::string> locks, volatiles;
+    std::vector<const MechanismDecl*> barriers;
+    for (const MechanismDecl& m : spec.mechanisms) {
+        if (m.kind == MechKind::lock)
+            locks.push_back(m.name);
+        else if (m.kind == MechKind::volatile_)
+            volatiles.push_back(m.name);
+        else
+            barriers.push_back(&m);
+    }
+    const std::string threads_list = t.names_list(spec.threads);
+    const std::string locks_list = t.names_list(locks);
+    const std::string volatiles_list = t.names_list(volatiles);
+    std::vector<std::string> barrier_rows;
+    for (const MechanismDecl* b : barriers) {
+        const std::uint32_t n = t.name(b->name);
+        const std::string threads = t.names_list(b->threads);
+        barrier_rows.push_back(fmt::format("{{{}, {}}}, // {}", n, threads, b->name));
+    }
+    std::vector<std::string> mode_rows, edge_rows, variable_rows;
+    for (const CompiledVariable& v : spec.variables) {
+        const std::uint32_t n = t.name(v.name);
+        if (!v.sfg) {
+            variable_rows.push_back(fmt::format(
+                "{{{}, false, {{0, 0}}, {{0, 0}}, {{0, 0}}, {{0, 0}}}}, // {}", n, v.name));
+            continue;
+        }
+        const Discipline& g = *v.sfg;
+        const std::size_t first_mode = mode_rows.size(), first_edge = edge_rows.size();
+        for (const AccessMode& a : g.modes) {
+            const std::string threads = t.names_list(a.threads);
+            mode_rows.push_back(fmt::format("{{::sfg::ModeKind::{}, {}}}, // {}: {}",
+                                            a.kind == ModeKind::EX ? "EX" : "RS", threads, v.name,
+                                            a.label()));
+        }
+        for (const ModeEdge& e : g.edges) {
+            const Mechanism& z = e.mech;
+            // One table entry after the other: the output must not depend on the order in
+            // which a compiler evaluates arguments.
+            const std::uint32_t name = t.name(z.name);
+            const std::uint32_t thread = t.name(z.thread);
+            const std::string threads = t.names_list(z.threads);
+            edge_rows.push_back(
+                fmt::format("{{{}, {}, ::sfg::MechKind::{}, {}, {}, {}}}, // {}: {} -{}-> {}",
+                            e.from, e.to, mech_enumerator(z.kind), name, thread, threads, v.name,
+                            g.modes[static_cast<std::size_t>(e.from)].label(), z.label(),
+                            g.modes[static_cast<std::size_t>(e.to)].label()));
+        }
+        const std::string in = t.index_list(g.in);
+        const std::string out_modes = t.index_list(g.out);
+        variable_rows.push_back(fmt::format("{{{}, true, {{{}, {}}}, {{{}, {}}}, {}, {}}}, // {}",
+                                            n, first_mode, g.modes.size(), first_edge,
+                                            g.edges.size(), in, out_modes, v.name));
+    }
+
+    std::vector<std::string> name_rows;
+    for (const std::string& n : t.names)
+        name_rows.push_back(literal(n));
+    std::vector<std::string> list_rows;
+    for (std::uint32_t i : t.lists)
+        list_rows.push_back(fmt::format("{}", i));
+    const Table names = table("const char*", "names", name_rows, 8);
+    const Table lists = table("std::uint32_t", "lists", list_rows, 16);
+    const Table barrier_table = table("::sfg::spec_data::barrier", "barriers", barrier_rows, 1);
+    const Table modes = table("::sfg::spec_data::mode", "modes", mode_rows, 1);
+    const Table edges = table("::sfg::spec_data::edge", "edges", edge_rows, 1);
+    const Table variables = table("::sfg::spec_data::variable", "variables", variable_rows, 1);
+
+    std::ostringstream s;
+    s << fmt::format(
+        "// Generated by sfgc from {0}: do not edit. The synchronization disciplines of {0} as\n"
+        "// static data for the sfg live runtime (docs/enforcers.md): `{1}::spec()` is what an\n"
+        "// sfg::session checks a program against.\n"
+        "#pragma once\n\n"
+        "#include <sfg/sfg.hpp>\n\n"
+        "#include <cstdint>\n\n"
+        "#if !defined(SFG_ABI_VERSION) || SFG_ABI_VERSION != 1\n"
+        "#error \"this header was generated by sfgc for sfg runtime ABI 1; regenerate it with the "
+        "sfgc of the runtime you build against\"\n"
+        "#endif\n\n"
+        "namespace {1} {{\n\n"
+        "// FNV-1a of {0}'s bytes.\n"
+        "inline constexpr std::uint64_t spec_hash = 0x{2:016x}ull;\n\n"
+        "namespace sfg_spec_data {{\n\n",
+        file, ns, hash);
+    for (const Table* tb : {&names, &lists, &barrier_table, &modes, &edges, &variables})
+        if (!tb->body.empty())
+            s << tb->body << "\n";
+    s << fmt::format("inline constexpr ::sfg::spec_data::spec data = {{\n"
+                     "    {}, spec_hash,\n"
+                     "    {}, {}, {}, {},\n"
+                     "    {}, // threads\n"
+                     "    {}, // locks\n"
+                     "    {}, // volatiles\n"
+                     "    {}, {},\n"
+                     "    {}, {},\n"
+                     "    {}, {},\n"
+                     "    {}, {},\n"
+                     "}};\n\n"
+                     "}} // namespace sfg_spec_data\n\n"
+                     "// The specification, built on first use (its nets: thesis Figure 4.11).\n"
+                     "inline const ::sfg::spec& spec() {{\n"
+                     "    static const ::sfg::spec s(sfg_spec_data::data);\n"
+                     "    return s;\n"
+                     "}}\n\n"
+                     "}} // namespace {}\n",
+                     literal(file), names.pointer, names.count, lists.pointer, lists.count,
+                     threads_list, locks_list, volatiles_list, barrier_table.pointer,
+                     barrier_table.count, modes.pointer, modes.count, edges.pointer, edges.count,
+                     variables.pointer, variables.count, ns);
+    out << s.str();
+}
+
+} // namespace sfg

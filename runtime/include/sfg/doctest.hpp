@@ -1,0 +1,36 @@
+// The live runtime in doctest suites (docs/enforcers.md, "Test frameworks"): a session whose
+// findings fail the test case that caused them, when the session ends, on the test's own thread
+// (never from an instrumented operation); and SFG_EXPECT_FINDING for negative tests.
+//
+//     TEST_CASE("deposits") {
+//         sfg::doctest_session s(bank::spec());
+//         ...                                   // threads joined before s ends
+//     }
+#pragma once
+
+#include "sfg/test_session.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace sfg {
+
+struct doctest_report {
+    void operator()(const source_location& where, const std::string& message) const {
+        ADD_FAIL_CHECK_AT(where.file_name(), static_cast<int>(where.line()), message);
+    }
+};
+using doctest_session = basic_test_session<doctest_report>;
+
+} // namespace sfg
+
+// Runs the statements (which must join the threads they start) and checks that the open session
+// found a `kind` finding ("violation", "race", "warning", "misuse") on `var` meanwhile; those
+// findings are expected and fail nothing. A finding_error they throw is caught.
+#define SFG_EXPECT_FINDING(kind, var, ...)                                                         \
+    do {                                                                                           \
+        const std::string sfg_error_ =                                                             \
+            ::sfg::detail::expect_finding(kind, var, [&] { __VA_ARGS__; });                        \
+        CHECK_MESSAGE(sfg_error_.empty(), sfg_error_);                                             \
+    } while (false)

@@ -1,0 +1,66 @@
+// `singletrack`: determinism checking (Sadowski, Freund & Flanagan, SingleTrack;
+// docs/determinism.md). A transaction is a deterministic block (`begin` ... `end` of a thread)
+// together with every event of the threads forked inside it, recursively, also after the block's
+// `end`; any other event is a unary transaction of its own. Two analyses share one pass:
+// conflict freedom inside each block (conflict_freedom.hpp) and external serializability of the
+// transactions (transactional_hb_graph.hpp).
+//
+// Nesting: a thread that is in a block through its forker may still `begin`/`end` a block of its
+// own; that block is flattened into the enclosing one (docs/determinism.md). A `begin` while the
+// thread's own block is open, or an `end` with none open, is an ill-formed stream: error() says
+// where, and the analysis stops.
+#pragma once
+
+#include "sfg/runtime/conflict_freedom.hpp"
+#include "sfg/runtime/report.hpp"
+#include "sfg/runtime/transactional_hb_graph.hpp"
+
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace sfg {
+
+class SingleTrackDetector : public Analysis {
+public:
+    void on_event(const Event& e, const Symbols& syms) override;
+
+    // Conflicts (one per block, at its first conflicting event) and cycles (one per block, at
+    // the event that first puts it on a cycle), in event order.
+    const std::vector<Finding>& findings() const { return findings_; }
+    const std::optional<StreamError>& error() const { return error_; }
+
+    // Memory (for tests and benchmarks): blocks with CF state, nodes of the graph.
+    std::size_t live_blocks() const { return cf_.live_blocks(); }
+    std::size_t live_nodes() const { return xs_.live_nodes(); }
+    std::size_t peak_nodes() const { return xs_.peak_nodes(); }
+
+private:
+    struct ThreadState {
+        std::uint64_t block = 0;      // the transaction it is in: its block's `begin` (0: none)
+        bool own_open = false;        // its own `begin` is open
+        std::uint64_t own_begin = 0;  // ... at this event
+        bool flattened = false;       // ... inside a block it was forked in
+        std::uint64_t generation = 0; // of the barrier it entered last
+    };
+    ThreadState& thread(ThreadId t);
+    void leave(std::uint64_t block);
+    void fail(const Event& e, std::string message);
+    void check(const Event& e, const Symbols& syms);
+    void conflict(const Event& e, const Symbols& syms, Namespace space, const AccessRef& with);
+    void cycle(const Event& e, const Symbols& syms);
+
+    ConflictFreedom cf_;
+    TransactionalHbGraph xs_;
+    std::vector<ThreadState> threads_;
+    std::unordered_map<std::uint64_t, std::uint32_t> members_; // threads in each open block
+    // Barrier generations: a generation takes the arrivals of a barrier up to its first
+    // departure; `inside_` counts its threads that have not left yet.
+    std::unordered_map<ObjId, std::uint64_t> open_generation_;
+    std::unordered_map<std::uint64_t, std::uint32_t> inside_;
+    std::uint64_t generations_ = 0;
+    std::vector<Finding> findings_;
+    std::optional<StreamError> error_;
+};
+
+} // namespace sfg

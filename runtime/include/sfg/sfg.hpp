@@ -1,0 +1,467 @@
+// The live runtime (docs/enforcers.md): a program's threads, locks, volatiles, barriers and shared
+// variables as sfg:: types that report every operation, in one linearization of the real
+// execution, to the analyses of a session (enforce, hb, fasttrack, goldilocks, eraser), which
+// check it against a specification (`sfgc SPEC --emit-cpp`) and for races.
+//
+//     sfg::session s(bank::spec());
+//     sfg::mutex m("m");
+//     sfg::shared<int> balance("balance", 0);
+//     sfg::thread t("deposit", [&] { std::lock_guard g(m); balance = balance + 10; });
+//     t.join();
+//     CHECK(s.findings().empty());
+#pragma once
+
+#include "sfg/runtime/op.hpp"
+#include "sfg/spec.hpp"
+
+#include <atomic>
+#include <barrier>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <vector>
+#include <version>
+
+namespace sfg {
+
+#if defined(__cpp_lib_source_location)
+using source_location = std::source_location;
+#else
+// Clang before 15 with libstdc++ has no std::source_location: the same from the builtins.
+class source_location {
+public:
+    static constexpr source_location
+    current(const char* file = __builtin_FILE(), const char* function = __builtin_FUNCTION(),
+            std::uint_least32_t line = __builtin_LINE(),
+            std::uint_least32_t column = __builtin_COLUMN()) noexcept {
+        source_location l;
+        l.file_ = file;
+        l.function_ = function;
+        l.line_ = line;
+        l.column_ = column;
+        return l;
+    }
+    constexpr const char* file_name() const noexcept { return file_; }
+    constexpr const char* function_name() const noexcept { return function_; }
+    constexpr std::uint_least32_t line() const noexcept { return line_; }
+    constexpr std::uint_least32_t column() const noexcept { return column_; }
+
+private:
+    const char* file_ = "";
+    const char* function_ = "";
+    std::uint_least32_t line_ = 0, column_ = 0;
+};
+#endif
+
+// What a session does with a finding: `log` prints a report on standard error and collects it;
+// `throw_error` collects it and throws finding_error from the offending operation, in the
+// offending thread; `abort` prints it and aborts; `collect` only collects it.
+enum class on_finding { log, throw_error, abort, collect };
+
+struct session_options {
+    on_finding policy = on_finding::log;
+    // Any of enforce, hb, fasttrack, goldilocks, eraser, comma-separated. enforce needs a spec
+    // (without one it is left out).
+    std::string analyses = "enforce,hb,goldilocks";
+    std::string main_thread = "main"; // the name of the thread that opens the session
+    std::string trace_path;           // non-empty (or env SFG_TRACE): record the events
+};
+
+// One finding: one per (analysis, variable), as `sfgc trace` reports them; or a misuse of the
+// runtime.
+struct finding {
+    std::string kind;     // "violation" | "race" | "warning" (eraser) | "misuse"
+    std::string analysis; // "enforce" | "hb" | "fasttrack" | "goldilocks" | "eraser" | "" (misuse)
+    std::string var;      // the variable, or the misused object
+    std::string thread;   // the thread of the offending operation
+    std::string op;       // as in traces: "r", "w", "acq", ...; "" when there is no event
+    std::string message;  // the full report, as `sfgc trace` prints it
+};
+
+// Thrown by the offending operation under on_finding::throw_error.
+class finding_error : public std::runtime_error {
+public:
+    explicit finding_error(sfg::finding f)
+        : std::runtime_error(f.message), finding_(std::move(f)) {}
+    const sfg::finding& details() const noexcept { return finding_; }
+
+private:
+    sfg::finding finding_;
+};
+
+#if defined(SFG_DISABLE)
+// The switch for release builds of the same code: every type below is its std counterpart, with
+// the same interface, nothing recorded and nothing checked (docs/enforcers.md, "Switching it off").
+class session {
+public:
+    explicit session(const spec&, session_options = {}) noexcept {}
+    explicit session(session_options = {}) noexcept {}
+    session(const session&) = delete;
+    session& operator=(const session&) = delete;
+    std::vector<finding> findings() const { return {}; }
+    std::uint64_t events() const noexcept { return 0; }
+    void close() noexcept {}
+    std::size_t mark() const noexcept { return 0; }
+    bool expect(std::size_t, std::string_view, std::string_view) noexcept { return true; }
+    std::vector<finding> unexpected_findings() const { return {}; }
+    static session* current() noexcept { return nullptr; }
+};
+
+class thread {
+public:
+    template <class F, class... A>
+    thread(std::string_view, F&& f, A&&... args)
+        : t_(std::forward<F>(f), std::forward<A>(args)...) {}
+    void join() { t_.join(); }
+    bool joinable() const noexcept { return t_.joinable(); }
+
+private:
+    std::jthread t_;
+};
+
+class thread_group {
+public:
+    void add(std::string_view, std::function<void()> f) { pending_.push_back(std::move(f)); }
+    void start() {
+        for (auto& f : pending_)
+            threads_.emplace_back(std::move(f));
+        pending_.clear();
+    }
+    void join() {
+        for (auto& t : threads_)
+            t.join();
+    }
+
+private:
+    std::vector<std::function<void()>> pending_;
+    std::vector<std::jthread> threads_;
+};
+
+class mutex {
+public:
+    explicit mutex(std::string_view) noexcept {}
+    void lock() { m_.lock(); }
+    bool try_lock() { return m_.try_lock(); }
+    void unlock() { m_.unlock(); }
+
+private:
+    std::mutex m_;
+};
+
+template <class T>
+class shared {
+public:
+    explicit shared(std::string_view, T init = T{}) : value_(std::move(init)) {}
+    shared(const shared&) = delete;
+    shared& operator=(const shared&) = delete;
+    T load(sfg::source_location = sfg::source_location::current()) const { return value_; }
+    void store(T v, sfg::source_location = sfg::source_location::current()) {
+        value_ = std::move(v);
+    }
+    operator T() const { return value_; }
+    shared& operator=(T v) {
+        value_ = std::move(v);
+        return *this;
+    }
+
+private:
+    T value_;
+};
+
+template <class T>
+class volatile_var {
+public:
+    explicit volatile_var(std::string_view, T init = T{}) : value_(init) {}
+    T load(sfg::source_location = sfg::source_location::current()) const { return value_.load(); }
+    void store(T v, sfg::source_location = sfg::source_location::current()) { value_.store(v); }
+
+private:
+    std::atomic<T> value_;
+};
+
+class barrier {
+public:
+    barrier(std::string_view, std::ptrdiff_t count) : b_(count) {}
+    void arrive_and_wait() { b_.arrive_and_wait(); }
+
+private:
+    std::barrier<> b_;
+};
+
+#else // !SFG_DISABLE
+
+namespace detail {
+struct session_impl;
+struct group_impl;
+
+// An instrumented object: its name and kind, and its id in the session that last saw it.
+struct object {
+    object(std::string name, Namespace kind) : name(std::move(name)), kind(kind) {}
+    std::string name;
+    Namespace kind;
+    mutable std::uint64_t session = 0; // the serial of the session `id` belongs to
+    mutable std::uint32_t id = 0;
+};
+
+// Records op on `o` by the calling thread, performing `access(context)` atomically with it.
+// Returns what the operation must throw under on_finding::throw_error (after it has finished
+// its work); aborts under on_finding::abort.
+std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
+                                    void (*access)(void*), void* context);
+// record_event, then throws what it returned.
+void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+            void* context);
+inline void record(const object& o, Op op, const sfg::source_location* where = nullptr) {
+    record(o, op, where, nullptr, nullptr);
+}
+// A misuse of `o` (e.g. unlocking a mutex not held): reported like a finding; returns what to
+// throw, as record_event.
+std::optional<finding> misuse(const object& o, const std::string& what);
+
+// A thread's body, type-erased and move-only (std::function needs copyable callables).
+struct task {
+    virtual ~task() = default;
+    virtual void run() = 0;
+};
+template <class F>
+struct task_of final : task {
+    explicit task_of(F f) : f(std::move(f)) {}
+    void run() override { f(); }
+    F f;
+};
+template <class F>
+std::unique_ptr<task> make_task(F&& f) {
+    return std::make_unique<task_of<std::decay_t<F>>>(std::forward<F>(f));
+}
+
+// Threads forked as one fork(u1, ..., uk) event and joined as one join(u1, ..., uk).
+std::unique_ptr<group_impl, void (*)(group_impl*)>
+start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks);
+// Waits for every thread, records the join, then rethrows the first exception a thread ended
+// with (finding_error under throw_error included).
+void join_group(group_impl& g);
+bool group_joinable(const group_impl& g);
+} // namespace detail
+
+// The checking of one program run. One is open at a time; opening a second is a misuse (it
+// throws finding_error). Environment: SFG_OPTIONS ("policy=collect:analyses=hb,enforce:
+// trace=FILE:main_thread=NAME", ':' or blank separated) overrides the options given here;
+// SFG_TRACE=FILE sets trace_path when it is empty. Bad options throw std::invalid_argument.
+class session {
+public:
+    explicit session(const spec& s, session_options o = {});
+    explicit session(session_options o = {}); // no spec: race detection only
+    ~session();
+    session(const session&) = delete;
+    session& operator=(const session&) = delete;
+
+    // So far, in event order.
+    std::vector<finding> findings() const;
+    // Events recorded so far.
+    std::uint64_t events() const;
+
+    // Ends the checking before the destructor does: the threads still running are taken as
+    // ended (as at the end of a trace), the analyses finish, the trace is flushed, and objects
+    // used afterwards are used with no session. Idempotent.
+    void close();
+
+    // Expectations, for negative tests (sfg/doctest.hpp, sfg/gtest.hpp: SFG_EXPECT_FINDING):
+    // mark() is the number of findings so far; expect(mark, kind, var) marks the findings since
+    // then of that kind on that variable (or object) as expected, and says whether there was one.
+    std::size_t mark() const;
+    bool expect(std::size_t mark, std::string_view kind, std::string_view var);
+    // The findings not marked as expected, in event order.
+    std::vector<finding> unexpected_findings() const;
+
+    // The open session, or nullptr.
+    static session* current();
+
+private:
+    std::unique_ptr<detail::session_impl> impl_;
+};
+
+// A thread named after a spec thread (any name if the spec does not mention it). Like
+// std::jthread: it starts at once, and the destructor joins it. fork(name) is recorded before
+// it runs; join() waits for it, then records join(name). An exception the body ends with is
+// rethrown by join().
+class thread {
+public:
+    template <class F, class... A>
+    thread(std::string name, F&& f, A&&... args)
+        : group_(start_one(
+              std::move(name),
+              detail::make_task([fn = std::forward<F>(f),
+                                 as = std::make_tuple(std::forward<A>(args)...)]() mutable {
+                  std::apply(std::move(fn), std::move(as));
+              }))) {}
+    thread(thread&&) noexcept = default;
+    thread& operator=(thread&&) = delete;
+    ~thread();
+    void join();
+    bool joinable() const;
+
+private:
+    using handle = std::unique_ptr<detail::group_impl, void (*)(detail::group_impl*)>;
+    static handle start_one(std::string name, std::unique_ptr<detail::task> t);
+    handle group_;
+};
+
+// Threads forked together: start() is one fork(u1, ..., uk) event, join() one join(u1, ..., uk).
+class thread_group {
+public:
+    thread_group() = default;
+    thread_group(const thread_group&) = delete;
+    thread_group& operator=(const thread_group&) = delete;
+    ~thread_group();
+    void add(std::string name, std::function<void()> f); // not started yet
+    void start();
+    void join();
+
+private:
+    std::vector<std::pair<std::string, std::unique_ptr<detail::task>>> pending_;
+    std::unique_ptr<detail::group_impl, void (*)(detail::group_impl*)> group_{nullptr, nullptr};
+};
+
+// A lock (std::lock_guard, std::unique_lock and std::scoped_lock work with it). acq is recorded
+// once it is taken, rel before it is let go. Locking it twice in one thread, or unlocking it
+// when not holding it, is a misuse.
+class mutex {
+public:
+    explicit mutex(std::string name) : obj_(std::move(name), Namespace::lock) {}
+    mutex(const mutex&) = delete;
+    mutex& operator=(const mutex&) = delete;
+    void lock();
+    bool try_lock();
+    void unlock();
+
+private:
+    std::mutex m_;
+    std::atomic<std::thread::id> holder_{};
+    detail::object obj_;
+};
+
+// A data variable: a spec variable (its discipline is enforced), or any name (checked for races
+// only). Each load and store is one event; constructing it is not an access.
+template <class T>
+class shared {
+public:
+    explicit shared(std::string name, T init = T{})
+        : obj_(std::move(name), Namespace::variable), value_(std::move(init)) {}
+    shared(const shared&) = delete;
+    shared& operator=(const shared&) = delete;
+
+    T load(sfg::source_location where = sfg::source_location::current()) const {
+        return do_load(&where);
+    }
+    void store(T v, sfg::source_location where = sfg::source_location::current()) {
+        do_store(std::move(v), &where);
+    }
+    // No source location: these are written where the caller cannot pass one.
+    operator T() const { return do_load(nullptr); }
+    shared& operator=(T v) {
+        do_store(std::move(v), nullptr);
+        return *this;
+    }
+
+private:
+    T do_load(const sfg::source_location* where) const {
+        struct context {
+            const shared* self;
+            std::optional<T> out;
+        } c{this, std::nullopt};
+        detail::record(
+            obj_, Op::read, where,
+            [](void* p) {
+                auto* cx = static_cast<context*>(p);
+                cx->out.emplace(cx->self->value_);
+            },
+            &c);
+        return std::move(*c.out);
+    }
+    void do_store(T v, const sfg::source_location* where) {
+        struct context {
+            shared* self;
+            T* in;
+        } c{this, &v};
+        detail::record(
+            obj_, Op::write, where,
+            [](void* p) {
+                auto* cx = static_cast<context*>(p);
+                cx->self->value_ = std::move(*cx->in);
+            },
+            &c);
+    }
+
+    detail::object obj_;
+    T value_;
+};
+
+// A volatile (vr / vw events), on std::atomic<T>: each load and store is one event, recorded
+// atomically with it.
+template <class T>
+class volatile_var {
+public:
+    explicit volatile_var(std::string name, T init = T{})
+        : obj_(std::move(name), Namespace::volatile_), value_(init) {}
+    volatile_var(const volatile_var&) = delete;
+    volatile_var& operator=(const volatile_var&) = delete;
+
+    T load(sfg::source_location where = sfg::source_location::current()) const {
+        struct context {
+            const volatile_var* self;
+            T out;
+        } c{this, T{}};
+        detail::record(
+            obj_, Op::vol_read, &where,
+            [](void* p) {
+                auto* cx = static_cast<context*>(p);
+                cx->out = cx->self->value_.load();
+            },
+            &c);
+        return c.out;
+    }
+    void store(T v, sfg::source_location where = sfg::source_location::current()) {
+        struct context {
+            volatile_var* self;
+            T in;
+        } c{this, v};
+        detail::record(
+            obj_, Op::vol_write, &where,
+            [](void* p) {
+                auto* cx = static_cast<context*>(p);
+                cx->self->value_.store(cx->in);
+            },
+            &c);
+    }
+
+private:
+    detail::object obj_;
+    std::atomic<T> value_;
+};
+
+// A barrier on std::barrier: benter is recorded before arriving, bexit after leaving.
+class barrier {
+public:
+    barrier(std::string name, std::ptrdiff_t count)
+        : obj_(std::move(name), Namespace::barrier), b_(count) {}
+    barrier(const barrier&) = delete;
+    barrier& operator=(const barrier&) = delete;
+    void arrive_and_wait();
+
+private:
+    detail::object obj_;
+    std::barrier<> b_;
+};
+
+#endif // SFG_DISABLE
+
+} // namespace sfg

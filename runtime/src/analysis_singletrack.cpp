@@ -1,0 +1,208 @@
+#include "sfg/runtime/analysis_singletrack.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace sfg {
+
+namespace {
+
+std::uint64_t object_key(Namespace space, ObjId obj) {
+    return (static_cast<std::uint64_t>(space) << 32) | obj;
+}
+
+} // namespace
+
+SingleTrackDetector::ThreadState& SingleTrackDetector::thread(ThreadId t) {
+    if (threads_.size() <= t)
+        threads_.resize(t + 1);
+    return threads_[t];
+}
+
+void SingleTrackDetector::leave(std::uint64_t block) {
+    auto it = members_.find(block);
+    if (it == members_.end() || --it->second)
+        return;
+    // No thread is in the block any more: CF needs none of its state, and its node gets no more
+    // edges.
+    members_.erase(it);
+    cf_.close(block);
+    xs_.close(block);
+}
+
+void SingleTrackDetector::fail(const Event& e, std::string message) {
+    error_ = StreamError{e.number, e.line, std::move(message)};
+}
+
+void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
+    if (error_)
+        return;
+    const ThreadId t = e.thread;
+    thread(t);
+    if (e.implicit) {
+        // A thread is in its transaction until it ends (a thread forked inside a block also
+        // after the block's `end`; a block of its own may be left open).
+        if (e.op == Op::thread_end && threads_[t].block) {
+            const std::uint64_t b = threads_[t].block;
+            threads_[t].block = 0;
+            threads_[t].own_open = threads_[t].flattened = false;
+            leave(b);
+        }
+        return;
+    }
+    switch (e.op) {
+    case Op::begin: {
+        ThreadState& th = threads_[t];
+        if (th.own_open)
+            return fail(e, fmt::format("thread {} begins a deterministic block inside its own "
+                                       "block of event {} (blocks do not nest)",
+                                       syms.threads.name(t), th.own_begin));
+        th.own_open = true;
+        th.own_begin = e.number;
+        if (th.block) { // forked inside a block: this one is part of it (docs/determinism.md)
+            th.flattened = true;
+            return;
+        }
+        th.block = e.number;
+        members_[e.number] = 1;
+        cf_.begin(t, e.number);
+        xs_.begin(t, e.number, e);
+        return;
+    }
+    case Op::end: {
+        ThreadState& th = threads_[t];
+        if (!th.own_open)
+            return fail(e, fmt::format("thread {} ends a deterministic block outside one",
+                                       syms.threads.name(t)));
+        th.own_open = false;
+        if (th.flattened) {
+            th.flattened = false;
+            return;
+        }
+        const std::uint64_t b = th.block;
+        th.block = 0;
+        leave(b);
+        return;
+    }
+    case Op::fork: {
+        const std::vector<ThreadId>& children = syms.thread_sets[e.target];
+        for (ThreadId u : children)
+            thread(u);
+        const std::uint64_t b = threads_[t].block;
+        for (ThreadId u : children) { // XS FORK IN: the children join the forker's transaction
+            threads_[u].block = b;
+            if (b)
+                ++members_[b];
+        }
+        cf_.fork(t, children);
+        xs_.fork(t, b, children, e);
+        return cycle(e, syms);
+    }
+    case Op::join: {
+        const std::vector<ThreadId>& joined = syms.thread_sets[e.target];
+        cf_.join(t, joined);
+        xs_.join(t, threads_[t].block, joined, e);
+        return cycle(e, syms);
+    }
+    case Op::barrier_enter: {
+        auto [it, fresh] = open_generation_.try_emplace(e.target, 0);
+        if (fresh)
+            it->second = ++generations_;
+        const std::uint64_t g = it->second;
+        threads_[t].generation = g;
+        ++inside_[g];
+        cf_.barrier_enter(t, g);
+        xs_.barrier_enter(t, threads_[t].block, g, e);
+        return cycle(e, syms);
+    }
+    case Op::barrier_exit: {
+        // The first departure closes the generation: later arrivals belong to the next one.
+        const std::uint64_t g = threads_[t].generation;
+        if (auto it = open_generation_.find(e.target);
+            it != open_generation_.end() && it->second == g)
+            open_generation_.erase(it);
+        bool last = false;
+        if (auto it = inside_.find(g); it != inside_.end() && --it->second == 0) {
+            inside_.erase(it);
+            last = true;
+        }
+        cf_.barrier_exit(t, g, last);
+        xs_.barrier_exit(t, threads_[t].block, g, last, e);
+        return cycle(e, syms);
+    }
+    default:
+        return check(e, syms);
+    }
+}
+
+void SingleTrackDetector::check(const Event& e, const Symbols& syms) {
+    // Reads, writes, lock operations; volatiles are variables here (SingleTrack §5).
+    const OpInfo& op = op_info(e.op);
+    const std::uint64_t b = threads_[e.thread].block;
+    if (b) {
+        const auto a =
+            op.role == Role::memory || op.mech == MechKind::volatile_
+                ? (op.writes ? ConflictFreedom::Access::write : ConflictFreedom::Access::read)
+                : ConflictFreedom::Access::write;
+        if (std::optional<AccessRef> with = cf_.access(b, a, object_key(op.space, e.target), e))
+            conflict(e, syms, op.space, *with);
+    }
+    xs_.access(e.thread, b, op.space, e.target, e.op, e);
+    cycle(e, syms);
+}
+
+void SingleTrackDetector::conflict(const Event& e, const Symbols& syms, Namespace space,
+                                   const AccessRef& with) {
+    Finding f;
+    f.kind = FindingKind::conflict;
+    f.var = syms.names(space).name(e.target);
+    f.access = AccessRef::of(e);
+    f.with = with;
+    f.block = threads_[e.thread].block;
+    const bool sync = space == Namespace::lock || space == Namespace::volatile_;
+    f.message = fmt::format(
+        "the {} by {} (event {}) and the {} by {} (event {}) are in the deterministic block of "
+        "event {} and neither is ordered before the other by program order, fork, join or a "
+        "barrier{}",
+        describe(with.op), syms.threads.name(with.thread), with.event, describe(e.op),
+        syms.threads.name(e.thread), e.number, *f.block,
+        sync ? fmt::format("; inside a block {} {} orders nothing (SingleTrack, Figure 4)",
+                           space == Namespace::lock ? "lock" : "volatile", f.var)
+             : "");
+    findings_.push_back(std::move(f));
+}
+
+void SingleTrackDetector::cycle(const Event& e, const Symbols& syms) {
+    if (xs_.cycles().empty())
+        return;
+    // The edges of one event (a join of several threads) may each close cycles: by block.
+    std::vector<TransactionalHbGraph::Cycle> cycles = xs_.cycles();
+    std::sort(cycles.begin(), cycles.end(),
+              [](const auto& a, const auto& b) { return a.block < b.block; });
+    for (const TransactionalHbGraph::Cycle& c : cycles) {
+        Finding f;
+        f.kind = FindingKind::cycle;
+        const OpInfo& op = op_info(e.op);
+        if (op.operand == Operand::name)
+            f.var = syms.names(op.space).name(e.target);
+        f.access = AccessRef::of(e);
+        f.block = c.block;
+        f.cycle = c.nodes;
+        std::string edges;
+        for (std::size_t i = 0; i < c.nodes.size(); ++i) {
+            const auto& cause = c.causes[i];
+            edges += fmt::format("{}{} -> {} ({} {} before event {})", edges.empty() ? "" : ", ",
+                                 c.nodes[i], c.nodes[(i + 1) % c.nodes.size()],
+                                 cause.path ? "a path from event" : "event", cause.from_event,
+                                 cause.to_event);
+        }
+        f.message = fmt::format("the deterministic block of event {} is on a cycle of "
+                                "transactions (a block by its begin event, any other event by "
+                                "itself) that no serial order can follow: {}; event {} closes it",
+                                c.block, edges, e.number);
+        findings_.push_back(std::move(f));
+    }
+}
+
+} // namespace sfg

@@ -1,0 +1,54 @@
+// sfg::mutex and sfg::barrier (docs/enforcers.md): the real primitive does the synchronizing; the
+// event is recorded on the side of it that keeps the linearization true (acq after taking,
+// rel before letting go; benter before arriving, bexit after leaving).
+#include "session_impl.hpp"
+
+namespace sfg {
+
+void mutex::lock() {
+    if (holder_.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
+        // std::mutex would deadlock (or worse): the operation cannot go on.
+        const std::string what = "lock '" + obj_.name + "' locked again by the thread holding it";
+        std::optional<finding> f = detail::misuse(obj_, what);
+        throw finding_error(f ? std::move(*f) : finding{"misuse", "", obj_.name, "", "acq", what});
+    }
+    m_.lock();
+    holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    if (std::optional<finding> f =
+            detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
+        // The caller's guard was never built: let the lock go before throwing.
+        unlock();
+        throw finding_error(std::move(*f));
+    }
+}
+
+bool mutex::try_lock() {
+    if (holder_.load(std::memory_order_relaxed) == std::this_thread::get_id() || !m_.try_lock())
+        return false;
+    holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    if (std::optional<finding> f =
+            detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
+        unlock();
+        throw finding_error(std::move(*f));
+    }
+    return true;
+}
+
+// Never throws (guards call it from destructors): its findings are collected and logged.
+void mutex::unlock() {
+    if (holder_.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
+        detail::misuse(obj_, "lock '" + obj_.name + "' unlocked by a thread that does not hold it");
+        return;
+    }
+    detail::record_event(obj_, Op::release, nullptr, nullptr, nullptr);
+    holder_.store(std::thread::id(), std::memory_order_relaxed);
+    m_.unlock();
+}
+
+void barrier::arrive_and_wait() {
+    detail::record(obj_, Op::barrier_enter);
+    b_.arrive_and_wait();
+    detail::record(obj_, Op::barrier_exit);
+}
+
+} // namespace sfg

@@ -1,0 +1,423 @@
+// The live session (docs/enforcers.md): one global lock orders every instrumented operation, so
+// that the events form one linearization of the real execution; they go through the same
+// well-formedness checker as trace files (well_formed.hpp) to the analyses of the registry
+// (analyses.hpp) and, when recording, to the text trace writer.
+#include "session_impl.hpp"
+
+#include "sfg/runtime/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace sfg {
+
+namespace detail {
+
+global_state& global() {
+    static auto* g = new global_state; // never destroyed: threads may outlive static destructors
+    return *g;
+}
+
+thread_local thread_record this_thread;
+
+namespace {
+
+// The trace format's rule for names (docs/traces.md): no white space, control characters or
+// `|(),`, and a thread's does not start with `#`.
+bool writable_name(const std::string& name, Namespace kind) {
+    if (name.empty() || (kind == Namespace::thread && name[0] == '#'))
+        return false;
+    return std::none_of(name.begin(), name.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return u <= 0x20 || u == 0x7f || c == '|' || c == '(' || c == ')' || c == ',';
+    });
+}
+
+on_finding parse_policy(const std::string& v) {
+    if (v == "log")
+        return on_finding::log;
+    if (v == "throw_error" || v == "throw")
+        return on_finding::throw_error;
+    if (v == "abort")
+        return on_finding::abort;
+    if (v == "collect")
+        return on_finding::collect;
+    throw std::invalid_argument("SFG_OPTIONS: policy '" + v +
+                                "' is none of log, throw_error, abort, collect");
+}
+
+// SFG_OPTIONS="key=value key=value" (':' separates too, like TSAN_OPTIONS), then SFG_TRACE.
+void apply_environment(session_options& o) {
+    if (const char* env = std::getenv("SFG_OPTIONS")) {
+        const std::string text(env);
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+            const std::size_t end = std::min(text.find_first_of(": \t\n", pos), text.size());
+            const std::string item = text.substr(pos, end - pos);
+            pos = end + 1;
+            if (item.empty())
+                continue;
+            const std::size_t eq = item.find('=');
+            if (eq == std::string::npos)
+                throw std::invalid_argument("SFG_OPTIONS: '" + item + "' is not KEY=VALUE");
+            const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+            if (key == "policy")
+                o.policy = parse_policy(value);
+            else if (key == "analyses")
+                o.analyses = value;
+            else if (key == "trace" || key == "trace_path")
+                o.trace_path = value;
+            else if (key == "main_thread")
+                o.main_thread = value;
+            else
+                throw std::invalid_argument("SFG_OPTIONS: unknown option '" + key +
+                                            "' (known: policy, analyses, trace, main_thread)");
+        }
+    }
+    if (o.trace_path.empty())
+        if (const char* env = std::getenv("SFG_TRACE"))
+            o.trace_path = env;
+}
+
+} // namespace
+
+session_impl::session_impl(std::uint64_t serial, const spec* s, session_options o)
+    : serial(serial), options(std::move(o)) {
+    apply_environment(options);
+    if (s)
+        spec_ = *s;
+    AnalysisInputs inputs;
+    if (spec_)
+        for (const auto& [var, net] : spec_->impl().nets)
+            inputs.disciplines.emplace_back(var, &net);
+    const std::string& list = options.analyses;
+    for (std::size_t pos = 0; pos <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', pos), list.size());
+        std::string name = list.substr(pos, comma - pos);
+        pos = comma + 1;
+        name.erase(0, name.find_first_not_of(" \t"));
+        name.erase(name.find_last_not_of(" \t") + 1);
+        if (name.empty())
+            continue;
+        const AnalysisInfo* info = find_analysis(name);
+        if (!info)
+            throw std::invalid_argument(fmt::format(
+                "sfg::session: unknown analysis '{}' (choose from {})", name, analysis_names()));
+        // Determinism is about deterministic blocks, which a live program does not mark.
+        if (info->kind == FindingKind::conflict)
+            throw std::invalid_argument(fmt::format(
+                "sfg::session: {} checks deterministic blocks, which the live runtime does not "
+                "record; run it with sfgc trace or sfgc check (docs/determinism.md)",
+                name));
+        if ((info->needs_disciplines && !spec_) ||
+            std::any_of(analyses.begin(), analyses.end(),
+                        [&](const auto& a) { return a->info().name == name; }))
+            continue;
+        analyses.push_back(make_analysis(name, inputs));
+        fanout.add(analyses.back()->analysis());
+    }
+    seen.assign(analyses.size(), 0);
+    if (!writable_name(options.main_thread, Namespace::thread))
+        throw std::invalid_argument("sfg::session: main_thread '" + options.main_thread +
+                                    "' cannot name a thread (docs/traces.md)");
+    if (!options.trace_path.empty()) {
+        trace_file.open(options.trace_path, std::ios::binary | std::ios::trunc);
+        if (!trace_file)
+            throw std::invalid_argument("sfg::session: cannot write the trace '" +
+                                        options.trace_path + "'");
+        trace_file << "# sfg live trace";
+        if (spec_)
+            trace_file << fmt::format(" checked against {} (spec hash {:016x})", spec_->file(),
+                                      spec_->hash());
+        trace_file << "\n";
+        writer = std::make_unique<TextTraceWriter>(trace_file);
+        fanout.add(*writer);
+    }
+    stream = std::make_unique<WellFormedStream>(syms, fanout);
+    main_thread = syms.threads.intern(options.main_thread);
+}
+
+ObjId session_impl::resolve(const object& o, ThreadId t) {
+    if (o.session == serial)
+        return o.id;
+    check_name(o.name, o.kind, t);
+    o.id = syms.names(o.kind).intern(o.name);
+    o.session = serial;
+    return o.id;
+}
+
+void session_impl::check_name(const std::string& name, Namespace kind, ThreadId t) {
+    if (spec_) {
+        const auto& kinds = spec_->impl().kinds;
+        if (auto it = kinds.find(name); it != kinds.end() && it->second != kind)
+            add_misuse(name, t,
+                       fmt::format("{} '{}' has the name of a {} of {}", to_string(kind), name,
+                                   to_string(it->second), spec_->file()));
+    }
+    if (!writable_name(name, kind))
+        add_misuse(name, t,
+                   fmt::format("{} name '{}' cannot be written in a trace (docs/traces.md: no "
+                               "blanks, control characters or |(),)",
+                               to_string(kind), name));
+}
+
+ObjId session_impl::location(const sfg::source_location& where) {
+    const auto key =
+        std::make_tuple(static_cast<const void*>(where.file_name()), where.line(), where.column());
+    if (auto it = locations.find(key); it != locations.end())
+        return it->second;
+    std::string text = fmt::format("{}:{}:{}", where.file_name(), where.line(), where.column());
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            c = '?';
+    const ObjId id = syms.locations.intern(text);
+    locations.emplace(key, id);
+    return id;
+}
+
+void session_impl::add(finding f) {
+    if (options.policy == on_finding::log || options.policy == on_finding::abort) {
+        std::fputs(f.message.c_str(), stderr);
+        std::fflush(stderr);
+    }
+    findings.push_back(f);
+    expected.push_back(false);
+    fresh.push_back(std::move(f));
+}
+
+void session_impl::add_misuse(const std::string& object, ThreadId t, const std::string& what, Op op,
+                              bool has_op) {
+    if (!misuses.insert(object + '\n' + what).second)
+        return;
+    Finding f;
+    f.kind = FindingKind::misuse;
+    f.var = object;
+    f.message = what;
+    finding out;
+    out.kind = "misuse";
+    out.var = object;
+    out.thread = t == no_object ? "(a thread not started by sfg)" : syms.threads.name(t);
+    out.op = has_op ? to_string(op) : "";
+    out.message = format_finding(f, "sfg", syms, "");
+    add(std::move(out));
+}
+
+void session_impl::collect() {
+    for (std::size_t i = 0; i < analyses.size(); ++i) {
+        const RunningAnalysis& a = *analyses[i];
+        const std::size_t n = a.finding_count(syms);
+        if (n <= seen[i])
+            continue;
+        const std::vector<Finding> all = a.findings(syms);
+        for (std::size_t j = seen[i]; j < n && j < all.size(); ++j) {
+            const Finding& f = all[j];
+            finding out;
+            out.kind = to_string(f.kind);
+            out.analysis = a.info().name;
+            out.var = f.var;
+            if (f.access.event) {
+                out.thread = syms.threads.name(f.access.thread);
+                out.op = to_string(f.access.op);
+            }
+            out.message = format_finding(f, a.info().name, syms, "");
+            add(std::move(out));
+        }
+        seen[i] = n;
+    }
+}
+
+bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object) {
+    const bool ok = stream->push(t, op, target, loc);
+    if (!ok)
+        add_misuse(object, t, "ill-formed operation: " + stream->error(), op, true);
+    collect();
+    return ok;
+}
+
+std::optional<finding> session_impl::take_fresh() {
+    if (fresh.empty()) // the common case: nothing to do
+        return std::nullopt;
+    if (options.policy == on_finding::abort)
+        std::abort();
+    std::optional<finding> out;
+    if (options.policy == on_finding::throw_error)
+        out = std::move(fresh.front());
+    fresh.clear();
+    return out;
+}
+
+void session_impl::finish() {
+    stream->finish();
+    fanout.finish(syms);
+    collect();
+    fresh.clear();
+    if (writer)
+        trace_file.flush();
+}
+
+std::optional<finding> record_locked(const object& o, Op op, const sfg::source_location* where,
+                                     void (*access)(void*), void* context);
+
+std::optional<finding> orphan(const object& o, const char* what) {
+    // No session to hold a finding: the report goes to standard error, once per object.
+    global_state& g = global();
+    if (g.orphans.insert(std::string(to_string(o.kind)) + ' ' + o.name).second) {
+        std::fputs(fmt::format("sfg: misuse: {} '{}' {} with no open sfg::session\n",
+                               to_string(o.kind), o.name, what)
+                       .c_str(),
+                   stderr);
+        std::fflush(stderr);
+    }
+    return std::nullopt;
+}
+
+std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
+                                    void (*access)(void*), void* context) {
+    if (op == Op::vol_write)
+        tsan_release(&o);
+    std::optional<finding> out = record_locked(o, op, where, access, context);
+    if (op == Op::vol_read)
+        tsan_acquire(&o);
+    return out;
+}
+
+std::optional<finding> record_locked(const object& o, Op op, const sfg::source_location* where,
+                                     void (*access)(void*), void* context) {
+    event_lock lock;
+    if (access)
+        access(context);
+    session_impl* s = global().current;
+    if (!s)
+        return orphan(o, "used");
+    const thread_record& me = this_thread;
+    if (me.serial != s->serial) {
+        s->add_misuse(o.name, no_object,
+                      fmt::format("{} '{}' used by a thread not started through sfg::thread or "
+                                  "sfg::thread_group (nor the session's main thread)",
+                                  to_string(o.kind), o.name),
+                      op, true);
+        return s->take_fresh();
+    }
+    const ObjId id = s->resolve(o, me.id);
+    s->push(me.id, op, id, where ? s->location(*where) : no_object, o.name);
+    return s->take_fresh();
+}
+
+void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+            void* context) {
+    if (std::optional<finding> f = record_event(o, op, where, access, context))
+        throw finding_error(std::move(*f));
+}
+
+std::optional<finding> misuse(const object& o, const std::string& what) {
+    event_lock lock;
+    session_impl* s = global().current;
+    if (!s)
+        return orphan(o, "misused");
+    const thread_record& me = this_thread;
+    s->add_misuse(o.name, me.serial == s->serial ? me.id : no_object, what);
+    return s->take_fresh();
+}
+
+} // namespace detail
+
+namespace {
+
+std::unique_ptr<detail::session_impl> open_session(const spec* s, session_options o) {
+    detail::global_state& g = detail::global();
+    std::optional<finding> second;
+    {
+        detail::event_lock lock;
+        if (detail::session_impl* open = g.current) {
+            open->add_misuse("session", open->main_thread,
+                             "a second sfg::session was opened while one is open (one at a time)");
+            second = open->fresh.empty() ? std::nullopt : std::optional(open->fresh.back());
+            open->fresh.clear();
+        } else {
+            auto impl = std::make_unique<detail::session_impl>(g.next_serial++, s, std::move(o));
+            detail::this_thread = {impl->serial, impl->main_thread};
+            g.current = impl.get();
+            return impl;
+        }
+    }
+    if (!second) { // reported before: report again to this caller
+        finding f;
+        f.kind = "misuse";
+        f.var = "session";
+        f.message = "sfg::session: a second session was opened while one is open";
+        second = f;
+    }
+    throw finding_error(std::move(*second));
+}
+
+} // namespace
+
+session::session(const spec& s, session_options o) : impl_(open_session(&s, std::move(o))) {
+    detail::event_lock lock;
+    detail::global().current_session = this;
+}
+session::session(session_options o) : impl_(open_session(nullptr, std::move(o))) {
+    detail::event_lock lock;
+    detail::global().current_session = this;
+}
+
+session::~session() {
+    close();
+}
+
+void session::close() {
+    detail::global_state& g = detail::global();
+    detail::event_lock lock;
+    if (impl_->closed)
+        return;
+    impl_->closed = true;
+    impl_->finish();
+    if (detail::this_thread.serial == impl_->serial)
+        detail::this_thread = {};
+    g.current = nullptr;
+    g.current_session = nullptr;
+}
+
+std::size_t session::mark() const {
+    detail::event_lock lock;
+    return impl_->findings.size();
+}
+
+bool session::expect(std::size_t mark, std::string_view kind, std::string_view var) {
+    detail::event_lock lock;
+    bool found = false;
+    for (std::size_t i = mark; i < impl_->findings.size(); ++i)
+        if (impl_->findings[i].kind == kind && impl_->findings[i].var == var)
+            impl_->expected[i] = found = true;
+    return found;
+}
+
+std::vector<finding> session::unexpected_findings() const {
+    detail::event_lock lock;
+    std::vector<finding> out;
+    for (std::size_t i = 0; i < impl_->findings.size(); ++i)
+        if (!impl_->expected[i])
+            out.push_back(impl_->findings[i]);
+    return out;
+}
+
+session* session::current() {
+    detail::event_lock lock;
+    return detail::global().current_session;
+}
+
+std::vector<finding> session::findings() const {
+    detail::event_lock lock;
+    return impl_->findings;
+}
+
+std::uint64_t session::events() const {
+    detail::event_lock lock;
+    return impl_->stream->events();
+}
+
+} // namespace sfg

@@ -1,0 +1,199 @@
+// sfg::thread and sfg::thread_group (docs/enforcers.md): a fork event before the threads run, a
+// join event after they have ended, and each thread's identity in the session for its own events.
+#include "session_impl.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <system_error>
+
+namespace sfg {
+
+namespace detail {
+
+struct group_impl {
+    std::vector<std::string> names;
+    std::vector<std::thread> threads;
+    std::vector<std::exception_ptr> errors; // written by each thread before it ends
+    std::uint64_t serial = 0;               // the session that recorded the fork (0: none)
+    ObjId set = no_object;                  // the fork's operand in that session
+    bool joined = false;
+};
+
+namespace {
+
+void destroy(group_impl* g) {
+    delete g;
+}
+
+// The operand of fork/join: the set's index in Symbols::thread_sets (sorted, distinct ids).
+ObjId thread_set(session_impl& s, std::vector<ThreadId> ids) {
+    std::sort(ids.begin(), ids.end());
+    s.syms.thread_sets.push_back(std::move(ids));
+    return static_cast<ObjId>(s.syms.thread_sets.size() - 1);
+}
+
+} // namespace
+
+std::unique_ptr<group_impl, void (*)(group_impl*)>
+start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
+    std::unique_ptr<group_impl, void (*)(group_impl*)> g(new group_impl, destroy);
+    std::vector<thread_record> records(tasks.size());
+    std::optional<finding> pending;
+    {
+        event_lock lock;
+        for (const auto& t : tasks)
+            g->names.push_back(t.first);
+        session_impl* s = global().current;
+        const std::string label = fmt::format("{}", fmt::join(g->names, ","));
+        if (!s) {
+            orphan(object(label, Namespace::thread), "started");
+        } else if (this_thread.serial != s->serial) {
+            s->add_misuse(label, no_object,
+                          fmt::format("thread {} started by a thread not started through "
+                                      "sfg::thread or sfg::thread_group (nor the session's main "
+                                      "thread)",
+                                      label));
+            pending = s->take_fresh();
+        } else {
+            std::vector<ThreadId> ids;
+            for (const std::string& n : g->names) {
+                s->check_name(n, Namespace::thread, this_thread.id);
+                const ThreadId id = s->syms.threads.intern(n);
+                if (std::find(ids.begin(), ids.end(), id) == ids.end())
+                    ids.push_back(id);
+            }
+            const ObjId set = thread_set(*s, ids);
+            if (s->push(this_thread.id, Op::fork, set, no_object, label)) {
+                g->serial = s->serial;
+                g->set = set;
+                for (std::size_t i = 0; i < tasks.size(); ++i)
+                    records[i] = {s->serial, s->syms.threads.find(g->names[i])};
+            }
+            pending = s->take_fresh();
+        }
+    }
+    if (pending) // under throw_error the threads do not start
+        throw finding_error(std::move(*pending));
+    // The fork is recorded: now the threads may run.
+    g->errors.resize(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+        g->threads.emplace_back(
+            [gp = g.get(), i, rec = records[i], t = std::move(tasks[i].second)] {
+                this_thread = rec;
+                try {
+                    t->run();
+                } catch (...) {
+                    gp->errors[i] = std::current_exception();
+                }
+                this_thread = {};
+            });
+    return g;
+}
+
+bool group_joinable(const group_impl& g) {
+    return !g.joined;
+}
+
+void join_group(group_impl& g) {
+    if (g.joined)
+        throw std::system_error(std::make_error_code(std::errc::invalid_argument),
+                                "sfg: join of threads already joined");
+    for (std::thread& t : g.threads)
+        t.join();
+    g.joined = true;
+    std::optional<finding> pending;
+    {
+        event_lock lock;
+        session_impl* s = global().current;
+        const std::string label = fmt::format("{}", fmt::join(g.names, ","));
+        if (s && g.serial == s->serial) {
+            if (this_thread.serial != s->serial)
+                s->add_misuse(label, no_object,
+                              fmt::format("thread {} joined by a thread not started through "
+                                          "sfg::thread or sfg::thread_group (nor the session's "
+                                          "main thread)",
+                                          label));
+            else
+                s->push(this_thread.id, Op::join, g.set, no_object, label);
+            pending = s->take_fresh();
+        }
+    }
+    if (pending)
+        throw finding_error(std::move(*pending));
+    for (std::exception_ptr& e : g.errors)
+        if (e)
+            std::rethrow_exception(std::exchange(e, nullptr));
+}
+
+namespace {
+
+// A destructor joins (like std::jthread) and cannot throw: what join() would have thrown is
+// reported on standard error.
+void join_quietly(group_impl& g) noexcept {
+    try {
+        join_group(g);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "sfg: thread %s: %s\n",
+                     fmt::format("{}", fmt::join(g.names, ",")).c_str(), e.what());
+    } catch (...) {
+        std::fprintf(stderr, "sfg: thread %s ended with an exception\n",
+                     fmt::format("{}", fmt::join(g.names, ",")).c_str());
+    }
+}
+
+} // namespace
+
+} // namespace detail
+
+thread::handle thread::start_one(std::string name, std::unique_ptr<detail::task> t) {
+    std::vector<std::pair<std::string, std::unique_ptr<detail::task>>> tasks;
+    tasks.emplace_back(std::move(name), std::move(t));
+    return detail::start_group(std::move(tasks));
+}
+
+thread::~thread() {
+    if (group_ && detail::group_joinable(*group_))
+        detail::join_quietly(*group_);
+}
+
+void thread::join() {
+    if (!group_)
+        throw std::system_error(std::make_error_code(std::errc::invalid_argument),
+                                "sfg::thread::join: no thread");
+    detail::join_group(*group_);
+}
+
+bool thread::joinable() const {
+    return group_ && detail::group_joinable(*group_);
+}
+
+thread_group::~thread_group() {
+    if (group_ && detail::group_joinable(*group_))
+        detail::join_quietly(*group_);
+}
+
+void thread_group::add(std::string name, std::function<void()> f) {
+    if (group_)
+        throw std::logic_error("sfg::thread_group::add: the group has started");
+    pending_.emplace_back(std::move(name), detail::make_task(std::move(f)));
+}
+
+void thread_group::start() {
+    if (group_)
+        throw std::logic_error("sfg::thread_group::start: the group has started");
+    if (pending_.empty())
+        throw std::logic_error("sfg::thread_group::start: no thread was added");
+    group_ = detail::start_group(std::move(pending_));
+    pending_.clear();
+}
+
+void thread_group::join() {
+    if (!group_)
+        throw std::logic_error("sfg::thread_group::join: the group has not started");
+    detail::join_group(*group_);
+}
+
+} // namespace sfg

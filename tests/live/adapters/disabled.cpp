@@ -1,0 +1,46 @@
+// SFG_DISABLE (docs/enforcers.md, "Switching it off"): the sfg:: types are their std counterparts;
+// the same code builds without the runtime library (this program does not link it), the
+// objects are as small as what they wrap, and nothing is checked.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include "bank_cases.hpp"
+
+#include <sfg/doctest.hpp>
+
+#include <atomic>
+#include <barrier>
+#include <mutex>
+
+static_assert(sizeof(sfg::shared<int>) == sizeof(int));
+static_assert(sizeof(sfg::shared<double>) == sizeof(double));
+static_assert(sizeof(sfg::volatile_var<int>) == sizeof(std::atomic<int>));
+static_assert(sizeof(sfg::mutex) == sizeof(std::mutex));
+static_assert(sizeof(sfg::barrier) == sizeof(std::barrier<>));
+
+TEST_CASE("the same code, unchecked: the missing lock is not reported") {
+    sfg::session s(bank::spec());
+    bank_cases::run(true);
+    bank_cases::run(false); // racy, as the program is; nothing reports it
+    CHECK(s.findings().empty());
+    CHECK(s.events() == 0);
+}
+
+TEST_CASE("the adapters compile and check nothing: SFG_EXPECT_FINDING passes") {
+    sfg::doctest_session s(bank::spec());
+    int ran = 0;
+    SFG_EXPECT_FINDING("violation", "balance", ++ran);
+    CHECK(ran == 1);
+}
+
+TEST_CASE("thread_group, volatile_var, barrier work as the std ones") {
+    sfg::volatile_var<int> v("v", 0);
+    sfg::barrier b("b", 2);
+    sfg::thread_group g;
+    g.add("a", [&] {
+        v.store(1);
+        b.arrive_and_wait();
+    });
+    g.add("b", [&] { b.arrive_and_wait(); });
+    g.start();
+    g.join();
+    CHECK(v.load() == 1);
+}

@@ -1,0 +1,123 @@
+// Generated headers (sfgc --emit-cpp, docs/enforcers.md): the nets the live runtime builds from them
+// are the nets `sfgc --json` describes, and the declared names are the spec's.
+#include "live/spec_impl.hpp"
+
+#include "sfg/compiler/compile.hpp"
+
+#include "bank.sfg.hpp"
+#include "bank_extended.sfg.hpp"
+#include "barrier.sfg.hpp"
+#include "fig3_15.sfg.hpp"
+#include "handshake.sfg.hpp"
+#include "init_then_read.sfg.hpp"
+#include "particles.sfg.hpp"
+#include "volatile_flag.sfg.hpp"
+
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+sfg::CompiledSpec compile(const std::string& stem, std::string* text_out = nullptr) {
+    const std::string path = std::string(SFG_SOURCE_DIR) + "/specs/thesis/" + stem + ".sfg";
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (text_out)
+        *text_out = text.str();
+    sfg::SourceFile source(path, text.str());
+    sfg::Diagnostics diags;
+    std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags);
+    REQUIRE(spec);
+    return *spec;
+}
+
+void check_same_net(const sfg::Net& a, const sfg::Net& b) {
+    REQUIRE(a.modes.size() == b.modes.size());
+    for (std::size_t i = 0; i < a.modes.size(); ++i)
+        CHECK(a.modes[i].label() == b.modes[i].label());
+    REQUIRE(a.edges.size() == b.edges.size());
+    for (std::size_t i = 0; i < a.edges.size(); ++i) {
+        CHECK(a.edges[i].from == b.edges[i].from);
+        CHECK(a.edges[i].to == b.edges[i].to);
+        CHECK(a.edges[i].mech == b.edges[i].mech);
+    }
+    REQUIRE(a.places.size() == b.places.size());
+    for (std::size_t i = 0; i < a.places.size(); ++i) {
+        CHECK(a.places[i].id == b.places[i].id);
+        CHECK(a.places[i].kind == b.places[i].kind);
+        CHECK(a.places[i].thread == b.places[i].thread);
+        CHECK(a.places[i].mode == b.places[i].mode);
+        CHECK(a.places[i].edge == b.places[i].edge);
+    }
+    REQUIRE(a.transitions.size() == b.transitions.size());
+    for (std::size_t i = 0; i < a.transitions.size(); ++i) {
+        CHECK(a.transitions[i].id == b.transitions[i].id);
+        CHECK(a.transitions[i].kind == b.transitions[i].kind);
+        CHECK(a.transitions[i].pre == b.transitions[i].pre);
+        CHECK(a.transitions[i].post == b.transitions[i].post);
+    }
+    CHECK(a.initial_markings == b.initial_markings);
+}
+
+void check_spec(const std::string& stem, const sfg::spec& live, std::uint64_t header_hash) {
+    CAPTURE(stem);
+    std::string text;
+    const sfg::CompiledSpec compiled = compile(stem, &text);
+    CHECK(live.file() == stem + ".sfg");
+    CHECK(live.hash() == sfg::spec_hash(text));
+    CHECK(header_hash == live.hash());
+    CHECK(live.threads() == compiled.threads);
+    std::vector<std::string> vars;
+    for (const auto& v : compiled.variables)
+        vars.push_back(v.name);
+    CHECK(live.variables() == vars);
+    const auto& nets = live.impl().nets;
+    std::size_t k = 0;
+    for (const auto& v : compiled.variables) {
+        if (!v.net)
+            continue;
+        REQUIRE(k < nets.size());
+        CHECK(nets[k].first == v.name);
+        check_same_net(nets[k].second, *v.net);
+        ++k;
+    }
+    CHECK(k == nets.size());
+}
+
+} // namespace
+
+TEST_CASE("the runtime's nets from each generated header are the compiler's") {
+    check_spec("bank", bank::spec(), bank::spec_hash);
+    check_spec("bank_extended", bank_extended::spec(), bank_extended::spec_hash);
+    check_spec("barrier", barrier::spec(), barrier::spec_hash);
+    check_spec("fig3_15", fig3_15::spec(), fig3_15::spec_hash);
+    check_spec("handshake", handshake::spec(), handshake::spec_hash);
+    check_spec("init_then_read", init_then_read::spec(), init_then_read::spec_hash);
+    check_spec("particles", particles::spec(), particles::spec_hash);
+    check_spec("volatile_flag", volatile_flag::spec(), volatile_flag::spec_hash);
+}
+
+TEST_CASE("names by kind") {
+    const sfg::spec& s = fig3_15::spec();
+    CHECK(s.locks() == std::vector<std::string>{"m", "n"});
+    CHECK(s.volatiles() == std::vector<std::string>{"v"});
+    CHECK(s.barriers().empty());
+    CHECK(particles::spec().barriers() == std::vector<std::string>{"b"});
+}
+
+TEST_CASE("inconsistent spec data is an exception, not undefined behaviour") {
+    sfg::spec_data::spec d = bank::sfg_spec_data::data;
+    d.name_count = 2; // names beyond the table
+    CHECK_THROWS_AS(sfg::spec{d}, std::invalid_argument);
+    d = bank::sfg_spec_data::data;
+    d.list_count = 3;
+    CHECK_THROWS_AS(sfg::spec{d}, std::invalid_argument);
+    d = bank::sfg_spec_data::data;
+    sfg::spec_data::variable v = d.variables[0];
+    v.modes.count = 100;
+    d.variables = &v;
+    CHECK_THROWS_AS(sfg::spec{d}, std::invalid_argument);
+}
