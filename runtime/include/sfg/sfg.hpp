@@ -27,6 +27,7 @@
 #include <string_view>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 #include <version>
@@ -208,8 +209,9 @@ struct object {
     object(std::string name, Namespace kind) : name(std::move(name)), kind(kind) {}
     std::string name;
     Namespace kind;
-    mutable std::uint64_t session = 0; // the serial of the session `id` belongs to
-    mutable std::uint32_t id = 0;
+    // (the session's serial << 32) | the id in it; 0: none yet. One word, so that an access
+    // queued without the runtime's lock reads both at once.
+    mutable std::atomic<std::uint64_t> cache{0};
 };
 
 // Records op on `o` by the calling thread, performing `access(context)` atomically with it.
@@ -223,6 +225,11 @@ void record(const object& o, Op op, const sfg::source_location* where, void (*ac
 inline void record(const object& o, Op op, const sfg::source_location* where = nullptr) {
     record(o, op, where, nullptr, nullptr);
 }
+// A shared<T> access: record() when the session reports each finding as it happens
+// (throw_error, abort); under log and collect the event is queued in the calling thread and
+// pushed before its next synchronization event (docs/enforcers.md, "Ordering guarantees").
+void record_access(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+                   void* context);
 // A misuse of `o` (e.g. unlocking a mutex not held): reported like a finding; returns what to
 // throw, as record_event.
 std::optional<finding> misuse(const object& o, const std::string& what);
@@ -378,7 +385,7 @@ private:
             const shared* self;
             std::optional<T> out;
         } c{this, std::nullopt};
-        detail::record(
+        record(
             obj_, Op::read, where,
             [](void* p) {
                 auto* cx = static_cast<context*>(p);
@@ -392,13 +399,23 @@ private:
             shared* self;
             T* in;
         } c{this, &v};
-        detail::record(
+        record(
             obj_, Op::write, where,
             [](void* p) {
                 auto* cx = static_cast<context*>(p);
                 cx->self->value_ = std::move(*cx->in);
             },
             &c);
+    }
+
+    // A value that is not trivially copyable (a std::string) is always accessed under the
+    // runtime's lock, so that a racy program is reported rather than corrupted.
+    static void record(const detail::object& o, Op op, const sfg::source_location* where,
+                       void (*access)(void*), void* context) {
+        if constexpr (std::is_trivially_copyable_v<T>)
+            detail::record_access(o, op, where, access, context);
+        else
+            detail::record(o, op, where, access, context);
     }
 
     detail::object obj_;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -23,6 +24,7 @@ global_state& global() {
 }
 
 thread_local thread_record this_thread;
+thread_local pending_queue pending;
 
 namespace {
 
@@ -142,12 +144,13 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
 }
 
 ObjId session_impl::resolve(const object& o, ThreadId t) {
-    if (o.session == serial)
-        return o.id;
+    const std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
+    if (cache >> 32 == serial)
+        return static_cast<ObjId>(cache);
     check_name(o.name, o.kind, t);
-    o.id = syms.names(o.kind).intern(o.name);
-    o.session = serial;
-    return o.id;
+    const ObjId id = syms.names(o.kind).intern(o.name);
+    o.cache.store(object_cache(serial, id), std::memory_order_relaxed);
+    return id;
 }
 
 void session_impl::check_name(const std::string& name, Namespace kind, ThreadId t) {
@@ -165,12 +168,11 @@ void session_impl::check_name(const std::string& name, Namespace kind, ThreadId 
                                to_string(kind), name));
 }
 
-ObjId session_impl::location(const sfg::source_location& where) {
-    const auto key =
-        std::make_tuple(static_cast<const void*>(where.file_name()), where.line(), where.column());
+ObjId session_impl::location(const char* file, std::uint32_t line, std::uint32_t column) {
+    const auto key = std::make_tuple(static_cast<const void*>(file), line, column);
     if (auto it = locations.find(key); it != locations.end())
         return it->second;
-    std::string text = fmt::format("{}:{}:{}", where.file_name(), where.line(), where.column());
+    std::string text = fmt::format("{}:{}:{}", file, line, column);
     for (char& c : text)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
             c = '?';
@@ -207,6 +209,8 @@ void session_impl::add_misuse(const std::string& object, ThreadId t, const std::
 }
 
 void session_impl::collect() {
+    // New findings of every analysis, in event order (several events may have been pushed).
+    std::vector<std::pair<std::uint64_t, finding>> found;
     for (std::size_t i = 0; i < analyses.size(); ++i) {
         const RunningAnalysis& a = *analyses[i];
         const std::size_t n = a.finding_count(syms);
@@ -224,18 +228,53 @@ void session_impl::collect() {
                 out.op = to_string(f.access.op);
             }
             out.message = format_finding(f, a.info().name, syms, "");
-            add(std::move(out));
+            found.emplace_back(f.access.event, std::move(out));
         }
         seen[i] = n;
     }
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& f : found)
+        add(std::move(f.second));
 }
 
-bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object) {
+bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
+                        bool collect_now) {
     const bool ok = stream->push(t, op, target, loc);
     if (!ok)
         add_misuse(object, t, "ill-formed operation: " + stream->error(), op, true);
-    collect();
+    if (collect_now)
+        collect();
     return ok;
+}
+
+void session_impl::flush_pending(bool collect_now) {
+    pending_queue& q = pending;
+    if (q.items.empty() || q.serial != serial)
+        return;
+    // The thread's last call sites, so that a loop's accesses skip the session's table.
+    struct site {
+        const char* file = nullptr;
+        std::uint32_t line = 0, column = 0;
+        std::uint64_t serial = 0;
+        ObjId id = no_object;
+    };
+    thread_local std::array<site, 64> sites;
+    for (const pending_access& a : q.items) {
+        ObjId loc = no_object;
+        if (a.file) {
+            site& c =
+                sites[(reinterpret_cast<std::uintptr_t>(a.file) >> 3 ^ a.line * 31 ^ a.column) %
+                      sites.size()];
+            if (c.file != a.file || c.line != a.line || c.column != a.column || c.serial != serial)
+                c = {a.file, a.line, a.column, serial, location(a.file, a.line, a.column)};
+            loc = c.id;
+        }
+        push(this_thread.id, a.op, a.target, loc, syms.vars.name(a.target), false);
+    }
+    q.items.clear();
+    if (collect_now)
+        collect();
 }
 
 std::optional<finding> session_impl::take_fresh() {
@@ -302,9 +341,61 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
                       op, true);
         return s->take_fresh();
     }
+    push_pending(s, false);
     const ObjId id = s->resolve(o, me.id);
-    s->push(me.id, op, id, where ? s->location(*where) : no_object, o.name);
+    s->push(me.id, op, id,
+            where ? s->location(where->file_name(), where->line(), where->column()) : no_object,
+            o.name);
     return s->take_fresh();
+}
+
+void record_access(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+                   void* context) {
+    // The common case, without the lock: a thread of the open session, an object it has
+    // resolved. The access is done now; its event is queued.
+    const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
+    const std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
+    if (serial == 0 || this_thread.serial != serial || cache >> 32 != serial)
+        return record(o, op, where, access, context);
+    hidden_access(access, context);
+    pending_queue& q = pending;
+    if (q.serial != serial) {
+        if (!q.items.empty())
+            flush_pending_of_this_thread();
+        q.serial = serial;
+    }
+    q.items.push_back({where ? where->file_name() : nullptr, where ? where->line() : 0,
+                       where ? where->column() : 0, static_cast<ObjId>(cache), op});
+    if (q.items.size() >= pending_capacity)
+        flush_pending_of_this_thread();
+}
+
+void flush_pending_of_this_thread() {
+    if (pending.items.empty())
+        return;
+    event_lock lock;
+    push_pending(global().current);
+}
+
+void push_pending(session_impl* s, bool collect_now) {
+    if (pending.items.empty())
+        return;
+    if (s && pending.serial == s->serial)
+        s->flush_pending(collect_now);
+    else
+        drop_pending();
+}
+
+void drop_pending() {
+    // Accesses queued in a session that has closed since (its threads outlived it): nothing
+    // can check them any more.
+    std::fputs(fmt::format("sfg: misuse: {} accesses to sfg::shared variables were queued in a "
+                           "session that closed before they were checked\n",
+                           pending.items.size())
+                   .c_str(),
+               stderr);
+    std::fflush(stderr);
+    pending.items.clear();
 }
 
 void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
@@ -338,9 +429,14 @@ std::unique_ptr<detail::session_impl> open_session(const spec* s, session_option
             second = open->fresh.empty() ? std::nullopt : std::optional(open->fresh.back());
             open->fresh.clear();
         } else {
+            if (g.next_serial > 0xffffffffu) // serials fit object::cache's upper half
+                g.next_serial = 1;
             auto impl = std::make_unique<detail::session_impl>(g.next_serial++, s, std::move(o));
             detail::this_thread = {impl->serial, impl->main_thread};
             g.current = impl.get();
+            const on_finding p = impl->options.policy;
+            g.deferring.store(p == on_finding::log || p == on_finding::collect ? impl->serial : 0,
+                              std::memory_order_relaxed);
             return impl;
         }
     }
@@ -374,7 +470,9 @@ void session::close() {
     detail::event_lock lock;
     if (impl_->closed)
         return;
+    impl_->flush_pending();
     impl_->closed = true;
+    g.deferring.store(0, std::memory_order_relaxed);
     impl_->finish();
     if (detail::this_thread.serial == impl_->serial)
         detail::this_thread = {};
@@ -384,11 +482,15 @@ void session::close() {
 
 std::size_t session::mark() const {
     detail::event_lock lock;
+    if (!impl_->closed)
+        impl_->flush_pending();
     return impl_->findings.size();
 }
 
 bool session::expect(std::size_t mark, std::string_view kind, std::string_view var) {
     detail::event_lock lock;
+    if (!impl_->closed)
+        impl_->flush_pending();
     bool found = false;
     for (std::size_t i = mark; i < impl_->findings.size(); ++i)
         if (impl_->findings[i].kind == kind && impl_->findings[i].var == var)
@@ -398,6 +500,8 @@ bool session::expect(std::size_t mark, std::string_view kind, std::string_view v
 
 std::vector<finding> session::unexpected_findings() const {
     detail::event_lock lock;
+    if (!impl_->closed)
+        impl_->flush_pending();
     std::vector<finding> out;
     for (std::size_t i = 0; i < impl_->findings.size(); ++i)
         if (!impl_->expected[i])
@@ -412,11 +516,15 @@ session* session::current() {
 
 std::vector<finding> session::findings() const {
     detail::event_lock lock;
+    if (!impl_->closed)
+        impl_->flush_pending();
     return impl_->findings;
 }
 
 std::uint64_t session::events() const {
     detail::event_lock lock;
+    if (!impl_->closed)
+        impl_->flush_pending();
     return impl_->stream->events();
 }
 

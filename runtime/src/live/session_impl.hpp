@@ -9,6 +9,7 @@
 #include "sfg/runtime/well_formed.hpp"
 #include "sfg/sfg.hpp"
 
+#include <atomic>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -30,6 +31,9 @@ struct global_state {
     session* current_session = nullptr;
     std::uint64_t next_serial = 1; // sessions are numbered; 0 is "none"
     std::set<std::string> orphans; // objects reported as used with no session
+    // The open session's serial when its policy lets accesses be queued (log, collect), else 0.
+    // Read without the lock by every shared<T> access.
+    std::atomic<std::uint64_t> deferring{0};
 };
 global_state& global();
 
@@ -52,6 +56,37 @@ struct thread_record {
 };
 extern thread_local thread_record this_thread;
 
+// A shared<T> access queued by its thread (record_access): pushed, in program order, before the
+// thread's next event that others can order against (docs/enforcers.md, "Ordering guarantees").
+struct pending_access {
+    const char* file; // the source location's (a string literal), or nullptr
+    std::uint32_t line, column;
+    ObjId target;
+    Op op;
+};
+struct pending_queue {
+    std::uint64_t serial = 0; // the session the accesses belong to
+    std::vector<pending_access> items;
+};
+extern thread_local pending_queue pending;
+// A queue this long is pushed at once: it bounds the memory and the delay of a report.
+inline constexpr std::size_t pending_capacity = 1024;
+
+// Pushes the calling thread's queued accesses to the open session (takes the lock).
+void flush_pending_of_this_thread();
+// Under the lock: the calling thread's queued accesses to `s` (the open session, or nullptr);
+// those of a session closed since are dropped. collect_now: false when an event follows at once.
+void push_pending(session_impl* s, bool collect_now = true);
+// Forgets the calling thread's queued accesses, with a report on standard error.
+void drop_pending();
+// Performs an access hidden from ThreadSanitizer, as under the lock (event_lock.cpp).
+void hidden_access(void (*access)(void*), void* context);
+
+// The packed object::cache of `id` in session `serial`.
+inline std::uint64_t object_cache(std::uint64_t serial, ObjId id) {
+    return serial << 32 | id;
+}
+
 // Everything below is touched under global().lock only.
 struct session_impl {
     session_impl(std::uint64_t serial, const spec* s, session_options o);
@@ -61,10 +96,13 @@ struct session_impl {
     // A misuse when `name` is the spec's name of another kind of object, or cannot be written
     // in a trace.
     void check_name(const std::string& name, Namespace kind, ThreadId t);
-    ObjId location(const sfg::source_location& where);
+    ObjId location(const char* file, std::uint32_t line, std::uint32_t column);
+    // Pushes the calling thread's queued accesses, if they are this session's.
+    void flush_pending(bool collect_now = true);
     // One explicit event through the well-formedness checker to the analyses; an ill-formed one
-    // is a misuse of `object`. Collects the analyses' new findings.
-    bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object);
+    // is a misuse of `object`. Collects the analyses' new findings (unless the caller will).
+    bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
+              bool collect_now = true);
     void collect();
     void add(finding f);
     // Once per (object, what). t: the thread (no_object: a thread sfg does not know).

@@ -66,6 +66,7 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
                     ids.push_back(id);
             }
             const ObjId set = thread_set(*s, ids);
+            push_pending(s, false);
             if (s->push(this_thread.id, Op::fork, set, no_object, label)) {
                 g->serial = s->serial;
                 g->set = set;
@@ -88,6 +89,7 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
                 } catch (...) {
                     gp->errors[i] = std::current_exception();
                 }
+                flush_pending_of_this_thread(); // before the thread ends, so before its join
                 this_thread = {};
             });
     return g;
@@ -116,8 +118,10 @@ void join_group(group_impl& g) {
                                           "sfg::thread or sfg::thread_group (nor the session's "
                                           "main thread)",
                                           label));
-            else
+            else {
+                push_pending(s, false);
                 s->push(this_thread.id, Op::join, g.set, no_object, label);
+            }
             pending = s->take_fresh();
         }
     }
