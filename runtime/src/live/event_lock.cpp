@@ -32,22 +32,29 @@ bool under_tsan() {
 
 } // namespace
 
-event_lock::event_lock() {
+hidden_scope::hidden_scope() {
     if (under_tsan()) {
         AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
         AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
         AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
     }
-    global().lock.lock();
 }
 
-event_lock::~event_lock() {
-    global().lock.unlock();
+hidden_scope::~hidden_scope() {
     if (under_tsan()) {
         AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
         AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
         AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
     }
+}
+
+// hidden_ is built before the lock is taken and destroyed after it is let go.
+event_lock::event_lock() {
+    global().lock.lock();
+}
+
+event_lock::~event_lock() {
+    global().lock.unlock();
 }
 
 void hidden_access(void (*access)(void*), void* context) {

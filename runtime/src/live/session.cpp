@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -242,39 +241,11 @@ bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::s
                         bool collect_now) {
     const bool ok = stream->push(t, op, target, loc);
     if (!ok)
-        add_misuse(object, t, "ill-formed operation: " + stream->error(), op, true);
+        add_misuse(object.empty() ? object_name(op, target) : object, t,
+                   "ill-formed operation: " + stream->error(), op, true);
     if (collect_now)
         collect();
     return ok;
-}
-
-void session_impl::flush_pending(bool collect_now) {
-    pending_queue& q = pending;
-    if (q.items.empty() || q.serial != serial)
-        return;
-    // The thread's last call sites, so that a loop's accesses skip the session's table.
-    struct site {
-        const char* file = nullptr;
-        std::uint32_t line = 0, column = 0;
-        std::uint64_t serial = 0;
-        ObjId id = no_object;
-    };
-    thread_local std::array<site, 64> sites;
-    for (const pending_access& a : q.items) {
-        ObjId loc = no_object;
-        if (a.file) {
-            site& c =
-                sites[(reinterpret_cast<std::uintptr_t>(a.file) >> 3 ^ a.line * 31 ^ a.column) %
-                      sites.size()];
-            if (c.file != a.file || c.line != a.line || c.column != a.column || c.serial != serial)
-                c = {a.file, a.line, a.column, serial, location(a.file, a.line, a.column)};
-            loc = c.id;
-        }
-        push(this_thread.id, a.op, a.target, loc, syms.vars.name(a.target), false);
-    }
-    q.items.clear();
-    if (collect_now)
-        collect();
 }
 
 std::optional<finding> session_impl::take_fresh() {
@@ -324,8 +295,38 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
     return out;
 }
 
+namespace {
+
+queued_event make_event(Op op, ObjId target, const sfg::source_location* where) {
+    return {where ? where->file_name() : nullptr,
+            where ? where->line() : 0,
+            where ? where->column() : 0,
+            target,
+            this_thread.id,
+            op};
+}
+
+} // namespace
+
 std::optional<finding> record_locked(const object& o, Op op, const sfg::source_location* where,
                                      void (*access)(void*), void* context) {
+    // A session with a checker thread: a thread of it appends the event, resolving the object
+    // first if it is new (docs/enforcers.md, "How it works").
+    if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
+        serial != 0 && this_thread.serial == serial) {
+        std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
+        if (cache >> 32 != serial) {
+            event_lock lock;
+            if (session_impl* s = global().current; s && s->serial == serial)
+                cache = object_cache(serial, s->resolve(o, this_thread.id));
+        }
+        if (cache >> 32 == serial) {
+            const queued_event e = make_event(op, static_cast<ObjId>(cache), where);
+            if (queue().append(serial, &e, access, context))
+                return std::nullopt;
+        }
+        // The session has closed meanwhile: reported below.
+    }
     event_lock lock;
     if (access)
         access(context);
@@ -341,7 +342,8 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
                       op, true);
         return s->take_fresh();
     }
-    push_pending(s, false);
+    if (!pending.items.empty())
+        drop_pending();
     const ObjId id = s->resolve(o, me.id);
     s->push(me.id, op, id,
             where ? s->location(where->file_name(), where->line(), where->column()) : no_object,
@@ -351,8 +353,8 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
 
 void record_access(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
                    void* context) {
-    // The common case, without the lock: a thread of the open session, an object it has
-    // resolved. The access is done now; its event is queued.
+    // The common case, without any lock: a thread of a session with a checker thread, an
+    // object it has resolved. The access is done now; its event waits in the thread's queue.
     const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
     const std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
     if (serial == 0 || this_thread.serial != serial || cache >> 32 != serial)
@@ -361,28 +363,16 @@ void record_access(const object& o, Op op, const sfg::source_location* where, vo
     pending_queue& q = pending;
     if (q.serial != serial) {
         if (!q.items.empty())
-            flush_pending_of_this_thread();
+            drop_pending();
         q.serial = serial;
     }
-    q.items.push_back({where ? where->file_name() : nullptr, where ? where->line() : 0,
-                       where ? where->column() : 0, static_cast<ObjId>(cache), op});
+    q.items.push_back(make_event(op, static_cast<ObjId>(cache), where));
     if (q.items.size() >= pending_capacity)
         flush_pending_of_this_thread();
 }
 
 void flush_pending_of_this_thread() {
-    if (pending.items.empty())
-        return;
-    event_lock lock;
-    push_pending(global().current);
-}
-
-void push_pending(session_impl* s, bool collect_now) {
-    if (pending.items.empty())
-        return;
-    if (s && pending.serial == s->serial)
-        s->flush_pending(collect_now);
-    else
+    if (!pending.items.empty() && !queue().append(pending.serial, nullptr, nullptr, nullptr))
         drop_pending();
 }
 
@@ -434,9 +424,10 @@ std::unique_ptr<detail::session_impl> open_session(const spec* s, session_option
             auto impl = std::make_unique<detail::session_impl>(g.next_serial++, s, std::move(o));
             detail::this_thread = {impl->serial, impl->main_thread};
             g.current = impl.get();
-            const on_finding p = impl->options.policy;
-            g.deferring.store(p == on_finding::log || p == on_finding::collect ? impl->serial : 0,
-                              std::memory_order_relaxed);
+            if (impl->queued()) {
+                detail::queue().open(impl.get());
+                g.deferring.store(impl->serial, std::memory_order_relaxed);
+            }
             return impl;
         }
     }
@@ -467,30 +458,37 @@ session::~session() {
 
 void session::close() {
     detail::global_state& g = detail::global();
+    const bool queued = impl_->queued();
+    if (queued) // every event appended so far is checked (not under the lock: the checker takes it)
+        detail::queue().drain(impl_->serial);
+    {
+        detail::event_lock lock;
+        if (impl_->closed)
+            return;
+        impl_->closed = true;
+        g.deferring.store(0, std::memory_order_relaxed);
+        if (detail::this_thread.serial == impl_->serial)
+            detail::this_thread = {};
+        g.current = nullptr;
+        g.current_session = nullptr;
+    }
+    if (queued)
+        detail::queue().close();
     detail::event_lock lock;
-    if (impl_->closed)
-        return;
-    impl_->flush_pending();
-    impl_->closed = true;
-    g.deferring.store(0, std::memory_order_relaxed);
     impl_->finish();
-    if (detail::this_thread.serial == impl_->serial)
-        detail::this_thread = {};
-    g.current = nullptr;
-    g.current_session = nullptr;
 }
 
 std::size_t session::mark() const {
+    if (impl_->queued())
+        detail::queue().drain(impl_->serial);
     detail::event_lock lock;
-    if (!impl_->closed)
-        impl_->flush_pending();
     return impl_->findings.size();
 }
 
 bool session::expect(std::size_t mark, std::string_view kind, std::string_view var) {
+    if (impl_->queued())
+        detail::queue().drain(impl_->serial);
     detail::event_lock lock;
-    if (!impl_->closed)
-        impl_->flush_pending();
     bool found = false;
     for (std::size_t i = mark; i < impl_->findings.size(); ++i)
         if (impl_->findings[i].kind == kind && impl_->findings[i].var == var)
@@ -499,9 +497,9 @@ bool session::expect(std::size_t mark, std::string_view kind, std::string_view v
 }
 
 std::vector<finding> session::unexpected_findings() const {
+    if (impl_->queued())
+        detail::queue().drain(impl_->serial);
     detail::event_lock lock;
-    if (!impl_->closed)
-        impl_->flush_pending();
     std::vector<finding> out;
     for (std::size_t i = 0; i < impl_->findings.size(); ++i)
         if (!impl_->expected[i])
@@ -515,16 +513,16 @@ session* session::current() {
 }
 
 std::vector<finding> session::findings() const {
+    if (impl_->queued())
+        detail::queue().drain(impl_->serial);
     detail::event_lock lock;
-    if (!impl_->closed)
-        impl_->flush_pending();
     return impl_->findings;
 }
 
 std::uint64_t session::events() const {
+    if (impl_->queued())
+        detail::queue().drain(impl_->serial);
     detail::event_lock lock;
-    if (!impl_->closed)
-        impl_->flush_pending();
     return impl_->stream->events();
 }
 

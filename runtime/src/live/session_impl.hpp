@@ -10,6 +10,7 @@
 #include "sfg/sfg.hpp"
 
 #include <atomic>
+#include <condition_variable>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -17,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -37,13 +39,26 @@ struct global_state {
 };
 global_state& global();
 
-// Holds global().lock, hidden from ThreadSanitizer (event_lock.cpp).
+// While it lives, ThreadSanitizer ignores the calling thread's synchronization and memory
+// accesses: the runtime's bookkeeping (event_lock.cpp).
+class hidden_scope {
+public:
+    hidden_scope();
+    ~hidden_scope();
+    hidden_scope(const hidden_scope&) = delete;
+    hidden_scope& operator=(const hidden_scope&) = delete;
+};
+
+// Holds global().lock, hidden from ThreadSanitizer.
 class event_lock {
 public:
     event_lock();
     ~event_lock();
     event_lock(const event_lock&) = delete;
     event_lock& operator=(const event_lock&) = delete;
+
+private:
+    hidden_scope hidden_;
 };
 // A volatile's store (release) and load (acquire), told to ThreadSanitizer; no-ops without it.
 void tsan_release(const void* addr);
@@ -56,31 +71,64 @@ struct thread_record {
 };
 extern thread_local thread_record this_thread;
 
-// A shared<T> access queued by its thread (record_access): pushed, in program order, before the
-// thread's next event that others can order against (docs/enforcers.md, "Ordering guarantees").
-struct pending_access {
+// An event on its way to the session's checker thread (checker_thread.cpp).
+struct queued_event {
     const char* file; // the source location's (a string literal), or nullptr
     std::uint32_t line, column;
     ObjId target;
+    ThreadId thread;
     Op op;
 };
+
+// A thread's shared<T> accesses, queued without any lock (record_access) and appended to the
+// session's events, in program order, before the thread's next event that other threads can
+// order against (docs/enforcers.md, "Ordering guarantees").
 struct pending_queue {
     std::uint64_t serial = 0; // the session the accesses belong to
-    std::vector<pending_access> items;
+    std::vector<queued_event> items;
 };
 extern thread_local pending_queue pending;
-// A queue this long is pushed at once: it bounds the memory and the delay of a report.
+// A queue this long is appended at once: it bounds the memory and the delay of a report.
 inline constexpr std::size_t pending_capacity = 1024;
-
-// Pushes the calling thread's queued accesses to the open session (takes the lock).
-void flush_pending_of_this_thread();
-// Under the lock: the calling thread's queued accesses to `s` (the open session, or nullptr);
-// those of a session closed since are dropped. collect_now: false when an event follows at once.
-void push_pending(session_impl* s, bool collect_now = true);
-// Forgets the calling thread's queued accesses, with a report on standard error.
+// Forgets the calling thread's queued accesses (their session has closed), with a report on
+// standard error.
 void drop_pending();
+// Appends the calling thread's queued accesses (before it ends).
+void flush_pending_of_this_thread();
 // Performs an access hidden from ThreadSanitizer, as under the lock (event_lock.cpp).
 void hidden_access(void (*access)(void*), void* context);
+
+// The events of a session whose policy lets findings wait (log, collect), in the order that is
+// the linearization, checked by the session's checker thread so that the program's threads
+// only append (docs/enforcers.md, "How it works"). One lock of its own, hidden from
+// ThreadSanitizer like event_lock; never held with event_lock taken after it.
+class event_queue {
+public:
+    // Starts the checker thread of session s.
+    void open(session_impl* s);
+    // Atomically: appends the calling thread's queued accesses, performs access(context) and
+    // appends e (either may be null). False when session `serial` takes no more events. Waits
+    // while the queue is full, unless !may_wait (the caller holds event_lock).
+    bool append(std::uint64_t serial, const queued_event* e, void (*access)(void*), void* context,
+                bool may_wait = true);
+    // Waits until every event appended so far (the caller's queued accesses too) is checked.
+    void drain(std::uint64_t serial);
+    // Takes no more events, checks the last ones and stops the checker thread.
+    void close();
+
+private:
+    void run(session_impl* s);
+
+    std::mutex lock_;
+    std::condition_variable work_; // for the checker: events appended, or stopping
+    std::condition_variable room_; // for the program: events taken or checked
+    std::vector<queued_event> events_;
+    std::uint64_t serial_ = 0; // the session appended to; 0: none
+    std::uint64_t appended_ = 0, checked_ = 0;
+    bool idle_ = false, stopping_ = false, hurry_ = false; // hurry_: a drain waits
+    std::thread checker_;
+};
+event_queue& queue();
 
 // The packed object::cache of `id` in session `serial`.
 inline std::uint64_t object_cache(std::uint64_t serial, ObjId id) {
@@ -97,10 +145,20 @@ struct session_impl {
     // in a trace.
     void check_name(const std::string& name, Namespace kind, ThreadId t);
     ObjId location(const char* file, std::uint32_t line, std::uint32_t column);
-    // Pushes the calling thread's queued accesses, if they are this session's.
-    void flush_pending(bool collect_now = true);
+    // Whether events go through the checker thread (event_queue).
+    bool queued() const {
+        return options.policy == on_finding::log || options.policy == on_finding::collect;
+    }
+    // The checker thread's work: the events, then the findings they caused.
+    void check(const std::vector<queued_event>& events);
+    // An event with no location (fork, join) by thread t of this session: appended for the
+    // checker thread, or pushed.
+    bool event(ThreadId t, Op op, ObjId target, const std::string& object);
+    // The name of the object of an event, for a misuse report.
+    std::string object_name(Op op, ObjId target) const;
     // One explicit event through the well-formedness checker to the analyses; an ill-formed one
-    // is a misuse of `object`. Collects the analyses' new findings (unless the caller will).
+    // is a misuse of `object` (empty: the event's object). Collects the analyses' new findings
+    // (unless the caller will).
     bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
               bool collect_now = true);
     void collect();

@@ -66,8 +66,7 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
                     ids.push_back(id);
             }
             const ObjId set = thread_set(*s, ids);
-            push_pending(s, false);
-            if (s->push(this_thread.id, Op::fork, set, no_object, label)) {
+            if (s->event(this_thread.id, Op::fork, set, label)) {
                 g->serial = s->serial;
                 g->set = set;
                 for (std::size_t i = 0; i < tasks.size(); ++i)
@@ -118,10 +117,8 @@ void join_group(group_impl& g) {
                                           "sfg::thread or sfg::thread_group (nor the session's "
                                           "main thread)",
                                           label));
-            else {
-                push_pending(s, false);
-                s->push(this_thread.id, Op::join, g.set, no_object, label);
-            }
+            else
+                s->event(this_thread.id, Op::join, g.set, label);
             pending = s->take_fresh();
         }
     }
