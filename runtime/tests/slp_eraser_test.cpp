@@ -113,20 +113,7 @@ TEST_CASE("random traces and grammars: eraser on the SLP = Eraser on the trace (
         Symbols syms;
         Terminals t = terminals_of(text, syms);
         for (int g = 0; g < 3; ++g) {
-            Slp slp = t.slp;
-            if (g == 0) {
-                SequiturBuilder b;
-                for (auto x : t.sequence)
-                    b.add(x);
-                slp.rules = b.finish();
-            } else if (g == 1) {
-                slp.rules = repair(t.sequence);
-            } else {
-                slp.rules = random_grammar(t.sequence, rng);
-            }
-            if (slp.rules.empty())
-                slp.rules.emplace_back();
-            REQUIRE(!slp.compute_lengths());
+            const Slp slp = grammar_by(g, t.slp, t.sequence, rng);
             const auto want = flat(slp, syms);
             CHECK_MESSAGE(show(slp_eraser_warnings(slp, syms), syms) == want, text);
             if (g == 0 && !want.empty())

@@ -214,20 +214,7 @@ TEST_CASE("random traces and grammars: hb on the SLP = hb on the trace (4,000 tr
         Symbols syms;
         Terminals t = terminals_of(text, syms);
         for (int g = 0; g < 3; ++g) {
-            Slp slp = t.slp;
-            if (g == 0) {
-                SequiturBuilder b;
-                for (auto x : t.sequence)
-                    b.add(x);
-                slp.rules = b.finish();
-            } else if (g == 1) {
-                slp.rules = repair(t.sequence);
-            } else {
-                slp.rules = random_grammar(t.sequence, rng);
-            }
-            if (slp.rules.empty())
-                slp.rules.emplace_back();
-            REQUIRE(!slp.compute_lengths());
+            const Slp slp = grammar_by(g, t.slp, t.sequence, rng);
             SlpHb hb(slp, syms);
             const auto want = flat_races(slp, syms);
             const auto got = show(hb.races());

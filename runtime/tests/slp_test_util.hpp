@@ -89,6 +89,46 @@ inline std::vector<std::vector<SlpSymbol>> random_grammar(const std::vector<std:
     return out;
 }
 
+// The grammars the property tests compare: 0 Sequitur, 1 Re-Pair, 2 random_grammar; an SLP of
+// `terminals` generating `seq`, its lengths computed (an empty sequence gets one empty rule).
+inline Slp grammar_by(int kind, const Slp& terminals, const std::vector<std::uint32_t>& seq,
+                      std::mt19937_64& rng) {
+    Slp slp = terminals;
+    if (kind == 0) {
+        SequiturBuilder b;
+        for (auto x : seq)
+            b.add(x);
+        slp.rules = b.finish();
+    } else if (kind == 1) {
+        slp.rules = repair(seq);
+    } else {
+        slp.rules = random_grammar(seq, rng);
+    }
+    if (slp.rules.empty())
+        slp.rules.emplace_back();
+    if (auto e = slp.compute_lengths())
+        throw std::runtime_error(*e);
+    return slp;
+}
+
+// The rules of a hand-written SLP in depth-first post-order from the start (hand_slp numbers
+// them in the reverse of it).
+inline std::vector<std::size_t>
+hand_post_order(const std::vector<std::pair<std::string, std::vector<std::string>>>& rules,
+                const std::map<std::string, std::size_t>& index) {
+    std::vector<int> state(rules.size(), 0);
+    std::vector<std::size_t> post;
+    auto dfs = [&](auto& self, std::size_t r) -> void {
+        state[r] = 1;
+        for (const auto& s : rules[r].second)
+            if (auto it = index.find(s); it != index.end() && state[it->second] == 0)
+                self(self, it->second);
+        post.push_back(r);
+    };
+    dfs(dfs, 0);
+    return post;
+}
+
 // An SLP written by hand: rules by name, the first the start; a symbol is a rule's name or an
 // event `THREAD|OP`.
 inline Slp hand_slp(const std::vector<std::pair<std::string, std::vector<std::string>>>& rules,
@@ -130,16 +170,7 @@ inline Slp hand_slp(const std::vector<std::pair<std::string, std::vector<std::st
         return term[s] = static_cast<std::uint32_t>(slp.terminals.size() - 1);
     };
     // Order: depth-first post-order from the start, reversed.
-    std::vector<int> state(rules.size(), 0);
-    std::vector<std::size_t> post;
-    auto dfs = [&](auto& self, std::size_t r) -> void {
-        state[r] = 1;
-        for (const auto& s : rules[r].second)
-            if (auto it = index.find(s); it != index.end() && state[it->second] == 0)
-                self(self, it->second);
-        post.push_back(r);
-    };
-    dfs(dfs, 0);
+    const std::vector<std::size_t> post = hand_post_order(rules, index);
     std::vector<std::uint32_t> number(rules.size());
     for (std::size_t i = 0; i < post.size(); ++i)
         number[post[i]] = static_cast<std::uint32_t>(post.size() - 1 - i);
@@ -162,16 +193,7 @@ hand_rule(const std::vector<std::pair<std::string, std::vector<std::string>>>& r
     std::map<std::string, std::size_t> index;
     for (std::size_t i = 0; i < rules.size(); ++i)
         index[rules[i].first] = i;
-    std::vector<int> state(rules.size(), 0);
-    std::vector<std::size_t> post;
-    auto dfs = [&](auto& self, std::size_t r) -> void {
-        state[r] = 1;
-        for (const auto& s : rules[r].second)
-            if (auto it = index.find(s); it != index.end() && state[it->second] == 0)
-                self(self, it->second);
-        post.push_back(r);
-    };
-    dfs(dfs, 0);
+    const std::vector<std::size_t> post = hand_post_order(rules, index);
     for (std::size_t i = 0; i < post.size(); ++i)
         if (rules[post[i]].first == name)
             return static_cast<std::uint32_t>(post.size() - 1 - i);

@@ -40,20 +40,7 @@ TEST_CASE("well-formedness on the grammar = the checker on the trace (6,000 gram
         }
         t.slp.locations.clear();
         for (int g = 0; g < 3; ++g) {
-            Slp slp = t.slp;
-            if (g == 0) {
-                SequiturBuilder b;
-                for (auto x : s)
-                    b.add(x);
-                slp.rules = b.finish();
-            } else if (g == 1) {
-                slp.rules = repair(s);
-            } else {
-                slp.rules = random_grammar(s, rng);
-            }
-            if (slp.rules.empty())
-                slp.rules.emplace_back();
-            REQUIRE(!slp.compute_lengths());
+            const Slp slp = grammar_by(g, t.slp, s, rng);
             NoSink none;
             const TraceResult want = expand_slp(slp, "t.slp", syms, none);
             const auto got = check_slp_well_formed(slp, "t.slp", syms);
