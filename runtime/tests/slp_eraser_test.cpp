@@ -10,7 +10,6 @@ using namespace sfg::testing;
 
 namespace {
 
-using Rules = std::vector<std::pair<std::string, std::vector<std::string>>>;
 using Strings = std::vector<std::string>;
 
 std::vector<std::string> show(const std::vector<LocksetWarning>& ws, const Symbols& syms) {
@@ -67,16 +66,7 @@ TEST_CASE("TV2 (sigma2): open acquires and releases, locksets (RealLocks)") {
 
 TEST_CASE("TV1 and TV4's tail: the same warnings as Eraser on the trace") {
     {
-        const Rules rules{
-            {"S", {"A", "B"}},
-            {"A", {"C", "D"}},
-            {"C", {"E", "F"}},
-            {"B", {"F", "G"}},
-            {"E", {"1|w(x)", "1|fork(2)"}},
-            {"F", {"2|r(x)", "2|acq(l)", "2|w(y)", "2|rel(l)"}},
-            {"D", {"1|r(x)", "1|acq(l)", "1|rel(l)", "1|w(y)"}},
-            {"G", {"1|join(2)", "1|w(y)"}},
-        };
+        const Rules& rules = tv1_rules();
         Symbols syms;
         Slp slp = hand_slp(rules, syms);
         CHECK(show(slp_eraser_warnings(slp, syms), syms) == flat(slp, syms));

@@ -13,7 +13,6 @@ using namespace sfg::testing;
 
 namespace {
 
-using Rules = std::vector<std::pair<std::string, std::vector<std::string>>>;
 using Sets = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
 std::string show(const Race& r) {
@@ -41,16 +40,7 @@ std::vector<std::string> flat_races(const Slp& slp, const Symbols& syms) {
 } // namespace
 
 TEST_CASE("TV1 (sigma1): the paper's summaries node by node; the race e10/e13 on y") {
-    const Rules rules{
-        {"S", {"A", "B"}},
-        {"A", {"C", "D"}},
-        {"C", {"E", "F"}},
-        {"B", {"F", "G"}},
-        {"E", {"1|w(x)", "1|fork(2)"}},
-        {"F", {"2|r(x)", "2|acq(l)", "2|w(y)", "2|rel(l)"}},
-        {"D", {"1|r(x)", "1|acq(l)", "1|rel(l)", "1|w(y)"}},
-        {"G", {"1|join(2)", "1|w(y)"}},
-    };
+    const Rules& rules = tv1_rules();
     Symbols syms;
     Slp slp = hand_slp(rules, syms);
     CHECK(slp.events() == 16);

@@ -129,6 +129,25 @@ hand_post_order(const std::vector<std::pair<std::string, std::vector<std::string
     return post;
 }
 
+// A hand-written SLP: rules by name, the first the start; a symbol is a rule's name or an
+// event `THREAD|OP`.
+using Rules = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+// The SLP paper's sigma1 (test vector TV1): a race between e10 and e13 on y.
+inline const Rules& tv1_rules() {
+    static const Rules rules{
+        {"S", {"A", "B"}},
+        {"A", {"C", "D"}},
+        {"C", {"E", "F"}},
+        {"B", {"F", "G"}},
+        {"E", {"1|w(x)", "1|fork(2)"}},
+        {"F", {"2|r(x)", "2|acq(l)", "2|w(y)", "2|rel(l)"}},
+        {"D", {"1|r(x)", "1|acq(l)", "1|rel(l)", "1|w(y)"}},
+        {"G", {"1|join(2)", "1|w(y)"}},
+    };
+    return rules;
+}
+
 // An SLP written by hand: rules by name, the first the start; a symbol is a rule's name or an
 // event `THREAD|OP`.
 inline Slp hand_slp(const std::vector<std::pair<std::string, std::vector<std::string>>>& rules,
