@@ -34,15 +34,7 @@ std::vector<std::string> flat(const Slp& slp, const Symbols& syms) {
 } // namespace
 
 TEST_CASE("TV2 (sigma2): open acquires and releases, locksets (RealLocks)") {
-    const Rules rules{
-        {"S", {"U", "V"}},
-        {"U", {"W", "X"}},
-        {"V", {"Y", "Z"}},
-        {"W", {"1|r(x)", "1|acq(l)"}},
-        {"X", {"1|w(y)", "1|rel(l)", "2|acq(l)"}},
-        {"Y", {"2|r(x)", "2|w(y)"}},
-        {"Z", {"2|rel(l)", "2|r(x)", "1|w(z)"}},
-    };
+    const Rules& rules = tv2_rules();
     Symbols syms;
     Slp slp = hand_slp(rules, syms);
     auto d = [&](const char* n) { return slp_lockset_dump(slp, syms, hand_rule(rules, n)); };

@@ -88,15 +88,7 @@ TEST_CASE("TV1 (sigma1): the paper's summaries node by node; the race e10/e13 on
 }
 
 TEST_CASE("TV2 (sigma2): no race; the summaries the paper states") {
-    const Rules rules{
-        {"S", {"U", "V"}},
-        {"U", {"W", "X"}},
-        {"V", {"Y", "Z"}},
-        {"W", {"1|r(x)", "1|acq(l)"}},
-        {"X", {"1|w(y)", "1|rel(l)", "2|acq(l)"}},
-        {"Y", {"2|r(x)", "2|w(y)"}},
-        {"Z", {"2|rel(l)", "2|r(x)", "1|w(z)"}},
-    };
+    const Rules& rules = tv2_rules();
     Symbols syms;
     Slp slp = hand_slp(rules, syms);
     SlpHb hb(slp, syms);

@@ -148,6 +148,20 @@ inline const Rules& tv1_rules() {
     return rules;
 }
 
+// The SLP paper's sigma2 (test vector TV2): no race; open acquires and releases.
+inline const Rules& tv2_rules() {
+    static const Rules rules{
+        {"S", {"U", "V"}},
+        {"U", {"W", "X"}},
+        {"V", {"Y", "Z"}},
+        {"W", {"1|r(x)", "1|acq(l)"}},
+        {"X", {"1|w(y)", "1|rel(l)", "2|acq(l)"}},
+        {"Y", {"2|r(x)", "2|w(y)"}},
+        {"Z", {"2|rel(l)", "2|r(x)", "1|w(z)"}},
+    };
+    return rules;
+}
+
 // An SLP written by hand: rules by name, the first the start; a symbol is a rule's name or an
 // event `THREAD|OP`.
 inline Slp hand_slp(const std::vector<std::pair<std::string, std::vector<std::string>>>& rules,
