@@ -14,8 +14,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -341,4 +343,120 @@ TEST_CASE("live: threads start and join while others fill the checker's queue") 
     busy.join();
     CHECK(s.findings().empty());
     CHECK(s.events() > 2 + 10 * 2 + 10 * 80000);
+}
+
+namespace {
+
+sfg::session_options collect_hb() {
+    sfg::session_options o = collect_all();
+    o.analyses = "hb";
+    return o;
+}
+
+sfg::shared<int>* guarded = nullptr;
+struct store_when_destroyed {
+    ~store_when_destroyed() { guarded->store(7); }
+};
+
+} // namespace
+
+TEST_CASE("live: what a thread's body captured dies in that thread, its events counted") {
+    sfg::session s(collect_hb());
+    sfg::shared<int> x("x", 0);
+    guarded = &x;
+    x.store(1);
+    {
+        auto g = std::make_shared<store_when_destroyed>();
+        sfg::thread t("a", [g = std::move(g)] {});
+    }
+    CHECK(s.findings().empty()); // no misuse: a's store is a's, before its join
+    CHECK(s.events() == 4);      // w, fork, a's w, join
+}
+
+TEST_CASE("live: sessions opened and closed by two threads at once") {
+    // One is open at a time; the other thread's attempts are misuses (thrown), never a crash.
+    std::atomic<int> opened{0};
+    auto body = [&] {
+        for (int i = 0; i < 500; ++i) {
+            try {
+                sfg::session s(collect_hb());
+                ++opened;
+            } catch (const sfg::finding_error& e) {
+                CHECK(e.details().var == "session");
+            }
+        }
+    };
+    std::thread a(body), b(body);
+    a.join();
+    b.join();
+    CHECK(opened.load() > 0);
+}
+
+TEST_CASE("live: a misuse comes after the findings of the events before it") {
+    sfg::session s(collect_hb());
+    sfg::shared<int> x("x", 0);
+    sfg::mutex m("m");
+    std::atomic<bool> written{false};
+    sfg::thread a("a", [&] {
+        x.store(1);
+        written = true;
+    });
+    while (!written)
+        std::this_thread::yield();
+    x.store(2); // races with a's store
+    m.unlock(); // not held: a misuse, after the race
+    a.join();
+    const auto f = s.findings();
+    REQUIRE(f.size() == 2);
+    CHECK(f[0].kind == "race");
+    CHECK(f[1].kind == "misuse");
+}
+
+TEST_CASE("live: a second session's misuse is what it throws, every time") {
+    sfg::session s(collect_hb());
+    sfg::shared<int> x("x", 0);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        try {
+            sfg::session second(collect_hb());
+            FAIL("a second session opened");
+        } catch (const sfg::finding_error& e) {
+            CHECK(e.details().var == "session");
+        }
+        std::atomic<bool> written{false};
+        sfg::thread a("a" + std::to_string(attempt), [&] {
+            x.store(1);
+            written = true;
+        });
+        while (!written)
+            std::this_thread::yield();
+        x.store(2); // a race found meanwhile must not be thrown as the session's misuse
+        a.join();
+        (void)s.events();
+    }
+}
+
+namespace {
+
+struct throws_on_move {
+    int v = 0;
+    throws_on_move() = default;
+    throws_on_move(const throws_on_move&) = default;
+    throws_on_move& operator=(const throws_on_move&) = default;
+    throws_on_move& operator=(throws_on_move&&) { throw std::runtime_error("no"); }
+    ~throws_on_move() {}
+};
+
+} // namespace
+
+TEST_CASE("live: an access that throws leaves the queued events counted") {
+    sfg::session s(collect_hb());
+    sfg::shared<int> x("x", 0);
+    sfg::shared<throws_on_move> y("y");
+    x.store(0);
+    (void)y.load();
+    CHECK(s.events() == 2);
+    for (int i = 0; i < 5; ++i)
+        x.store(i);
+    CHECK_THROWS(y.store(throws_on_move{}));
+    CHECK(s.events() == 7); // the five stores, checked before events() returns
 }

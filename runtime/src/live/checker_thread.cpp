@@ -53,12 +53,14 @@ bool event_queue::append(std::uint64_t serial, const queued_event* e, void (*acc
     if (serial_ != serial)
         return false;
     events_.insert(events_.end(), p.items.begin(), p.items.end());
+    appended_ += p.items.size(); // counted now: the access may throw
     p.items.clear();
     if (access) // atomically with the event: a vw is appended before any vr that reads it
         access(context);
-    if (e)
+    if (e) {
         events_.push_back(*e);
-    appended_ += more;
+        ++appended_;
+    }
     if (idle_ && events_.size() >= batch_size) {
         idle_ = false;
         work_.notify_one();
@@ -148,6 +150,7 @@ void session_impl::check(const std::vector<queued_event>& events) {
         push(e.thread, e.op, e.target, loc, {}, false);
     }
     collect();
+    fresh.clear(); // nothing is thrown under log and collect
 }
 
 bool session_impl::event(ThreadId t, Op op, ObjId target, const std::string& object) {

@@ -316,6 +316,8 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
         serial != 0 && this_thread.serial == serial) {
         std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
         if (cache >> 32 != serial) {
+            // Resolving may report a misuse of the name: after the events before it.
+            queue().drain(serial);
             event_lock lock;
             if (session_impl* s = global().current; s && s->serial == serial)
                 cache = object_cache(serial, s->resolve(o, this_thread.id));
@@ -376,6 +378,13 @@ void flush_pending_of_this_thread() {
         drop_pending();
 }
 
+void drain_before_misuse() {
+    // A misuse is reported after the events that came before it (findings in event order).
+    if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
+        serial != 0 && this_thread.serial == serial)
+        queue().drain(serial);
+}
+
 void drop_pending() {
     // Accesses queued in a session that has closed since (its threads outlived it): nothing
     // can check them any more.
@@ -395,6 +404,7 @@ void record(const object& o, Op op, const sfg::source_location* where, void (*ac
 }
 
 std::optional<finding> misuse(const object& o, const std::string& what) {
+    drain_before_misuse();
     event_lock lock;
     session_impl* s = global().current;
     if (!s)
@@ -410,13 +420,17 @@ namespace {
 
 std::unique_ptr<detail::session_impl> open_session(const spec* s, session_options o) {
     detail::global_state& g = detail::global();
+    detail::hidden_scope hidden;
+    std::lock_guard opening(g.lifecycle);
     std::optional<finding> second;
     {
         detail::event_lock lock;
         if (detail::session_impl* open = g.current) {
+            const std::size_t before = open->fresh.size();
             open->add_misuse("session", open->main_thread,
                              "a second sfg::session was opened while one is open (one at a time)");
-            second = open->fresh.empty() ? std::nullopt : std::optional(open->fresh.back());
+            if (open->fresh.size() > before)
+                second = open->fresh.back();
             open->fresh.clear();
         } else {
             if (g.next_serial > 0xffffffffu) // serials fit object::cache's upper half
@@ -458,6 +472,9 @@ session::~session() {
 
 void session::close() {
     detail::global_state& g = detail::global();
+    // Until the checker thread has stopped: no other session opens meanwhile.
+    detail::hidden_scope hidden;
+    std::lock_guard closing(g.lifecycle);
     const bool queued = impl_->queued();
     if (queued) // every event appended so far is checked (not under the lock: the checker takes it)
         detail::queue().drain(impl_->serial);

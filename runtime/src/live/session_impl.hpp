@@ -36,6 +36,9 @@ struct global_state {
     // The open session's serial when its policy lets accesses be queued (log, collect), else 0.
     // Read without the lock by every shared<T> access.
     std::atomic<std::uint64_t> deferring{0};
+    // Held by a session's opening and its whole closing (its checker thread stopped), taken
+    // before the lock above.
+    std::mutex lifecycle;
 };
 global_state& global();
 
@@ -93,6 +96,8 @@ inline constexpr std::size_t pending_capacity = 1024;
 // Forgets the calling thread's queued accesses (their session has closed), with a report on
 // standard error.
 void drop_pending();
+// Before a misuse is reported: waits until the events before it are checked (log, collect).
+void drain_before_misuse();
 // Appends the calling thread's queued accesses (before it ends).
 void flush_pending_of_this_thread();
 // Performs an access hidden from ThreadSanitizer, as under the lock (event_lock.cpp).

@@ -42,6 +42,7 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
     std::unique_ptr<group_impl, void (*)(group_impl*)> g(new group_impl, destroy);
     std::vector<thread_record> records(tasks.size());
     std::optional<finding> pending;
+    drain_before_misuse(); // a thread's name may be a misuse
     {
         event_lock lock;
         for (const auto& t : tasks)
@@ -81,12 +82,14 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
     g->errors.resize(tasks.size());
     for (std::size_t i = 0; i < tasks.size(); ++i)
         g->threads.emplace_back(
-            [gp = g.get(), i, rec = records[i], t = std::move(tasks[i].second)] {
+            [gp = g.get(), i, rec = records[i], t = std::move(tasks[i].second)]() mutable {
                 this_thread = rec;
                 try {
                     t->run();
+                    t.reset(); // what the body captured dies in this thread, as its events
                 } catch (...) {
                     gp->errors[i] = std::current_exception();
+                    t.reset();
                 }
                 flush_pending_of_this_thread(); // before the thread ends, so before its join
                 this_thread = {};
