@@ -1,5 +1,5 @@
-// Generated headers (sfgc --emit-cpp, docs/enforcers.md): the nets the live runtime builds from them
-// are the nets `sfgc --json` describes, and the declared names are the spec's.
+// Generated headers (sfgc --emit-cpp, docs/enforcers.md): the nets the live runtime builds from
+// them are the nets `sfgc --json` describes, and the declared names are the spec's.
 #include "live/spec_impl.hpp"
 
 #include "sfg/compiler/compile.hpp"
