@@ -137,6 +137,7 @@ void session_impl::check(const std::vector<queued_event>& events) {
         ObjId id = no_object;
     };
     thread_local std::array<site, 64> sites;
+    static const std::string no_name; // push names the event's object if it is ill-formed
     for (const queued_event& e : events) {
         ObjId loc = no_object;
         if (e.file) {
@@ -147,7 +148,7 @@ void session_impl::check(const std::vector<queued_event>& events) {
                 c = {e.file, e.line, e.column, serial, location(e.file, e.line, e.column)};
             loc = c.id;
         }
-        push(e.thread, e.op, e.target, loc, {}, false);
+        push(e.thread, e.op, e.target, loc, no_name, false);
     }
     collect();
     fresh.clear(); // nothing is thrown under log and collect

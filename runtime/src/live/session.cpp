@@ -4,6 +4,7 @@
 // (analyses.hpp) and, when recording, to the text trace writer.
 #include "session_impl.hpp"
 
+#include "../trace_text_parser.hpp"
 #include "sfg/runtime/report.hpp"
 
 #include <fmt/format.h>
@@ -27,15 +28,10 @@ thread_local pending_queue pending;
 
 namespace {
 
-// The trace format's rule for names (docs/traces.md): no white space, control characters or
-// `|(),`, and a thread's does not start with `#`.
+// The trace format's rule for names (docs/traces.md), as the text reader checks it.
 bool writable_name(const std::string& name, Namespace kind) {
-    if (name.empty() || (kind == Namespace::thread && name[0] == '#'))
-        return false;
-    return std::none_of(name.begin(), name.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return u <= 0x20 || u == 0x7f || c == '|' || c == '(' || c == ')' || c == ',';
-    });
+    return kind == Namespace::thread ? text_trace::is_valid_thread_name(name)
+                                     : text_trace::is_valid_name(name);
 }
 
 on_finding parse_policy(const std::string& v) {

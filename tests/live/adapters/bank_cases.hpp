@@ -31,4 +31,14 @@ inline int run(bool withdraw_locks) {
     return balance.load();
 }
 
+// A write by main after forking deposit, which writes too: a violation, thrown under throw_error
+// in main or in deposit (deposit's comes back from join).
+inline void write_after_fork() {
+    sfg::shared<int> balance("balance", 0);
+    balance.store(1); // main, EX(main): fine
+    sfg::thread t("deposit", [&] { balance.store(2); });
+    balance.store(3); // main again, after the fork
+    t.join();
+}
+
 } // namespace bank_cases

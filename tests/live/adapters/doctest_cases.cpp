@@ -33,11 +33,5 @@ TEST_CASE("passes: throw_error inside the expectation") {
     o.policy = sfg::on_finding::throw_error;
     o.analyses = "enforce";
     sfg::doctest_session s(bank::spec(), o);
-    SFG_EXPECT_FINDING("violation", "balance", {
-        sfg::shared<int> balance("balance", 0);
-        balance.store(1); // main, EX(main): fine
-        sfg::thread t("deposit", [&] { balance.store(2); });
-        balance.store(3); // main again, after the fork: a violation here or in deposit
-        t.join();         // (deposit's comes back from join)
-    });
+    SFG_EXPECT_FINDING("violation", "balance", bank_cases::write_after_fork());
 }
