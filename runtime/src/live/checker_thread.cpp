@@ -1,24 +1,64 @@
 // The checker thread of a session whose policy lets findings wait (log, collect;
-// docs/enforcers.md, "How it works"): the program's threads append their events, in the order
-// that is the linearization, to one queue; this thread takes them in batches and runs the
-// analyses, so that their cost is not paid inside the program's critical sections.
+// docs/enforcers.md, "How it works"): each of the program's threads appends its events to a
+// ring of its own, the events that order threads numbered by one ticket counter; this thread
+// merges the rings by ticket, which is the linearization, and runs the analyses on batches of
+// events, so that their cost is not paid inside the program's critical sections.
 #include "session_impl.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
+#include <mutex>
 
 namespace sfg::detail {
 
 namespace {
 
-// Events waiting at most: 2 MB. A thread that would pass it waits for the checker.
-constexpr std::size_t queue_capacity = std::size_t{1} << 16;
-// The checker wakes for this many events, or after a millisecond: waking it for each event
-// would cost the program a system call each time.
+// The checker takes at most this many events at once: the analyses run on a batch under
+// event_lock, which the program's slow paths (a new object, a fork) wait for.
 constexpr std::size_t batch_size = 4096;
-constexpr std::chrono::milliseconds batch_wait{1};
+// With nothing to do, the checker sleeps this long, unless a ring fills or a drain waits.
+constexpr std::chrono::milliseconds idle_wait{1};
+
+// A session's tag in the ticket counter: 24 bits of its serial, never 0 (closed). A thread of a
+// session closed 2^24 sessions ago could take a ticket of the open one: not a concern.
+constexpr unsigned tag_shift = 40;
+constexpr std::uint64_t ticket_mask = (std::uint64_t{1} << tag_shift) - 1;
+std::uint64_t tag(std::uint64_t serial) {
+    return serial % 0xffffff + 1;
+}
+
+// The calling thread's ring; marked abandoned when the thread ends, so that the checker lets
+// it go once it has taken its entries.
+struct ring_holder {
+    std::shared_ptr<event_ring> ring;
+    ~ring_holder() {
+        if (ring)
+            ring->abandoned.store(true, std::memory_order_release);
+    }
+};
+thread_local ring_holder this_ring;
+
+// The accesses after a ring's last ticketed entry, which nothing will check any more (their
+// session has closed), reported.
+void report_dropped(const event_ring& r) {
+    if (r.unticketed == 0)
+        return;
+    std::fputs(fmt::format("sfg: misuse: {} accesses to sfg::shared variables were queued in a "
+                           "session that closed before they were checked\n",
+                           r.unticketed)
+                   .c_str(),
+               stderr);
+    std::fflush(stderr);
+}
+
+bool full(event_ring& r, std::uint64_t tail) {
+    return tail - r.head_seen >= event_ring::capacity &&
+           tail - (r.head_seen = r.head.load(std::memory_order_acquire)) >= event_ring::capacity;
+}
 
 } // namespace
 
@@ -30,55 +70,177 @@ event_queue& queue() {
 void event_queue::open(session_impl* s) {
     hidden_scope hidden;
     std::lock_guard l(lock_);
-    serial_ = s->serial;
-    appended_ = checked_ = 0;
-    idle_ = stopping_ = hurry_ = false;
-    events_.clear();
+    next_ = 1;
+    checked_ = final_ = 0;
+    stopping_ = hurry_ = false;
+    ticket_.store(tag(s->serial) << tag_shift | 1, std::memory_order_relaxed);
+    serial_.store(s->serial, std::memory_order_release);
     checker_ = std::thread([this, s] { run(s); });
 }
 
-bool event_queue::append(std::uint64_t serial, const queued_event* e, void (*access)(void*),
-                         void* context, bool may_wait) {
+event_ring* event_queue::ring(std::uint64_t serial) {
+    event_ring* r = this_ring.ring.get();
+    return r && r->serial == serial ? r : new_ring(serial);
+}
+
+event_ring* event_queue::new_ring(std::uint64_t serial) {
+    forget_stale_ring(serial);
     hidden_scope hidden;
-    std::unique_lock l(lock_);
-    if (serial == 0 || serial_ != serial)
-        return false;
-    pending_queue& p = pending;
-    if (!p.items.empty() && p.serial != serial)
-        drop_pending();
-    const std::size_t more = p.items.size() + (e ? 1 : 0);
-    while (may_wait && serial_ == serial && !events_.empty() &&
-           events_.size() + more > queue_capacity)
-        room_.wait(l);
-    if (serial_ != serial)
-        return false;
-    events_.insert(events_.end(), p.items.begin(), p.items.end());
-    appended_ += p.items.size(); // counted now: the access may throw
-    p.items.clear();
-    if (access) // atomically with the event: a vw is appended before any vr that reads it
-        access(context);
-    if (e) {
-        events_.push_back(*e);
-        ++appended_;
+    std::lock_guard l(rings_lock_);
+    if (serial_.load(std::memory_order_acquire) != serial)
+        return nullptr;
+    auto r = std::make_shared<event_ring>(serial, this_thread.id);
+    rings_.push_back(r);
+    rings_version_.fetch_add(1, std::memory_order_release);
+    this_ring.ring = std::move(r);
+    return this_ring.ring.get();
+}
+
+void forget_stale_ring(std::uint64_t serial) {
+    std::shared_ptr<event_ring>& r = this_ring.ring;
+    if (!r || r->serial == serial)
+        return;
+    report_dropped(*r);
+    r->abandoned.store(true, std::memory_order_release);
+    r.reset();
+}
+
+bool event_queue::wait_for_room(event_ring& r) {
+    const std::uint64_t tail = r.tail.load(std::memory_order_relaxed);
+    for (int spins = 0;; ++spins) {
+        r.head_seen = r.head.load(std::memory_order_acquire);
+        if (tail - r.head_seen < event_ring::capacity)
+            return true;
+        if (spins < 16) {
+            std::this_thread::yield();
+            continue;
+        }
+        hidden_scope hidden;
+        std::unique_lock l(lock_);
+        if (serial_.load(std::memory_order_relaxed) != r.serial)
+            return false;
+        hurry_ = true;
+        work_.notify_one();
+        room_waiters_.fetch_add(1, std::memory_order_relaxed);
+        room_.wait_for(l, idle_wait);
+        room_waiters_.fetch_sub(1, std::memory_order_relaxed);
     }
-    if (idle_ && events_.size() >= batch_size) {
-        idle_ = false;
+}
+
+std::uint64_t event_queue::take_ticket(std::uint64_t serial) {
+    const std::uint64_t t = tag(serial);
+    std::uint64_t v = ticket_.load(std::memory_order_relaxed);
+    do {
+        if (v >> tag_shift != t)
+            return 0;
+    } while (!ticket_.compare_exchange_weak(v, v + 1, std::memory_order_relaxed));
+    return v & ticket_mask;
+}
+
+void event_queue::published(event_ring& r, std::uint64_t tail) {
+    // The checker sleeps while there is little to do: a filling ring wakes it (a system call,
+    // hence only now and then).
+    if (tail % 512 != 0)
+        return;
+    r.head_seen = r.head.load(std::memory_order_acquire);
+    if (idle_.load(std::memory_order_relaxed) && tail - r.head_seen >= event_ring::capacity / 4) {
+        hidden_scope hidden;
+        std::lock_guard l(lock_);
         work_.notify_one();
     }
+}
+
+bool event_queue::push_access(std::uint64_t serial, const queued_event& e) {
+    event_ring* r = ring(serial);
+    if (!r)
+        return false;
+    const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
+    if (full(*r, tail) && !wait_for_room(*r))
+        return false;
+    r->entries[tail % event_ring::capacity] = {e.file, e.line, e.column, e.target, e.op, false, 0};
+    r->tail.store(tail + 1, std::memory_order_release);
+    if (++r->unticketed >= pending_capacity)
+        return append(serial, nullptr, nullptr, nullptr, nullptr);
+    published(*r, tail + 1);
     return true;
 }
 
-void event_queue::drain(std::uint64_t serial) {
-    if (!append(serial, nullptr, nullptr, nullptr))
+namespace {
+
+// The lock of an object's accesses that must be atomic with their events (a volatile's, a
+// shared<T> that is not trivially copyable), one of a few shared by all objects.
+std::mutex& object_lock(const void* object) {
+    static std::array<std::mutex, 64> locks;
+    return locks[(reinterpret_cast<std::uintptr_t>(object) >> 4) % locks.size()];
+}
+
+} // namespace
+
+bool event_queue::append(std::uint64_t serial, const queued_event* e, void (*access)(void*),
+                         void* context, const void* object, bool may_wait) {
+    event_ring* r = ring(serial);
+    if (!r)
+        return false;
+    const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
+    if (full(*r, tail) && (!may_wait || !wait_for_room(*r)))
+        return false; // closed, or (!may_wait) no room was reserved
+    std::uint64_t ticket = 0;
+    if (access) {
+        // Accesses of one object take their tickets in the order they happen: a vw is ordered
+        // before every vr that reads it.
+        hidden_scope hidden;
+        std::lock_guard l(object_lock(object));
+        access(context);
+        ticket = take_ticket(serial);
+    } else {
+        ticket = take_ticket(serial);
+    }
+    if (ticket == 0)
+        return false;
+    r->entries[tail % event_ring::capacity] =
+        e ? ring_entry{e->file, e->line, e->column, e->target, e->op, false, ticket}
+          : ring_entry{nullptr, 0, 0, no_object, Op::read, true, ticket};
+    r->tail.store(tail + 1, std::memory_order_release);
+    r->unticketed = 0;
+    published(*r, tail + 1);
+    return true;
+}
+
+void event_queue::reserve(std::uint64_t serial) {
+    if (event_ring* r = ring(serial); r && full(*r, r->tail.load(std::memory_order_relaxed)))
+        wait_for_room(*r);
+}
+
+void reserve_event() {
+    if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
+        serial != 0 && this_thread.serial == serial)
+        queue().reserve(serial);
+}
+
+void flush_pending_of_this_thread() {
+    event_ring* r = this_ring.ring.get();
+    if (!r || r->unticketed == 0)
         return;
+    if (!queue().append(r->serial, nullptr, nullptr, nullptr, nullptr))
+        forget_stale_ring(0);
+}
+
+void event_queue::drain(std::uint64_t serial) {
+    if (this_thread.serial == serial) {
+        if (event_ring* r = this_ring.ring.get(); r && r->serial == serial && r->unticketed > 0)
+            append(serial, nullptr, nullptr, nullptr, nullptr); // places the caller's accesses
+    }
+    const std::uint64_t v = ticket_.load(std::memory_order_relaxed);
+    if (v >> tag_shift != tag(serial))
+        return;
+    const std::uint64_t target = (v & ticket_mask) - 1; // every ticket taken so far
     hidden_scope hidden;
     std::unique_lock l(lock_);
-    const std::uint64_t target = appended_;
     if (checked_ < target) {
         hurry_ = true;
         work_.notify_one();
     }
-    while (serial_ == serial && checked_ < target)
+    while (serial_.load(std::memory_order_relaxed) == serial && checked_ < target)
         room_.wait(l);
 }
 
@@ -86,45 +248,121 @@ void event_queue::close() {
     {
         hidden_scope hidden;
         std::lock_guard l(lock_);
-        serial_ = 0;
+        // The tickets below final_ have been taken: their entries are being written.
+        final_ = ticket_.exchange(0, std::memory_order_relaxed) & ticket_mask;
+        serial_.store(0, std::memory_order_relaxed);
         stopping_ = hurry_ = true;
         work_.notify_one();
         room_.notify_all();
     }
     if (checker_.joinable())
         checker_.join(); // it checks what is left first
+    hidden_scope hidden;
+    std::lock_guard l(rings_lock_);
+    rings_.clear();
+}
+
+// Takes the entries up to the next ticket's, ticket after ticket, into the batch. False when
+// the next ticket is not in a ring yet.
+bool event_queue::gather(std::vector<std::shared_ptr<event_ring>>& rings, std::size_t& last,
+                         std::vector<queued_event>& batch) {
+    // Whether ring r's first ticketed entry is the next ticket's (scanning it once).
+    auto has_next = [&](event_ring& r) {
+        if (r.found_ticket == 0) {
+            const std::uint64_t tail = r.tail.load(std::memory_order_acquire);
+            for (; r.scanned < tail; ++r.scanned)
+                if (const std::uint64_t t = r.entries[r.scanned % event_ring::capacity].ticket) {
+                    r.found_ticket = t;
+                    break;
+                }
+        }
+        return r.found_ticket == next_;
+    };
+    while (batch.size() < batch_size) {
+        // A thread often takes several tickets in a row: its ring first.
+        if (last >= rings.size() || !has_next(*rings[last])) {
+            last = rings.size();
+            for (std::size_t i = 0; i < rings.size(); ++i)
+                if (has_next(*rings[i])) {
+                    last = i;
+                    break;
+                }
+            if (last == rings.size())
+                return !batch.empty();
+        }
+        event_ring& r = *rings[last];
+        for (std::uint64_t i = r.head.load(std::memory_order_relaxed); i <= r.scanned; ++i) {
+            const ring_entry& x = r.entries[i % event_ring::capacity];
+            if (!x.marker)
+                batch.push_back({x.file, x.line, x.column, x.target, r.thread, x.op});
+        }
+        ++r.scanned;
+        r.found_ticket = 0;
+        r.head.store(r.scanned, std::memory_order_release);
+        ++next_;
+    }
+    return true;
 }
 
 void event_queue::run(session_impl* s) {
     hidden_scope hidden;
+    std::vector<std::shared_ptr<event_ring>> rings;
+    std::uint64_t version = ~std::uint64_t{0};
+    std::size_t last = 0;
     std::vector<queued_event> batch;
+    batch.reserve(batch_size + event_ring::capacity);
     for (;;) {
-        {
-            std::unique_lock l(lock_);
-            while (!stopping_ && !hurry_ && events_.size() < batch_size) {
-                idle_ = true;
-                if (work_.wait_for(l, batch_wait) == std::cv_status::timeout && !events_.empty())
-                    break;
-            }
-            idle_ = hurry_ = false;
-            if (events_.empty()) {
-                if (stopping_)
-                    return; // every event is checked
-                continue;
-            }
-            batch.swap(events_);
-            room_.notify_all();
+        if (const std::uint64_t v = rings_version_.load(std::memory_order_acquire); v != version) {
+            std::lock_guard l(rings_lock_);
+            rings = rings_;
+            version = rings_version_.load(std::memory_order_relaxed);
+            last = 0;
         }
-        {
-            event_lock lock;
-            s->check(batch);
-        }
-        {
+        if (gather(rings, last, batch)) {
+            if (room_waiters_.load(std::memory_order_relaxed) > 0) {
+                std::lock_guard l(lock_);
+                room_.notify_all();
+            }
+            {
+                event_lock lock;
+                s->check(batch);
+            }
+            batch.clear();
             std::lock_guard l(lock_);
-            checked_ += batch.size();
+            checked_ = next_ - 1;
             room_.notify_all();
+            continue;
         }
-        batch.clear();
+        // Nothing to check now. The rings of threads that have ended, once empty, go.
+        const auto gone = [](const std::shared_ptr<event_ring>& r) {
+            return r->abandoned.load(std::memory_order_acquire) &&
+                   r->head.load(std::memory_order_relaxed) ==
+                       r->tail.load(std::memory_order_acquire);
+        };
+        if (std::any_of(rings.begin(), rings.end(), gone)) {
+            std::lock_guard l(rings_lock_);
+            rings_.erase(std::remove_if(rings_.begin(), rings_.end(), gone), rings_.end());
+            rings = rings_;
+            version = rings_version_.load(std::memory_order_relaxed);
+            last = 0;
+        }
+        std::unique_lock l(lock_);
+        if (stopping_ && next_ >= final_)
+            return; // every event of the session is checked
+        const std::uint64_t v = ticket_.load(std::memory_order_relaxed);
+        if ((stopping_ || v >> tag_shift == tag(s->serial)) &&
+            next_ < (stopping_ ? final_ : v & ticket_mask)) {
+            // The next ticket is taken, its entry being written: soon there.
+            l.unlock();
+            std::this_thread::yield();
+            continue;
+        }
+        if (!hurry_) {
+            idle_.store(true, std::memory_order_relaxed);
+            work_.wait_for(l, idle_wait, [&] { return hurry_ || stopping_; });
+            idle_.store(false, std::memory_order_relaxed);
+        }
+        hurry_ = false;
     }
 }
 
@@ -158,8 +396,8 @@ bool session_impl::event(ThreadId t, Op op, ObjId target, const std::string& obj
     if (!queued())
         return push(t, op, target, no_object, object);
     const queued_event e{nullptr, 0, 0, target, t, op};
-    // The caller holds event_lock, which the checker needs to make room: no waiting for it.
-    return queue().append(serial, &e, nullptr, nullptr, false);
+    // The caller holds event_lock, which the checker needs to make room: reserve_event() made it.
+    return queue().append(serial, &e, nullptr, nullptr, nullptr, false);
 }
 
 std::string session_impl::object_name(Op op, ObjId target) const {

@@ -24,7 +24,6 @@ global_state& global() {
 }
 
 thread_local thread_record this_thread;
-thread_local pending_queue pending;
 
 namespace {
 
@@ -320,7 +319,7 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
         }
         if (cache >> 32 == serial) {
             const queued_event e = make_event(op, static_cast<ObjId>(cache), where);
-            if (queue().append(serial, &e, access, context))
+            if (queue().append(serial, &e, access, context, &o))
                 return std::nullopt;
         }
         // The session has closed meanwhile: reported below.
@@ -340,8 +339,7 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
                       op, true);
         return s->take_fresh();
     }
-    if (!pending.items.empty())
-        drop_pending();
+    forget_stale_ring(s->serial);
     const ObjId id = s->resolve(o, me.id);
     s->push(me.id, op, id,
             where ? s->location(where->file_name(), where->line(), where->column()) : no_object,
@@ -352,26 +350,14 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
 void record_access(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
                    void* context) {
     // The common case, without any lock: a thread of a session with a checker thread, an
-    // object it has resolved. The access is done now; its event waits in the thread's queue.
+    // object it has resolved. The access is done now; its event waits in the thread's ring.
     const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
     const std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
     if (serial == 0 || this_thread.serial != serial || cache >> 32 != serial)
         return record(o, op, where, access, context);
     hidden_access(access, context);
-    pending_queue& q = pending;
-    if (q.serial != serial) {
-        if (!q.items.empty())
-            drop_pending();
-        q.serial = serial;
-    }
-    q.items.push_back(make_event(op, static_cast<ObjId>(cache), where));
-    if (q.items.size() >= pending_capacity)
-        flush_pending_of_this_thread();
-}
-
-void flush_pending_of_this_thread() {
-    if (!pending.items.empty() && !queue().append(pending.serial, nullptr, nullptr, nullptr))
-        drop_pending();
+    if (!queue().push_access(serial, make_event(op, static_cast<ObjId>(cache), where)))
+        record(o, op, where, nullptr, nullptr); // the session has closed meanwhile
 }
 
 void drain_before_misuse() {
@@ -379,18 +365,6 @@ void drain_before_misuse() {
     if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
         serial != 0 && this_thread.serial == serial)
         queue().drain(serial);
-}
-
-void drop_pending() {
-    // Accesses queued in a session that has closed since (its threads outlived it): nothing
-    // can check them any more.
-    std::fputs(fmt::format("sfg: misuse: {} accesses to sfg::shared variables were queued in a "
-                           "session that closed before they were checked\n",
-                           pending.items.size())
-                   .c_str(),
-               stderr);
-    std::fflush(stderr);
-    pending.items.clear();
 }
 
 void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),

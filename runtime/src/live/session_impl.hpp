@@ -83,54 +83,105 @@ struct queued_event {
     Op op;
 };
 
-// A thread's shared<T> accesses, queued without any lock (record_access) and appended to the
-// session's events, in program order, before the thread's next event that other threads can
-// order against (docs/enforcers.md, "Ordering guarantees").
-struct pending_queue {
-    std::uint64_t serial = 0; // the session the accesses belong to
-    std::vector<queued_event> items;
+// A thread's events in one session, in program order: written by the thread, read by the
+// checker thread (single producer, single consumer; docs/enforcers.md, "How it works"). An
+// event that other threads can order against (a synchronization, a volatile access) carries a
+// ticket, its place in the linearization; a shared<T> access carries none and is placed just
+// before the thread's next ticketed entry.
+struct ring_entry {
+    const char* file;
+    std::uint32_t line, column;
+    ObjId target;
+    Op op;
+    bool marker;          // no event: only places the accesses before it
+    std::uint64_t ticket; // 0: an access
 };
-extern thread_local pending_queue pending;
-// A queue this long is appended at once: it bounds the memory and the delay of a report.
-inline constexpr std::size_t pending_capacity = 1024;
-// Forgets the calling thread's queued accesses (their session has closed), with a report on
-// standard error.
-void drop_pending();
+struct event_ring {
+    static constexpr std::uint64_t capacity = 4096; // 128 KB
+    event_ring(std::uint64_t serial, ThreadId thread)
+        : serial(serial), thread(thread), entries(new ring_entry[capacity]) {}
+    const std::uint64_t serial; // the session
+    const ThreadId thread;      // the thread's id in it
+    const std::unique_ptr<ring_entry[]> entries;
+    // The thread's side: entries [head, tail) are written.
+    alignas(64) std::atomic<std::uint64_t> tail{0};
+    std::uint64_t head_seen = 0;        // a value head had
+    std::uint32_t unticketed = 0;       // accesses since the last ticketed entry
+    std::atomic<bool> abandoned{false}; // the thread has ended
+    // The checker's side.
+    alignas(64) std::atomic<std::uint64_t> head{0};
+    std::uint64_t scanned = 0;      // [head, scanned) holds no ticketed entry
+    std::uint64_t found_ticket = 0; // the entry at `scanned` has this ticket (0: not seen yet)
+};
+
+// Accesses queued without a ticket at most: then a marker places them (it bounds the delay of
+// their report and keeps room in the ring for the checker to take).
+inline constexpr std::uint32_t pending_capacity = 1024;
+// Reports the calling thread's accesses queued in a session other than `serial` (closed before
+// they were checked; its threads outlived it) on standard error, and forgets them.
+void forget_stale_ring(std::uint64_t serial);
 // Before a misuse is reported: waits until the events before it are checked (log, collect).
 void drain_before_misuse();
-// Appends the calling thread's queued accesses (before it ends).
+// Makes room for an event of the calling thread appended under event_lock (a fork, a join).
+void reserve_event();
+// Places the calling thread's queued accesses (before it ends).
 void flush_pending_of_this_thread();
 // Performs an access hidden from ThreadSanitizer, as under the lock (event_lock.cpp).
 void hidden_access(void (*access)(void*), void* context);
 
-// The events of a session whose policy lets findings wait (log, collect), in the order that is
-// the linearization, checked by the session's checker thread so that the program's threads
-// only append (docs/enforcers.md, "How it works"). One lock of its own, hidden from
-// ThreadSanitizer like event_lock; never held with event_lock taken after it.
+// The events of a session whose policy lets findings wait (log, collect): each thread appends
+// to a ring of its own, taking a ticket from one counter for the events that order threads;
+// the session's checker thread merges the rings by ticket, which is the linearization, and
+// runs the analyses, so that the program's threads only append (docs/enforcers.md, "How it
+// works"). Its locks are hidden from ThreadSanitizer like event_lock; the checker takes
+// event_lock, so a thread holding event_lock must not wait for room (reserve() first).
 class event_queue {
 public:
     // Starts the checker thread of session s.
     void open(session_impl* s);
-    // Atomically: appends the calling thread's queued accesses, performs access(context) and
-    // appends e (either may be null). False when session `serial` takes no more events. Waits
-    // while the queue is full, unless !may_wait (the caller holds event_lock).
+    // Appends a shared<T> access of the calling thread (done already), without a ticket. False
+    // when session `serial` takes no more events.
+    bool push_access(std::uint64_t serial, const queued_event& e);
+    // Atomically (with respect to the other accesses of `object`): performs access(context)
+    // and appends e with the next ticket; e null: a marker. False when session `serial` takes
+    // no more events. Waits for room unless !may_wait (then the caller reserved it).
     bool append(std::uint64_t serial, const queued_event* e, void (*access)(void*), void* context,
-                bool may_wait = true);
+                const void* object, bool may_wait = true);
+    // Makes room for one entry in the calling thread's ring.
+    void reserve(std::uint64_t serial);
     // Waits until every event appended so far (the caller's queued accesses too) is checked.
     void drain(std::uint64_t serial);
     // Takes no more events, checks the last ones and stops the checker thread.
     void close();
 
 private:
+    friend void forget_stale_ring(std::uint64_t serial);
+    friend void flush_pending_of_this_thread();
+    event_ring* ring(std::uint64_t serial);
+    event_ring* new_ring(std::uint64_t serial);
+    bool wait_for_room(event_ring& r);
+    std::uint64_t take_ticket(std::uint64_t serial);
+    void published(event_ring& r, std::uint64_t tail);
     void run(session_impl* s);
+    bool gather(std::vector<std::shared_ptr<event_ring>>& rings, std::size_t& last,
+                std::vector<queued_event>& batch);
 
+    // (the session's tag << 40) | the next ticket; 0: closed. Relaxed: its modification order
+    // agrees with happens-before, which is all the linearization needs.
+    alignas(64) std::atomic<std::uint64_t> ticket_{0};
+    alignas(64) std::atomic<std::uint64_t> serial_{0}; // the session appended to; 0: none
+    std::atomic<bool> idle_{false};                    // the checker sleeps
+    std::atomic<int> room_waiters_{0};
+    std::mutex rings_lock_; // the rings of the session's threads
+    std::vector<std::shared_ptr<event_ring>> rings_;
+    std::atomic<std::uint64_t> rings_version_{0};
     std::mutex lock_;
-    std::condition_variable work_; // for the checker: events appended, or stopping
-    std::condition_variable room_; // for the program: events taken or checked
-    std::vector<queued_event> events_;
-    std::uint64_t serial_ = 0; // the session appended to; 0: none
-    std::uint64_t appended_ = 0, checked_ = 0;
-    bool idle_ = false, stopping_ = false, hurry_ = false; // hurry_: a drain waits
+    std::condition_variable work_;          // for the checker: a ring filling, a drain, stopping
+    std::condition_variable room_;          // for the program: entries taken or checked
+    std::uint64_t next_ = 1;                // the checker's next ticket (its thread only)
+    std::uint64_t checked_ = 0;             // every ticket up to this one is checked
+    std::uint64_t final_ = 0;               // stopping: the tickets below it are the session's
+    bool stopping_ = false, hurry_ = false; // hurry_: a drain or a full ring waits
     std::thread checker_;
 };
 event_queue& queue();

@@ -43,6 +43,7 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
     std::vector<thread_record> records(tasks.size());
     std::optional<finding> pending;
     drain_before_misuse(); // a thread's name may be a misuse
+    reserve_event();       // the fork is appended under event_lock: no waiting then
     {
         event_lock lock;
         for (const auto& t : tasks)
@@ -109,6 +110,7 @@ void join_group(group_impl& g) {
         t.join();
     g.joined = true;
     std::optional<finding> pending;
+    reserve_event();
     {
         event_lock lock;
         session_impl* s = global().current;
