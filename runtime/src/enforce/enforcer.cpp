@@ -78,7 +78,7 @@ void Enforcer::Impl::eager_memory(VarIx v, NetThread t, const Event& e) {
     if (markings.memory_step(v, t, write, shapes))
         return;
     if (count_violation(v))
-        record(explainer.describe(v, markings.candidates(v), t, e, resolver.symbols()), v);
+        record(explainer.describe(v, markings.candidates(v).view(), t, e, resolver.symbols()), v);
     markings.resync(v, t, write, shapes);
 }
 
@@ -88,7 +88,7 @@ void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t 
         return;
     if (count_violation(v)) {
         groups.materialize(v, shapes, materialized);
-        record(explainer.describe(v, materialized, t, e, resolver.symbols()), v);
+        record(explainer.describe(v, materialized.view(), t, e, resolver.symbols()), v);
         materialized.clear();
     }
     groups.resync(v, want, stats.events);
@@ -208,11 +208,11 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     }
 }
 
-const CandidateSet& Enforcer::Impl::candidates(VarIx v, CandidateSet& scratch) const {
+CandidateView Enforcer::Impl::candidates(VarIx v, CandidateSet& scratch) const {
     if (!vars.list[v].group.valid())
-        return markings.candidates(v);
+        return markings.candidates(v).view();
     groups.materialize(v, shapes, scratch);
-    return scratch;
+    return scratch.view();
 }
 
 // ---------------------------------------------------------------------------------------------

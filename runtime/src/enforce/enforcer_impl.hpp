@@ -117,7 +117,7 @@ struct Enforcer::Impl {
     }
     void apply_gathered();
     // The current candidates of v (materialized for a OneTokenGroups variable into `scratch`).
-    const enforce::CandidateSet& candidates(VarIx v, enforce::CandidateSet& scratch) const;
+    enforce::CandidateView candidates(VarIx v, enforce::CandidateSet& scratch) const;
 };
 
 } // namespace sfg
