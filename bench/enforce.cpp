@@ -18,9 +18,17 @@
 //
 // Reported: per_sync_op = CPU time / sync ops (the round's memory ops are included in the time;
 // they are O(1) in both).
+//
+// Barrier8: nets with several tokens (CandidateMarkings), the particle discipline of thesis
+// Figure 4.5 with eight threads as in bench/live/particles8.sfg: p_i : [RS(t0..t7) ▷^b EX(t_i)]^b.
+// Rounds: every thread reads every p_j, all pass barrier b, each t_i writes p_i, all pass b
+// again; each group of ops in a random order of the threads (seeded), so that the candidate sets
+// (up to 2^8 markings) differ from round to round. One iteration = the whole trace from M0, with
+// the candidate sets memoized (Arg 1, docs/enforcement.md "Candidate sets as states") or not (0).
 #include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
+#include "sfg/runtime/petri_net.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -240,6 +248,83 @@ void BM_Fig52_RoundRobin(benchmark::State& s) {
     run(s, Order::round_robin, make_naive, false);
 }
 
+// Threads t0..t7 = 0..7, variables p0..p7 = 0..7, barrier b = 0.
+Workload make_barrier8_workload(std::size_t rounds) {
+    Workload w;
+    for (int i = 0; i < 8; ++i) {
+        w.syms.threads.intern("t" + std::to_string(i));
+        w.syms.vars.intern("p" + std::to_string(i));
+    }
+    w.syms.barriers.intern("b");
+    std::mt19937_64 rng(7);
+    std::vector<ThreadId> order = {0, 1, 2, 3, 4, 5, 6, 7};
+    auto add = [&](ThreadId t, Op op, ObjId target) {
+        Event e;
+        e.number = w.events.size() + 1;
+        e.thread = t;
+        e.op = op;
+        e.target = target;
+        w.events.push_back(e);
+    };
+    auto each_thread = [&](auto&& f) {
+        std::shuffle(order.begin(), order.end(), rng);
+        for (ThreadId t : order)
+            f(t);
+    };
+    auto barrier = [&] {
+        each_thread([&](ThreadId t) { add(t, Op::barrier_enter, 0); });
+        each_thread([&](ThreadId t) { add(t, Op::barrier_exit, 0); });
+    };
+    for (std::size_t j = 0; j < rounds; ++j) {
+        each_thread([&](ThreadId t) {
+            for (ObjId p = 0; p < 8; ++p)
+                add(t, Op::read, p);
+        });
+        barrier();
+        each_thread([&](ThreadId t) { add(t, Op::write, t); });
+        barrier();
+    }
+    w.sync_per_round = 32;
+    return w;
+}
+
+Net barrier8_net(int owner) {
+    std::vector<std::string> all;
+    for (int i = 0; i < 8; ++i)
+        all.push_back("t" + std::to_string(i));
+    const Mechanism b{MechKind::barrier, "b", "", all};
+    Discipline g;
+    g.modes = {{ModeKind::RS, all}, {ModeKind::EX, {all[static_cast<std::size_t>(owner)]}}};
+    g.edges = {{0, 1, b}, {1, 0, b}};
+    g.in = {0};
+    g.out = {1};
+    return build_petri_net(g);
+}
+
+void BM_Barrier8(benchmark::State& state) {
+    constexpr std::size_t rounds = 400;
+    const Workload w = make_barrier8_workload(rounds);
+    EnforceOptions options;
+    options.memoize_candidates = state.range(0) != 0;
+    std::size_t violations = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        auto enf = std::make_unique<Enforcer>(options);
+        for (int i = 0; i < 8; ++i)
+            enf->add_variable("p" + std::to_string(i), barrier8_net(i));
+        state.ResumeTiming();
+        for (const Event& e : w.events)
+            enf->on_event(e, w.syms);
+        violations += enf->violations().size();
+    }
+    if (violations != 0)
+        state.SkipWithError("the barrier trace should conform");
+    const double sync_ops =
+        static_cast<double>(state.iterations()) * static_cast<double>(rounds * w.sync_per_round);
+    state.counters["per_sync_op"] =
+        benchmark::Counter(sync_ops, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
     for (long n : {1L, 10L, 100L, 1000L, 10000L, 100000L})
         b->Arg(n);
@@ -253,5 +338,6 @@ BENCHMARK(BM_Indexed_RoundRobin)->Apply(sizes);
 BENCHMARK(BM_Indexed_Shuffled)->Apply(sizes);
 BENCHMARK(BM_Fig52_Fixed)->Apply(sizes);
 BENCHMARK(BM_Fig52_RoundRobin)->Apply(sizes);
+BENCHMARK(BM_Barrier8)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -5,7 +5,9 @@
 // - soundness (Theorem 4.2.2 with Theorem 4.3.12): a variable the enforcer admits is race-free
 //   by the brute-force happens-before oracle;
 // - the lazy per-group simulation of one-token nets gives the same candidates after every
-//   event, and the same violations and explanations, as the eager per-variable one.
+//   event, and the same violations and explanations, as the eager per-variable one;
+// - so do the memoized candidate sets (CandidateAutomaton) and the plain ones, on barrier nets
+//   with several tokens too, and with a memo so small that it is collected at every step.
 #include "enforce_testlib.hpp"
 #include "random_trace.hpp"
 
@@ -14,6 +16,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 
 using namespace sfg;
@@ -153,4 +156,104 @@ TEST_CASE("random traces (6,000): one-token groups = eager candidate sets, event
     }
     MESSAGE("candidate sets compared: " << compared);
     CHECK(compared > 100000);
+}
+
+namespace {
+
+// [RS(U) ▷^b EX(t)]^b over barrier b0 of every thread, U a random set of two or more threads
+// (thesis Figure 4.5): several tokens, candidate sets of up to 2^|U| markings.
+Discipline barrier_phases(RandomDisciplines& gen) {
+    std::vector<std::string> all;
+    for (int t = 0; t < gen.threads; ++t)
+        all.push_back("T" + std::to_string(t));
+    std::vector<std::string> readers = gen.thread_set(gen.threads);
+    if (readers.size() < 2)
+        readers = all;
+    const Mechanism b = barrier("b0", all);
+    return loop(seq(RS(readers), b, EX(gen.thread())), b);
+}
+
+} // namespace
+
+TEST_CASE("random traces (4,000): memoized candidate sets = plain ones, event by event, also when "
+          "the memo is collected at every step") {
+    std::mt19937_64 rng(31);
+    int compared = 0;
+    std::uint64_t collections = 0, small_collections = 0, largest = 0;
+    const RandomTraceOptions opts[] = {
+        {4, 3, 2, 2, 1, 60, 50}, {5, 2, 1, 1, 1, 80, 30}, {3, 2, 1, 1, 1, 40, 100}};
+    for (int i = 0; i < 4000; ++i) {
+        const RandomTraceOptions& o = opts[i % 3];
+        RandomDisciplines gen{rng, o.threads, o.locks, o.volatiles};
+        // Every other trace: every variable through CandidateMarkings, one-token ones included.
+        const bool grouped = i % 2 == 0;
+        const EnforceOptions plain_opts{
+            .report_all = true, .group_one_token = grouped, .memoize_candidates = false};
+        EnforceOptions memo_opts = plain_opts, small_opts = plain_opts, tiny_opts = plain_opts;
+        memo_opts.memoize_candidates = small_opts.memoize_candidates =
+            tiny_opts.memoize_candidates = true;
+        small_opts.candidate_memo_bytes = 4 << 10; // collected now and then, markings kept
+        tiny_opts.candidate_memo_bytes = 1;        // collected after every step that grows the memo
+        Enforcer plain(plain_opts), memo(memo_opts), small(small_opts), tiny(tiny_opts);
+        const auto all = {&plain, &memo, &small, &tiny};
+        std::vector<std::string> names;
+        for (int x = 0; x < o.vars; ++x) {
+            const int kind = gen.pick(3);
+            const Net n = build_petri_net(kind == 0   ? barrier_phases(gen)
+                                          : kind == 1 ? gen.disc(3)
+                                                      : gen.guarded(x));
+            names.push_back("x" + std::to_string(x));
+            for (Enforcer* e : all)
+                e->add_variable(names.back(), n);
+        }
+        // Two traces, with reset() between them: the automata outlive a reset.
+        for (int pass = 0; pass < 2; ++pass) {
+            const std::string text = random_trace(rng, o);
+            Symbols syms;
+            Collector col;
+            REQUIRE(read_trace_text(text, "random.std", syms, col).ok());
+            INFO(text);
+            for (Enforcer* e : all)
+                e->reset();
+            for (const Event& e : col.all) {
+                for (Enforcer* enf : all)
+                    enf->on_event(e, syms);
+                for (const std::string& x : names) {
+                    INFO("variable " << x << ", after event " << e.number);
+                    const auto want = plain.candidates(x);
+                    REQUIRE(memo.candidates(x) == want);
+                    REQUIRE(small.candidates(x) == want);
+                    REQUIRE(tiny.candidates(x) == want);
+                    ++compared;
+                }
+            }
+            for (const Enforcer* enf : {&memo, &small, &tiny}) {
+                REQUIRE(enf->all_violations().size() == plain.all_violations().size());
+                for (std::size_t k = 0; k < plain.all_violations().size(); ++k) {
+                    const EnforceViolation &a = enf->all_violations()[k],
+                                           &b = plain.all_violations()[k];
+                    CHECK(a.event == b.event);
+                    CHECK(a.var == b.var);
+                    CHECK(a.after_resync == b.after_resync);
+                    CHECK(explain(a) == explain(b));
+                }
+                const Enforcer::Stats &a = enf->stats(), &b = plain.stats();
+                CHECK(a.variable_visits == b.variable_visits);
+                CHECK(a.candidate_updates == b.candidate_updates);
+                CHECK(a.max_candidates == b.max_candidates);
+            }
+            CHECK(plain.stats().memo_collections == 0);
+            CHECK(memo.stats().memo_collections == 0);
+            collections += tiny.stats().memo_collections;
+            small_collections += small.stats().memo_collections;
+            largest = std::max(largest, plain.stats().max_candidates);
+        }
+    }
+    MESSAGE("candidate sets compared: " << compared << ", collections: " << collections << " and "
+                                        << small_collections
+                                        << ", largest candidate set: " << largest);
+    CHECK(compared > 100000);
+    CHECK(collections > 10000);
+    CHECK(small_collections > 100);
+    CHECK(largest >= 8);
 }

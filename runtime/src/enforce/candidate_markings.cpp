@@ -1,55 +1,8 @@
 #include "candidate_markings.hpp"
 
 #include <algorithm>
-#include <bit>
 
 namespace sfg::enforce {
-
-namespace {
-std::uint64_t hash_marking(std::span<const PlaceIx> m) {
-    std::uint64_t h = 0x9e3779b97f4a7c15ull ^ m.size();
-    for (PlaceIx p : m) {
-        h ^= p.v;
-        h *= 0xff51afd7ed558ccdull;
-        h ^= h >> 32;
-    }
-    return h;
-}
-} // namespace
-
-void CandidateBuilder::start(CandidateSet& out, std::size_t expected) {
-    out_ = &out;
-    out.clear();
-    hashed_ = expected > linear_limit;
-    if (!hashed_)
-        return;
-    const std::size_t size = std::bit_ceil(expected * 2);
-    offsets_.assign(size, 0);
-    mask_ = size - 1;
-}
-
-bool CandidateBuilder::add(std::span<const PlaceIx> m) {
-    CandidateSet& out = *out_;
-    const std::vector<PlaceIx>& data = out.data_;
-    if (!hashed_) {
-        for (std::size_t i = 0; i < data.size(); i += std::size_t{data[i].v} + 1)
-            if (data[i].v == m.size() &&
-                std::equal(m.begin(), m.end(), data.begin() + static_cast<std::ptrdiff_t>(i + 1)))
-                return false;
-        out.push(m);
-        return true;
-    }
-    for (std::size_t h = hash_marking(m) & mask_;; h = (h + 1) & mask_) {
-        const std::uint32_t o = offsets_[h];
-        if (o == 0) {
-            offsets_[h] = static_cast<std::uint32_t>(data.size()) + 1;
-            out.push(m);
-            return true;
-        }
-        if (data[o - 1].v == m.size() && std::equal(m.begin(), m.end(), data.begin() + o))
-            return false;
-    }
-}
 
 void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, bool eager,
                                      std::span<const MechIx> edge_mechs, NetNames& names,
@@ -61,6 +14,14 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
         return;
     for (const auto& m : s.initial)
         var.cands.push(m);
+    if (memoize_) {
+        if (automata_.size() <= shape.ix())
+            automata_.resize(shape.ix() + 1);
+        const std::size_t before = automata_[shape].bytes();
+        var.set = automata_[shape].intern(var.cands.view(), s);
+        var.cands.clear();
+        grown(shape, before);
+    }
 
     // Index: this variable's snd/rcv transitions by (mechanism, thread, role).
     const Net& net = s.net;
@@ -82,6 +43,10 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
             transitions_.push_back(keyed[j].second);
         sub.count = static_cast<std::uint32_t>(j - i);
         index.subscribe(keyed[i].first, sub);
+        if (memoize_) {
+            sub_lists_.resize(transitions_.size());
+            sub_lists_[sub.begin] = automata_[shape].intern_list(transitions(sub));
+        }
         i = j;
     }
     index.invalidate();
@@ -90,23 +55,29 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
 void CandidateMarkings::reset(const NetShapes& shapes) {
     for (VarState& var : vars_) {
         var.cands.clear();
-        if (var.eager)
-            for (const auto& m : shapes[var.shape].initial)
-                var.cands.push(m);
+        if (!var.eager)
+            continue;
+        for (const auto& m : shapes[var.shape].initial)
+            var.cands.push(m);
+        if (var.set.valid()) { // the automaton is kept: its steps do not depend on the trace
+            const std::size_t before = automata_[var.shape].bytes();
+            var.set = automata_[var.shape].intern(var.cands.view(), shapes[var.shape]);
+            var.cands.clear();
+            grown(var.shape, before);
+        }
     }
+    collect_if_full(shapes);
+    collections_ = 0;
 }
 
-// L' = L ∪ { close(M -r->) | M ∈ L, r ∈ trs enabled by M } ([SKIP] keeps every M;
+// next_ = L ∪ { close(M -r->) | M ∈ L, r ∈ trs enabled by M } ([SKIP] keeps every M;
 // [SEND]/[RECEIVE] fire r; [SYNC] closes).
-bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
-                                  const NetShapes& shapes) {
-    VarState& var = vars_[v];
-    const NetShape& s = shapes[var.shape];
-
+bool CandidateMarkings::successors(CandidateView cands, std::span<const TransitionIx> trs,
+                                   const NetShape& s) {
     // The successors first; many visits have none (no candidate holds the token the op needs),
     // and then nothing changes.
     successors_.clear();
-    var.cands.for_each([&](std::span<const PlaceIx> m) {
+    cands.for_each([&](std::span<const PlaceIx> m) {
         for (TransitionIx r : trs) {
             if (m.size() == 1 && s.single_next[r].valid()) { // {•r} -r-> -sync-> {q}
                 if (m[0] == s.pre(r)[0])
@@ -121,12 +92,56 @@ bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
     });
     if (successors_.count() == 0)
         return false;
-
-    builder_.start(next_, var.cands.count() + successors_.count());
-    var.cands.for_each([&](std::span<const PlaceIx> m) { builder_.add(m); });
+    builder_.start(next_, cands.count() + successors_.count());
+    cands.for_each([&](std::span<const PlaceIx> m) { builder_.add(m); });
     successors_.for_each([&](std::span<const PlaceIx> m) { builder_.add(m); });
+    return true;
+}
+
+bool CandidateMarkings::sync_step(const Subscription& sub, const NetShapes& shapes) {
+    VarState& var = vars_[sub.var()];
+    if (var.set.valid())
+        return memo_sync_step(var, sub_lists_[sub.begin], shapes);
+    if (!successors(var.cands.view(), transitions(sub), shapes[var.shape]))
+        return false;
     var.cands.swap(next_);
     return true;
+}
+
+bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
+                                  const NetShapes& shapes) {
+    VarState& var = vars_[v];
+    if (var.set.valid())
+        return memo_sync_step(var, automata_[var.shape].intern_list(trs), shapes);
+    if (!successors(var.cands.view(), trs, shapes[var.shape]))
+        return false;
+    var.cands.swap(next_);
+    return true;
+}
+
+// A step of var's automaton: looked up, or computed as successors() does and memoized.
+bool CandidateMarkings::memo_sync_step(VarState& var, TrListIx l, const NetShapes& shapes) {
+    CandidateAutomaton& a = automata_[var.shape];
+    const std::size_t before = a.bytes();
+    const std::uint32_t to = a.sync_step(var.set, l, shapes[var.shape]);
+    var.set = SetIx(to & ~CandidateAutomaton::changed_bit);
+    grown(var.shape, before);
+    collect_if_full(shapes);
+    return to & CandidateAutomaton::changed_bit;
+}
+
+bool CandidateMarkings::memo_memory_step(VarState& var, NetThread t, bool write,
+                                         const NetShapes& shapes) {
+    if (!t.valid())
+        return false;
+    CandidateAutomaton& a = automata_[var.shape];
+    const std::size_t before = a.bytes();
+    const std::uint32_t to = a.memory_step(var.set, t, write, shapes[var.shape]);
+    if (to != SetIx::none_value)
+        var.set = SetIx(to);
+    grown(var.shape, before);
+    collect_if_full(shapes);
+    return to != SetIx::none_value;
 }
 
 // The re-synchronized state (docs/enforcement.md): { P(a) | a permits the offending access },
@@ -141,10 +156,41 @@ void CandidateMarkings::resync(VarIx v, NetThread t, bool write, const NetShapes
     for (ModeIx a : s.mode_acc.indices())
         if (s.permits(a, t, write) && !s.mode_acc[a].empty()) {
             if (!any)
-                builder_.start(var.cands, s.mode_acc.size());
+                builder_.start(next_, s.mode_acc.size());
             any = true;
             builder_.add(s.mode_acc[a]);
         }
+    if (!any)
+        return;
+    if (var.set.valid()) {
+        const std::size_t before = automata_[var.shape].bytes();
+        var.set = automata_[var.shape].intern(next_.view(), s);
+        grown(var.shape, before);
+        collect_if_full(shapes);
+    } else {
+        var.cands.swap(next_);
+    }
+}
+
+// Every automaton keeps only the sets variables are in and forgets its steps between sets; the
+// markings and their successors are kept while they take at most half the limit. The next
+// limit counts from there (the variables' own sets are not the memo's to bound).
+void CandidateMarkings::collect(const NetShapes& shapes) {
+    std::vector<std::vector<SetIx*>> live(automata_.size());
+    for (VarState& var : vars_)
+        if (var.set.valid())
+            live[var.shape.ix()].push_back(&var.set);
+    std::size_t marking_bytes = 0;
+    for (const CandidateAutomaton& a : automata_)
+        marking_bytes += a.marking_bytes();
+    const bool keep_markings = marking_bytes <= limit_ / 2;
+    automata_bytes_ = 0;
+    for (ShapeIx sh : automata_.indices()) {
+        automata_[sh].collect(live[sh.ix()], shapes[sh], keep_markings);
+        automata_bytes_ += automata_[sh].bytes();
+    }
+    live_bytes_ = automata_bytes_ - (keep_markings ? marking_bytes : 0);
+    ++collections_;
 }
 
 } // namespace sfg::enforce

@@ -1,13 +1,17 @@
 // The candidate-marking simulation of thesis Figure 4.15 over the rules of Figure 4.14, one
 // variable at a time (the eager engine; docs/enforcement.md). Used for the variables that
 // OneTokenGroups does not take, and for all of them without EnforceOptions::group_one_token.
+// With EnforceOptions::memoize_candidates a variable's state is a set interned by its shape's
+// CandidateAutomaton, and a step taken before is one lookup; without, each variable keeps its
+// own CandidateSet and computes every step.
 #pragma once
 
+#include "candidate_automaton.hpp"
+#include "candidate_set.hpp"
 #include "indices.hpp"
 #include "net_shape.hpp"
 #include "sync_index.hpp"
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -15,86 +19,42 @@
 
 namespace sfg::enforce {
 
-// A set of distinct candidate markings, stored flat: per marking its size n, then its places
-// p1..pn, sorted. The size is stored as a PlaceIx's value so that one array holds both.
-class CandidateSet {
-public:
-    std::uint32_t count() const { return count_; }
-    void clear() {
-        data_.clear();
-        count_ = 0;
-    }
-    void push(std::span<const PlaceIx> m) {
-        const std::size_t at = data_.size();
-        data_.resize(at + 1 + m.size());
-        data_[at] = PlaceIx::at(m.size());
-        std::copy(m.begin(), m.end(), data_.begin() + static_cast<std::ptrdiff_t>(at + 1));
-        ++count_;
-    }
-    template <class F>
-    void for_each(F&& f) const {
-        for (std::size_t i = 0; i < data_.size(); i += std::size_t{data_[i].v} + 1)
-            f(std::span<const PlaceIx>(data_.data() + i + 1, data_[i].v));
-    }
-    // Keeps the markings that satisfy keep (kept of them: a subset of a distinct set stays
-    // distinct).
-    template <class F>
-    void filter(F&& keep, std::uint32_t kept) {
-        std::size_t w = 0;
-        for (std::size_t i = 0; i < data_.size();) {
-            const std::size_t len = data_[i].v;
-            if (keep(std::span<const PlaceIx>(data_.data() + i + 1, len))) {
-                std::copy(data_.begin() + static_cast<std::ptrdiff_t>(i),
-                          data_.begin() + static_cast<std::ptrdiff_t>(i + len + 1),
-                          data_.begin() + static_cast<std::ptrdiff_t>(w));
-                w += len + 1;
-            }
-            i += len + 1;
-        }
-        data_.resize(w);
-        count_ = kept;
-    }
-    void swap(CandidateSet& o) {
-        data_.swap(o.data_);
-        std::swap(count_, o.count_);
-    }
-
-private:
-    friend class CandidateBuilder;
-    std::vector<PlaceIx> data_;
-    std::uint32_t count_ = 0;
-};
-
-// Deduplicating builder of a candidate set: a linear scan while it is small, open addressing on
-// marking hashes beyond that.
-class CandidateBuilder {
-public:
-    void start(CandidateSet& out, std::size_t expected);
-    bool add(std::span<const PlaceIx> m); // false when already present
-
-private:
-    static constexpr std::size_t linear_limit = 16;
-    CandidateSet* out_ = nullptr;
-    bool hashed_ = false;
-    std::vector<std::uint32_t> offsets_; // data offset + 1 of each marking; 0 = empty slot
-    std::size_t mask_ = 0;
-};
-
 class CandidateMarkings {
 public:
+    // Before the first variable: whether to memoize, and the memory the automata may take
+    // beyond the sets the variables are in before they are collected.
+    void configure(bool memoize, std::size_t memo_bytes) {
+        memoize_ = memoize;
+        limit_ = memo_bytes;
+    }
     // A variable of this engine (at v, the next index) starts at M0 and subscribes its snd/rcv
     // transitions to the index; one of OneTokenGroups (eager = false) gets an empty slot.
     void add_variable(VarIx v, ShapeIx shape, const NetShape& s, bool eager,
                       std::span<const MechIx> edge_mechs, NetNames& names, SyncIndex& index);
     void reset(const NetShapes& shapes);
 
-    const CandidateSet& candidates(VarIx v) const { return vars_[v].cands; }
+    // The candidates of v (materialized into scratch when memoized); valid until the next step.
+    CandidateView candidates(VarIx v, CandidateSet& scratch) const {
+        const VarState& var = vars_[v];
+        if (!var.set.valid())
+            return var.cands.view();
+        automata_[var.shape].materialize(var.set, scratch);
+        return scratch.view();
+    }
+    std::uint32_t count(VarIx v) const {
+        const VarState& var = vars_[v];
+        return var.set.valid() ? automata_[var.shape].count(var.set) : var.cands.count();
+    }
     std::span<const TransitionIx> transitions(const Subscription& sub) const {
         return {transitions_.data() + sub.begin, sub.count};
     }
+    // How often the automata reached the limit and were collected, since reset().
+    std::uint64_t collections() const { return collections_; }
 
-    // A sync op on one variable ([SKIP], [SEND], [RECEIVE], [SYNC]); returns whether its
-    // candidates changed.
+    // A sync op on one variable ([SKIP], [SEND], [RECEIVE], [SYNC]): the transitions of one
+    // subscription, or several merged; returns whether some candidate enabled one of them (a
+    // candidate update in the stats).
+    bool sync_step(const Subscription& sub, const NetShapes& shapes);
     bool sync_step(VarIx v, std::span<const TransitionIx> trs, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED]); false: a violation, the
     // candidates left as they were (for the explanation), then resync().
@@ -106,10 +66,40 @@ private:
     struct VarState {
         ShapeIx shape;
         bool eager = false;
-        CandidateSet cands;
+        SetIx set;          // memoized: the state in automata_[shape]
+        CandidateSet cands; // not memoized
     };
+    static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write) {
+        if (!t.valid())
+            return false;
+        for (PlaceIx p : m)
+            if (s.acc_thread[p] == t && (!write || s.acc_ex[p]))
+                return true;
+        return false;
+    }
+    // next_ = L ∪ successors when a transition fires; false (next_ unspecified) otherwise.
+    bool successors(CandidateView cands, std::span<const TransitionIx> trs, const NetShape& s);
+    bool memo_sync_step(VarState& var, TrListIx l, const NetShapes& shapes);
+    bool memo_memory_step(VarState& var, NetThread t, bool write, const NetShapes& shapes);
+    // The automaton of shape sh took the bytes beyond `before`.
+    void grown(ShapeIx sh, std::size_t before) {
+        automata_bytes_ += automata_[sh].bytes() - before;
+    }
+    // Over the limit: every automaton keeps only the sets variables are in.
+    void collect_if_full(const NetShapes& shapes) {
+        if (automata_bytes_ > live_bytes_ + limit_)
+            collect(shapes);
+    }
+    void collect(const NetShapes& shapes);
+
     IndexVec<VarIx, VarState> vars_;
     std::vector<TransitionIx> transitions_; // Subscription ranges
+    bool memoize_ = true;
+    std::size_t limit_ = 0;
+    IndexVec<ShapeIx, CandidateAutomaton> automata_;
+    std::vector<TrListIx> sub_lists_; // [sub.begin]: the subscription's transitions, interned
+    std::size_t automata_bytes_ = 0, live_bytes_ = 0; // now; after the last collection
+    std::uint64_t collections_ = 0;
 
     // Scratch.
     CandidateSet next_, successors_;
@@ -122,21 +112,19 @@ inline bool CandidateMarkings::memory_step(VarIx v, NetThread t, bool write,
                                            const NetShapes& shapes) {
     VarState& var = vars_[v];
     const NetShape& s = shapes[var.shape];
-    auto permits = [&](std::span<const PlaceIx> m) {
-        if (!t.valid())
-            return false;
-        for (PlaceIx p : m)
-            if (s.acc_thread[p] == t && (!write || s.acc_ex[p]))
-                return true;
-        return false;
-    };
+    if (var.set.valid()) {
+        if (automata_[var.shape].keeps_all(var.set, t, write))
+            return true;
+        return memo_memory_step(var, t, write, shapes);
+    }
+    auto keep = [&](std::span<const PlaceIx> m) { return permits(s, m, t, write); };
     std::uint32_t kept = 0;
-    var.cands.for_each([&](std::span<const PlaceIx> m) { kept += permits(m); });
+    var.cands.for_each([&](std::span<const PlaceIx> m) { kept += keep(m); });
     if (kept == var.cands.count() && kept > 0)
         return true;
     if (kept == 0)
         return false;
-    var.cands.filter(permits, kept);
+    var.cands.filter(keep, kept);
     return true;
 }
 

@@ -29,8 +29,7 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     vars.list.push_back(std::move(v));
     if (lazy)
         return true;
-    stats.max_candidates =
-        std::max<std::uint64_t>(stats.max_candidates, markings.candidates(vi).count());
+    stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(vi));
     resolver.reset(nullptr); // names resolved to "unknown" before may be known now
     return true;
 }
@@ -77,8 +76,11 @@ void Enforcer::Impl::eager_memory(VarIx v, NetThread t, const Event& e) {
     const bool write = e.op == Op::write;
     if (markings.memory_step(v, t, write, shapes))
         return;
-    if (count_violation(v))
-        record(explainer.describe(v, markings.candidates(v), t, e, resolver.symbols()), v);
+    if (count_violation(v)) {
+        const CandidateView cands = markings.candidates(v, materialized);
+        record(explainer.describe(v, cands, t, e, resolver.symbols()), v);
+        materialized.clear();
+    }
     markings.resync(v, t, write, shapes);
 }
 
@@ -88,7 +90,7 @@ void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t 
         return;
     if (count_violation(v)) {
         groups.materialize(v, shapes, materialized);
-        record(explainer.describe(v, materialized, t, e, resolver.symbols()), v);
+        record(explainer.describe(v, materialized.view(), t, e, resolver.symbols()), v);
         materialized.clear();
     }
     groups.resync(v, want, stats.events);
@@ -123,7 +125,8 @@ void Enforcer::Impl::apply_gathered() {
                 const auto trs = markings.transitions(gathered[k]);
                 merged_trs.insert(merged_trs.end(), trs.begin(), trs.end());
             }
-            sync_step(gathered[i].var(), merged_trs);
+            counted_sync_step(gathered[i].var(),
+                              markings.sync_step(gathered[i].var(), merged_trs, shapes));
         }
         i = j;
     }
@@ -208,11 +211,11 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     }
 }
 
-const CandidateSet& Enforcer::Impl::candidates(VarIx v, CandidateSet& scratch) const {
+CandidateView Enforcer::Impl::candidates(VarIx v, CandidateSet& scratch) const {
     if (!vars.list[v].group.valid())
-        return markings.candidates(v);
+        return markings.candidates(v, scratch);
     groups.materialize(v, shapes, scratch);
-    return scratch;
+    return scratch.view();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,6 +223,7 @@ const CandidateSet& Enforcer::Impl::candidates(VarIx v, CandidateSet& scratch) c
 
 Enforcer::Enforcer(EnforceOptions options) : impl_(std::make_unique<Impl>()) {
     impl_->options = options;
+    impl_->markings.configure(options.memoize_candidates, options.candidate_memo_bytes);
 }
 
 Enforcer::~Enforcer() = default;
@@ -249,6 +253,7 @@ std::size_t Enforcer::variable_count() const {
     return impl_->vars.list.size();
 }
 const Enforcer::Stats& Enforcer::stats() const {
+    impl_->stats.memo_collections = impl_->markings.collections();
     return impl_->stats;
 }
 

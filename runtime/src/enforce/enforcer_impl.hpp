@@ -5,7 +5,8 @@
 //                       their mechanisms
 //   Variables           the annotated variables
 //   SyncIndex           (mechanism, thread, role) -> the variables and groups a sync op visits
-//   CandidateMarkings   Figure 4.15's candidate sets, one variable at a time
+//   CandidateMarkings   Figure 4.15's candidate sets, one variable at a time, their steps
+//                       memoized per NetShape (CandidateAutomaton)
 //   OneTokenGroups      one-token variables, lazily, one table per group
 //   NameResolver        trace ids -> ours
 //   ViolationExplainer  describe() of a violation
@@ -101,23 +102,23 @@ struct Enforcer::Impl {
         if (sub.is_group())
             group_step(sub.group(), groups.rules(sub));
         else
-            sync_step(sub.var(), markings.transitions(sub));
+            counted_sync_step(sub.var(), markings.sync_step(sub, shapes));
     }
     void group_step(GroupIx g, std::span<const enforce::ReachRule> rules) {
         ++stats.variable_visits;
         stats.candidate_updates += groups.step(g, rules, stats.events);
     }
-    void sync_step(VarIx v, std::span<const enforce::TransitionIx> trs) {
+    // The stats of a CandidateMarkings sync step on v (fired: a transition fired).
+    void counted_sync_step(VarIx v, bool fired) {
         ++stats.variable_visits;
-        if (!markings.sync_step(v, trs, shapes))
+        if (!fired)
             return;
         ++stats.candidate_updates;
-        stats.max_candidates =
-            std::max<std::uint64_t>(stats.max_candidates, markings.candidates(v).count());
+        stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
     }
     void apply_gathered();
     // The current candidates of v (materialized for a OneTokenGroups variable into `scratch`).
-    const enforce::CandidateSet& candidates(VarIx v, enforce::CandidateSet& scratch) const;
+    enforce::CandidateView candidates(VarIx v, enforce::CandidateSet& scratch) const;
 };
 
 } // namespace sfg

@@ -39,6 +39,9 @@ using MechIx = Index<struct MechTag>;             // a mechanism z, interned by 
 using VarIx = Index<struct VarTag>;               // an annotated variable
 using ShapeIx = Index<struct ShapeTag>;           // a NetShape
 using GroupIx = Index<struct GroupTag>;           // a OneTokenGroups group
+using MarkingIx = Index<struct MarkingTag>;       // a marking of a CandidateAutomaton
+using SetIx = Index<struct SetTag>;               // a candidate set of a CandidateAutomaton
+using TrListIx = Index<struct TrListTag>;         // the transitions a sync op may fire, likewise
 
 // A vector indexed by one index type only.
 template <class Ix, class T>
@@ -61,6 +64,7 @@ public:
     void assign(std::size_t n, const T& value) { items_.assign(n, value); }
     void resize(std::size_t n, const T& value = T()) { items_.resize(n, value); }
     void clear() { items_.clear(); }
+    std::size_t capacity() const { return items_.capacity(); }
     T& back() { return items_.back(); }
     auto begin() { return items_.begin(); }
     auto end() { return items_.end(); }

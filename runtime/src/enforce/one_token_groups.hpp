@@ -19,7 +19,7 @@
 // (one per possible next owner) are one column, and rel(m) updates one column, not eight.
 #pragma once
 
-#include "candidate_markings.hpp"
+#include "candidate_set.hpp"
 #include "indices.hpp"
 #include "net_shape.hpp"
 #include "sync_index.hpp"

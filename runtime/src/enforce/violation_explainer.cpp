@@ -24,7 +24,7 @@ std::string join_list(const std::vector<std::string>& v, const char* last_sep) {
 
 namespace enforce {
 
-EnforceViolation ViolationExplainer::describe(VarIx vi, const CandidateSet& cands, NetThread g,
+EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, NetThread g,
                                               const Event& e, const Symbols* syms) const {
     const Variable& v = vars_.list[vi];
     const NetShape& s = shapes_[v.shape];

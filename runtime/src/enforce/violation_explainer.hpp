@@ -4,7 +4,7 @@
 // (enforce.hpp) only formats it.
 #pragma once
 
-#include "candidate_markings.hpp"
+#include "candidate_set.hpp"
 #include "indices.hpp"
 #include "net_names.hpp"
 #include "net_shape.hpp"
@@ -20,7 +20,7 @@ public:
         : shapes_(shapes), names_(names), vars_(vars) {}
 
     // The memory op e by thread t on v, which none of the candidates `cands` permits.
-    EnforceViolation describe(VarIx v, const CandidateSet& cands, NetThread t, const Event& e,
+    EnforceViolation describe(VarIx v, CandidateView cands, NetThread t, const Event& e,
                               const Symbols* syms) const;
 
 private:

@@ -13,6 +13,7 @@
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,16 @@ struct EnforceOptions {
     // candidate set, updated on every sync op it could see (the reference the tests compare
     // against; same verdicts and explanations).
     bool group_one_token = true;
+    // The other variables (several tokens: barrier and fork/join disciplines over RS modes, ...)
+    // keep Figure 4.15's candidate sets, which can be large. With memoize_candidates, the sets
+    // of one net structure are interned and each step from one to another is remembered (the
+    // deterministic analysis built lazily, docs/enforcement.md): a step taken before costs a
+    // lookup. false: every variable computes every step on its own set (the reference the tests
+    // compare against; same verdicts and explanations).
+    bool memoize_candidates = true;
+    // The memory the remembered sets and steps may take beyond the sets the variables are in;
+    // past it they are forgotten (every variable keeps its set) and relearned.
+    std::size_t candidate_memo_bytes = std::size_t{32} << 20;
 };
 
 // One way the offending access could have been permitted: the discipline's edge
@@ -110,6 +121,7 @@ public:
         std::uint64_t variable_visits = 0;     // (sync op, variable) pairs looked at
         std::uint64_t candidate_updates = 0;   // visits that changed a candidate set
         std::uint64_t max_candidates = 0;      // largest candidate set ever held
+        std::uint64_t memo_collections = 0;    // times candidate_memo_bytes was reached
     };
     const Stats& stats() const;
 
