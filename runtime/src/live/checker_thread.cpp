@@ -143,7 +143,7 @@ void event_queue::published(event_ring& r, std::uint64_t tail) {
     if (tail % 512 != 0)
         return;
     r.head_seen = r.head.load(std::memory_order_acquire);
-    if (idle_.load(std::memory_order_relaxed) && tail - r.head_seen >= event_ring::capacity / 2) {
+    if (idle_.load(std::memory_order_relaxed) && tail - r.head_seen >= event_ring::capacity / 4) {
         hidden_scope hidden;
         std::lock_guard l(lock_);
         work_.notify_one();

@@ -97,7 +97,7 @@ struct ring_entry {
     std::uint64_t ticket; // 0: an access
 };
 struct event_ring {
-    static constexpr std::uint64_t capacity = 8192; // 256 KB, touched as used
+    static constexpr std::uint64_t capacity = 4096; // 128 KB, touched as used
     event_ring(std::uint64_t serial, ThreadId thread)
         : serial(serial), thread(thread), entries(new ring_entry[capacity]) {}
     const std::uint64_t serial; // the session
