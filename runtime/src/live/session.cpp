@@ -23,7 +23,7 @@ global_state& global() {
     return *g;
 }
 
-thread_local thread_record this_thread;
+constinit thread_local thread_record this_thread;
 
 namespace {
 

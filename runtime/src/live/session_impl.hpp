@@ -72,7 +72,7 @@ struct thread_record {
     std::uint64_t serial = 0;
     ThreadId id = 0;
 };
-extern thread_local thread_record this_thread;
+extern constinit thread_local thread_record this_thread;
 
 // An event on its way to the session's checker thread (checker_thread.cpp).
 struct queued_event {
