@@ -11,6 +11,7 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 namespace sfg::detail {
@@ -23,8 +24,7 @@ constexpr std::size_t batch_size = 4096;
 // With nothing to do, the checker sleeps this long, unless a ring fills or a drain waits.
 constexpr std::chrono::milliseconds idle_wait{1};
 
-// A session's tag in the ticket counter: 24 bits of its serial, never 0 (closed). A thread of a
-// session closed 2^24 sessions ago could take a ticket of the open one: not a concern.
+// A session's tag in the ticket counter: 24 bits of its serial, never 0 (closed).
 constexpr unsigned tag_shift = 40;
 constexpr std::uint64_t ticket_mask = (std::uint64_t{1} << tag_shift) - 1;
 std::uint64_t tag(std::uint64_t serial) {
@@ -32,15 +32,31 @@ std::uint64_t tag(std::uint64_t serial) {
 }
 
 // The calling thread's ring; marked abandoned when the thread ends, so that the checker lets
-// it go once it has taken its entries.
+// it go once it has taken its entries. Its accesses not placed yet are placed first (a thread
+// that is not an sfg::thread, such as the main thread, ends without flushing).
 struct ring_holder {
     std::shared_ptr<event_ring> ring;
-    ~ring_holder() {
-        if (ring)
-            ring->abandoned.store(true, std::memory_order_release);
-    }
+    ~ring_holder();
 };
 thread_local ring_holder this_ring;
+// Set once this_ring is destroyed: a session closed by a static destructor, after the main
+// thread's thread_local objects, then uses a ring of its own that is never freed.
+constinit thread_local bool ring_holder_gone = false;
+constinit thread_local std::shared_ptr<event_ring>* late_ring = nullptr;
+
+std::shared_ptr<event_ring>& my_ring() {
+    if (!ring_holder_gone)
+        return this_ring.ring;
+    if (!late_ring) {
+        // The thread is ending: its ring is kept until the process ends (reachable from here).
+        static auto* kept = new std::vector<std::unique_ptr<std::shared_ptr<event_ring>>>;
+        static std::mutex kept_lock;
+        hidden_scope hidden;
+        std::lock_guard l(kept_lock);
+        late_ring = kept->emplace_back(std::make_unique<std::shared_ptr<event_ring>>()).get();
+    }
+    return *late_ring;
+}
 
 // The accesses after a ring's last ticketed entry, which nothing will check any more (their
 // session has closed), reported.
@@ -75,11 +91,25 @@ void event_queue::open(session_impl* s) {
     stopping_ = hurry_ = false;
     ticket_.store(tag(s->serial) << tag_shift | 1, std::memory_order_relaxed);
     serial_.store(s->serial, std::memory_order_release);
-    checker_ = std::thread([this, s] { run(s); });
+    try {
+        checker_ = std::thread([this, s] { run(s); });
+    } catch (...) {
+        ticket_.store(0, std::memory_order_relaxed);
+        serial_.store(0, std::memory_order_relaxed);
+        throw;
+    }
+}
+
+ring_holder::~ring_holder() {
+    if (ring && ring->unticketed > 0)
+        queue().append(ring->serial, nullptr, nullptr, nullptr, nullptr);
+    if (ring)
+        ring->abandoned.store(true, std::memory_order_release);
+    ring_holder_gone = true;
 }
 
 event_ring* event_queue::ring(std::uint64_t serial) {
-    event_ring* r = this_ring.ring.get();
+    event_ring* r = my_ring().get();
     return r && r->serial == serial ? r : new_ring(serial);
 }
 
@@ -92,12 +122,13 @@ event_ring* event_queue::new_ring(std::uint64_t serial) {
     auto r = std::make_shared<event_ring>(serial, this_thread.id);
     rings_.push_back(r);
     rings_version_.fetch_add(1, std::memory_order_release);
-    this_ring.ring = std::move(r);
-    return this_ring.ring.get();
+    std::shared_ptr<event_ring>& mine = my_ring();
+    mine = std::move(r);
+    return mine.get();
 }
 
 void forget_stale_ring(std::uint64_t serial) {
-    std::shared_ptr<event_ring>& r = this_ring.ring;
+    std::shared_ptr<event_ring>& r = my_ring();
     if (!r || r->serial == serial)
         return;
     report_dropped(*r);
@@ -129,10 +160,17 @@ bool event_queue::wait_for_room(event_ring& r) {
 
 std::uint64_t event_queue::take_ticket(std::uint64_t serial) {
     const std::uint64_t t = tag(serial);
+    // The whole serial first: a thread of a session closed 2^24 sessions ago has its tag.
+    if (serial_.load(std::memory_order_relaxed) != serial)
+        return 0;
     std::uint64_t v = ticket_.load(std::memory_order_relaxed);
     do {
         if (v >> tag_shift != t)
             return 0;
+        if ((v & ticket_mask) == ticket_mask) {
+            std::fputs("sfg: more than 2^40 synchronization events in one session\n", stderr);
+            std::abort();
+        }
     } while (!ticket_.compare_exchange_weak(v, v + 1, std::memory_order_relaxed));
     return v & ticket_mask;
 }
@@ -159,51 +197,62 @@ bool event_queue::push_access(std::uint64_t serial, const queued_event& e) {
         return false;
     r->entries[tail % event_ring::capacity] = {e.file, e.line, e.column, e.target, e.op, false, 0};
     r->tail.store(tail + 1, std::memory_order_release);
-    if (++r->unticketed >= pending_capacity)
-        return append(serial, nullptr, nullptr, nullptr, nullptr);
+    // A thread whose thread_local objects are gone has no later event to place its accesses.
+    if (++r->unticketed >= pending_capacity || ring_holder_gone) {
+        // If the session has closed meanwhile, the accesses are reported as dropped later.
+        append(serial, nullptr, nullptr, nullptr, nullptr);
+        return true;
+    }
     published(*r, tail + 1);
     return true;
 }
 
-namespace {
-
-// The lock of an object's accesses that must be atomic with their events (a volatile's, a
-// shared<T> that is not trivially copyable), one of a few shared by all objects.
 std::mutex& object_lock(const void* object) {
     static std::array<std::mutex, 64> locks;
     return locks[(reinterpret_cast<std::uintptr_t>(object) >> 4) % locks.size()];
 }
 
-} // namespace
-
-bool event_queue::append(std::uint64_t serial, const queued_event* e, void (*access)(void*),
-                         void* context, const void* object, bool may_wait) {
+append_result event_queue::append(std::uint64_t serial, const queued_event* e,
+                                  void (*access)(void*), void* context, const void* object,
+                                  bool may_wait) {
     event_ring* r = ring(serial);
     if (!r)
-        return false;
-    const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
-    if (full(*r, tail) && (!may_wait || !wait_for_room(*r)))
-        return false; // closed, or (!may_wait) no room was reserved
-    std::uint64_t ticket = 0;
+        return append_result::refused;
+    // The object's lock, taken and let go hidden from ThreadSanitizer, on every path.
+    struct hidden_lock {
+        std::mutex* m = nullptr;
+        ~hidden_lock() {
+            if (m) {
+                hidden_scope hidden;
+                m->unlock();
+            }
+        }
+    } locked;
     if (access) {
         // Accesses of one object take their tickets in the order they happen: a vw is ordered
         // before every vr that reads it.
         hidden_scope hidden;
-        std::lock_guard l(object_lock(object));
-        access(context);
-        ticket = take_ticket(serial);
-    } else {
-        ticket = take_ticket(serial);
+        object_lock(object).lock();
+        locked.m = &object_lock(object);
+        access_atomically(e ? e->op : Op::read, object, access, context);
     }
+    const append_result refused =
+        access ? append_result::refused_after_access : append_result::refused;
+    // Read after the access: an access may append events of its own (a copy that touches
+    // another sfg object), which come first.
+    const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
+    if (full(*r, tail) && (!may_wait || !wait_for_room(*r)))
+        return refused; // closed, or (!may_wait) no room was reserved
+    const std::uint64_t ticket = take_ticket(serial);
     if (ticket == 0)
-        return false;
+        return refused;
     r->entries[tail % event_ring::capacity] =
         e ? ring_entry{e->file, e->line, e->column, e->target, e->op, false, ticket}
           : ring_entry{nullptr, 0, 0, no_object, Op::read, true, ticket};
     r->tail.store(tail + 1, std::memory_order_release);
     r->unticketed = 0;
     published(*r, tail + 1);
-    return true;
+    return append_result::appended;
 }
 
 void event_queue::reserve(std::uint64_t serial) {
@@ -218,16 +267,16 @@ void reserve_event() {
 }
 
 void flush_pending_of_this_thread() {
-    event_ring* r = this_ring.ring.get();
+    event_ring* r = my_ring().get();
     if (!r || r->unticketed == 0)
         return;
-    if (!queue().append(r->serial, nullptr, nullptr, nullptr, nullptr))
+    if (queue().append(r->serial, nullptr, nullptr, nullptr, nullptr) != append_result::appended)
         forget_stale_ring(0);
 }
 
 void event_queue::drain(std::uint64_t serial) {
     if (this_thread.serial == serial) {
-        if (event_ring* r = this_ring.ring.get(); r && r->serial == serial && r->unticketed > 0)
+        if (event_ring* r = my_ring().get(); r && r->serial == serial && r->unticketed > 0)
             append(serial, nullptr, nullptr, nullptr, nullptr); // places the caller's accesses
     }
     const std::uint64_t v = ticket_.load(std::memory_order_relaxed);
@@ -397,7 +446,7 @@ bool session_impl::event(ThreadId t, Op op, ObjId target, const std::string& obj
         return push(t, op, target, no_object, object);
     const queued_event e{nullptr, 0, 0, target, t, op};
     // The caller holds event_lock, which the checker needs to make room: reserve_event() made it.
-    return queue().append(serial, &e, nullptr, nullptr, nullptr, false);
+    return queue().append(serial, &e, nullptr, nullptr, nullptr, false) == append_result::appended;
 }
 
 std::string session_impl::object_name(Op op, ObjId target) const {

@@ -2,7 +2,8 @@
 // "ThreadSanitizer"): it orders sfg's events, not the program, so TSan ignores its
 // synchronization and the bookkeeping done under it; the program's own synchronization (its
 // sfg::mutex, barrier, threads: real std primitives) TSan sees as always, and a volatile_var's
-// store and load, done under this lock, are told to TSan as a release and an acquire.
+// store and load, done under a lock of the runtime, are told to TSan as a release and an
+// acquire.
 //
 // The annotations are weak: they resolve to ThreadSanitizer's runtime in a process that has it
 // (whether or not this library was built with -fsanitize=thread) and to nothing otherwise.
@@ -67,14 +68,22 @@ void hidden_access(void (*access)(void*), void* context) {
     AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
 }
 
-void tsan_release(const void* addr) {
-    if (__tsan_release)
-        __tsan_release(const_cast<void*>(addr));
-}
-
-void tsan_acquire(const void* addr) {
-    if (__tsan_acquire)
-        __tsan_acquire(const_cast<void*>(addr));
+void access_atomically(Op op, const void* object, void (*access)(void*), void* context) {
+    // The caller's synchronization is hidden: the annotations are made visible for themselves.
+    // A release just before the store and an acquire just after the load, both under the
+    // object's lock: a vr acquires exactly the vw it read (and those before it).
+    const bool annotate = under_tsan() && __tsan_release && __tsan_acquire;
+    if (annotate && op == Op::vol_write) {
+        AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+        __tsan_release(const_cast<void*>(object));
+        AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+    }
+    access(context);
+    if (annotate && op == Op::vol_read) {
+        AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+        __tsan_acquire(const_cast<void*>(object));
+        AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+    }
 }
 
 } // namespace sfg::detail

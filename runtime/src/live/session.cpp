@@ -264,9 +264,6 @@ void session_impl::finish() {
         trace_file.flush();
 }
 
-std::optional<finding> record_locked(const object& o, Op op, const sfg::source_location* where,
-                                     void (*access)(void*), void* context);
-
 std::optional<finding> orphan(const object& o, const char* what) {
     // No session to hold a finding: the report goes to standard error, once per object.
     global_state& g = global();
@@ -278,16 +275,6 @@ std::optional<finding> orphan(const object& o, const char* what) {
         std::fflush(stderr);
     }
     return std::nullopt;
-}
-
-std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
-                                    void (*access)(void*), void* context) {
-    if (op == Op::vol_write)
-        tsan_release(&o);
-    std::optional<finding> out = record_locked(o, op, where, access, context);
-    if (op == Op::vol_read)
-        tsan_acquire(&o);
-    return out;
 }
 
 namespace {
@@ -303,8 +290,8 @@ queued_event make_event(Op op, ObjId target, const sfg::source_location* where) 
 
 } // namespace
 
-std::optional<finding> record_locked(const object& o, Op op, const sfg::source_location* where,
-                                     void (*access)(void*), void* context) {
+std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
+                                    void (*access)(void*), void* context) {
     // A session with a checker thread: a thread of it appends the event, resolving the object
     // first if it is new (docs/enforcers.md, "How it works").
     if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
@@ -319,14 +306,19 @@ std::optional<finding> record_locked(const object& o, Op op, const sfg::source_l
         }
         if (cache >> 32 == serial) {
             const queued_event e = make_event(op, static_cast<ObjId>(cache), where);
-            if (queue().append(serial, &e, access, context, &o))
+            const append_result r = queue().append(serial, &e, access, context, &o);
+            if (r == append_result::appended)
                 return std::nullopt;
+            if (r == append_result::refused_after_access)
+                access = nullptr; // done once
         }
         // The session has closed meanwhile: reported below.
     }
     event_lock lock;
-    if (access)
-        access(context);
+    if (access) { // under the object's lock too: a session's threads access it under that alone
+        std::lock_guard object(object_lock(&o));
+        access_atomically(op, &o, access, context);
+    }
     session_impl* s = global().current;
     if (!s)
         return orphan(o, "used");
@@ -406,12 +398,12 @@ std::unique_ptr<detail::session_impl> open_session(const spec* s, session_option
             if (g.next_serial > 0xffffffffu) // serials fit object::cache's upper half
                 g.next_serial = 1;
             auto impl = std::make_unique<detail::session_impl>(g.next_serial++, s, std::move(o));
+            if (impl->queued()) // first: starting the checker thread may throw
+                detail::queue().open(impl.get());
             detail::this_thread = {impl->serial, impl->main_thread};
             g.current = impl.get();
-            if (impl->queued()) {
-                detail::queue().open(impl.get());
+            if (impl->queued())
                 g.deferring.store(impl->serial, std::memory_order_relaxed);
-            }
             return impl;
         }
     }

@@ -63,9 +63,10 @@ public:
 private:
     hidden_scope hidden_;
 };
-// A volatile's store (release) and load (acquire), told to ThreadSanitizer; no-ops without it.
-void tsan_release(const void* addr);
-void tsan_acquire(const void* addr);
+// Performs an access that must be atomic with its event, under the object's lock and hidden
+// from ThreadSanitizer; a volatile's store and load are told to it as a release and an acquire
+// (event_lock.cpp).
+void access_atomically(Op op, const void* object, void (*access)(void*), void* context);
 
 // Who the calling thread is: its id in session `serial` (0: not an sfg thread of any session).
 struct thread_record {
@@ -129,6 +130,17 @@ void flush_pending_of_this_thread();
 // Performs an access hidden from ThreadSanitizer, as under the lock (event_lock.cpp).
 void hidden_access(void (*access)(void*), void* context);
 
+// What event_queue::append did.
+enum class append_result {
+    appended,
+    refused,              // the session takes no more events; the access was not done
+    refused_after_access, // the session took no more events once the access was done
+};
+// The lock of an object's accesses that must be atomic with their events (a volatile's, a
+// shared<T> that is not trivially copyable), one of a few shared by all objects. Taken after
+// event_lock when both are; nothing waits for event_lock while holding it.
+std::mutex& object_lock(const void* object);
+
 // The events of a session whose policy lets findings wait (log, collect): each thread appends
 // to a ring of its own, taking a ticket from one counter for the events that order threads;
 // the session's checker thread merges the rings by ticket, which is the linearization, and
@@ -143,10 +155,10 @@ public:
     // when session `serial` takes no more events.
     bool push_access(std::uint64_t serial, const queued_event& e);
     // Atomically (with respect to the other accesses of `object`): performs access(context)
-    // and appends e with the next ticket; e null: a marker. False when session `serial` takes
-    // no more events. Waits for room unless !may_wait (then the caller reserved it).
-    bool append(std::uint64_t serial, const queued_event* e, void (*access)(void*), void* context,
-                const void* object, bool may_wait = true);
+    // and appends e with the next ticket; e null: a marker. Waits for room unless !may_wait
+    // (then the caller reserved it). An access that throws takes no ticket.
+    append_result append(std::uint64_t serial, const queued_event* e, void (*access)(void*),
+                         void* context, const void* object, bool may_wait = true);
     // Makes room for one entry in the calling thread's ring.
     void reserve(std::uint64_t serial);
     // Waits until every event appended so far (the caller's queued accesses too) is checked.
@@ -155,8 +167,6 @@ public:
     void close();
 
 private:
-    friend void forget_stale_ring(std::uint64_t serial);
-    friend void flush_pending_of_this_thread();
     event_ring* ring(std::uint64_t serial);
     event_ring* new_ring(std::uint64_t serial);
     bool wait_for_room(event_ring& r);
