@@ -377,15 +377,29 @@ TEST_CASE("live: a long run of accesses with no synchronization is pushed as it 
 #define SFG_TEST_UNDER_TSAN 0
 #endif
 
-TEST_CASE("live: racing stores to a shared<std::string> are reported, the value stays whole" *
-          doctest::skip(SFG_TEST_UNDER_TSAN == 1)) {
-    // A value that is not trivially copyable is accessed under the runtime's lock: the race is
-    // reported and the string is never torn (ASan would see it). Not under ThreadSanitizer: the
-    // race is real, and TSan rightly reports the string's buffers changing hands.
-    const std::string first(200, 'a'), second(300, 'b');
+namespace {
+
+// Two strings too long for the small-string buffer, and a session with hb alone.
+struct string_race_setup {
+    std::string first, second;
+    sfg::session_options options;
+};
+string_race_setup string_race() {
     sfg::session_options o = collect_all();
     o.analyses = "hb";
-    sfg::session s(o);
+    return {std::string(200, 'a'), std::string(300, 'b'), o};
+}
+
+} // namespace
+
+TEST_CASE("live: racing stores to a shared<std::string> are reported, the value stays whole" *
+          doctest::skip(SFG_TEST_UNDER_TSAN == 1)) {
+    // A value that is not trivially copyable is accessed under its object's lock: the race is
+    // reported and the string is never torn (ASan would see it). Not under ThreadSanitizer: the
+    // race is real, and TSan rightly reports the string's buffers changing hands.
+    const string_race_setup setup = string_race(); // (no structured bindings: lambdas use them)
+    const std::string &first = setup.first, &second = setup.second;
+    sfg::session s(setup.options);
     sfg::shared<std::string> text("text", "");
     {
         sfg::thread a("a", [&] {
@@ -408,10 +422,9 @@ TEST_CASE("live: a std::thread and an sfg::thread on one shared<std::string>: a 
           doctest::skip(SFG_TEST_UNDER_TSAN == 1)) {
     // The std::thread's loads take the slow path (a misuse), the sfg::thread's stores the
     // queued one: both under the object's lock, so the string is never torn (ASan would see it).
-    const std::string first(200, 'a'), second(300, 'b');
-    sfg::session_options o = collect_all();
-    o.analyses = "hb";
-    sfg::session s(o);
+    const string_race_setup setup = string_race(); // (no structured bindings: lambdas use them)
+    const std::string &first = setup.first, &second = setup.second;
+    sfg::session s(setup.options);
     sfg::shared<std::string> text("text", first);
     std::atomic<int> torn{0};
     {
