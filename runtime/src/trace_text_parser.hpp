@@ -477,6 +477,8 @@ private:
                     q = name(p, e, "a thread name");
                     if (!q)
                         return false;
+                    if (*a == '#') // it could not start its own lines (docs/traces.md)
+                        return fail(a, "a thread name cannot start with '#' (a comment)");
                     ThreadId u =
                         out_.threads.id(std::string_view(a, static_cast<std::size_t>(q - a)));
                     if (std::find(set_.begin(), set_.end(), u) != set_.end())

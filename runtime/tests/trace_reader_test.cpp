@@ -170,6 +170,7 @@ TEST_CASE("malformed lines: FILE:LINE:COL: error naming the line") {
         {"T1|fork()\n", "t.std:1:9: error: expected a thread name, found ')'"},
         {"T1|fork(a,)\n", "t.std:1:11: error: expected a thread name, found ')'"},
         {"T1|fork(a,a)\n", "t.std:1:11: error: thread a is listed twice"},
+        {"T1|join(a, #0)\n", "t.std:1:12: error: a thread name cannot start with '#' (a comment)"},
         {"T1|w(x) y\n", "t.std:1:9: error: expected '|' or the end of the line, found 'y'"},
         {"T1|w(x)|loc\x01x\n", "t.std:1:12: error: unexpected byte 0x01 in the location"},
         {"T\x00|w(x)\n", "t.std:1:2: error: expected '|' after the thread name, found byte 0x00"},
