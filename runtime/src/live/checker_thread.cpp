@@ -31,31 +31,34 @@ std::uint64_t tag(std::uint64_t serial) {
     return serial % 0xffffff + 1;
 }
 
-// The calling thread's ring; marked abandoned when the thread ends, so that the checker lets
-// it go once it has taken its entries. Its accesses not placed yet are placed first (a thread
-// that is not an sfg::thread, such as the main thread, ends without flushing).
+// The calling thread's ring, read on every event: a trivial thread_local, so no TLS wrapper.
+constinit thread_local event_ring* current_ring = nullptr;
+// Its owner while the thread's thread_local objects live; it is marked abandoned when the
+// thread ends, so that the checker lets it go once it has taken its entries, its accesses not
+// placed yet placed first (a thread that is not an sfg::thread, such as the main thread, ends
+// without flushing).
 struct ring_holder {
     std::shared_ptr<event_ring> ring;
     ~ring_holder();
 };
 thread_local ring_holder this_ring;
-// Set once this_ring is destroyed: a session closed by a static destructor, after the main
-// thread's thread_local objects, then uses a ring of its own that is never freed.
+// Set once this_ring is destroyed: a thread still using sfg then (a session closed by a static
+// destructor, after the main thread's thread_local objects) gets rings kept until the process
+// ends (reachable from here, so not leaks).
 constinit thread_local bool ring_holder_gone = false;
-constinit thread_local std::shared_ptr<event_ring>* late_ring = nullptr;
 
-std::shared_ptr<event_ring>& my_ring() {
-    if (!ring_holder_gone)
-        return this_ring.ring;
-    if (!late_ring) {
-        // The thread is ending: its ring is kept until the process ends (reachable from here).
-        static auto* kept = new std::vector<std::unique_ptr<std::shared_ptr<event_ring>>>;
+event_ring* own(std::shared_ptr<event_ring> r) {
+    current_ring = r.get();
+    if (!ring_holder_gone) {
+        this_ring.ring = std::move(r);
+    } else {
+        static auto* kept = new std::vector<std::shared_ptr<event_ring>>;
         static std::mutex kept_lock;
         hidden_scope hidden;
         std::lock_guard l(kept_lock);
-        late_ring = kept->emplace_back(std::make_unique<std::shared_ptr<event_ring>>()).get();
+        kept->push_back(std::move(r));
     }
-    return *late_ring;
+    return current_ring;
 }
 
 // The accesses after a ring's last ticketed entry, which nothing will check any more (their
@@ -106,10 +109,11 @@ ring_holder::~ring_holder() {
     if (ring)
         ring->abandoned.store(true, std::memory_order_release);
     ring_holder_gone = true;
+    current_ring = nullptr;
 }
 
 event_ring* event_queue::ring(std::uint64_t serial) {
-    event_ring* r = my_ring().get();
+    event_ring* r = current_ring;
     return r && r->serial == serial ? r : new_ring(serial);
 }
 
@@ -122,18 +126,18 @@ event_ring* event_queue::new_ring(std::uint64_t serial) {
     auto r = std::make_shared<event_ring>(serial, this_thread.id);
     rings_.push_back(r);
     rings_version_.fetch_add(1, std::memory_order_release);
-    std::shared_ptr<event_ring>& mine = my_ring();
-    mine = std::move(r);
-    return mine.get();
+    return own(std::move(r));
 }
 
 void forget_stale_ring(std::uint64_t serial) {
-    std::shared_ptr<event_ring>& r = my_ring();
+    event_ring* r = current_ring;
     if (!r || r->serial == serial)
         return;
     report_dropped(*r);
     r->abandoned.store(true, std::memory_order_release);
-    r.reset();
+    current_ring = nullptr;
+    if (!ring_holder_gone)
+        this_ring.ring.reset();
 }
 
 bool event_queue::wait_for_room(event_ring& r) {
@@ -267,7 +271,7 @@ void reserve_event() {
 }
 
 void flush_pending_of_this_thread() {
-    event_ring* r = my_ring().get();
+    event_ring* r = current_ring;
     if (!r || r->unticketed == 0)
         return;
     if (queue().append(r->serial, nullptr, nullptr, nullptr, nullptr) != append_result::appended)
@@ -276,7 +280,7 @@ void flush_pending_of_this_thread() {
 
 void event_queue::drain(std::uint64_t serial) {
     if (this_thread.serial == serial) {
-        if (event_ring* r = my_ring().get(); r && r->serial == serial && r->unticketed > 0)
+        if (event_ring* r = current_ring; r && r->serial == serial && r->unticketed > 0)
             append(serial, nullptr, nullptr, nullptr, nullptr); // places the caller's accesses
     }
     const std::uint64_t v = ticket_.load(std::memory_order_relaxed);
