@@ -26,15 +26,34 @@ void HbDetector::on_event(const Event& e, const Symbols& syms) {
     // thread did since would have raced with that access already.
     if (t < mine.size() && mine[t].clock == now)
         return;
+    // Whether the access of thread u recorded in slots[u] is ordered before e: its epoch is known
+    // to t. Then so is everything u knew then (a clock reaches others only by snd ops, which
+    // end u's epoch).
+    auto before_e = [&](ThreadId u, const std::vector<Slot>& slots) {
+        return u == t || slots[u].clock <= c.get(u);
+    };
+    const bool writes_ordered = v.last_writer == no_object || before_e(v.last_writer, v.writes);
+    const bool reads_ordered =
+        v.last_reader == no_object || (v.reads_chained && before_e(v.last_reader, v.reads));
     // A read conflicts with earlier writes, a write with earlier reads and writes. Each
-    // thread's last access is the one least ordered before e (program order).
-    for (std::size_t u = 0; u < v.writes.size(); ++u)
-        if (u != t && v.writes[u].clock > c.get(static_cast<ThreadId>(u)))
-            return race(v, e, static_cast<ThreadId>(u), Op::write, v.writes[u]);
-    if (write)
+    // thread's last access is the one least ordered before e (program order). The scans find
+    // the first thread (in id order) that races, when the shortcut cannot rule races out.
+    if (!writes_ordered)
+        for (std::size_t u = 0; u < v.writes.size(); ++u)
+            if (u != t && v.writes[u].clock > c.get(static_cast<ThreadId>(u)))
+                return race(v, e, static_cast<ThreadId>(u), Op::write, v.writes[u]);
+    if (write && !(writes_ordered && reads_ordered))
         for (std::size_t u = 0; u < v.reads.size(); ++u)
             if (u != t && v.reads[u].clock > c.get(static_cast<ThreadId>(u)))
                 return race(v, e, static_cast<ThreadId>(u), Op::read, v.reads[u]);
+    if (write) {
+        v.last_writer = t;
+        v.last_reader = no_object;
+        v.reads_chained = true;
+    } else {
+        v.reads_chained = v.last_reader == no_object || (v.reads_chained && reads_ordered);
+        v.last_reader = t;
+    }
     if (mine.size() <= t)
         mine.resize(t + 1);
     mine[t] = {now, Site::of(e)};
