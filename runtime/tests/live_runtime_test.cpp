@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -618,3 +619,27 @@ TEST_CASE("live: an access that throws leaves the queued events counted") {
     CHECK_THROWS(y.store(throws_on_move{}));
     CHECK(s.events() == 7); // the five stores, checked before events() returns
 }
+
+#if defined(__linux__) && defined(__GLIBC__)
+TEST_CASE("live: the checker thread is named sfg-checker while its session is open") {
+    auto checker_threads = [] {
+        int n = 0;
+        for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+            std::ifstream comm(task.path() / "comm");
+            std::string name;
+            std::getline(comm, name);
+            n += name == "sfg-checker";
+        }
+        return n;
+    };
+    {
+        sfg::session s(collect_all());
+        // The checker names itself once it runs: a drain waits for it.
+        sfg::shared<int> x("x", 0);
+        x = 1;
+        CHECK(s.findings().empty());
+        CHECK(checker_threads() == 1);
+    }
+    CHECK(checker_threads() == 0);
+}
+#endif

@@ -14,6 +14,10 @@
 #include <cstdlib>
 #include <mutex>
 
+#if defined(__linux__) && defined(__GLIBC__)
+#include <pthread.h>
+#endif
+
 namespace sfg::detail {
 
 namespace {
@@ -358,6 +362,9 @@ bool event_queue::gather(std::vector<std::shared_ptr<event_ring>>& rings, std::s
 }
 
 void event_queue::run(session_impl* s) {
+#if defined(__linux__) && defined(__GLIBC__)
+    pthread_setname_np(pthread_self(), "sfg-checker"); // as top -H, gdb and perf show it
+#endif
     hidden_scope hidden;
     std::vector<std::shared_ptr<event_ring>> rings;
     std::uint64_t version = ~std::uint64_t{0};
@@ -439,7 +446,8 @@ void session_impl::check(const std::vector<queued_event>& events) {
                 c = {e.file, e.line, e.column, serial, location(e.file, e.line, e.column)};
             loc = c.id;
         }
-        push(e.thread, e.op, e.target, loc, no_name, false);
+        if (!stream->push(e.thread, e.op, e.target, loc)) [[unlikely]]
+            push_failed(e.thread, e.op, e.target, no_name);
     }
     collect();
     fresh.clear(); // nothing is thrown under log and collect

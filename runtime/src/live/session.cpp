@@ -236,11 +236,15 @@ bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::s
                         bool collect_now) {
     const bool ok = stream->push(t, op, target, loc);
     if (!ok)
-        add_misuse(object.empty() ? object_name(op, target) : object, t,
-                   "ill-formed operation: " + stream->error(), op, true);
+        push_failed(t, op, target, object);
     if (collect_now)
         collect();
     return ok;
+}
+
+void session_impl::push_failed(ThreadId t, Op op, ObjId target, const std::string& object) {
+    add_misuse(object.empty() ? object_name(op, target) : object, t,
+               "ill-formed operation: " + stream->error(), op, true);
 }
 
 std::optional<finding> session_impl::take_fresh() {

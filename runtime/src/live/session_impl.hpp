@@ -227,6 +227,8 @@ struct session_impl {
     // (unless the caller will).
     bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
               bool collect_now = true);
+    // The misuse of an ill-formed event that push refused.
+    void push_failed(ThreadId t, Op op, ObjId target, const std::string& object);
     void collect();
     void add(finding f);
     // Once per (object, what). t: the thread (no_object: a thread sfg does not know).
