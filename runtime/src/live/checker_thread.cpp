@@ -160,7 +160,15 @@ bool event_queue::wait_for_room(event_ring& r) {
             return false;
         hurry_ = true;
         work_.notify_one();
-        room_waiters_.fetch_add(1, std::memory_order_relaxed);
+        // Announced, then the head read again: the checker frees room, then reads the count
+        // (both sequentially consistent), so one of the two sees the other, and no wakeup is
+        // lost (a lost one would hold this thread, and any critical section it is in, a whole
+        // idle_wait).
+        room_waiters_.fetch_add(1, std::memory_order_seq_cst);
+        if (tail - r.head.load(std::memory_order_seq_cst) < event_ring::capacity) {
+            room_waiters_.fetch_sub(1, std::memory_order_relaxed);
+            continue;
+        }
         room_.wait_for(l, idle_wait);
         room_waiters_.fetch_sub(1, std::memory_order_relaxed);
     }
@@ -379,6 +387,7 @@ void event_queue::run(session_impl* s) {
             last = 0;
         }
         if (gather(rings, last, batch)) {
+            std::atomic_thread_fence(std::memory_order_seq_cst); // the heads stored, then:
             if (room_waiters_.load(std::memory_order_relaxed) > 0) {
                 std::lock_guard l(lock_);
                 room_.notify_all();
@@ -407,6 +416,8 @@ void event_queue::run(session_impl* s) {
             last = 0;
         }
         std::unique_lock l(lock_);
+        if (room_waiters_.load(std::memory_order_relaxed) > 0)
+            room_.notify_all(); // gather may have taken markers only
         if (stopping_ && next_ >= final_)
             return; // every event of the session is checked
         const std::uint64_t v = ticket_.load(std::memory_order_relaxed);
