@@ -70,6 +70,7 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         if (c != no_column)
             grp.cols = std::max(grp.cols, c + 1);
     grp.rows = static_cast<std::uint32_t>(s.row_place.size());
+    grp.stride = (grp.rows + column_lanes - 1) / column_lanes * column_lanes;
 
     // Each key's rules, deduplicated. Rules that merge several columns into one (an acq: one
     // per possible releaser) read instead a summary column, the maximum of those sources, which
@@ -125,7 +126,7 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         i = j;
     }
     grp.reach_at = reach_pool_.size();
-    reach_pool_.resize(reach_pool_.size() + std::size_t{grp.rows} * grp.cols, 0);
+    reach_pool_.resize(reach_pool_.size() + std::size_t{grp.stride} * grp.cols, 0);
     grp.u32_at = u32_pool_.size();
     for (PlaceIx p : s.row_place)
         u32_pool_.push_back(block[p]);
@@ -166,17 +167,21 @@ void OneTokenGroups::reset(const NetShapes& shapes) {
 namespace {
 // dst = max(dst, src) over a column, branch-free (which one wins is data, and a branch would
 // mispredict); returns whether dst grew. Times are below 2^63, so the signed compare that AVX2
-// has is exact.
+// has is exact. A column is `stride` words, a multiple of column_lanes (its padding stays 0),
+// taken column_lanes at a time: a fixed-size body the compiler turns into vector operations without
+// a scalar tail (an unknown trip count alone stays scalar at -O2).
 [[gnu::always_inline]] inline bool
-merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t rows) {
-    std::uint64_t grew = 0;
-    for (std::size_t p = 0; p < rows; ++p) {
-        const auto d = static_cast<std::int64_t>(dst[p]), v = static_cast<std::int64_t>(src[p]);
-        const std::uint64_t take = 0 - static_cast<std::uint64_t>(v > d);
-        grew |= take;
-        dst[p] = (static_cast<std::uint64_t>(v) & take) | (static_cast<std::uint64_t>(d) & ~take);
-    }
-    return grew != 0;
+merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t stride) {
+    std::uint64_t grew[column_lanes] = {};
+    for (std::size_t p = 0; p < stride; p += column_lanes, dst += column_lanes, src += column_lanes)
+        for (std::size_t k = 0; k < column_lanes; ++k) {
+            const auto d = static_cast<std::int64_t>(dst[k]), v = static_cast<std::int64_t>(src[k]);
+            const std::uint64_t take = 0 - static_cast<std::uint64_t>(v > d);
+            grew[k] |= take;
+            dst[k] =
+                (static_cast<std::uint64_t>(v) & take) | (static_cast<std::uint64_t>(d) & ~take);
+        }
+    return (grew[0] | grew[1] | grew[2] | grew[3]) != 0;
 }
 
 // The rules of one op on one group's table (OneTokenGroups::step); returns whether it changed.
@@ -187,20 +192,20 @@ merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, st
     !defined(__SANITIZE_THREAD__)
 [[gnu::target_clones("avx2", "default")]]
 #endif
-bool apply_rules(std::uint64_t* const reach, std::size_t rows,
+bool apply_rules(std::uint64_t* const reach, std::size_t stride,
                  const std::uint32_t* const summary_begin, const std::uint32_t* const summaries,
                  std::span<const ReachRule> rules, std::uint64_t now) {
     bool changed = false;
     for (const ReachRule& r : rules) {
-        std::uint64_t* dst = reach + std::size_t{r.dst} * rows;
-        bool grew = merge_max(dst, reach + std::size_t{r.src} * rows, rows);
+        std::uint64_t* dst = reach + std::size_t{r.dst} * stride;
+        bool grew = merge_max(dst, reach + std::size_t{r.src} * stride, stride);
         if (r.own != ReachRule::no_row) { // p = p': any start before now reaches dst
             grew |= dst[r.own] != now;
             dst[r.own] = now;
         }
         if (grew) // keep the summaries dst is a member of current
             for (std::uint32_t k = summary_begin[r.dst]; k < summary_begin[r.dst + 1]; ++k)
-                merge_max(reach + std::size_t{summaries[k]} * rows, dst, rows);
+                merge_max(reach + std::size_t{summaries[k]} * stride, dst, stride);
         changed |= grew;
     }
     return changed;
@@ -213,7 +218,7 @@ bool apply_rules(std::uint64_t* const reach, std::size_t rows,
 // apart), so the order of the rules does not matter.
 bool OneTokenGroups::step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now) {
     const Group& grp = groups_[g];
-    return apply_rules(reach_of(grp), grp.rows, summary_begin_of(grp),
+    return apply_rules(reach_of(grp), grp.stride, summary_begin_of(grp),
                        summary_begin_of(grp) + grp.cols + 1, rules, now);
 }
 
@@ -223,7 +228,7 @@ void OneTokenGroups::materialize(VarIx v, const NetShapes& shapes, CandidateSet&
     const NetShape& s = shapes[grp.shape];
     out.clear();
     for (const PlaceIx q : s.col_place) {
-        const std::uint64_t* col = reach_of(grp) + std::size_t{grp.column[q]} * grp.rows;
+        const std::uint64_t* col = reach_of(grp) + std::size_t{grp.column[q]} * grp.stride;
         const std::uint32_t qrow = s.place_row[q];
         bool in = false;
         for (std::uint64_t rows = lz.rows; rows && !in; rows &= rows - 1) {

@@ -33,6 +33,10 @@
 
 namespace sfg::enforce {
 
+// A group's table is stored by column, each padded to a multiple of this many words (the padding
+// stays 0), so that a column is merged a vector at a time.
+inline constexpr std::uint32_t column_lanes = 4;
+
 // One update of a group's table: reach[p][dst] = max(reach[p][dst], reach[p][src]) for every
 // row p, and reach[own][dst] = now when the source is the Acc place of row `own`.
 struct ReachRule {
@@ -101,10 +105,11 @@ private:
         ShapeIx shape;
         std::uint32_t cols = 0;
         std::uint32_t rows = 0;
+        std::uint32_t stride = 0; // words per column: rows rounded up to column_lanes
         // The tables every op on the group reads, in two pools in group order (reach_pool_,
         // u32_pool_), so that a group's state is a few adjacent cache lines and variables
         // visited in order stream through memory (bench_enforce's round robin):
-        //   reach_pool_[reach_at ..]: reach[p][q] at [column[q] * rows + row(p)], rows x cols
+        //   reach_pool_[reach_at ..]: reach[p][q] at [column[q] * stride + row(p)], stride x cols
         //   words;
         //   u32_pool_[u32_at ..]: the column of each row's own place (rows entries), then
         //   summary_begin (cols + 1 entries), then the summaries.
@@ -144,7 +149,7 @@ inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, std::uint64_t want, 
     std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
     for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
         const int q = std::countr_zero(qs);
-        const std::uint64_t* col = reach_of(grp) + std::size_t{row_column_of(grp)[q]} * grp.rows;
+        const std::uint64_t* col = reach_of(grp) + std::size_t{row_column_of(grp)[q]} * grp.stride;
         for (std::uint64_t rows = lz.rows; rows; rows &= rows - 1)
             if (lz.since < col[std::countr_zero(rows)]) {
                 kept |= std::uint64_t{1} << q;
