@@ -168,8 +168,8 @@ namespace {
 // dst = max(dst, src) over a column, branch-free (which one wins is data, and a branch would
 // mispredict); returns whether dst grew. Times are below 2^63, so the signed compare that AVX2
 // has is exact. A column is `stride` words, a multiple of column_lanes (its padding stays 0),
-// taken column_lanes at a time: a fixed-size body the compiler turns into vector operations without
-// a scalar tail (an unknown trip count alone stays scalar at -O2).
+// taken column_lanes at a time: a fixed-size body that the compiler turns into vector
+// operations with no scalar tail (a loop of unknown length stays scalar at -O2).
 [[gnu::always_inline]] inline bool
 merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t stride) {
     std::uint64_t grew[column_lanes] = {};
@@ -181,7 +181,10 @@ merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, st
             dst[k] =
                 (static_cast<std::uint64_t>(v) & take) | (static_cast<std::uint64_t>(d) & ~take);
         }
-    return (grew[0] | grew[1] | grew[2] | grew[3]) != 0;
+    std::uint64_t any = 0;
+    for (const std::uint64_t g : grew)
+        any |= g;
+    return any != 0;
 }
 
 // The rules of one op on one group's table (OneTokenGroups::step); returns whether it changed.
