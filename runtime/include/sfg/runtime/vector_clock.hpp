@@ -15,6 +15,9 @@ using Clock = std::uint32_t;
 
 class VectorClock {
 public:
+    // A clock's size is a multiple of this (padded with 0), so that acquire merges whole vectors.
+    static constexpr std::size_t lanes = 8;
+
     Clock get(ThreadId t) const { return t < c_.size() ? c_[t] : 0; }
     std::size_t size() const { return c_.size(); }
 
@@ -29,11 +32,7 @@ public:
         ++c_[t];
     }
     // rcv (acq, vr, bexit, join, a child's start): learn everything `sync` has seen.
-    void acquire(const VectorClock& sync) {
-        grow(sync.c_.size());
-        for (std::size_t i = 0; i < sync.c_.size(); ++i)
-            c_[i] = std::max(c_[i], sync.c_[i]);
-    }
+    void acquire(const VectorClock& sync);
     // snd (rel, vw, benter, fork): `sync` learns everything this clock has seen. Joining, not
     // storing: every earlier snd is ordered before every later rcv (docs/traces.md).
     void release(VectorClock& sync) const { sync.acquire(*this); }
@@ -49,7 +48,7 @@ public:
 private:
     void grow(std::size_t n) {
         if (c_.size() < n)
-            c_.resize(n, 0);
+            c_.resize((n + lanes - 1) / lanes * lanes, 0);
     }
     std::vector<Clock> c_;
 };
