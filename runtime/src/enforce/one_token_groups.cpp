@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <tuple>
 
 namespace sfg::enforce {
@@ -168,22 +169,24 @@ namespace {
 // dst = max(dst, src) over a column, branch-free (which one wins is data, and a branch would
 // mispredict); returns whether dst grew. Times are below 2^63, so the signed compare that AVX2
 // has is exact. A column is `stride` words, a multiple of column_lanes (its padding stays 0),
-// taken column_lanes at a time: a fixed-size body that the compiler turns into vector
-// operations with no scalar tail (a loop of unknown length stays scalar at -O2).
+// taken as one vector of column_lanes words at a time (GCC's vector extension: one AVX2 register,
+// or pairs of SSE2 ones in the default clone); whether any lane grew is reduced once, at the end.
+using lane_vector [[gnu::vector_size(column_lanes * sizeof(std::int64_t))]] = std::int64_t;
 [[gnu::always_inline]] inline bool
 merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, std::size_t stride) {
-    std::uint64_t grew[column_lanes] = {};
-    for (std::size_t p = 0; p < stride; p += column_lanes, dst += column_lanes, src += column_lanes)
-        for (std::size_t k = 0; k < column_lanes; ++k) {
-            const auto d = static_cast<std::int64_t>(dst[k]), v = static_cast<std::int64_t>(src[k]);
-            const std::uint64_t take = 0 - static_cast<std::uint64_t>(v > d);
-            grew[k] |= take;
-            dst[k] =
-                (static_cast<std::uint64_t>(v) & take) | (static_cast<std::uint64_t>(d) & ~take);
-        }
-    std::uint64_t any = 0;
-    for (const std::uint64_t g : grew)
-        any |= g;
+    lane_vector grew{};
+    for (std::size_t p = 0; p < stride; p += column_lanes) {
+        lane_vector d, v;
+        std::memcpy(&d, dst + p, sizeof d);
+        std::memcpy(&v, src + p, sizeof v);
+        const lane_vector take = v > d; // all ones where src is later
+        grew |= take;
+        d = (v & take) | (d & ~take);
+        std::memcpy(dst + p, &d, sizeof d);
+    }
+    std::int64_t any = 0;
+    for (std::size_t k = 0; k < column_lanes; ++k)
+        any |= grew[k];
     return any != 0;
 }
 
