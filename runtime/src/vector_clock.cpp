@@ -1,4 +1,5 @@
 #include "sfg/runtime/vector_clock.hpp"
+#include "avx2_clone.hpp"
 
 #include <algorithm>
 
@@ -9,10 +10,7 @@ namespace {
 // turns into vector operations (a loop of unknown length stays scalar at -O2). SFG_SIMD
 // (docs/architecture.md): an AVX2 clone beside the default one, chosen at load time (SSE2 has no
 // unsigned 32-bit maximum).
-#if SFG_SIMD && defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&      \
-    !defined(__SANITIZE_THREAD__)
-[[gnu::target_clones("avx2", "default")]]
-#endif
+SFG_AVX2_CLONE
 void join_max(Clock* __restrict c, const Clock* __restrict s, std::size_t n) {
     constexpr std::size_t lanes = VectorClock::lanes;
     for (std::size_t i = 0; i < n; i += lanes, c += lanes, s += lanes)

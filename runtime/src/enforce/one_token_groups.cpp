@@ -1,4 +1,5 @@
 #include "one_token_groups.hpp"
+#include "../avx2_clone.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -194,10 +195,7 @@ merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, st
 // One dispatch per op, not per rule.
 // SFG_SIMD (docs/architecture.md): an AVX2 clone beside the default one, chosen at load time;
 // both compile this same loop, the default clone is what builds without SFG_SIMD run.
-#if SFG_SIMD && defined(__x86_64__) && defined(__GNUC__) && !defined(__SANITIZE_ADDRESS__) &&      \
-    !defined(__SANITIZE_THREAD__)
-[[gnu::target_clones("avx2", "default")]]
-#endif
+SFG_AVX2_CLONE
 bool apply_rules(std::uint64_t* const reach, std::size_t stride,
                  const std::uint32_t* const summary_begin, const std::uint32_t* const summaries,
                  std::span<const ReachRule> rules, std::uint64_t now) {
