@@ -51,7 +51,7 @@ void HbDetector::on_event(const Event& e, const Symbols& syms) {
         v.last_reader = no_object;
         v.reads_chained = true;
     } else {
-        v.reads_chained = v.last_reader == no_object || (v.reads_chained && reads_ordered);
+        v.reads_chained = reads_ordered; // the reads so far are ordered before this one
         v.last_reader = t;
     }
     if (mine.size() <= t)
