@@ -93,8 +93,10 @@ private:
         std::uint64_t h = w0 ^ name.size();
         for (std::size_t i = 8; i + 8 < name.size(); i += 8)
             h = mix(h, word(i));
-        return mix(h, word(name.size() - 8)) * golden; // the last word (overlapping the one before)
+        return mix(h, word(name.size() - 8)); // the last word (overlapping the one before)
     }
+    // Fibonacci's product, whose top bits index the table, then its high bits folded down for
+    // the next word.
     static std::uint64_t mix(std::uint64_t h, std::uint64_t w) {
         h = (h ^ w) * golden;
         return h ^ h >> 29;
