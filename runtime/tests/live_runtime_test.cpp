@@ -447,6 +447,64 @@ TEST_CASE("live: a std::thread and an sfg::thread on one shared<std::string>: a 
     CHECK(misuse);
 }
 
+namespace {
+
+// A value whose copy reads another sfg variable: its accesses append an event of their own while
+// its object's lock is held, under which no thread may check events for the checker thread.
+sfg::shared<int>* copied_config = nullptr;
+std::atomic<long> config_reads{0};
+struct reads_config {
+    int v = 0;
+    reads_config() = default;
+    reads_config(const reads_config& o) : v(o.v + copied_config->load() * 0) { ++config_reads; }
+    reads_config& operator=(const reads_config& o) {
+        v = o.v + copied_config->load() * 0;
+        ++config_reads;
+        return *this;
+    }
+};
+
+} // namespace
+
+TEST_CASE("live: threads that check events while others copy values that read sfg variables") {
+    // Filling rings make threads check events themselves; a copy made under its object's lock
+    // appends events of its own, and its thread must not check then. Every event is counted.
+    // (The test above deadlocks if a thread checks under an object's lock.)
+    constexpr int threads = 4, rounds = 20000;
+    sfg::session s(collect_all());
+    sfg::shared<int> config("config", 1);
+    copied_config = &config;
+    std::vector<std::unique_ptr<sfg::shared<reads_config>>> values;
+    std::vector<std::unique_ptr<sfg::shared<int>>> counters;
+    for (int i = 0; i < threads; ++i) {
+        values.push_back(std::make_unique<sfg::shared<reads_config>>("value" + std::to_string(i)));
+        counters.push_back(std::make_unique<sfg::shared<int>>("counter" + std::to_string(i), 0));
+    }
+    config.store(2);
+    const std::uint64_t before = s.events();
+    config_reads = 0;
+    sfg::thread_group g;
+    for (int i = 0; i < threads; ++i)
+        g.add("c" + std::to_string(i), [&, i] {
+            sfg::shared<reads_config>& value = *values[static_cast<std::size_t>(i)];
+            sfg::shared<int>& counter = *counters[static_cast<std::size_t>(i)];
+            for (int r = 0; r < rounds; ++r) {
+                counter.store(r);
+                if (r % 8 == 0)
+                    value.store(value.load());
+            }
+        });
+    g.start();
+    g.join();
+    for (const sfg::finding& f : s.findings())
+        FAIL_CHECK(f.message);
+    // fork, the counters' stores, the values' loads and stores, config's loads by the copies,
+    // join
+    CHECK(s.events() == before + 1 + threads * (rounds + rounds / 8 * 2) +
+                            static_cast<std::uint64_t>(config_reads.load()) + 1);
+    copied_config = nullptr;
+}
+
 TEST_CASE("live: a thread's accesses after its thread_local objects are gone are still events") {
     // A session's main thread may end before the session closes, and a destructor of one of its
     // thread_local objects may still use sfg (as a static destructor may, after the main

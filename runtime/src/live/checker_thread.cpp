@@ -92,8 +92,10 @@ event_queue& queue() {
 
 void event_queue::open(session_impl* s) {
     hidden_scope hidden;
+    // Not under check_lock_, which is taken before event_lock (held here): no thread checks
+    // until serial_ names this session (close() left the checking side as new).
+    session_ = s;
     std::lock_guard l(lock_);
-    next_ = 1;
     checked_ = final_ = 0;
     stopping_ = hurry_ = false;
     ticket_.store(tag(s->serial) << tag_shift | 1, std::memory_order_relaxed);
@@ -150,6 +152,9 @@ bool event_queue::wait_for_room(event_ring& r) {
         r.head_seen = r.head.load(std::memory_order_acquire);
         if (tail - r.head_seen < event_ring::capacity)
             return true;
+        // Rather than sleeping until the checker thread has made room: making it.
+        if (help(r.serial))
+            continue;
         if (spins < 16) {
             std::this_thread::yield();
             continue;
@@ -193,11 +198,16 @@ std::uint64_t event_queue::take_ticket(std::uint64_t serial) {
 
 void event_queue::published(event_ring& r, std::uint64_t tail) {
     // The checker sleeps while there is little to do: a filling ring wakes it (a system call,
-    // hence only now and then).
+    // hence only now and then), or this thread checks a batch itself when it may, which costs
+    // no system call and no switch (on few cores, the woken checker would take this one's).
     if (tail % 512 != 0)
         return;
     r.head_seen = r.head.load(std::memory_order_acquire);
-    if (idle_.load(std::memory_order_relaxed) && tail - r.head_seen >= event_ring::capacity / 4) {
+    if (tail - r.head_seen < event_ring::capacity / 4)
+        return;
+    if (mutexes_held == 0 && help(r.serial))
+        return;
+    if (idle_.load(std::memory_order_relaxed)) {
         hidden_scope hidden;
         std::lock_guard l(lock_);
         work_.notify_one();
@@ -240,6 +250,7 @@ append_result event_queue::append(std::uint64_t serial, const queued_event* e,
         ~hidden_lock() {
             if (m) {
                 hidden_scope hidden;
+                --checking_forbidden;
                 m->unlock();
             }
         }
@@ -249,6 +260,7 @@ append_result event_queue::append(std::uint64_t serial, const queued_event* e,
         // before every vr that reads it.
         hidden_scope hidden;
         object_lock(object).lock();
+        ++checking_forbidden;
         locked.m = &object_lock(object);
         access_atomically(e ? e->op : Op::read, object, access, context);
     }
@@ -323,14 +335,23 @@ void event_queue::close() {
     if (checker_.joinable())
         checker_.join(); // it checks what is left first
     hidden_scope hidden;
+    {
+        std::lock_guard c(check_lock_); // a thread helping has finished
+        checking_.clear();
+        checking_version_ = ~std::uint64_t{0};
+        last_ = 0;
+        next_ = 1;
+        session_ = nullptr;
+    }
     std::lock_guard l(rings_lock_);
     rings_.clear();
 }
 
 // Takes the entries up to the next ticket's, ticket after ticket, into the batch. False when
 // the next ticket is not in a ring yet.
-bool event_queue::gather(std::vector<std::shared_ptr<event_ring>>& rings, std::size_t& last,
-                         std::vector<queued_event>& batch) {
+bool event_queue::gather(std::vector<queued_event>& batch) {
+    std::vector<std::shared_ptr<event_ring>>& rings = checking_;
+    std::size_t& last = last_;
     // Whether ring r's first ticketed entry is the next ticket's (scanning it once).
     auto has_next = [&](event_ring& r) {
         if (r.found_ticket == 0) {
@@ -369,60 +390,80 @@ bool event_queue::gather(std::vector<std::shared_ptr<event_ring>>& rings, std::s
     return true;
 }
 
+bool event_queue::check_some(session_impl* s) {
+    if (const std::uint64_t v = rings_version_.load(std::memory_order_acquire);
+        v != checking_version_) {
+        std::lock_guard l(rings_lock_);
+        checking_ = rings_;
+        checking_version_ = rings_version_.load(std::memory_order_relaxed);
+        last_ = 0;
+    }
+    if (batch_.capacity() == 0)
+        batch_.reserve(batch_size + event_ring::capacity);
+    if (!gather(batch_))
+        return false;
+    std::atomic_thread_fence(std::memory_order_seq_cst); // the heads stored, then:
+    if (room_waiters_.load(std::memory_order_relaxed) > 0) {
+        std::lock_guard l(lock_);
+        room_.notify_all();
+    }
+    {
+        event_lock lock;
+        s->check(batch_);
+    }
+    batch_.clear();
+    std::lock_guard l(lock_);
+    checked_ = next_ - 1;
+    room_.notify_all();
+    return true;
+}
+
+bool event_queue::help(std::uint64_t serial) {
+    // Checking takes event_lock, and no object lock may be held then.
+    if (checking_forbidden > 0)
+        return false;
+    hidden_scope hidden;
+    std::unique_lock c(check_lock_, std::try_to_lock);
+    // The session may have closed: then its checker thread checks the rest.
+    if (!c.owns_lock() || serial_.load(std::memory_order_acquire) != serial)
+        return false;
+    return check_some(session_);
+}
+
 void event_queue::run(session_impl* s) {
 #if defined(__linux__) && defined(__GLIBC__)
     pthread_setname_np(pthread_self(), "sfg-checker"); // as top -H, gdb and perf show it
 #endif
     hidden_scope hidden;
-    std::vector<std::shared_ptr<event_ring>> rings;
-    std::uint64_t version = ~std::uint64_t{0};
-    std::size_t last = 0;
-    std::vector<queued_event> batch;
-    batch.reserve(batch_size + event_ring::capacity);
     for (;;) {
-        if (const std::uint64_t v = rings_version_.load(std::memory_order_acquire); v != version) {
-            std::lock_guard l(rings_lock_);
-            rings = rings_;
-            version = rings_version_.load(std::memory_order_relaxed);
-            last = 0;
-        }
-        if (gather(rings, last, batch)) {
-            std::atomic_thread_fence(std::memory_order_seq_cst); // the heads stored, then:
-            if (room_waiters_.load(std::memory_order_relaxed) > 0) {
-                std::lock_guard l(lock_);
-                room_.notify_all();
+        std::uint64_t next = 0;
+        {
+            std::lock_guard c(check_lock_);
+            if (check_some(s))
+                continue;
+            // Nothing to check now. The rings of threads that have ended, once empty, go.
+            const auto gone = [](const std::shared_ptr<event_ring>& r) {
+                return r->abandoned.load(std::memory_order_acquire) &&
+                       r->head.load(std::memory_order_relaxed) ==
+                           r->tail.load(std::memory_order_acquire);
+            };
+            if (std::any_of(checking_.begin(), checking_.end(), gone)) {
+                std::lock_guard l(rings_lock_);
+                rings_.erase(std::remove_if(rings_.begin(), rings_.end(), gone), rings_.end());
+                checking_ = rings_;
+                checking_version_ = rings_version_.load(std::memory_order_relaxed);
+                last_ = 0;
             }
-            {
-                event_lock lock;
-                s->check(batch);
-            }
-            batch.clear();
-            std::lock_guard l(lock_);
-            checked_ = next_ - 1;
-            room_.notify_all();
-            continue;
-        }
-        // Nothing to check now. The rings of threads that have ended, once empty, go.
-        const auto gone = [](const std::shared_ptr<event_ring>& r) {
-            return r->abandoned.load(std::memory_order_acquire) &&
-                   r->head.load(std::memory_order_relaxed) ==
-                       r->tail.load(std::memory_order_acquire);
-        };
-        if (std::any_of(rings.begin(), rings.end(), gone)) {
-            std::lock_guard l(rings_lock_);
-            rings_.erase(std::remove_if(rings_.begin(), rings_.end(), gone), rings_.end());
-            rings = rings_;
-            version = rings_version_.load(std::memory_order_relaxed);
-            last = 0;
+            next = next_;
         }
         std::unique_lock l(lock_);
         if (room_waiters_.load(std::memory_order_relaxed) > 0)
             room_.notify_all(); // gather may have taken markers only
-        if (stopping_ && next_ >= final_)
+        if (stopping_ && next >= final_)
             return; // every event of the session is checked
         const std::uint64_t v = ticket_.load(std::memory_order_relaxed);
         if ((stopping_ || v >> tag_shift == tag(s->serial)) &&
-            next_ < (stopping_ ? final_ : v & ticket_mask)) {
+            next < (stopping_ ? final_ : v & ticket_mask)) {
             // The next ticket is taken, its entry being written: soon there.
             l.unlock();
             std::this_thread::yield();

@@ -52,9 +52,11 @@ hidden_scope::~hidden_scope() {
 // hidden_ is built before the lock is taken and destroyed after it is let go.
 event_lock::event_lock() {
     global().lock.lock();
+    ++checking_forbidden;
 }
 
 event_lock::~event_lock() {
+    --checking_forbidden;
     global().lock.unlock();
 }
 

@@ -37,6 +37,7 @@ void mutex::lock() {
         cpu_relax();
     }
     holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    ++detail::mutexes_held;
     if (std::optional<finding> f =
             detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
         // The caller's guard was never built: let the lock go before throwing.
@@ -49,6 +50,7 @@ bool mutex::try_lock() {
     if (holder_.load(std::memory_order_relaxed) == std::this_thread::get_id() || !m_.try_lock())
         return false;
     holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    ++detail::mutexes_held;
     if (std::optional<finding> f =
             detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
         unlock();
@@ -65,6 +67,7 @@ void mutex::unlock() {
     }
     detail::record_event(obj_, Op::release, nullptr, nullptr, nullptr);
     holder_.store(std::thread::id(), std::memory_order_relaxed);
+    --detail::mutexes_held;
     m_.unlock();
 }
 

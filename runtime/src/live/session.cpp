@@ -24,6 +24,8 @@ global_state& global() {
 }
 
 constinit thread_local thread_record this_thread;
+constinit thread_local unsigned mutexes_held = 0;
+constinit thread_local unsigned checking_forbidden = 0;
 
 namespace {
 

@@ -74,6 +74,12 @@ struct thread_record {
     ThreadId id = 0;
 };
 extern constinit thread_local thread_record this_thread;
+// How many sfg::mutex the calling thread holds: it checks events for the checker thread only
+// outside critical sections, unless it must wait anyway (checker_thread.cpp).
+extern constinit thread_local unsigned mutexes_held;
+// How many locks the calling thread holds that checking must not be done under (event_lock,
+// which checking takes; an object lock, taken after it): while any, it never checks.
+extern constinit thread_local unsigned checking_forbidden;
 
 // An event on its way to the session's checker thread (checker_thread.cpp).
 struct queued_event {
@@ -173,8 +179,11 @@ private:
     std::uint64_t take_ticket(std::uint64_t serial);
     void published(event_ring& r, std::uint64_t tail);
     void run(session_impl* s);
-    bool gather(std::vector<std::shared_ptr<event_ring>>& rings, std::size_t& last,
-                std::vector<queued_event>& batch);
+    // The checker's work, done by whichever thread holds check_lock_: the checker thread, or a
+    // program thread that would otherwise wait for it (help).
+    bool check_some(session_impl* s);
+    bool help(std::uint64_t serial);
+    bool gather(std::vector<queued_event>& batch);
 
     // (the session's tag << 40) | the next ticket; 0: closed. Relaxed: its modification order
     // agrees with happens-before, which is all the linearization needs.
@@ -186,9 +195,16 @@ private:
     std::vector<std::shared_ptr<event_ring>> rings_;
     std::atomic<std::uint64_t> rings_version_{0};
     std::mutex lock_;
-    std::condition_variable work_;          // for the checker: a ring filling, a drain, stopping
-    std::condition_variable room_;          // for the program: entries taken or checked
-    std::uint64_t next_ = 1;                // the checker's next ticket (its thread only)
+    std::condition_variable work_; // for the checker: a ring filling, a drain, stopping
+    std::condition_variable room_; // for the program: entries taken or checked
+    // The checking side: held while events are gathered and checked.
+    std::mutex check_lock_;
+    session_impl* session_ = nullptr;                   // the session checked
+    std::vector<std::shared_ptr<event_ring>> checking_; // rings_, as of checking_version_
+    std::uint64_t checking_version_ = ~std::uint64_t{0};
+    std::size_t last_ = 0; // the ring that had the last ticket
+    std::vector<queued_event> batch_;
+    std::uint64_t next_ = 1;                // the next ticket to check
     std::uint64_t checked_ = 0;             // every ticket up to this one is checked
     std::uint64_t final_ = 0;               // stopping: the tickets below it are the session's
     bool stopping_ = false, hurry_ = false; // hurry_: a drain or a full ring waits
