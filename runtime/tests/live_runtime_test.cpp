@@ -692,7 +692,7 @@ TEST_CASE("live: the checker thread is named sfg-checker while its session is op
     };
     {
         sfg::session s(collect_all());
-        // The checker names itself once it runs: a drain waits for it.
+        // Named as the session opens.
         sfg::shared<int> x("x", 0);
         x = 1;
         CHECK(s.findings().empty());

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <utility>
 
 #if defined(__linux__) && defined(__GLIBC__)
 #include <pthread.h>
@@ -78,6 +79,14 @@ void report_dropped(const event_ring& r) {
     std::fflush(stderr);
 }
 
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
 bool full(event_ring& r, std::uint64_t tail) {
     return tail - r.head_seen >= event_ring::capacity &&
            tail - (r.head_seen = r.head.load(std::memory_order_acquire)) >= event_ring::capacity;
@@ -102,6 +111,10 @@ void event_queue::open(session_impl* s) {
     serial_.store(s->serial, std::memory_order_release);
     try {
         checker_ = std::thread([this, s] { run(s); });
+#if defined(__linux__) && defined(__GLIBC__)
+        // As top -H, gdb and perf show it; named here, so before the session is used.
+        pthread_setname_np(checker_.native_handle(), "sfg-checker");
+#endif
     } catch (...) {
         ticket_.store(0, std::memory_order_relaxed);
         serial_.store(0, std::memory_order_relaxed);
@@ -146,14 +159,15 @@ void forget_stale_ring(std::uint64_t serial) {
         this_ring.ring.reset();
 }
 
-bool event_queue::wait_for_room(event_ring& r) {
+bool event_queue::wait_for_room(event_ring& r, std::uint64_t limit) {
     const std::uint64_t tail = r.tail.load(std::memory_order_relaxed);
     for (int spins = 0;; ++spins) {
         r.head_seen = r.head.load(std::memory_order_acquire);
-        if (tail - r.head_seen < event_ring::capacity)
+        if (tail - r.head_seen < limit)
             return true;
-        // Rather than sleeping until the checker thread has made room: making it.
-        if (help(r.serial))
+        // Rather than sleeping until the checker thread has made room: making it, or analysing
+        // for the thread that does.
+        if (help(r.serial) || work())
             continue;
         if (spins < 16) {
             std::this_thread::yield();
@@ -170,7 +184,7 @@ bool event_queue::wait_for_room(event_ring& r) {
         // lost (a lost one would hold this thread, and any critical section it is in, a whole
         // idle_wait).
         room_waiters_.fetch_add(1, std::memory_order_seq_cst);
-        if (tail - r.head.load(std::memory_order_seq_cst) < event_ring::capacity) {
+        if (tail - r.head.load(std::memory_order_seq_cst) < limit) {
             room_waiters_.fetch_sub(1, std::memory_order_relaxed);
             continue;
         }
@@ -197,17 +211,29 @@ std::uint64_t event_queue::take_ticket(std::uint64_t serial) {
 }
 
 void event_queue::published(event_ring& r, std::uint64_t tail) {
-    // The checker sleeps while there is little to do: a filling ring wakes it (a system call,
-    // hence only now and then), or this thread checks a batch itself when it may, which costs
-    // no system call and no switch (on few cores, the woken checker would take this one's).
-    if (tail % 512 != 0)
+    // Every 512 events, a filling ring is emptied by this thread checking a batch itself, which
+    // costs no system call and no switch (on few cores, a woken checker thread would take this
+    // one's core). Not inside the program's critical sections: the others would wait for it
+    // (then the next event outside one does it). If another thread is checking, this one waits
+    // for room here rather than filling its ring inside a critical section.
+    if (tail < r.next_check)
         return;
     r.head_seen = r.head.load(std::memory_order_acquire);
-    if (tail - r.head_seen < event_ring::capacity / 4)
+    const std::uint64_t pending = tail - r.head_seen;
+    if (pending < event_ring::capacity / 4) {
+        r.next_check = tail + 512;
         return;
-    if (mutexes_held == 0 && help(r.serial))
+    }
+    if (mutexes_held == 0 && checking_forbidden == 0) {
+        r.next_check = tail + 512;
+        // Reachable: the entries before the last ticketed one can all be taken.
+        static_assert(pending_capacity < event_ring::capacity / 2);
+        if (!help(r.serial) && pending >= event_ring::capacity / 2)
+            wait_for_room(r, event_ring::capacity / 2);
         return;
-    if (idle_.load(std::memory_order_relaxed)) {
+    }
+    r.next_check = tail + 1;
+    if (pending >= event_ring::capacity / 2 && idle_.load(std::memory_order_relaxed)) {
         hidden_scope hidden;
         std::lock_guard l(lock_);
         work_.notify_one();
@@ -219,7 +245,7 @@ bool event_queue::push_access(std::uint64_t serial, const queued_event& e) {
     if (!r)
         return false;
     const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
-    if (full(*r, tail) && !wait_for_room(*r))
+    if (full(*r, tail) && !wait_for_room(*r, event_ring::capacity))
         return false;
     r->entries[tail % event_ring::capacity] = {e.file, e.line, e.column, e.target, e.op, false, 0};
     r->tail.store(tail + 1, std::memory_order_release);
@@ -269,7 +295,7 @@ append_result event_queue::append(std::uint64_t serial, const queued_event* e,
     // Read after the access: an access may append events of its own (a copy that touches
     // another sfg object), which come first.
     const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
-    if (full(*r, tail) && (!may_wait || !wait_for_room(*r)))
+    if (full(*r, tail) && (!may_wait || !wait_for_room(*r, event_ring::capacity)))
         return refused; // closed, or (!may_wait) no room was reserved
     const std::uint64_t ticket = take_ticket(serial);
     if (ticket == 0)
@@ -285,7 +311,7 @@ append_result event_queue::append(std::uint64_t serial, const queued_event* e,
 
 void event_queue::reserve(std::uint64_t serial) {
     if (event_ring* r = ring(serial); r && full(*r, r->tail.load(std::memory_order_relaxed)))
-        wait_for_room(*r);
+        wait_for_room(*r, event_ring::capacity);
 }
 
 void reserve_event() {
@@ -312,13 +338,21 @@ void event_queue::drain(std::uint64_t serial) {
         return;
     const std::uint64_t target = (v & ticket_mask) - 1; // every ticket taken so far
     hidden_scope hidden;
-    std::unique_lock l(lock_);
-    if (checked_ < target) {
+    const auto done = [&] {
+        return serial_.load(std::memory_order_relaxed) != serial || checked_ >= target;
+    };
+    for (;;) {
+        if (std::lock_guard l(lock_); done())
+            return;
+        if (help(serial) || work())
+            continue; // this thread checked a batch, or analysed one
+        std::unique_lock l(lock_);
+        if (done())
+            return;
         hurry_ = true;
         work_.notify_one();
-    }
-    while (serial_.load(std::memory_order_relaxed) == serial && checked_ < target)
         room_.wait(l);
+    }
 }
 
 void event_queue::close() {
@@ -410,11 +444,65 @@ bool event_queue::check_some(session_impl* s) {
     {
         event_lock lock;
         s->check(batch_);
+        if (s->split)
+            analyse_split(*s);
+        s->collect();
+        s->fresh.clear(); // nothing is thrown under log and collect
     }
     batch_.clear();
     std::lock_guard l(lock_);
     checked_ = next_ - 1;
     room_.notify_all();
+    return true;
+}
+
+void event_queue::analyse_split(session_impl& s) {
+    // The second group is offered to a thread waiting for room (work()); the first runs here,
+    // then the second too if no one took it. Whatever throws, the buffer is let go only once
+    // no thread reads it.
+    job_session_ = &s;
+    job_.store(job_offered, std::memory_order_release);
+    std::exception_ptr error;
+    try {
+        s.analyse(0);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    int offered = job_offered;
+    if (job_.compare_exchange_strong(offered, job_taken, std::memory_order_acquire)) {
+        try {
+            if (!error)
+                s.analyse(1);
+        } catch (...) {
+            error = std::current_exception();
+        }
+    } else {
+        for (int spins = 0; job_.load(std::memory_order_acquire) != job_done; ++spins)
+            if (spins < 64)
+                cpu_relax();
+            else
+                std::this_thread::yield();
+        if (std::exception_ptr e = std::exchange(job_error_, nullptr); !error)
+            error = e;
+    }
+    job_.store(job_none, std::memory_order_relaxed);
+    s.buffered.events.clear();
+    if (error)
+        std::rethrow_exception(error);
+}
+
+bool event_queue::work() {
+    int offered = job_offered;
+    if (job_.load(std::memory_order_relaxed) != job_offered ||
+        !job_.compare_exchange_strong(offered, job_taken, std::memory_order_acquire))
+        return false;
+    hidden_scope hidden;
+    try {
+        job_session_->analyse(1);
+    } catch (...) {
+        job_error_ = std::current_exception();
+    }
+    job_.store(job_done, std::memory_order_release);
     return true;
 }
 
@@ -431,9 +519,6 @@ bool event_queue::help(std::uint64_t serial) {
 }
 
 void event_queue::run(session_impl* s) {
-#if defined(__linux__) && defined(__GLIBC__)
-    pthread_setname_np(pthread_self(), "sfg-checker"); // as top -H, gdb and perf show it
-#endif
     hidden_scope hidden;
     for (;;) {
         std::uint64_t next = 0;
@@ -501,8 +586,6 @@ void session_impl::check(const std::vector<queued_event>& events) {
         if (!stream->push(e.thread, e.op, e.target, loc)) [[unlikely]]
             push_failed(e.thread, e.op, e.target, no_name);
     }
-    collect();
-    fresh.clear(); // nothing is thrown under log and collect
 }
 
 bool session_impl::event(ThreadId t, Op op, ObjId target, const std::string& object) {

@@ -135,8 +135,30 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
         writer = std::make_unique<TextTraceWriter>(trace_file);
         fanout.add(*writer);
     }
-    stream = std::make_unique<WellFormedStream>(syms, fanout);
+    // The sinks split into two groups: the first analysis (the costliest, enforce, comes first
+    // when given first), and the rest.
+    std::vector<Analysis*> sinks;
+    for (const auto& a : analyses)
+        sinks.push_back(&a->analysis());
+    if (writer)
+        sinks.push_back(writer.get());
+    split = queued() && sinks.size() >= 2;
+    for (std::size_t i = 0; i < sinks.size(); ++i)
+        groups[i == 0 ? 0 : 1].add(*sinks[i]);
+    stream = std::make_unique<WellFormedStream>(syms, split ? static_cast<Analysis&>(buffered)
+                                                            : static_cast<Analysis&>(fanout));
     main_thread = syms.threads.intern(options.main_thread);
+}
+
+void session_impl::analyse(std::size_t g) {
+    for (const Event& e : buffered.events)
+        groups[g].on_event(e, syms);
+}
+
+void session_impl::analyse_buffered() {
+    analyse(0);
+    analyse(1);
+    buffered.events.clear();
 }
 
 ObjId session_impl::resolve(const object& o, ThreadId t) {
@@ -237,6 +259,8 @@ void session_impl::collect() {
 bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
                         bool collect_now) {
     const bool ok = stream->push(t, op, target, loc);
+    if (split)
+        analyse_buffered();
     if (!ok)
         push_failed(t, op, target, object);
     if (collect_now)
@@ -263,6 +287,8 @@ std::optional<finding> session_impl::take_fresh() {
 
 void session_impl::finish() {
     stream->finish();
+    if (split)
+        analyse_buffered();
     fanout.finish(syms);
     collect();
     fresh.clear();

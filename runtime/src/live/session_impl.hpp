@@ -9,8 +9,10 @@
 #include "sfg/runtime/well_formed.hpp"
 #include "sfg/sfg.hpp"
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -114,6 +116,7 @@ struct event_ring {
     alignas(64) std::atomic<std::uint64_t> tail{0};
     std::uint64_t head_seen = 0;        // a value head had
     std::uint32_t unticketed = 0;       // accesses since the last ticketed entry
+    std::uint64_t next_check = 512;     // when published() looks at head next
     std::atomic<bool> abandoned{false}; // the thread has ended
     // The checker's side.
     alignas(64) std::atomic<std::uint64_t> head{0};
@@ -175,7 +178,8 @@ public:
 private:
     event_ring* ring(std::uint64_t serial);
     event_ring* new_ring(std::uint64_t serial);
-    bool wait_for_room(event_ring& r);
+    // Until fewer than `limit` of r's entries are pending.
+    bool wait_for_room(event_ring& r, std::uint64_t limit);
     std::uint64_t take_ticket(std::uint64_t serial);
     void published(event_ring& r, std::uint64_t tail);
     void run(session_impl* s);
@@ -183,6 +187,10 @@ private:
     // program thread that would otherwise wait for it (help).
     bool check_some(session_impl* s);
     bool help(std::uint64_t serial);
+    // A split batch's analyses (session_impl::split), the second group offered to work().
+    void analyse_split(session_impl& s);
+    // Runs the second group of the batch being checked, if it is offered.
+    bool work();
     bool gather(std::vector<queued_event>& batch);
 
     // (the session's tag << 40) | the next ticket; 0: closed. Relaxed: its modification order
@@ -204,7 +212,12 @@ private:
     std::uint64_t checking_version_ = ~std::uint64_t{0};
     std::size_t last_ = 0; // the ring that had the last ticket
     std::vector<queued_event> batch_;
-    std::uint64_t next_ = 1;                // the next ticket to check
+    std::uint64_t next_ = 1; // the next ticket to check
+    // The second group of a split batch: offered by the thread checking, taken by one thread.
+    enum : int { job_none, job_offered, job_taken, job_done };
+    std::atomic<int> job_{job_none};
+    session_impl* job_session_ = nullptr;
+    std::exception_ptr job_error_;
     std::uint64_t checked_ = 0;             // every ticket up to this one is checked
     std::uint64_t final_ = 0;               // stopping: the tickets below it are the session's
     bool stopping_ = false, hurry_ = false; // hurry_: a drain or a full ring waits
@@ -263,6 +276,21 @@ struct session_impl {
     std::vector<std::unique_ptr<RunningAnalysis>> analyses;
     std::vector<std::size_t> seen; // findings of each analysis already collected
     Fanout fanout;
+    // With a checker thread and two sinks or more, the checker's batches are split
+    // (docs/enforcers.md, "How it works"): the well-formed events of a batch are buffered, then
+    // each of two groups of sinks runs over them, the second possibly on another thread at the
+    // same time (the sinks share nothing but the names, which no one changes meanwhile).
+    struct event_buffer final : Analysis {
+        std::vector<Event> events;
+        void on_event(const Event& e, const Symbols&) override { events.push_back(e); }
+    };
+    event_buffer buffered;
+    std::array<Fanout, 2> groups;
+    bool split = false;
+    // Runs groups[g] over the buffered events.
+    void analyse(std::size_t g);
+    // Runs both groups over the buffered events, then forgets them.
+    void analyse_buffered();
     std::ofstream trace_file;
     std::unique_ptr<TextTraceWriter> writer;
     std::unique_ptr<WellFormedStream> stream;
