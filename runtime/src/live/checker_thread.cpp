@@ -1,8 +1,10 @@
-// The checker thread of a session whose policy lets findings wait (log, collect;
+// Checking the events of a session whose policy lets findings wait (log, collect;
 // docs/enforcers.md, "How it works"): each of the program's threads appends its events to a
-// ring of its own, the events that order threads numbered by one ticket counter; this thread
+// ring of its own, the events that order threads numbered by one ticket counter; checking
 // merges the rings by ticket, which is the linearization, and runs the analyses on batches of
-// events, so that their cost is not paid inside the program's critical sections.
+// events, so that their cost is not paid inside the program's critical sections. The session's
+// checker thread does it, or a program thread whose ring fills, with a second group of
+// analyses run at the same time by a thread waiting for room.
 #include "session_impl.hpp"
 
 #include <fmt/format.h>

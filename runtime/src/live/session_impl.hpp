@@ -152,10 +152,11 @@ std::mutex& object_lock(const void* object);
 
 // The events of a session whose policy lets findings wait (log, collect): each thread appends
 // to a ring of its own, taking a ticket from one counter for the events that order threads;
-// the session's checker thread merges the rings by ticket, which is the linearization, and
-// runs the analyses, so that the program's threads only append (docs/enforcers.md, "How it
-// works"). Its locks are hidden from ThreadSanitizer like event_lock; the checker takes
-// event_lock, so a thread holding event_lock must not wait for room (reserve() first).
+// checking merges the rings by ticket, which is the linearization, and runs the analyses on
+// batches, outside the program's critical sections: on the session's checker thread, or on a
+// program thread whose ring fills (docs/enforcers.md, "How it works"). Its locks are hidden
+// from ThreadSanitizer like event_lock; checking takes event_lock, so a thread holding
+// event_lock must not wait for room (reserve() first).
 class event_queue {
 public:
     // Starts the checker thread of session s.
