@@ -81,14 +81,6 @@ void report_dropped(const event_ring& r) {
     std::fflush(stderr);
 }
 
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
-}
-
 bool full(event_ring& r, std::uint64_t tail) {
     return tail - r.head_seen >= event_ring::capacity &&
            tail - (r.head_seen = r.head.load(std::memory_order_acquire)) >= event_ring::capacity;

@@ -9,14 +9,6 @@ namespace {
 
 constexpr int max_spins = 100;
 
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    asm volatile("yield");
-#endif
-}
-
 } // namespace
 
 void mutex::lock() {
@@ -34,7 +26,7 @@ void mutex::lock() {
             m_.lock();
             break;
         }
-        cpu_relax();
+        detail::cpu_relax();
     }
     holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
     ++detail::mutexes_held;

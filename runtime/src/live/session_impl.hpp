@@ -70,6 +70,15 @@ private:
 // (event_lock.cpp).
 void access_atomically(Op op, const void* object, void (*access)(void*), void* context);
 
+// A spinning thread's pause between two looks.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
 // Who the calling thread is: its id in session `serial` (0: not an sfg thread of any session).
 struct thread_record {
     std::uint64_t serial = 0;
