@@ -378,8 +378,6 @@ void event_queue::close() {
 // Takes the entries up to the next ticket's, ticket after ticket, into the batch. False when
 // the next ticket is not in a ring yet.
 bool event_queue::gather(std::vector<queued_event>& batch) {
-    std::vector<std::shared_ptr<event_ring>>& rings = checking_;
-    std::size_t& last = last_;
     // Whether ring r's first ticketed entry is the next ticket's (scanning it once).
     auto has_next = [&](event_ring& r) {
         if (r.found_ticket == 0) {
@@ -394,17 +392,17 @@ bool event_queue::gather(std::vector<queued_event>& batch) {
     };
     while (batch.size() < batch_size) {
         // A thread often takes several tickets in a row: its ring first.
-        if (last >= rings.size() || !has_next(*rings[last])) {
-            last = rings.size();
-            for (std::size_t i = 0; i < rings.size(); ++i)
-                if (has_next(*rings[i])) {
-                    last = i;
+        if (last_ >= checking_.size() || !has_next(*checking_[last_])) {
+            last_ = checking_.size();
+            for (std::size_t i = 0; i < checking_.size(); ++i)
+                if (has_next(*checking_[i])) {
+                    last_ = i;
                     break;
                 }
-            if (last == rings.size())
+            if (last_ == checking_.size())
                 return !batch.empty();
         }
-        event_ring& r = *rings[last];
+        event_ring& r = *checking_[last_];
         for (std::uint64_t i = r.head.load(std::memory_order_relaxed); i <= r.scanned; ++i) {
             const ring_entry& x = r.entries[i % event_ring::capacity];
             if (!x.marker)

@@ -92,6 +92,13 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
     if (spec_)
         for (const auto& [var, net] : spec_->impl().nets)
             inputs.disciplines.emplace_back(var, &net);
+    // Every sink goes to the fanout, and to one of two groups for split batches: the first
+    // analysis (the costliest, enforce, comes first when given first), and the rest.
+    std::size_t sinks = 0;
+    const auto add_sink = [&](Analysis& a) {
+        fanout.add(a);
+        groups[sinks++ == 0 ? 0 : 1].add(a);
+    };
     const std::string& list = options.analyses;
     for (std::size_t pos = 0; pos <= list.size();) {
         const std::size_t comma = std::min(list.find(',', pos), list.size());
@@ -116,7 +123,7 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
                         [&](const auto& a) { return a->info().name == name; }))
             continue;
         analyses.push_back(make_analysis(name, inputs));
-        fanout.add(analyses.back()->analysis());
+        add_sink(analyses.back()->analysis());
     }
     seen.assign(analyses.size(), 0);
     if (!writable_name(options.main_thread, Namespace::thread))
@@ -133,18 +140,9 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
                                       spec_->hash());
         trace_file << "\n";
         writer = std::make_unique<TextTraceWriter>(trace_file);
-        fanout.add(*writer);
+        add_sink(*writer);
     }
-    // The sinks split into two groups: the first analysis (the costliest, enforce, comes first
-    // when given first), and the rest.
-    std::vector<Analysis*> sinks;
-    for (const auto& a : analyses)
-        sinks.push_back(&a->analysis());
-    if (writer)
-        sinks.push_back(writer.get());
-    split = queued() && sinks.size() >= 2;
-    for (std::size_t i = 0; i < sinks.size(); ++i)
-        groups[i == 0 ? 0 : 1].add(*sinks[i]);
+    split = queued() && sinks >= 2;
     stream = std::make_unique<WellFormedStream>(syms, split ? static_cast<Analysis&>(buffered)
                                                             : static_cast<Analysis&>(fanout));
     main_thread = syms.threads.intern(options.main_thread);
