@@ -6,8 +6,9 @@
 //   by the brute-force happens-before oracle;
 // - the lazy per-group simulation of one-token nets gives the same candidates after every
 //   event, and the same violations and explanations, as the eager per-variable one;
-// - so do the memoized candidate sets (CandidateAutomaton) and the plain ones, on barrier nets
-//   with several tokens too, and with a memo so small that it is collected at every step.
+// - so do the memoized candidate sets (CandidateAutomaton), the factored ones
+//   (FactoredCandidates) and the plain ones, on barrier nets with several tokens too, and with a
+//   memo so small that it is collected at every step.
 #include "enforce_testlib.hpp"
 #include "random_trace.hpp"
 
@@ -175,11 +176,12 @@ Discipline barrier_phases(RandomDisciplines& gen) {
 
 } // namespace
 
-TEST_CASE("random traces (4,000): memoized candidate sets = plain ones, event by event, also when "
-          "the memo is collected at every step") {
+TEST_CASE("random traces (4,000): memoized and factored candidate sets = plain ones, event by "
+          "event, also when the memo is collected at every step") {
     std::mt19937_64 rng(31);
     int compared = 0;
-    std::uint64_t collections = 0, small_collections = 0, largest = 0;
+    std::uint64_t collections = 0, small_collections = 0, largest = 0, unfactored = 0,
+                  crowded_left = 0;
     const RandomTraceOptions opts[] = {
         {4, 3, 2, 2, 1, 60, 50}, {5, 2, 1, 1, 1, 80, 30}, {3, 2, 1, 1, 1, 40, 100}};
     for (int i = 0; i < 4000; ++i) {
@@ -187,15 +189,25 @@ TEST_CASE("random traces (4,000): memoized candidate sets = plain ones, event by
         RandomDisciplines gen{rng, o.threads, o.locks, o.volatiles};
         // Every other trace: every variable through CandidateMarkings, one-token ones included.
         const bool grouped = i % 2 == 0;
-        const EnforceOptions plain_opts{
-            .report_all = true, .group_one_token = grouped, .memoize_candidates = false};
+        const EnforceOptions plain_opts{.report_all = true,
+                                        .group_one_token = grouped,
+                                        .factor_candidates = false,
+                                        .memoize_candidates = false};
         EnforceOptions memo_opts = plain_opts, small_opts = plain_opts, tiny_opts = plain_opts;
         memo_opts.memoize_candidates = small_opts.memoize_candidates =
             tiny_opts.memoize_candidates = true;
         small_opts.candidate_memo_bytes = 4 << 10; // collected now and then, markings kept
         tiny_opts.candidate_memo_bytes = 1;        // collected after every step that grows the memo
-        Enforcer plain(plain_opts), memo(memo_opts), small(small_opts), tiny(tiny_opts);
-        const auto all = {&plain, &memo, &small, &tiny};
+        // Products, leaving them for memoized sets (the default) or for plain ones.
+        // Products, leaving them for memoized sets (the default) or for plain ones; and leaving
+        // them as soon as a mode has two.
+        EnforceOptions factored_opts = memo_opts, factored_plain_opts = plain_opts;
+        factored_opts.factor_candidates = factored_plain_opts.factor_candidates = true;
+        EnforceOptions crowded_opts = factored_opts;
+        crowded_opts.max_factored_products = 1;
+        Enforcer plain(plain_opts), memo(memo_opts), small(small_opts), tiny(tiny_opts),
+            factored(factored_opts), factored_plain(factored_plain_opts), crowded(crowded_opts);
+        const auto all = {&plain, &memo, &small, &tiny, &factored, &factored_plain, &crowded};
         std::vector<std::string> names;
         for (int x = 0; x < o.vars; ++x) {
             const int kind = gen.pick(3);
@@ -224,10 +236,14 @@ TEST_CASE("random traces (4,000): memoized candidate sets = plain ones, event by
                     REQUIRE(memo.candidates(x) == want);
                     REQUIRE(small.candidates(x) == want);
                     REQUIRE(tiny.candidates(x) == want);
+                    REQUIRE(factored.candidates(x) == want);
+                    REQUIRE(factored_plain.candidates(x) == want);
+                    REQUIRE(crowded.candidates(x) == want);
                     ++compared;
                 }
             }
-            for (const Enforcer* enf : {&memo, &small, &tiny}) {
+            for (const Enforcer* enf :
+                 {&memo, &small, &tiny, &factored, &factored_plain, &crowded}) {
                 REQUIRE(enf->all_violations().size() == plain.all_violations().size());
                 for (std::size_t k = 0; k < plain.all_violations().size(); ++k) {
                     const EnforceViolation &a = enf->all_violations()[k],
@@ -247,13 +263,18 @@ TEST_CASE("random traces (4,000): memoized candidate sets = plain ones, event by
             collections += tiny.stats().memo_collections;
             small_collections += small.stats().memo_collections;
             largest = std::max(largest, plain.stats().max_candidates);
+            CHECK(factored.stats().unfactored == factored_plain.stats().unfactored);
+            unfactored += factored.stats().unfactored;
+            crowded_left += crowded.stats().unfactored;
         }
     }
     MESSAGE("candidate sets compared: " << compared << ", collections: " << collections << " and "
-                                        << small_collections
-                                        << ", largest candidate set: " << largest);
+                                        << small_collections << ", largest candidate set: "
+                                        << largest << ", left their products: " << unfactored
+                                        << " and " << crowded_left);
     CHECK(compared > 100000);
     CHECK(collections > 10000);
     CHECK(small_collections > 100);
     CHECK(largest >= 8);
+    CHECK(crowded_left > 10);
 }

@@ -12,16 +12,12 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
     var.eager = eager;
     if (!eager)
         return;
-    for (const auto& m : s.initial)
-        var.cands.push(m);
-    if (memoize_) {
-        if (automata_.size() <= shape.ix())
-            automata_.resize(shape.ix() + 1);
-        const std::size_t before = automata_[shape].bytes();
-        var.set = automata_[shape].intern(var.cands.view(), s);
-        var.cands.clear();
-        grown(shape, before);
-    }
+    if (memoize_ && automata_.size() <= shape.ix())
+        automata_.resize(shape.ix() + 1);
+    if (factor_ && factored_.size() <= shape.ix())
+        factored_.resize(shape.ix() + 1);
+    if (factor_ && factored_[shape].first.empty())
+        factored_[shape] = factor(s);
 
     // Index: this variable's snd/rcv transitions by (mechanism, thread, role).
     const Net& net = s.net;
@@ -50,24 +46,48 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
         i = j;
     }
     index.invalidate();
+    start(var, s);
+}
+
+void CandidateMarkings::start(VarState& var, const NetShape& s) {
+    var.cands.clear();
+    var.set = SetIx::none();
+    var.factored = factor_ && factored_[var.shape].factorable;
+    if (var.factored) {
+        var.products.assign(factored_[var.shape], factored_[var.shape].initial);
+        return;
+    }
+    for (const auto& m : s.initial)
+        var.cands.push(m);
+    if (memoize_) { // the automaton is kept across resets: its steps do not depend on the trace
+        const std::size_t before = automata_[var.shape].bytes();
+        var.set = automata_[var.shape].intern(var.cands.view(), s);
+        var.cands.clear();
+        grown(var.shape, before);
+    }
+}
+
+void CandidateMarkings::unfactor(VarState& var, const NetShapes& shapes) {
+    var.products.materialize(factored_[var.shape], var.cands);
+    var.factored = false;
+    ++unfactored_;
+    if (!memoize_)
+        return;
+    const std::size_t before = automata_[var.shape].bytes();
+    var.set = automata_[var.shape].intern(var.cands.view(), shapes[var.shape]);
+    var.cands.clear();
+    grown(var.shape, before);
+    collect_if_full(shapes);
 }
 
 void CandidateMarkings::reset(const NetShapes& shapes) {
     for (VarState& var : vars_) {
         var.cands.clear();
-        if (!var.eager)
-            continue;
-        for (const auto& m : shapes[var.shape].initial)
-            var.cands.push(m);
-        if (var.set.valid()) { // the automaton is kept: its steps do not depend on the trace
-            const std::size_t before = automata_[var.shape].bytes();
-            var.set = automata_[var.shape].intern(var.cands.view(), shapes[var.shape]);
-            var.cands.clear();
-            grown(var.shape, before);
-        }
+        if (var.eager)
+            start(var, shapes[var.shape]);
     }
     collect_if_full(shapes);
-    collections_ = 0;
+    collections_ = unfactored_ = 0;
 }
 
 // next_ = L ∪ { close(M -r->) | M ∈ L, r ∈ trs enabled by M } ([SKIP] keeps every M;
@@ -100,6 +120,8 @@ bool CandidateMarkings::successors(CandidateView cands, std::span<const Transiti
 
 bool CandidateMarkings::sync_step(const Subscription& sub, const NetShapes& shapes) {
     VarState& var = vars_[sub.var()];
+    if (bool fired; var.factored && factored_sync_step(var, transitions(sub), fired, shapes))
+        return fired;
     if (var.set.valid())
         return memo_sync_step(var, sub_lists_[sub.begin], shapes);
     if (!successors(var.cands.view(), transitions(sub), shapes[var.shape]))
@@ -111,11 +133,30 @@ bool CandidateMarkings::sync_step(const Subscription& sub, const NetShapes& shap
 bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
                                   const NetShapes& shapes) {
     VarState& var = vars_[v];
+    if (bool fired; var.factored && factored_sync_step(var, trs, fired, shapes))
+        return fired;
     if (var.set.valid())
         return memo_sync_step(var, automata_[var.shape].intern_list(trs), shapes);
     if (!successors(var.cands.view(), trs, shapes[var.shape]))
         return false;
     var.cands.swap(next_);
+    return true;
+}
+
+bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const TransitionIx> trs,
+                                           bool& fired, const NetShapes& shapes) {
+    const FactoredShape& f = factored_[var.shape];
+    const int r = var.products.sync_step(f, trs);
+    if (r >= 0 && var.products.crowd(f) > max_products_) {
+        unfactor(var, shapes); // the step is done: its result leaves the products
+        fired = r > 0;
+        return true;
+    }
+    if (r < 0) {
+        unfactor(var, shapes);
+        return false;
+    }
+    fired = r > 0;
     return true;
 }
 
@@ -152,6 +193,8 @@ void CandidateMarkings::resync(VarIx v, NetThread t, bool write, const NetShapes
     const NetShape& s = shapes[var.shape];
     if (!t.valid())
         return;
+    if (var.factored)
+        return var.products.resync(factored_[var.shape], t, write);
     bool any = false;
     for (ModeIx a : s.mode_acc.indices())
         if (s.permits(a, t, write) && !s.mode_acc[a].empty()) {

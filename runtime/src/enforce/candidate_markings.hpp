@@ -1,13 +1,15 @@
 // The candidate-marking simulation of thesis Figure 4.15 over the rules of Figure 4.14, one
 // variable at a time (the eager engine; docs/enforcement.md). Used for the variables that
 // OneTokenGroups does not take, and for all of them without EnforceOptions::group_one_token.
-// With EnforceOptions::memoize_candidates a variable's state is a set interned by its shape's
-// CandidateAutomaton, and a step taken before is one lookup; without, each variable keeps its
-// own CandidateSet and computes every step.
+// With EnforceOptions::factor_candidates a variable whose net factors keeps its set as products
+// (FactoredCandidates). Otherwise, with EnforceOptions::memoize_candidates, its state is a set
+// interned by its shape's CandidateAutomaton, and a step taken before is one lookup; without,
+// each variable keeps its own CandidateSet and computes every step.
 #pragma once
 
 #include "candidate_automaton.hpp"
 #include "candidate_set.hpp"
+#include "factored_candidates.hpp"
 #include "indices.hpp"
 #include "net_shape.hpp"
 #include "sync_index.hpp"
@@ -23,7 +25,9 @@ class CandidateMarkings {
 public:
     // Before the first variable: whether to memoize, and the memory the automata may take
     // beyond the sets the variables are in before they are collected.
-    void configure(bool memoize, std::size_t memo_bytes) {
+    void configure(bool factor, std::size_t max_products, bool memoize, std::size_t memo_bytes) {
+        factor_ = factor;
+        max_products_ = max_products;
         memoize_ = memoize;
         limit_ = memo_bytes;
     }
@@ -36,13 +40,19 @@ public:
     // The candidates of v (materialized into scratch when memoized); valid until the next step.
     CandidateView candidates(VarIx v, CandidateSet& scratch) const {
         const VarState& var = vars_[v];
+        if (var.factored) {
+            var.products.materialize(factored_[var.shape], scratch);
+            return scratch.view();
+        }
         if (!var.set.valid())
             return var.cands.view();
         automata_[var.shape].materialize(var.set, scratch);
         return scratch.view();
     }
-    std::uint32_t count(VarIx v) const {
+    std::uint64_t count(VarIx v) const {
         const VarState& var = vars_[v];
+        if (var.factored)
+            return var.products.count(factored_[var.shape]);
         return var.set.valid() ? automata_[var.shape].count(var.set) : var.cands.count();
     }
     std::span<const TransitionIx> transitions(const Subscription& sub) const {
@@ -50,6 +60,8 @@ public:
     }
     // How often the automata reached the limit and were collected, since reset().
     std::uint64_t collections() const { return collections_; }
+    // How often a variable left its products (unfactor), since reset().
+    std::uint64_t unfactored() const { return unfactored_; }
 
     // A sync op on one variable ([SKIP], [SEND], [RECEIVE], [SYNC]): the transitions of one
     // subscription, or several merged; returns whether some candidate enabled one of them (a
@@ -66,8 +78,10 @@ private:
     struct VarState {
         ShapeIx shape;
         bool eager = false;
-        SetIx set;          // memoized: the state in automata_[shape]
-        CandidateSet cands; // not memoized
+        bool factored = false;       // the state is `products`
+        FactoredCandidates products; // factored
+        SetIx set;                   // memoized: the state in automata_[shape]
+        CandidateSet cands;          // neither
     };
     static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write) {
         if (!t.valid())
@@ -80,6 +94,14 @@ private:
     // next_ = L ∪ successors when a transition fires; false (next_ unspecified) otherwise.
     bool successors(CandidateView cands, std::span<const TransitionIx> trs, const NetShape& s);
     bool memo_sync_step(VarState& var, TrListIx l, const NetShapes& shapes);
+    // A factored variable's sync step; false with `fired` unset when the variable had to leave
+    // its products first (unfactor).
+    bool factored_sync_step(VarState& var, std::span<const TransitionIx> trs, bool& fired,
+                            const NetShapes& shapes);
+    // The variable's state from M0, factored when its net factors.
+    void start(VarState& var, const NetShape& s);
+    // From products to an explicit set (memoized or not), the same candidates.
+    void unfactor(VarState& var, const NetShapes& shapes);
     bool memo_memory_step(VarState& var, NetThread t, bool write, const NetShapes& shapes);
     // The automaton of shape sh took the bytes beyond `before`.
     void grown(ShapeIx sh, std::size_t before) {
@@ -94,12 +116,14 @@ private:
 
     IndexVec<VarIx, VarState> vars_;
     std::vector<TransitionIx> transitions_; // Subscription ranges
-    bool memoize_ = true;
+    bool factor_ = true, memoize_ = true;
+    std::size_t max_products_ = 8;
     std::size_t limit_ = 0;
+    IndexVec<ShapeIx, FactoredShape> factored_; // per shape, built with its first variable
     IndexVec<ShapeIx, CandidateAutomaton> automata_;
     std::vector<TrListIx> sub_lists_; // [sub.begin]: the subscription's transitions, interned
     std::size_t automata_bytes_ = 0, live_bytes_ = 0; // now; after the last collection
-    std::uint64_t collections_ = 0;
+    std::uint64_t collections_ = 0, unfactored_ = 0;
 
     // Scratch.
     CandidateSet next_, successors_;
@@ -111,6 +135,8 @@ private:
 inline bool CandidateMarkings::memory_step(VarIx v, NetThread t, bool write,
                                            const NetShapes& shapes) {
     VarState& var = vars_[v];
+    if (var.factored)
+        return var.products.memory_step(factored_[var.shape], t, write);
     const NetShape& s = shapes[var.shape];
     if (var.set.valid()) {
         if (automata_[var.shape].keeps_all(var.set, t, write))

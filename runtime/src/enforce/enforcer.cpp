@@ -223,7 +223,8 @@ CandidateView Enforcer::Impl::candidates(VarIx v, CandidateSet& scratch) const {
 
 Enforcer::Enforcer(EnforceOptions options) : impl_(std::make_unique<Impl>()) {
     impl_->options = options;
-    impl_->markings.configure(options.memoize_candidates, options.candidate_memo_bytes);
+    impl_->markings.configure(options.factor_candidates, options.max_factored_products,
+                              options.memoize_candidates, options.candidate_memo_bytes);
 }
 
 Enforcer::~Enforcer() = default;
@@ -254,6 +255,7 @@ std::size_t Enforcer::variable_count() const {
 }
 const Enforcer::Stats& Enforcer::stats() const {
     impl_->stats.memo_collections = impl_->markings.collections();
+    impl_->stats.unfactored = impl_->markings.unfactored();
     return impl_->stats;
 }
 

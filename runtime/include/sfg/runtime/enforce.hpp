@@ -35,11 +35,19 @@ struct EnforceOptions {
     // against; same verdicts and explanations).
     bool group_one_token = true;
     // The other variables (several tokens: barrier and fork/join disciplines over RS modes, ...)
-    // keep Figure 4.15's candidate sets, which can be large. With memoize_candidates, the sets
-    // of one net structure are interned and each step from one to another is remembered (the
-    // deterministic analysis built lazily, docs/enforcement.md): a step taken before costs a
-    // lookup. false: every variable computes every step on its own set (the reference the tests
-    // compare against; same verdicts and explanations).
+    // keep Figure 4.15's candidate sets, which can be large. With factor_candidates, a set is
+    // kept as a few products of per-thread positions (docs/enforcement.md, "Candidate sets as
+    // products"): a step costs a few words per thread of a mode, however many markings the set
+    // holds. false, or a net or an op the products cannot express: the explicit sets below.
+    bool factor_candidates = true;
+    // The most products a mode of a variable may have; past it the variable leaves its products
+    // for explicit sets (counting a union of products costs exponentially in their number).
+    std::size_t max_factored_products = 8;
+    // With memoize_candidates, the explicit sets of one net structure are interned and each
+    // step from one to another is remembered (the deterministic analysis built lazily,
+    // docs/enforcement.md): a step taken before costs a lookup. false: every variable computes
+    // every step on its own set (the reference the tests compare against; same verdicts and
+    // explanations).
     bool memoize_candidates = true;
     // The memory the remembered sets and steps may take beyond the sets the variables are in;
     // past it they are forgotten (every variable keeps its set) and relearned.
@@ -122,6 +130,7 @@ public:
         std::uint64_t candidate_updates = 0;   // visits that changed a candidate set
         std::uint64_t max_candidates = 0;      // largest candidate set ever held
         std::uint64_t memo_collections = 0;    // times candidate_memo_bytes was reached
+        std::uint64_t unfactored = 0; // times a variable left its products for explicit sets
     };
     const Stats& stats() const;
 

@@ -1,0 +1,435 @@
+#include "factored_candidates.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace sfg::enforce {
+
+namespace {
+
+// The point of places ps: their mode, then one bit per coordinate; false unless ps holds
+// exactly one place of each thread of one mode.
+bool point_of(const FactoredShape& f, const NetShape& s, std::span<const PlaceIx> ps,
+              std::vector<std::uint64_t>& out) {
+    out.clear();
+    if (ps.empty() || !s.place_mode[ps[0]].valid())
+        return false;
+    const ModeIx a = s.place_mode[ps[0]];
+    if (ps.size() != f.width(a))
+        return false;
+    out.assign(1 + ps.size(), 0);
+    out[0] = a.v;
+    for (PlaceIx p : ps) {
+        const std::uint32_t g = f.place_coord[p];
+        if (s.place_mode[p] != a || g == FactoredShape::none)
+            return false;
+        std::uint64_t& bit = out[1 + g - f.first[a]];
+        if (bit != 0)
+            return false;
+        bit = f.place_bit[p];
+    }
+    return true;
+}
+
+} // namespace
+
+// The conditions (Figure 4.11, Lemma 4.3.10): every place is on the track of one thread of one
+// mode, with one Acc place per track; every snd and rcv moves one token along its track, never
+// from a place a sync needs; every sync takes a whole point of one mode to a whole point of
+// another, from places that are not Acc to places no sync needs; M0 is points.
+FactoredShape factor(const NetShape& s) {
+    FactoredShape f;
+    const Net& net = s.net;
+    const std::size_t nm = net.modes.size(), np = net.places.size(), nr = net.transitions.size();
+    if (nm == 0)
+        return f;
+    f.first.resize(nm + 1, 0);
+    f.exclusive.resize(nm, 0);
+    for (ModeIx a : s.mode_threads.indices()) {
+        if (s.mode_threads[a].empty())
+            return f;
+        f.first[ModeIx(a.v + 1)] =
+            f.first[a] + static_cast<std::uint32_t>(s.mode_threads[a].size());
+        f.exclusive[a] = net.modes[a.ix()].kind == ModeKind::EX;
+        for (NetThread t : s.mode_threads[a])
+            f.thread_count = std::max(f.thread_count, t.v + 1);
+    }
+    const std::uint32_t coords = f.first[ModeIx::at(nm)];
+    f.coord.assign(nm * f.thread_count, FactoredShape::none);
+    for (ModeIx a : s.mode_threads.indices())
+        for (std::uint32_t c = 0; c < s.mode_threads[a].size(); ++c) {
+            std::uint32_t& slot = f.coord[a.ix() * f.thread_count + s.mode_threads[a][c].v];
+            if (slot != FactoredShape::none) // a thread twice in one mode
+                return f;
+            slot = c;
+        }
+
+    // Positions.
+    f.acc_bit.assign(coords, 0);
+    f.position.resize(coords);
+    f.place_coord.assign(np, FactoredShape::none);
+    f.place_bit.assign(np, 0);
+    for (PlaceIx p : f.place_coord.indices()) {
+        const ModeIx a = s.place_mode[p];
+        if (!a.valid() || a.ix() >= nm)
+            return f;
+        const std::uint32_t c = f.coord_of(a, s.place_thread[p]);
+        if (c == FactoredShape::none)
+            return f;
+        const std::uint32_t g = f.first[a] + c;
+        if (f.position[g].size() == 64)
+            return f;
+        const std::uint64_t bit = std::uint64_t{1} << f.position[g].size();
+        f.position[g].push_back(p);
+        f.place_coord[p] = g;
+        f.place_bit[p] = bit;
+        if (net.places[p.ix()].kind == PlaceKind::Acc) {
+            if (f.acc_bit[g] != 0 || s.acc_thread[p] != s.place_thread[p])
+                return f;
+            f.acc_bit[g] = bit;
+        }
+    }
+    for (ModeIx a : s.mode_threads.indices()) {
+        std::uint64_t points = 1;
+        for (std::uint32_t g = f.first[a]; g < f.first[ModeIx(a.v + 1)]; ++g) {
+            if (f.acc_bit[g] == 0)
+                return f;
+            points *= f.position[g].size(); // at most 64 * max_mode_points: no overflow
+            if (points > FactoredShape::max_mode_points)
+                return f;
+        }
+    }
+
+    // Syncs, then moves.
+    std::vector<std::uint8_t> sync_pre(np, 0);
+    std::vector<std::uint32_t> sync_of(nr, FactoredShape::none);
+    f.mode_syncs.resize(nm);
+    std::vector<std::uint64_t> pre, post;
+    for (TransitionIx r : s.single_next.indices()) {
+        if (net.transitions[r.ix()].kind != TransitionKind::sync)
+            continue;
+        if (!point_of(f, s, s.pre(r), pre) || !point_of(f, s, s.post(r), post))
+            return f;
+        for (PlaceIx p : s.pre(r)) {
+            if (net.places[p.ix()].kind == PlaceKind::Acc)
+                return f;
+            sync_pre[p.ix()] = 1;
+        }
+        FactoredShape::Sync sy{ModeIx(static_cast<std::uint32_t>(pre[0])),
+                               ModeIx(static_cast<std::uint32_t>(post[0])),
+                               static_cast<std::uint32_t>(f.bits.size()), 0};
+        f.bits.insert(f.bits.end(), pre.begin() + 1, pre.end());
+        sy.post = static_cast<std::uint32_t>(f.bits.size());
+        f.bits.insert(f.bits.end(), post.begin() + 1, post.end());
+        sync_of[r.ix()] = static_cast<std::uint32_t>(f.syncs.size());
+        f.mode_syncs[sy.from].push_back(sync_of[r.ix()]);
+        f.syncs.push_back(sy);
+    }
+    for (TransitionIx r : s.single_next.indices())
+        if (net.transitions[r.ix()].kind == TransitionKind::sync)
+            for (PlaceIx p : s.post(r))
+                if (sync_pre[p.ix()]) // sync• would enable a second sync at once
+                    return f;
+    f.moves.resize(nr);
+    for (TransitionIx r : f.moves.indices()) {
+        if (net.transitions[r.ix()].kind == TransitionKind::sync)
+            continue;
+        const auto pr = s.pre(r), po = s.post(r);
+        if (pr.size() != 1 || po.size() != 1 || pr[0] == po[0] || sync_pre[pr[0].ix()])
+            return f;
+        const std::uint32_t g = f.place_coord[pr[0]];
+        if (g != f.place_coord[po[0]])
+            return f;
+        FactoredShape::Move& mv = f.moves[r];
+        mv.mode = s.place_mode[pr[0]];
+        mv.coord = g - f.first[mv.mode];
+        mv.from = f.place_bit[pr[0]];
+        mv.to = f.place_bit[po[0]];
+        mv.syncs_begin = static_cast<std::uint32_t>(f.move_syncs.size());
+        for (TransitionIx sy : s.place_syncs[po[0]])
+            f.move_syncs.push_back(sync_of[sy.ix()]);
+        mv.syncs_end = static_cast<std::uint32_t>(f.move_syncs.size());
+    }
+    for (const auto& m : s.initial) {
+        for (PlaceIx p : m)
+            if (sync_pre[p.ix()])
+                return f;
+        if (!point_of(f, s, m, pre))
+            return f;
+        f.initial.push_back(pre);
+    }
+    f.factorable = true;
+    return f;
+}
+
+void FactoredCandidates::assign(const FactoredShape& f,
+                                std::span<const std::vector<std::uint64_t>> points) {
+    data_.clear();
+    for (const auto& p : points)
+        data_.insert(data_.end(), p.begin(), p.end());
+    normalize(f);
+}
+
+std::size_t FactoredCandidates::crowd(const FactoredShape& f) const {
+    std::size_t most = 0;
+    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t>) {
+        std::size_t n = 0;
+        for_each_product(f, [&](ModeIx b, std::span<const std::uint64_t>) { n += a == b; });
+        most = std::max(most, n);
+    });
+    return most;
+}
+
+bool FactoredCandidates::contains(const FactoredShape& f, ModeIx a,
+                                  std::span<const std::uint64_t> point) const {
+    bool found = false;
+    for_each_product(f, [&](ModeIx b, std::span<const std::uint64_t> masks) {
+        if (found || b != a)
+            return;
+        bool all = true;
+        for (std::size_t c = 0; c < masks.size(); ++c)
+            all = all && (masks[c] & point[c]) != 0;
+        found = all;
+    });
+    return found;
+}
+
+bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool write) {
+    bool any = false, all = true;
+    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
+        const std::uint32_t c = f.coord_of(a, t);
+        if (c == FactoredShape::none || (write && !f.exclusive[a])) {
+            all = false;
+            return;
+        }
+        const std::uint64_t acc = f.acc_bit[f.first[a] + c];
+        any = any || (masks[c] & acc) != 0;
+        all = all && masks[c] == acc;
+    });
+    if (all || !any)
+        return any;
+    scratch_.clear();
+    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
+        const std::uint32_t c = f.coord_of(a, t);
+        if (c == FactoredShape::none || (write && !f.exclusive[a]))
+            return;
+        const std::uint64_t acc = f.acc_bit[f.first[a] + c];
+        if ((masks[c] & acc) == 0)
+            return;
+        scratch_.push_back(a.v);
+        scratch_.insert(scratch_.end(), masks.begin(), masks.end());
+        scratch_[scratch_.size() - masks.size() + c] = acc;
+    });
+    data_.swap(scratch_);
+    normalize(f);
+    return true;
+}
+
+int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const TransitionIx> trs) {
+    for (std::size_t i = 0; i < trs.size(); ++i)
+        for (std::size_t j = i + 1; j < trs.size(); ++j) {
+            const FactoredShape::Move &x = f.moves[trs[i]], &y = f.moves[trs[j]];
+            if (x.mode.valid() && x.mode == y.mode && x.coord != y.coord)
+                return -1;
+        }
+    bool fired = false, grew = false;
+    std::vector<std::uint32_t>& targets = targets_;
+    targets.clear();
+    for (std::size_t i = 0; i < data_.size();) {
+        const ModeIx a(static_cast<std::uint32_t>(data_[i]));
+        const std::span<std::uint64_t> masks(data_.data() + i + 1, f.width(a));
+        std::uint64_t add = 0;
+        std::uint32_t c = 0;
+        for (TransitionIx r : trs) {
+            const FactoredShape::Move& mv = f.moves[r];
+            if (mv.mode != a || (masks[mv.coord] & mv.from) == 0)
+                continue;
+            fired = true;
+            c = mv.coord;
+            add |= mv.to;
+            // [SYNC]: the move completes •sync from a candidate when every other thread of the
+            // mode can be on its place of •sync.
+            for (std::uint32_t k = mv.syncs_begin; k < mv.syncs_end; ++k) {
+                const FactoredShape::Sync& sy = f.syncs[f.move_syncs[k]];
+                bool ready = true;
+                for (std::uint32_t u = 0; u < masks.size() && ready; ++u)
+                    ready = u == c || (masks[u] & f.bits[sy.pre + u]) != 0;
+                if (ready)
+                    targets.push_back(f.move_syncs[k]);
+            }
+        }
+        grew = grew || (add & ~masks[c]) != 0;
+        masks[c] |= add;
+        i += masks.size() + 1;
+    }
+    for (std::uint32_t k : targets) {
+        const FactoredShape::Sync& sy = f.syncs[k];
+        const std::span<const std::uint64_t> point(f.bits.data() + sy.post, f.width(sy.to));
+        if (contains(f, sy.to, point))
+            continue;
+        data_.push_back(sy.to.v);
+        data_.insert(data_.end(), point.begin(), point.end());
+        grew = true;
+    }
+    if (grew)
+        normalize(f);
+    return fired ? 1 : 0;
+}
+
+void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write) {
+    scratch_.clear();
+    for (ModeIx a : f.exclusive.indices()) {
+        const std::uint32_t c = f.coord_of(a, t);
+        if (c == FactoredShape::none || (write && !f.exclusive[a]))
+            continue;
+        scratch_.push_back(a.v);
+        for (std::uint32_t g = f.first[a]; g < f.first[ModeIx(a.v + 1)]; ++g)
+            scratch_.push_back(f.acc_bit[g]);
+    }
+    if (!scratch_.empty()) // no mode permits it: the access is ignored
+        data_.swap(scratch_);
+}
+
+void FactoredCandidates::normalize(const FactoredShape& f) {
+    offsets_.clear();
+    for (std::size_t i = 0; i < data_.size();
+         i += f.width(ModeIx(static_cast<std::uint32_t>(data_[i]))) + 1)
+        offsets_.push_back(static_cast<std::uint32_t>(i));
+    if (offsets_.size() < 2)
+        return;
+    constexpr std::uint32_t dropped = FactoredShape::none;
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t x = 0; x < offsets_.size(); ++x) {
+            for (std::size_t y = 0; y < offsets_.size() && offsets_[x] != dropped; ++y) {
+                if (x == y || offsets_[y] == dropped || data_[offsets_[x]] != data_[offsets_[y]])
+                    continue;
+                std::uint64_t* p = data_.data() + offsets_[x] + 1; // dropped into q?
+                std::uint64_t* q = data_.data() + offsets_[y] + 1;
+                const std::uint32_t w =
+                    f.width(ModeIx(static_cast<std::uint32_t>(data_[offsets_[x]])));
+                std::uint32_t differ = 0, at = 0;
+                bool subset = true;
+                for (std::uint32_t c = 0; c < w; ++c) {
+                    subset = subset && (p[c] & ~q[c]) == 0;
+                    if (p[c] != q[c]) {
+                        ++differ;
+                        at = c;
+                    }
+                }
+                if (!subset && differ != 1)
+                    continue;
+                if (!subset) // P ∪ Q is one product
+                    q[at] |= p[at];
+                offsets_[x] = dropped;
+                changed = true;
+            }
+        }
+    }
+    scratch_.clear();
+    for (std::uint32_t o : offsets_) {
+        if (o == dropped)
+            continue;
+        const std::uint32_t w = f.width(ModeIx(static_cast<std::uint32_t>(data_[o])));
+        scratch_.insert(scratch_.end(), data_.begin() + o, data_.begin() + o + w + 1);
+    }
+    data_.swap(scratch_);
+}
+
+std::uint64_t FactoredCandidates::count(const FactoredShape& f) const {
+    // Per mode, |P1 ∪ ... ∪ Pn| by inclusion and exclusion over the products (few, and their
+    // intersections are products), less the inert points •sync they hold.
+    std::vector<std::pair<ModeIx, std::span<const std::uint64_t>>> products;
+    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
+        products.emplace_back(a, masks);
+    });
+    std::int64_t total = 0;
+    std::vector<std::uint64_t> inter;
+    // The points of the intersection of `inter` with products after `from` (of mode a), signed.
+    auto size_of = [](std::span<const std::uint64_t> m) {
+        std::int64_t n = 1;
+        for (std::uint64_t x : m)
+            n *= std::popcount(x);
+        return n;
+    };
+    auto dfs = [&](auto& self, std::size_t from, ModeIx a, const std::vector<std::uint64_t>& cur,
+                   std::int64_t sign) -> void {
+        for (std::size_t j = from; j < products.size(); ++j) {
+            if (products[j].first != a)
+                continue;
+            std::vector<std::uint64_t> next(cur.size());
+            bool empty = false;
+            for (std::size_t c = 0; c < cur.size(); ++c) {
+                next[c] = cur[c] & products[j].second[c];
+                empty = empty || next[c] == 0;
+            }
+            if (empty)
+                continue;
+            total -= sign * size_of(next);
+            self(self, j + 1, a, next, -sign);
+        }
+    };
+    for (std::size_t i = 0; i < products.size(); ++i) {
+        const auto [a, masks] = products[i];
+        total += size_of(masks);
+        dfs(dfs, i + 1, a, std::vector<std::uint64_t>(masks.begin(), masks.end()), 1);
+    }
+    for (ModeIx a : f.mode_syncs.indices())
+        for (std::uint32_t k : f.mode_syncs[a]) {
+            const std::span<const std::uint64_t> pre(f.bits.data() + f.syncs[k].pre, f.width(a));
+            total -= contains(f, a, pre);
+        }
+    return static_cast<std::uint64_t>(total);
+}
+
+template <class F>
+void FactoredCandidates::for_each_point(const FactoredShape& f, F&& fn) const {
+    std::vector<PlaceIx> places;
+    std::vector<std::uint64_t> left; // per coordinate: the positions not yet visited
+    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
+        const std::uint32_t w = f.width(a);
+        left.assign(masks.begin(), masks.end());
+        for (;;) {
+            places.clear();
+            bool inert = false;
+            for (std::uint32_t k : f.mode_syncs[a]) {
+                bool all = true;
+                for (std::uint32_t c = 0; c < w && all; ++c)
+                    all = (left[c] & -left[c]) == f.bits[f.syncs[k].pre + c];
+                inert = inert || all;
+            }
+            for (std::uint32_t c = 0; c < w && !inert; ++c)
+                places.push_back(f.position[f.first[a] + c]
+                                           [static_cast<std::size_t>(std::countr_zero(left[c]))]);
+            if (!inert) {
+                std::sort(places.begin(), places.end());
+                fn(std::span<const PlaceIx>(places));
+            }
+            // The next point: an odometer over the lowest set bits of left.
+            std::uint32_t c = 0;
+            for (; c < w; ++c) {
+                left[c] &= left[c] - 1;
+                if (left[c] != 0)
+                    break;
+                left[c] = masks[c];
+            }
+            if (c == w)
+                break;
+        }
+    });
+}
+
+void FactoredCandidates::materialize(const FactoredShape& f, CandidateSet& out) const {
+    std::size_t expected = 0;
+    for_each_product(f, [&](ModeIx, std::span<const std::uint64_t> masks) {
+        std::size_t n = 1;
+        for (std::uint64_t x : masks)
+            n *= static_cast<std::size_t>(std::popcount(x));
+        expected += n;
+    });
+    CandidateBuilder builder;
+    builder.start(out, expected);
+    for_each_point(f, [&](std::span<const PlaceIx> m) { builder.add(m); });
+}
+
+} // namespace sfg::enforce

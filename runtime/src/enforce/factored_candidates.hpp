@@ -1,0 +1,123 @@
+// Figure 4.15's candidate sets as unions of products (docs/enforcement.md, "Candidate sets as
+// products"). By Lemma 4.3.10 a marking of N(G) is b-feasible for one mode b: one token per
+// thread t of b, on t's own track PreRcv[t:· -> b] → Acc[t:b] → PostSnd[t:b -> ·]. A marking is
+// then a point (b, position of each thread), and the rules of Figure 4.14 act on one position at
+// a time: a memory op by t keeps the points whose t is on Acc[t:b], a sync op by t adds the
+// points whose t made one move ([SKIP] keeps the others). Both map a product
+// {b} × S_1 × ... × S_k of position sets to a product, so a candidate set is kept as a few
+// products of bit masks instead of one entry per marking: a barrier of k threads, whose sets
+// reach 3^k markings, costs k words.
+//
+// [SYNC] is the one rule that couples positions: the marking •sync[e] (every thread of b on
+// PostSnd[·:e]) is replaced by sync[e]•, a point of the edge's target mode. A product keeps the
+// point •sync[e] (it is "inert": it permits no access and enables no snd or rcv, so it changes
+// no step and is never a candidate) and adds sync[e]• whenever a move completes it from a point
+// that is a candidate, exactly when the reference does.
+#pragma once
+
+#include "candidate_set.hpp"
+#include "indices.hpp"
+#include "net_shape.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace sfg::enforce {
+
+// A NetShape's places as positions: per mode its coordinates (the threads of the mode), per
+// coordinate its positions as bits.
+struct FactoredShape {
+    // Products of at most this many points per mode: so that materializing a set (for an
+    // explanation or introspection) and counting it stay bounded.
+    static constexpr std::uint64_t max_mode_points = std::uint64_t{1} << 18;
+    static constexpr std::uint32_t none = 0xffffffffu;
+
+    // Whether the net has Figure 4.11's form that the products rely on (see factor()).
+    bool factorable = false;
+    IndexVec<ModeIx, std::uint32_t> first;      // mode a's coordinates: [first[a], first[a + 1])
+    IndexVec<ModeIx, std::uint8_t> exclusive;   // EX(t): permits writes
+    std::vector<std::uint64_t> acc_bit;         // per coordinate: the Acc[t:a] position
+    std::vector<std::vector<PlaceIx>> position; // per coordinate: bit -> place
+    IndexVec<PlaceIx, std::uint32_t> place_coord;
+    IndexVec<PlaceIx, std::uint64_t> place_bit;
+    std::uint32_t thread_count = 0;   // the width of coord_of
+    std::vector<std::uint32_t> coord; // [a * thread_count + t]: t's coordinate in a (none)
+
+    // A snd or rcv transition: a move of one coordinate; the syncs its target may complete.
+    struct Move {
+        ModeIx mode;
+        std::uint32_t coord = none; // global
+        std::uint64_t from = 0, to = 0;
+        std::uint32_t syncs_begin = 0, syncs_end = 0; // into move_syncs
+    };
+    IndexVec<TransitionIx, Move> moves; // mode none: a sync transition
+    std::vector<std::uint32_t> move_syncs;
+    // A sync transition: •sync as one bit per coordinate of `from`, sync• likewise for `to`.
+    struct Sync {
+        ModeIx from, to;
+        std::uint32_t pre = 0, post = 0; // into bits
+    };
+    std::vector<Sync> syncs;
+    IndexVec<ModeIx, std::vector<std::uint32_t>> mode_syncs; // the syncs out of a mode
+    std::vector<std::uint64_t> bits;
+    std::vector<std::vector<std::uint64_t>> initial; // M0: mode, then one bit per coordinate
+
+    std::uint32_t width(ModeIx a) const { return first[ModeIx(a.v + 1)] - first[a]; }
+    std::uint32_t coord_of(ModeIx a, NetThread t) const {
+        return t.valid() && t.v < thread_count ? coord[a.ix() * thread_count + t.v] : none;
+    }
+};
+
+// Builds the positions of s; factorable stays false unless every place, transition and initial
+// marking has the form of Figure 4.11 (docs/enforcement.md lists the conditions).
+FactoredShape factor(const NetShape& s);
+
+// One variable's candidate set: products, each stored as its mode and one mask per coordinate.
+class FactoredCandidates {
+public:
+    void assign(const FactoredShape& f, std::span<const std::vector<std::uint64_t>> points);
+    // The most products one mode has.
+    std::size_t crowd(const FactoredShape& f) const;
+
+    // [READ/WRITE EXCLUSIVE], [READ SHARED]: false (and the set unchanged) when no candidate
+    // permits the access.
+    bool memory_step(const FactoredShape& f, NetThread t, bool write);
+    // [SKIP], [SEND], [RECEIVE] and [SYNC] for the transitions trs of one op. Returns 1 when a
+    // transition fired, 0 when none did, -1 (the set unchanged) when trs move two threads of
+    // one mode: one op fires one transition per marking, which a product cannot say.
+    int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs);
+    // The re-synchronized state { P(a) | a permits the access } (docs/enforcement.md).
+    void resync(const FactoredShape& f, NetThread t, bool write);
+
+    // The number of candidates (inert points not counted).
+    std::uint64_t count(const FactoredShape& f) const;
+    // The candidates as sorted place lists, into out.
+    void materialize(const FactoredShape& f, CandidateSet& out) const;
+
+private:
+    // Each product: its mode, then its masks.
+    template <class F>
+    void for_each_product(const FactoredShape& f, F&& fn) const {
+        for (std::size_t i = 0; i < data_.size();) {
+            const ModeIx a(static_cast<std::uint32_t>(data_[i]));
+            const std::uint32_t w = f.width(a);
+            fn(a, std::span<const std::uint64_t>(data_.data() + i + 1, w));
+            i += w + 1;
+        }
+    }
+    bool contains(const FactoredShape& f, ModeIx a, std::span<const std::uint64_t> point) const;
+    // Products of one mode that are subsets of another are dropped, and two that differ in one
+    // coordinate merged, so that sets stay a few products.
+    void normalize(const FactoredShape& f);
+    template <class F>
+    void for_each_point(const FactoredShape& f, F&& fn) const;
+
+    std::vector<std::uint64_t> data_;
+    // Scratch.
+    std::vector<std::uint64_t> scratch_;
+    std::vector<std::uint32_t> targets_, offsets_;
+};
+
+} // namespace sfg::enforce

@@ -1,0 +1,124 @@
+// Candidate sets as products (runtime/src/enforce/factored_candidates.hpp, docs/enforcement.md):
+// which nets factor, the particle discipline's sets as one product where the explicit set has
+// 3^k markings, and an op the products cannot express. The differential tests against the
+// explicit sets are in enforce_random_test.cpp.
+#include "enforce/factored_candidates.hpp"
+#include "enforce_testlib.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace sfg;
+using namespace sfg::enforce;
+using namespace sfg::testlib;
+
+namespace {
+
+// p : [RS(t0..tk-1) ▷^b EX(t0)]^b (thesis Figure 4.5).
+Net particle_net(int k) {
+    std::vector<std::string> ts;
+    for (int t = 0; t < k; ++t)
+        ts.push_back("t" + std::to_string(t));
+    const Mechanism b = barrier("b", ts);
+    return build_petri_net(loop(seq(RS(ts), b, EX("t0")), b));
+}
+
+TransitionIx transition(const Net& n, const std::string& id) {
+    for (std::size_t r = 0; r < n.transitions.size(); ++r)
+        if (n.transitions[r].id == id)
+            return TransitionIx::at(r);
+    FAIL("no transition " << id);
+    return TransitionIx::none();
+}
+
+std::set<std::vector<PlaceIx>> markings(const FactoredCandidates& c, const FactoredShape& f) {
+    CandidateSet set;
+    c.materialize(f, set);
+    std::set<std::vector<PlaceIx>> out;
+    set.for_each([&](std::span<const PlaceIx> m) { out.emplace(m.begin(), m.end()); });
+    CHECK(out.size() == set.count()); // distinct
+    CHECK(out.size() == c.count(f));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("factored candidates: the nets of Figure 4.11 factor; nets of another form do not") {
+    NetNames names;
+    NetShapes shapes;
+    const Net n = particle_net(3);
+    const FactoredShape f = factor(shapes[shapes.intern(n, names)]);
+    REQUIRE(f.factorable);
+    CHECK(f.width(ModeIx(0)) == 3); // RS(t0,t1,t2): one coordinate per thread
+    CHECK(f.width(ModeIx(1)) == 1); // EX(t0)
+    CHECK(f.initial.size() == 1);
+    CHECK(f.syncs.size() == 2);
+
+    SUBCASE("a snd that takes two tokens") {
+        Net bad = n;
+        Transition& snd = bad.transitions[transition(n, "snd[t1:e0]").ix()];
+        snd.pre.push_back(place(n, "Acc[t2:0]"));
+        CHECK_FALSE(factor(shapes[shapes.intern(bad, names)]).factorable);
+    }
+    SUBCASE("a sync that waits for some threads of its mode only") {
+        Net bad = n;
+        for (Transition& r : bad.transitions)
+            if (r.kind == TransitionKind::sync && r.pre.size() == 3)
+                r.pre.pop_back();
+        CHECK_FALSE(factor(shapes[shapes.intern(bad, names)]).factorable);
+    }
+    SUBCASE("an initial marking that is not a whole point") {
+        Net bad = n;
+        bad.initial_markings = {{place(n, "Acc[t0:0]")}};
+        CHECK_FALSE(factor(shapes[shapes.intern(bad, names)]).factorable);
+    }
+}
+
+TEST_CASE("factored candidates: a barrier round of k threads is one product of 2^k markings") {
+    NetNames names;
+    NetShapes shapes;
+    const int k = 6;
+    const Net n = particle_net(k);
+    const NetShape& s = shapes[shapes.intern(n, names)];
+    const FactoredShape f = factor(s);
+    REQUIRE(f.factorable);
+    FactoredCandidates c;
+    c.assign(f, f.initial);
+    CHECK(markings(c, f).size() == 1);
+    // Every thread passes benter(b): each may have sent or not ([SKIP]); the last one completes
+    // •sync, which becomes EX(t0)'s PreRcv point.
+    for (int t = 0; t < k; ++t) {
+        const TransitionIx snd = transition(n, "snd[t" + std::to_string(t) + ":e0]");
+        CHECK(c.sync_step(f, std::span<const TransitionIx>(&snd, 1)) == 1);
+    }
+    CHECK(c.crowd(f) == 1);
+    const auto all = markings(c, f);
+    CHECK(all.size() == (1u << k) - 1 + 1); // •sync is not a candidate; sync• is
+    CHECK(all.count({PlaceIx::at(place(n, "PreRcv[t0:e0]"))}) == 1);
+    // t0's write keeps EX(t0) only (RS(...) does not permit writes): nothing there yet.
+    const NetThread t0 = names.intern_thread("t0"), t3 = names.intern_thread("t3");
+    FactoredCandidates before = c;
+    CHECK_FALSE(c.memory_step(f, t0, true));
+    CHECK(markings(c, f) == markings(before, f)); // unchanged on a violation
+    // A read by t3 keeps the markings where t3 has not sent yet.
+    CHECK(c.memory_step(f, t3, false));
+    CHECK(markings(c, f).size() == 1u << (k - 1));
+}
+
+TEST_CASE("factored candidates: one op moving two threads of one mode is refused, unchanged") {
+    NetNames names;
+    NetShapes shapes;
+    const Net n = particle_net(3);
+    const FactoredShape f = factor(shapes[shapes.intern(n, names)]);
+    REQUIRE(f.factorable);
+    FactoredCandidates c;
+    c.assign(f, f.initial);
+    const TransitionIx both[] = {transition(n, "snd[t1:e0]"), transition(n, "snd[t2:e0]")};
+    const auto before = markings(c, f);
+    CHECK(c.sync_step(f, both) == -1);
+    CHECK(markings(c, f) == before);
+}
