@@ -95,7 +95,7 @@ TEST_CASE("factored candidates: a barrier round of k threads is one product of 2
         const TransitionIx snd = transition(n, "snd[t" + std::to_string(t) + ":e0]");
         CHECK(c.sync_step(f, std::span<const TransitionIx>(&snd, 1)) == 1);
     }
-    CHECK(c.crowd(f) == 1);
+    CHECK(c.crowd() == 1);
     const auto all = markings(c, f);
     CHECK(all.size() == (1u << k) - 1 + 1); // •sync is not a candidate; sync• is
     CHECK(all.count({PlaceIx::at(place(n, "PreRcv[t0:e0]"))}) == 1);

@@ -147,7 +147,7 @@ bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const Transi
                                            bool& fired, const NetShapes& shapes) {
     const FactoredShape& f = factored_[var.shape];
     const int r = var.products.sync_step(f, trs);
-    if (r >= 0 && var.products.crowd(f) > max_products_) {
+    if (r >= 0 && var.products.crowd() > max_products_) {
         unfactor(var, shapes); // the step is done: its result leaves the products
         fired = r > 0;
         return true;

@@ -7,6 +7,22 @@ namespace sfg::enforce {
 
 namespace {
 
+// The positions in a mask: few (a track has one place per edge in or out, and Acc).
+std::uint32_t positions(std::uint64_t x) {
+    std::uint32_t n = 0;
+    for (; x != 0; x &= x - 1)
+        ++n;
+    return n;
+}
+
+// Whether the product masks holds the point (one bit per coordinate).
+bool holds(std::span<const std::uint64_t> masks, std::span<const std::uint64_t> point) {
+    for (std::size_t c = 0; c < masks.size(); ++c)
+        if ((masks[c] & point[c]) == 0)
+            return false;
+    return true;
+}
+
 // The point of places ps: their mode, then one bit per coordinate; false unless ps holds
 // exactly one place of each thread of one mode.
 bool point_of(const FactoredShape& f, const NetShape& s, std::span<const PlaceIx> ps,
@@ -170,26 +186,11 @@ void FactoredCandidates::assign(const FactoredShape& f,
     normalize(f);
 }
 
-std::size_t FactoredCandidates::crowd(const FactoredShape& f) const {
-    std::size_t most = 0;
-    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t>) {
-        std::size_t n = 0;
-        for_each_product(f, [&](ModeIx b, std::span<const std::uint64_t>) { n += a == b; });
-        most = std::max(most, n);
-    });
-    return most;
-}
-
 bool FactoredCandidates::contains(const FactoredShape& f, ModeIx a,
                                   std::span<const std::uint64_t> point) const {
     bool found = false;
     for_each_product(f, [&](ModeIx b, std::span<const std::uint64_t> masks) {
-        if (found || b != a)
-            return;
-        bool all = true;
-        for (std::size_t c = 0; c < masks.size(); ++c)
-            all = all && (masks[c] & point[c]) != 0;
-        found = all;
+        found = found || (b == a && holds(masks, point));
     });
     return found;
 }
@@ -286,17 +287,29 @@ void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write)
         for (std::uint32_t g = f.first[a]; g < f.first[ModeIx(a.v + 1)]; ++g)
             scratch_.push_back(f.acc_bit[g]);
     }
-    if (!scratch_.empty()) // no mode permits it: the access is ignored
-        data_.swap(scratch_);
+    if (scratch_.empty()) // no mode permits it: the access is ignored
+        return;
+    data_.swap(scratch_);
+    crowd_ = 1; // one product per mode
+    count_ = unknown;
 }
 
 void FactoredCandidates::normalize(const FactoredShape& f) {
+    count_ = unknown;
     offsets_.clear();
-    for (std::size_t i = 0; i < data_.size();
-         i += f.width(ModeIx(static_cast<std::uint32_t>(data_[i]))) + 1)
+    crowd_ = 0;
+    bool shared = false; // some mode has two products
+    for (std::size_t i = 0; i < data_.size();) {
+        const ModeIx a(static_cast<std::uint32_t>(data_[i]));
+        for (std::uint32_t o : offsets_)
+            shared = shared || data_[o] == a.v;
         offsets_.push_back(static_cast<std::uint32_t>(i));
-    if (offsets_.size() < 2)
+        i += f.width(a) + 1;
+    }
+    if (!shared) {
+        crowd_ = offsets_.empty() ? 0 : 1;
         return;
+    }
     constexpr std::uint32_t dropped = FactoredShape::none;
     for (bool changed = true; changed;) {
         changed = false;
@@ -304,7 +317,7 @@ void FactoredCandidates::normalize(const FactoredShape& f) {
             for (std::size_t y = 0; y < offsets_.size() && offsets_[x] != dropped; ++y) {
                 if (x == y || offsets_[y] == dropped || data_[offsets_[x]] != data_[offsets_[y]])
                     continue;
-                std::uint64_t* p = data_.data() + offsets_[x] + 1; // dropped into q?
+                const std::uint64_t* p = data_.data() + offsets_[x] + 1; // dropped into q?
                 std::uint64_t* q = data_.data() + offsets_[y] + 1;
                 const std::uint32_t w =
                     f.width(ModeIx(static_cast<std::uint32_t>(data_[offsets_[x]])));
@@ -327,16 +340,33 @@ void FactoredCandidates::normalize(const FactoredShape& f) {
         }
     }
     scratch_.clear();
-    for (std::uint32_t o : offsets_) {
+    for (std::size_t x = 0; x < offsets_.size(); ++x) {
+        const std::uint32_t o = offsets_[x];
         if (o == dropped)
             continue;
+        std::size_t same = 0;
+        for (std::size_t y = 0; y < offsets_.size(); ++y)
+            same += offsets_[y] != dropped && data_[offsets_[y]] == data_[o];
+        crowd_ = std::max(crowd_, same);
         const std::uint32_t w = f.width(ModeIx(static_cast<std::uint32_t>(data_[o])));
         scratch_.insert(scratch_.end(), data_.begin() + o, data_.begin() + o + w + 1);
     }
     data_.swap(scratch_);
 }
 
-std::uint64_t FactoredCandidates::count(const FactoredShape& f) const {
+std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
+    if (crowd_ <= 1) { // one product per mode: the products' sizes, less their inert points
+        std::uint64_t n = 0;
+        for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
+            std::uint64_t points = 1;
+            for (std::uint64_t x : masks)
+                points *= positions(x);
+            n += points;
+            for (std::uint32_t k : f.mode_syncs[a])
+                n -= holds(masks, std::span(f.bits.data() + f.syncs[k].pre, masks.size()));
+        });
+        return n;
+    }
     // Per mode, |P1 ∪ ... ∪ Pn| by inclusion and exclusion over the products (few, and their
     // intersections are products), less the inert points •sync they hold.
     std::vector<std::pair<ModeIx, std::span<const std::uint64_t>>> products;
@@ -349,7 +379,7 @@ std::uint64_t FactoredCandidates::count(const FactoredShape& f) const {
     auto size_of = [](std::span<const std::uint64_t> m) {
         std::int64_t n = 1;
         for (std::uint64_t x : m)
-            n *= std::popcount(x);
+            n *= positions(x);
         return n;
     };
     auto dfs = [&](auto& self, std::size_t from, ModeIx a, const std::vector<std::uint64_t>& cur,
@@ -424,7 +454,7 @@ void FactoredCandidates::materialize(const FactoredShape& f, CandidateSet& out) 
     for_each_product(f, [&](ModeIx, std::span<const std::uint64_t> masks) {
         std::size_t n = 1;
         for (std::uint64_t x : masks)
-            n *= static_cast<std::size_t>(std::popcount(x));
+            n *= positions(x);
         expected += n;
     });
     CandidateBuilder builder;

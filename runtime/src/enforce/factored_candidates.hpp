@@ -79,7 +79,7 @@ class FactoredCandidates {
 public:
     void assign(const FactoredShape& f, std::span<const std::vector<std::uint64_t>> points);
     // The most products one mode has.
-    std::size_t crowd(const FactoredShape& f) const;
+    std::size_t crowd() const { return crowd_; }
 
     // [READ/WRITE EXCLUSIVE], [READ SHARED]: false (and the set unchanged) when no candidate
     // permits the access.
@@ -92,7 +92,11 @@ public:
     void resync(const FactoredShape& f, NetThread t, bool write);
 
     // The number of candidates (inert points not counted).
-    std::uint64_t count(const FactoredShape& f) const;
+    std::uint64_t count(const FactoredShape& f) const {
+        if (count_ == unknown) // (a sync op that fires without adding a candidate: cached)
+            count_ = count_points(f);
+        return count_;
+    }
     // The candidates as sorted place lists, into out.
     void materialize(const FactoredShape& f, CandidateSet& out) const;
 
@@ -107,6 +111,7 @@ private:
             i += w + 1;
         }
     }
+    std::uint64_t count_points(const FactoredShape& f) const;
     bool contains(const FactoredShape& f, ModeIx a, std::span<const std::uint64_t> point) const;
     // Products of one mode that are subsets of another are dropped, and two that differ in one
     // coordinate merged, so that sets stay a few products.
@@ -115,6 +120,9 @@ private:
     void for_each_point(const FactoredShape& f, F&& fn) const;
 
     std::vector<std::uint64_t> data_;
+    std::size_t crowd_ = 0;
+    static constexpr std::uint64_t unknown = ~std::uint64_t{0};
+    mutable std::uint64_t count_ = unknown; // count(), once asked
     // Scratch.
     std::vector<std::uint64_t> scratch_;
     std::vector<std::uint32_t> targets_, offsets_;
