@@ -5,8 +5,9 @@
 //                       their mechanisms
 //   Variables           the annotated variables
 //   SyncIndex           (mechanism, thread, role) -> the variables and groups a sync op visits
-//   CandidateMarkings   Figure 4.15's candidate sets, one variable at a time, their steps
-//                       memoized per NetShape (CandidateAutomaton)
+//   CandidateMarkings   Figure 4.15's candidate sets, one variable at a time: as products of
+//                       per-thread positions (FactoredCandidates), or explicit with their
+//                       steps memoized per NetShape (CandidateAutomaton)
 //   OneTokenGroups      one-token variables, lazily, one table per group
 //   NameResolver        trace ids -> ours
 //   ViolationExplainer  describe() of a violation
