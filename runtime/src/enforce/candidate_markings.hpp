@@ -49,6 +49,15 @@ public:
         automata_[var.shape].materialize(var.set, scratch);
         return scratch.view();
     }
+    // Candidates of v from which the explanation of t's access is the same as from all of them
+    // (FactoredCandidates::representatives), into scratch; valid until the next step.
+    CandidateView explained(VarIx v, NetThread t, CandidateSet& scratch) const {
+        const VarState& var = vars_[v];
+        if (!var.factored)
+            return candidates(v, scratch);
+        var.products.representatives(factored_[var.shape], t, scratch);
+        return scratch.view();
+    }
     std::uint64_t count(VarIx v) const {
         const VarState& var = vars_[v];
         if (var.factored)

@@ -77,7 +77,7 @@ void Enforcer::Impl::eager_memory(VarIx v, NetThread t, const Event& e) {
     if (markings.memory_step(v, t, write, shapes))
         return;
     if (count_violation(v)) {
-        const CandidateView cands = markings.candidates(v, materialized);
+        const CandidateView cands = markings.explained(v, t, materialized);
         record(explainer.describe(v, cands, t, e, resolver.symbols()), v);
         materialized.clear();
     }

@@ -105,16 +105,9 @@ FactoredShape factor(const NetShape& s) {
             f.acc_bit[g] = bit;
         }
     }
-    for (ModeIx a : s.mode_threads.indices()) {
-        std::uint64_t points = 1;
-        for (std::uint32_t g = f.first[a]; g < f.first[ModeIx(a.v + 1)]; ++g) {
-            if (f.acc_bit[g] == 0)
-                return f;
-            points *= f.position[g].size(); // at most 64 * max_mode_points: no overflow
-            if (points > FactoredShape::max_mode_points)
-                return f;
-        }
-    }
+    for (std::uint32_t g = 0; g < coords; ++g)
+        if (f.acc_bit[g] == 0)
+            return f;
 
     // Syncs, then moves.
     std::vector<std::uint8_t> sync_pre(np, 0);
@@ -173,6 +166,24 @@ FactoredShape factor(const NetShape& s) {
         if (!point_of(f, s, m, pre))
             return f;
         f.initial.push_back(pre);
+    }
+    for (const ModeEdge& e : net.edges) {
+        const ModeIx a = ModeIx::at(e.from);
+        if (!a.valid() || a.ix() >= nm)
+            return f;
+        f.edge_from.push_back(a);
+        f.edge_post.push_back(static_cast<std::uint32_t>(f.bits.size()));
+        f.bits.resize(f.bits.size() + f.width(a), 0);
+    }
+    for (PlaceIx p : f.place_coord.indices()) {
+        const Place& pl = net.places[p.ix()];
+        if (pl.kind != PlaceKind::PostSnd || pl.edge < 0 ||
+            std::size_t(pl.edge) >= net.edges.size())
+            continue;
+        const std::size_t e = static_cast<std::size_t>(pl.edge);
+        if (s.place_mode[p] != f.edge_from[e])
+            return f;
+        f.bits[f.edge_post[e] + f.place_coord[p] - f.first[f.edge_from[e]]] = f.place_bit[p];
     }
     f.factorable = true;
     return f;
@@ -357,15 +368,16 @@ void FactoredCandidates::normalize(const FactoredShape& f) {
 std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
     if (crowd_ <= 1) { // one product per mode: the products' sizes, less their inert points
         std::uint64_t n = 0;
+        bool saturated = false;
         for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
             std::uint64_t points = 1;
             for (std::uint64_t x : masks)
-                points *= positions(x);
-            n += points;
+                saturated = saturated || __builtin_mul_overflow(points, positions(x), &points);
             for (std::uint32_t k : f.mode_syncs[a])
-                n -= holds(masks, std::span(f.bits.data() + f.syncs[k].pre, masks.size()));
+                points -= holds(masks, std::span(f.bits.data() + f.syncs[k].pre, masks.size()));
+            saturated = saturated || __builtin_add_overflow(n, points, &n);
         });
-        return n;
+        return saturated ? ~std::uint64_t{0} : n;
     }
     // Per mode, |P1 ∪ ... ∪ Pn| by inclusion and exclusion over the products (few, and their
     // intersections are products), less the inert points •sync they hold.
@@ -376,10 +388,11 @@ std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
     std::int64_t total = 0;
     std::vector<std::uint64_t> inter;
     // The points of the intersection of `inter` with products after `from` (of mode a), signed.
-    auto size_of = [](std::span<const std::uint64_t> m) {
+    bool saturated = false;
+    auto size_of = [&](std::span<const std::uint64_t> m) {
         std::int64_t n = 1;
         for (std::uint64_t x : m)
-            n *= positions(x);
+            saturated = saturated || __builtin_mul_overflow(n, std::int64_t{positions(x)}, &n);
         return n;
     };
     auto dfs = [&](auto& self, std::size_t from, ModeIx a, const std::vector<std::uint64_t>& cur,
@@ -409,7 +422,8 @@ std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
             const std::span<const std::uint64_t> pre(f.bits.data() + f.syncs[k].pre, f.width(a));
             total -= contains(f, a, pre);
         }
-    return static_cast<std::uint64_t>(total);
+    // (Beyond 2^63 points the sum is not exact: far beyond what explicit sets could hold.)
+    return saturated ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total);
 }
 
 template <class F>
@@ -450,16 +464,100 @@ void FactoredCandidates::for_each_point(const FactoredShape& f, F&& fn) const {
 }
 
 void FactoredCandidates::materialize(const FactoredShape& f, CandidateSet& out) const {
-    std::size_t expected = 0;
-    for_each_product(f, [&](ModeIx, std::span<const std::uint64_t> masks) {
-        std::size_t n = 1;
-        for (std::uint64_t x : masks)
-            n *= positions(x);
-        expected += n;
-    });
     CandidateBuilder builder;
-    builder.start(out, expected);
+    builder.start(out, static_cast<std::size_t>(std::min<std::uint64_t>(count(f), 1u << 24)));
     for_each_point(f, [&](std::span<const PlaceIx> m) { builder.add(m); });
+}
+
+} // namespace sfg::enforce
+
+namespace sfg::enforce {
+
+bool FactoredCandidates::first_candidate(const FactoredShape& f, ModeIx a,
+                                         std::span<const std::uint64_t> masks,
+                                         std::vector<std::uint64_t>& point) {
+    const std::uint32_t w = f.width(a);
+    std::vector<std::uint64_t> left(masks.begin(), masks.end());
+    point.resize(w);
+    for (;;) { // the odometer of for_each_point: at most one inert point per sync is skipped
+        bool inert = false;
+        for (std::uint32_t k : f.mode_syncs[a]) {
+            bool all = true;
+            for (std::uint32_t c = 0; c < w && all; ++c)
+                all = (left[c] & -left[c]) == f.bits[f.syncs[k].pre + c];
+            inert = inert || all;
+        }
+        if (!inert) {
+            for (std::uint32_t c = 0; c < w; ++c)
+                point[c] = left[c] & -left[c];
+            return true;
+        }
+        std::uint32_t c = 0;
+        for (; c < w; ++c) {
+            left[c] &= left[c] - 1;
+            if (left[c] != 0)
+                break;
+            left[c] = masks[c];
+        }
+        if (c == w)
+            return false;
+    }
+}
+
+// ViolationExplainer reads, per candidate M in mode c: the mode c; t's token on PreRcv[t:e]
+// (a way of cost 1); and per edge e out of c, the threads of c not on PostSnd[·:e] (a way of
+// cost 1 + their number). It reports the ways of the least cost. Of a product, the ways of
+// least cost through e are those of its candidates with as many threads on PostSnd[·:e] as can
+// be: the threads whose positions lack it (if any: one way), or else each single thread that
+// can be elsewhere (•sync[e] itself is inert). Those candidates, one per product, and those
+// with t on each PreRcv it can be on, give every way of least cost, and no way that is not one.
+void FactoredCandidates::representatives(const FactoredShape& f, NetThread t,
+                                         CandidateSet& out) const {
+    CandidateBuilder builder;
+    builder.start(out, 64);
+    std::vector<std::uint64_t> sub, point;
+    std::vector<PlaceIx> places;
+    auto emit = [&](ModeIx a) {
+        if (!first_candidate(f, a, sub, point))
+            return;
+        places.clear();
+        for (std::uint32_t c = 0; c < point.size(); ++c)
+            places.push_back(
+                f.position[f.first[a] + c][static_cast<std::size_t>(std::countr_zero(point[c]))]);
+        std::sort(places.begin(), places.end());
+        builder.add(places);
+    };
+    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
+        const std::uint32_t w = f.width(a);
+        sub.assign(masks.begin(), masks.end());
+        emit(a);
+        if (const std::uint32_t ct = f.coord_of(a, t); ct != FactoredShape::none)
+            for (std::uint64_t b = masks[ct]; b != 0; b &= b - 1) { // PreRcv among them
+                sub.assign(masks.begin(), masks.end());
+                sub[ct] = b & -b;
+                emit(a);
+            }
+        for (std::size_t e = 0; e < f.edge_from.size(); ++e) {
+            if (f.edge_from[e] != a)
+                continue;
+            const std::uint64_t* post = f.bits.data() + f.edge_post[e];
+            bool must = false;
+            for (std::uint32_t c = 0; c < w; ++c)
+                must = must || (masks[c] & post[c]) == 0;
+            if (must) {
+                for (std::uint32_t c = 0; c < w; ++c)
+                    sub[c] = (masks[c] & post[c]) != 0 ? post[c] : masks[c];
+                emit(a);
+                continue;
+            }
+            for (std::uint32_t u = 0; u < w; ++u) {
+                for (std::uint32_t c = 0; c < w; ++c)
+                    sub[c] = c == u ? masks[c] & ~post[c] : post[c];
+                if (sub[u] != 0)
+                    emit(a);
+            }
+        }
+    });
 }
 
 } // namespace sfg::enforce

@@ -29,9 +29,6 @@ namespace sfg::enforce {
 // A NetShape's places as positions: per mode its coordinates (the threads of the mode), per
 // coordinate its positions as bits.
 struct FactoredShape {
-    // Products of at most this many points per mode: so that materializing a set (for an
-    // explanation or introspection) and counting it stay bounded.
-    static constexpr std::uint64_t max_mode_points = std::uint64_t{1} << 18;
     static constexpr std::uint32_t none = 0xffffffffu;
 
     // Whether the net has Figure 4.11's form that the products rely on (see factor()).
@@ -63,6 +60,9 @@ struct FactoredShape {
     IndexVec<ModeIx, std::vector<std::uint32_t>> mode_syncs; // the syncs out of a mode
     std::vector<std::uint64_t> bits;
     std::vector<std::vector<std::uint64_t>> initial; // M0: mode, then one bit per coordinate
+    // Per SFG edge a -z-> b: a, and PostSnd[t:e] per coordinate of a (into bits).
+    std::vector<ModeIx> edge_from;
+    std::vector<std::uint32_t> edge_post;
 
     std::uint32_t width(ModeIx a) const { return first[ModeIx(a.v + 1)] - first[a]; }
     std::uint32_t coord_of(ModeIx a, NetThread t) const {
@@ -91,14 +91,19 @@ public:
     // The re-synchronized state { P(a) | a permits the access } (docs/enforcement.md).
     void resync(const FactoredShape& f, NetThread t, bool write);
 
-    // The number of candidates (inert points not counted).
+    // The number of candidates (inert points not counted; saturated at 2^64 - 1).
     std::uint64_t count(const FactoredShape& f) const {
         if (count_ == unknown) // (a sync op that fires without adding a candidate: cached)
             count_ = count_points(f);
         return count_;
     }
-    // The candidates as sorted place lists, into out.
+    // The candidates as sorted place lists, into out (every one: as many as the explicit sets
+    // would hold).
     void materialize(const FactoredShape& f, CandidateSet& out) const;
+    // A few candidates from which ViolationExplainer derives the same explanation of t's
+    // access as from all of them: per product one candidate, and for each of its ways into
+    // another mode (an edge, t's token waiting on PreRcv) the cheapest candidates.
+    void representatives(const FactoredShape& f, NetThread t, CandidateSet& out) const;
 
 private:
     // Each product: its mode, then its masks.
@@ -118,6 +123,11 @@ private:
     void normalize(const FactoredShape& f);
     template <class F>
     void for_each_point(const FactoredShape& f, F&& fn) const;
+    // The first candidate (not inert) of the product `masks` of mode a into point; false if
+    // there is none.
+    static bool first_candidate(const FactoredShape& f, ModeIx a,
+                                std::span<const std::uint64_t> masks,
+                                std::vector<std::uint64_t>& point);
 
     std::vector<std::uint64_t> data_;
     std::size_t crowd_ = 0;
