@@ -23,9 +23,10 @@
 // Figure 4.5 with eight threads as in bench/live/particles8.sfg: p_i : [RS(t0..t7) ▷^b EX(t_i)]^b.
 // Rounds: every thread reads every p_j, all pass barrier b, each t_i writes p_i, all pass b
 // again; each group of ops in a random order of the threads (seeded), so that the candidate sets
-// (up to 2^8 markings) differ from round to round. One iteration = the whole trace from M0, with
+// (up to 3^8 markings) differ from round to round. One iteration = the whole trace from M0, with
 // the candidate sets as products (Arg 2, the default, docs/enforcement.md "Candidate sets as
 // products"), explicit and memoized (1, "Candidate sets as states"), or explicit (0).
+// BarrierK: the same with k threads (Arg), as products.
 #include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
@@ -249,16 +250,18 @@ void BM_Fig52_RoundRobin(benchmark::State& s) {
     run(s, Order::round_robin, make_naive, false);
 }
 
-// Threads t0..t7 = 0..7, variables p0..p7 = 0..7, barrier b = 0.
-Workload make_barrier8_workload(std::size_t rounds) {
+// Threads t0..tk-1 = 0..k-1, variables p0..pk-1 = 0..k-1, barrier b = 0.
+Workload make_barrier_workload(std::size_t rounds, int k) {
     Workload w;
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < k; ++i) {
         w.syms.threads.intern("t" + std::to_string(i));
         w.syms.vars.intern("p" + std::to_string(i));
     }
     w.syms.barriers.intern("b");
     std::mt19937_64 rng(7);
-    std::vector<ThreadId> order = {0, 1, 2, 3, 4, 5, 6, 7};
+    std::vector<ThreadId> order(static_cast<std::size_t>(k));
+    for (int i = 0; i < k; ++i)
+        order[static_cast<std::size_t>(i)] = static_cast<ThreadId>(i);
     auto add = [&](ThreadId t, Op op, ObjId target) {
         Event e;
         e.number = w.events.size() + 1;
@@ -278,20 +281,20 @@ Workload make_barrier8_workload(std::size_t rounds) {
     };
     for (std::size_t j = 0; j < rounds; ++j) {
         each_thread([&](ThreadId t) {
-            for (ObjId p = 0; p < 8; ++p)
+            for (ObjId p = 0; p < static_cast<ObjId>(k); ++p)
                 add(t, Op::read, p);
         });
         barrier();
         each_thread([&](ThreadId t) { add(t, Op::write, t); });
         barrier();
     }
-    w.sync_per_round = 32;
+    w.sync_per_round = 4 * static_cast<std::size_t>(k);
     return w;
 }
 
-Net barrier8_net(int owner) {
+Net barrier_net(int owner, int k) {
     std::vector<std::string> all;
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < k; ++i)
         all.push_back("t" + std::to_string(i));
     const Mechanism b{MechKind::barrier, "b", "", all};
     Discipline g;
@@ -302,18 +305,16 @@ Net barrier8_net(int owner) {
     return build_petri_net(g);
 }
 
-void BM_Barrier8(benchmark::State& state) {
-    constexpr std::size_t rounds = 400;
-    const Workload w = make_barrier8_workload(rounds);
-    EnforceOptions options;
-    options.factor_candidates = state.range(0) == 2;
-    options.memoize_candidates = state.range(0) != 0;
+// One iteration: the barrier trace of k threads from M0 through an Enforcer with `options`.
+void run_barrier(benchmark::State& state, int k, std::size_t rounds,
+                 const EnforceOptions& options) {
+    const Workload w = make_barrier_workload(rounds, k);
     std::size_t violations = 0;
     for (auto _ : state) {
         state.PauseTiming();
         auto enf = std::make_unique<Enforcer>(options);
-        for (int i = 0; i < 8; ++i)
-            enf->add_variable("p" + std::to_string(i), barrier8_net(i));
+        for (int i = 0; i < k; ++i)
+            enf->add_variable("p" + std::to_string(i), barrier_net(i, k));
         state.ResumeTiming();
         for (const Event& e : w.events)
             enf->on_event(e, w.syms);
@@ -325,6 +326,22 @@ void BM_Barrier8(benchmark::State& state) {
         static_cast<double>(state.iterations()) * static_cast<double>(rounds * w.sync_per_round);
     state.counters["per_sync_op"] =
         benchmark::Counter(sync_ops, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    // Each sync op visits every variable: the cost per (sync op, variable).
+    state.counters["per_visit"] =
+        benchmark::Counter(sync_ops * k, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_Barrier8(benchmark::State& state) {
+    EnforceOptions options;
+    options.factor_candidates = state.range(0) == 2;
+    options.memoize_candidates = state.range(0) != 0;
+    run_barrier(state, 8, 400, options);
+}
+
+// Barriers of k threads, the sets as products (explicit sets of up to 3^k markings are out of
+// reach past k = 8 or so): the cost per visit grows with k, the words of a product.
+void BM_BarrierK(benchmark::State& state) {
+    run_barrier(state, static_cast<int>(state.range(0)), 50, EnforceOptions{});
 }
 
 void sizes(benchmark::internal::Benchmark* b) {
@@ -341,5 +358,6 @@ BENCHMARK(BM_Indexed_Shuffled)->Apply(sizes);
 BENCHMARK(BM_Fig52_Fixed)->Apply(sizes);
 BENCHMARK(BM_Fig52_RoundRobin)->Apply(sizes);
 BENCHMARK(BM_Barrier8)->Arg(2)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BarrierK)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();
