@@ -178,3 +178,25 @@ TEST_CASE("factored candidates: a barrier of 12 threads enforces and explains as
     CHECK(plain.stats().max_candidates >= 1u << (k - 1));
     CHECK(factored.stats().unfactored == 0);
 }
+
+TEST_CASE(
+    "factored candidates: a barrier of 64 threads, 2^63 candidates, is checked and explained") {
+    const int k = 64;
+    const Net n = particle_net(k);
+    TraceBuilder b;
+    auto t = [](int i) { return "t" + std::to_string(i); };
+    for (int i = 0; i < k; ++i)
+        b(t(i) + "|r(p)");
+    for (int i = k - 2; i >= 0; --i) // t63 never enters
+        b(t(i) + "|benter(b)");
+    b("t0|w(p)");
+    Enforcer enf;
+    enf.add_variable("p", n);
+    b.build().feed(enf);
+    REQUIRE(enf.violations().size() == 1);
+    const std::string why = explain(enf.violations()[0]);
+    CHECK(why.find("t63 must benter(b) after its accesses in RS(") != std::string::npos);
+    CHECK(why.find("t0 must bexit(b) before writing p") != std::string::npos);
+    CHECK(enf.stats().max_candidates == std::uint64_t{1} << 63);
+    CHECK(enf.stats().unfactored == 0);
+}

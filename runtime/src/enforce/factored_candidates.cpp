@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <new>
 
 namespace sfg::enforce {
 
@@ -464,8 +465,13 @@ void FactoredCandidates::for_each_point(const FactoredShape& f, F&& fn) const {
 }
 
 void FactoredCandidates::materialize(const FactoredShape& f, CandidateSet& out) const {
+    // The builder's table holds at least `expected` markings: the exact count. Past 2^40 the
+    // markings cannot be listed in memory anyway.
+    const std::uint64_t n = count(f);
+    if (n > std::uint64_t{1} << 40)
+        throw std::bad_alloc();
     CandidateBuilder builder;
-    builder.start(out, static_cast<std::size_t>(std::min<std::uint64_t>(count(f), 1u << 24)));
+    builder.start(out, static_cast<std::size_t>(n));
     for_each_point(f, [&](std::span<const PlaceIx> m) { builder.add(m); });
 }
 
@@ -513,8 +519,17 @@ bool FactoredCandidates::first_candidate(const FactoredShape& f, ModeIx a,
 // with t on each PreRcv it can be on, give every way of least cost, and no way that is not one.
 void FactoredCandidates::representatives(const FactoredShape& f, NetThread t,
                                          CandidateSet& out) const {
+    // At most: per product one, one per position of t, and per edge out of its mode one or one
+    // per thread (the builder's table must hold them all).
+    std::size_t most = 0;
+    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
+        const std::uint32_t ct = f.coord_of(a, t);
+        most += 1 + (ct == FactoredShape::none ? 0 : positions(masks[ct]));
+        for (std::size_t e = 0; e < f.edge_from.size(); ++e)
+            most += f.edge_from[e] == a ? masks.size() : 0;
+    });
     CandidateBuilder builder;
-    builder.start(out, 64);
+    builder.start(out, most);
     std::vector<std::uint64_t> sub, point;
     std::vector<PlaceIx> places;
     auto emit = [&](ModeIx a) {
