@@ -47,13 +47,20 @@ std::set<std::vector<PlaceIx>> markings(const FactoredCandidates& c, const Facto
     return out;
 }
 
+// The positions of N(p : [RS(t0..tk-1) ▷^b EX(t0)]^b).
+struct Particles {
+    explicit Particles(int k) : n(particle_net(k)), f(factor(shapes[shapes.intern(n, names)])) {}
+    NetNames names;
+    NetShapes shapes;
+    Net n;
+    FactoredShape f;
+};
+
 } // namespace
 
 TEST_CASE("factored candidates: the nets of Figure 4.11 factor; nets of another form do not") {
-    NetNames names;
-    NetShapes shapes;
-    const Net n = particle_net(3);
-    const FactoredShape f = factor(shapes[shapes.intern(n, names)]);
+    Particles p(3);
+    auto& [names, shapes, n, f] = p;
     REQUIRE(f.factorable);
     CHECK(f.width(ModeIx(0)) == 3); // RS(t0,t1,t2): one coordinate per thread
     CHECK(f.width(ModeIx(1)) == 1); // EX(t0)
@@ -81,12 +88,9 @@ TEST_CASE("factored candidates: the nets of Figure 4.11 factor; nets of another 
 }
 
 TEST_CASE("factored candidates: a barrier round of k threads is one product of 2^k markings") {
-    NetNames names;
-    NetShapes shapes;
     const int k = 6;
-    const Net n = particle_net(k);
-    const NetShape& s = shapes[shapes.intern(n, names)];
-    const FactoredShape f = factor(s);
+    Particles p(k);
+    auto& [names, shapes, n, f] = p;
     REQUIRE(f.factorable);
     FactoredCandidates c;
     c.assign(f, f.initial);
@@ -112,10 +116,8 @@ TEST_CASE("factored candidates: a barrier round of k threads is one product of 2
 }
 
 TEST_CASE("factored candidates: one op moving two threads of one mode is refused, unchanged") {
-    NetNames names;
-    NetShapes shapes;
-    const Net n = particle_net(3);
-    const FactoredShape f = factor(shapes[shapes.intern(n, names)]);
+    Particles p(3);
+    const auto& [names, shapes, n, f] = p;
     REQUIRE(f.factorable);
     FactoredCandidates c;
     c.assign(f, f.initial);

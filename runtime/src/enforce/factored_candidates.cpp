@@ -428,39 +428,45 @@ std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
 }
 
 template <class F>
+void FactoredCandidates::candidates_of(const FactoredShape& f, ModeIx a,
+                                       std::span<const std::uint64_t> masks, F&& fn) {
+    const std::uint32_t w = f.width(a);
+    std::vector<std::uint64_t> left(masks.begin(), masks.end()), point(w);
+    for (;;) {
+        for (std::uint32_t c = 0; c < w; ++c)
+            point[c] = left[c] & -left[c];
+        bool inert = false;
+        for (std::uint32_t k : f.mode_syncs[a])
+            inert =
+                inert || std::equal(point.begin(), point.end(), f.bits.begin() + f.syncs[k].pre);
+        if (!inert && !fn(std::span<const std::uint64_t>(point)))
+            return;
+        // The next point: an odometer over the lowest set bits of left.
+        std::uint32_t c = 0;
+        for (; c < w; ++c) {
+            left[c] &= left[c] - 1;
+            if (left[c] != 0)
+                break;
+            left[c] = masks[c];
+        }
+        if (c == w)
+            return;
+    }
+}
+
+template <class F>
 void FactoredCandidates::for_each_point(const FactoredShape& f, F&& fn) const {
     std::vector<PlaceIx> places;
-    std::vector<std::uint64_t> left; // per coordinate: the positions not yet visited
     for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
-        const std::uint32_t w = f.width(a);
-        left.assign(masks.begin(), masks.end());
-        for (;;) {
+        candidates_of(f, a, masks, [&](std::span<const std::uint64_t> point) {
             places.clear();
-            bool inert = false;
-            for (std::uint32_t k : f.mode_syncs[a]) {
-                bool all = true;
-                for (std::uint32_t c = 0; c < w && all; ++c)
-                    all = (left[c] & -left[c]) == f.bits[f.syncs[k].pre + c];
-                inert = inert || all;
-            }
-            for (std::uint32_t c = 0; c < w && !inert; ++c)
+            for (std::uint32_t c = 0; c < point.size(); ++c)
                 places.push_back(f.position[f.first[a] + c]
-                                           [static_cast<std::size_t>(std::countr_zero(left[c]))]);
-            if (!inert) {
-                std::sort(places.begin(), places.end());
-                fn(std::span<const PlaceIx>(places));
-            }
-            // The next point: an odometer over the lowest set bits of left.
-            std::uint32_t c = 0;
-            for (; c < w; ++c) {
-                left[c] &= left[c] - 1;
-                if (left[c] != 0)
-                    break;
-                left[c] = masks[c];
-            }
-            if (c == w)
-                break;
-        }
+                                           [static_cast<std::size_t>(std::countr_zero(point[c]))]);
+            std::sort(places.begin(), places.end());
+            fn(std::span<const PlaceIx>(places));
+            return true;
+        });
     });
 }
 
@@ -482,32 +488,13 @@ namespace sfg::enforce {
 bool FactoredCandidates::first_candidate(const FactoredShape& f, ModeIx a,
                                          std::span<const std::uint64_t> masks,
                                          std::vector<std::uint64_t>& point) {
-    const std::uint32_t w = f.width(a);
-    std::vector<std::uint64_t> left(masks.begin(), masks.end());
-    point.resize(w);
-    for (;;) { // the odometer of for_each_point: at most one inert point per sync is skipped
-        bool inert = false;
-        for (std::uint32_t k : f.mode_syncs[a]) {
-            bool all = true;
-            for (std::uint32_t c = 0; c < w && all; ++c)
-                all = (left[c] & -left[c]) == f.bits[f.syncs[k].pre + c];
-            inert = inert || all;
-        }
-        if (!inert) {
-            for (std::uint32_t c = 0; c < w; ++c)
-                point[c] = left[c] & -left[c];
-            return true;
-        }
-        std::uint32_t c = 0;
-        for (; c < w; ++c) {
-            left[c] &= left[c] - 1;
-            if (left[c] != 0)
-                break;
-            left[c] = masks[c];
-        }
-        if (c == w)
-            return false;
-    }
+    bool found = false;
+    candidates_of(f, a, masks, [&](std::span<const std::uint64_t> p) {
+        point.assign(p.begin(), p.end());
+        found = true;
+        return false;
+    });
+    return found;
 }
 
 // ViolationExplainer reads, per candidate M in mode c: the mode c; t's token on PreRcv[t:e]

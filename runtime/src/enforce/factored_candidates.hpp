@@ -123,6 +123,11 @@ private:
     void normalize(const FactoredShape& f);
     template <class F>
     void for_each_point(const FactoredShape& f, F&& fn) const;
+    // Each candidate (not inert) of the product `masks` of mode a, one bit per coordinate, to
+    // fn until it returns false.
+    template <class F>
+    static void candidates_of(const FactoredShape& f, ModeIx a,
+                              std::span<const std::uint64_t> masks, F&& fn);
     // The first candidate (not inert) of the product `masks` of mode a into point; false if
     // there is none.
     static bool first_candidate(const FactoredShape& f, ModeIx a,
