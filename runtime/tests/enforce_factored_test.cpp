@@ -80,6 +80,18 @@ TEST_CASE("factored candidates: the nets of Figure 4.11 factor; nets of another 
                 r.pre.pop_back();
         CHECK_FALSE(factor(shapes[shapes.intern(bad, names)]).factorable);
     }
+    SUBCASE("an edge without its sync") {
+        Net bad = n;
+        bad.transitions.erase(bad.transitions.begin() + transition(n, "sync[e0]").ix());
+        CHECK_FALSE(factor(shapes[shapes.intern(bad, names)]).factorable);
+    }
+    SUBCASE("two syncs from the same places") {
+        Net bad = n;
+        Transition twin = n.transitions[transition(n, "sync[e0]").ix()];
+        twin.id = "sync[e0]'";
+        bad.transitions.push_back(twin);
+        CHECK_FALSE(factor(shapes[shapes.intern(bad, names)]).factorable);
+    }
     SUBCASE("an initial marking that is not a whole point") {
         Net bad = n;
         bad.initial_markings = {{place(n, "Acc[t0:0]")}};

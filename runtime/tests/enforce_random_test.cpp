@@ -198,7 +198,6 @@ TEST_CASE("random traces (4,000): memoized and factored candidate sets = plain o
             tiny_opts.memoize_candidates = true;
         small_opts.candidate_memo_bytes = 4 << 10; // collected now and then, markings kept
         tiny_opts.candidate_memo_bytes = 1;        // collected after every step that grows the memo
-        // Products, leaving them for memoized sets (the default) or for plain ones.
         // Products, leaving them for memoized sets (the default) or for plain ones; and leaving
         // them as soon as a mode has two.
         EnforceOptions factored_opts = memo_opts, factored_plain_opts = plain_opts;

@@ -14,6 +14,7 @@
 #include "net_shape.hpp"
 #include "sync_index.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -27,7 +28,7 @@ public:
     // beyond the sets the variables are in before they are collected.
     void configure(bool factor, std::size_t max_products, bool memoize, std::size_t memo_bytes) {
         factor_ = factor;
-        max_products_ = max_products;
+        max_products_ = std::min<std::size_t>(max_products, 16); // count() costs 2^products
         memoize_ = memoize;
         limit_ = memo_bytes;
     }

@@ -282,7 +282,11 @@ std::vector<std::string> Enforcer::possible_modes(std::string_view var) const {
     const NetShape& s = impl_->shapes[impl_->vars.list[v].shape];
     std::vector<ModeIx> modes;
     CandidateSet scratch;
-    impl_->candidates(v, scratch).for_each([&](std::span<const PlaceIx> m) {
+    // (A few candidates per product have all its modes: no need to list a large set.)
+    const CandidateView cands = impl_->vars.list[v].group.valid()
+                                    ? impl_->candidates(v, scratch)
+                                    : impl_->markings.explained(v, NetThread::none(), scratch);
+    cands.for_each([&](std::span<const PlaceIx> m) {
         for (PlaceIx p : m)
             if (s.place_mode[p].valid())
                 modes.push_back(s.place_mode[p]);

@@ -121,8 +121,8 @@ FactoredShape factor(const NetShape& s) {
         if (!point_of(f, s, s.pre(r), pre) || !point_of(f, s, s.post(r), post))
             return f;
         for (PlaceIx p : s.pre(r)) {
-            if (net.places[p.ix()].kind == PlaceKind::Acc)
-                return f;
+            if (net.places[p.ix()].kind == PlaceKind::Acc || sync_pre[p.ix()])
+                return f; // (two syncs from one place: [SYNC] would fire one of them)
             sync_pre[p.ix()] = 1;
         }
         FactoredShape::Sync sy{ModeIx(static_cast<std::uint32_t>(pre[0])),
@@ -186,6 +186,19 @@ FactoredShape factor(const NetShape& s) {
             return f;
         f.bits[f.edge_post[e] + f.place_coord[p] - f.first[f.edge_from[e]]] = f.place_bit[p];
     }
+    // Each edge's PostSnd places are the pre-set of a sync (representatives() and count() take
+    // the point of every thread on them for inert).
+    for (std::size_t e = 0; e < f.edge_from.size(); ++e) {
+        const ModeIx a = f.edge_from[e];
+        const auto post = f.bits.begin() + f.edge_post[e];
+        bool found = false;
+        for (std::uint32_t k : f.mode_syncs[a])
+            found = found || std::equal(post, post + f.width(a), f.bits.begin() + f.syncs[k].pre);
+        if (!found)
+            return f;
+    }
+    for (ModeIx a : s.mode_threads.indices())
+        f.max_width = std::max(f.max_width, f.width(a));
     f.factorable = true;
     return f;
 }
@@ -380,43 +393,50 @@ std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
         });
         return saturated ? ~std::uint64_t{0} : n;
     }
-    // Per mode, |P1 ∪ ... ∪ Pn| by inclusion and exclusion over the products (few, and their
-    // intersections are products), less the inert points •sync they hold.
-    std::vector<std::pair<ModeIx, std::span<const std::uint64_t>>> products;
-    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
-        products.emplace_back(a, masks);
-    });
+    // Per mode, |P1 ∪ ... ∪ Pn| by inclusion and exclusion over the products (at most 16 of a
+    // mode, and their intersections are products), less the inert points •sync they hold. The
+    // intersections at depth d of the walk are kept in count_inter_[d * max_width ...].
+    count_offsets_.clear();
+    for (std::size_t i = 0; i < data_.size();
+         i += f.width(ModeIx(static_cast<std::uint32_t>(data_[i]))) + 1)
+        count_offsets_.push_back(static_cast<std::uint32_t>(i));
+    count_inter_.resize((count_offsets_.size() + 1) * f.max_width);
     std::int64_t total = 0;
-    std::vector<std::uint64_t> inter;
-    // The points of the intersection of `inter` with products after `from` (of mode a), signed.
     bool saturated = false;
-    auto size_of = [&](std::span<const std::uint64_t> m) {
-        std::int64_t n = 1;
+    auto add = [&](std::span<const std::uint64_t> m, std::int64_t sign) {
+        std::int64_t n = sign;
         for (std::uint64_t x : m)
             saturated = saturated || __builtin_mul_overflow(n, std::int64_t{positions(x)}, &n);
-        return n;
+        saturated = saturated || __builtin_add_overflow(total, n, &total);
     };
-    auto dfs = [&](auto& self, std::size_t from, ModeIx a, const std::vector<std::uint64_t>& cur,
-                   std::int64_t sign) -> void {
-        for (std::size_t j = from; j < products.size(); ++j) {
-            if (products[j].first != a)
+    // Adds the signed sizes of cur ∩ P_j ∩ ... for the products j >= from of mode a.
+    auto walk = [&](auto& self, std::size_t from, std::size_t depth, ModeIx a,
+                    std::int64_t sign) -> void {
+        const std::uint32_t w = f.width(a);
+        const std::uint64_t* cur = count_inter_.data() + depth * f.max_width;
+        std::uint64_t* next = count_inter_.data() + (depth + 1) * f.max_width;
+        for (std::size_t j = from; j < count_offsets_.size(); ++j) {
+            const std::uint64_t* p = data_.data() + count_offsets_[j];
+            if (p[0] != a.v)
                 continue;
-            std::vector<std::uint64_t> next(cur.size());
             bool empty = false;
-            for (std::size_t c = 0; c < cur.size(); ++c) {
-                next[c] = cur[c] & products[j].second[c];
+            for (std::uint32_t c = 0; c < w; ++c) {
+                next[c] = cur[c] & p[1 + c];
                 empty = empty || next[c] == 0;
             }
             if (empty)
                 continue;
-            total -= sign * size_of(next);
-            self(self, j + 1, a, next, -sign);
+            add(std::span<const std::uint64_t>(next, w), sign);
+            self(self, j + 1, depth + 1, a, -sign);
         }
     };
-    for (std::size_t i = 0; i < products.size(); ++i) {
-        const auto [a, masks] = products[i];
-        total += size_of(masks);
-        dfs(dfs, i + 1, a, std::vector<std::uint64_t>(masks.begin(), masks.end()), 1);
+    for (std::size_t i = 0; i < count_offsets_.size(); ++i) {
+        const ModeIx a(static_cast<std::uint32_t>(data_[count_offsets_[i]]));
+        const std::span<const std::uint64_t> masks(data_.data() + count_offsets_[i] + 1,
+                                                   f.width(a));
+        add(masks, 1);
+        std::copy(masks.begin(), masks.end(), count_inter_.begin());
+        walk(walk, i + 1, 0, a, -1);
     }
     for (ModeIx a : f.mode_syncs.indices())
         for (std::uint32_t k : f.mode_syncs[a]) {
@@ -471,19 +491,15 @@ void FactoredCandidates::for_each_point(const FactoredShape& f, F&& fn) const {
 }
 
 void FactoredCandidates::materialize(const FactoredShape& f, CandidateSet& out) const {
-    // The builder's table holds at least `expected` markings: the exact count. Past 2^40 the
-    // markings cannot be listed in memory anyway.
+    // The builder's table holds at least `expected` markings: the exact count. A CandidateSet
+    // addresses its data with 32 bits: past that the markings cannot be listed.
     const std::uint64_t n = count(f);
-    if (n > std::uint64_t{1} << 40)
+    if (n > (std::uint64_t{1} << 31) / (f.max_width + 1))
         throw std::bad_alloc();
     CandidateBuilder builder;
     builder.start(out, static_cast<std::size_t>(n));
     for_each_point(f, [&](std::span<const PlaceIx> m) { builder.add(m); });
 }
-
-} // namespace sfg::enforce
-
-namespace sfg::enforce {
 
 bool FactoredCandidates::first_candidate(const FactoredShape& f, ModeIx a,
                                          std::span<const std::uint64_t> masks,

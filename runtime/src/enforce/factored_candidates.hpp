@@ -40,6 +40,7 @@ struct FactoredShape {
     IndexVec<PlaceIx, std::uint32_t> place_coord;
     IndexVec<PlaceIx, std::uint64_t> place_bit;
     std::uint32_t thread_count = 0;   // the width of coord_of
+    std::uint32_t max_width = 0;      // the most threads of a mode
     std::vector<std::uint32_t> coord; // [a * thread_count + t]: t's coordinate in a (none)
 
     // A snd or rcv transition: a move of one coordinate; the syncs its target may complete.
@@ -141,6 +142,8 @@ private:
     // Scratch.
     std::vector<std::uint64_t> scratch_;
     std::vector<std::uint32_t> targets_, offsets_;
+    mutable std::vector<std::uint32_t> count_offsets_;
+    mutable std::vector<std::uint64_t> count_inter_;
 };
 
 } // namespace sfg::enforce

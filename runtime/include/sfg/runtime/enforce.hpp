@@ -40,8 +40,9 @@ struct EnforceOptions {
     // products"): a step costs a few words per thread of a mode, however many markings the set
     // holds. false, or a net or an op the products cannot express: the explicit sets below.
     bool factor_candidates = true;
-    // The most products a mode of a variable may have; past it the variable leaves its products
-    // for explicit sets (counting a union of products costs exponentially in their number).
+    // The most products a mode of a variable may have (at most 16); past it the variable leaves
+    // its products for explicit sets (counting a union of products costs exponentially in their
+    // number).
     std::size_t max_factored_products = 8;
     // With memoize_candidates, the explicit sets of one net structure are interned and each
     // step from one to another is remembered (the deterministic analysis built lazily,
