@@ -2,8 +2,9 @@
 // events a reader delivers, every rendering of their findings, and the oracles that need no
 // expected output (abort() on a mismatch, so the fuzzer saves the input):
 // - hb, fasttrack and goldilocks report the same first racy event of the same variables;
-// - the enforcer's grouped simulation gives the verdicts and explanations of the per-variable
-//   reference (enforce.hpp), for the first violations and with report_all;
+// - the enforcer as sfgc runs it (one-token variables grouped, the others' candidate sets as
+//   products) gives the verdicts and explanations of the per-variable reference with explicit
+//   candidate sets (enforce.hpp), for the first violations and with report_all;
 // - the events read, written back in the other format and read again, are the same events.
 #pragma once
 
@@ -121,7 +122,8 @@ Analysed analyse(std::string_view file_name, Read&& read) {
     SingleTrackDetector singletrack;
     Enforcer enforce; // as sfgc trace runs it
     Enforcer all_grouped({.report_all = true, .group_one_token = true});
-    Enforcer all_reference({.report_all = true, .group_one_token = false});
+    Enforcer all_reference(
+        {.report_all = true, .group_one_token = false, .factor_candidates = false});
     for (const CompiledVariable& v : enforced_spec().variables)
         if (v.net)
             for (Enforcer* e : {&enforce, &all_grouped, &all_reference})
