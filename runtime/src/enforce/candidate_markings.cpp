@@ -145,19 +145,11 @@ bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
 
 bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const TransitionIx> trs,
                                            bool& fired, const NetShapes& shapes) {
-    const FactoredShape& f = factored_[var.shape];
-    const int r = var.products.sync_step(f, trs);
-    if (r >= 0 && var.products.crowd() > max_products_) {
-        unfactor(var, shapes); // the step is done: its result leaves the products
-        fired = r > 0;
-        return true;
-    }
-    if (r < 0) {
-        unfactor(var, shapes);
-        return false;
-    }
+    const int r = var.products.sync_step(factored_[var.shape], trs);
+    if (r < 0 || var.products.crowd() > max_products_)
+        unfactor(var, shapes); // (r >= 0: the step is done, its result leaves the products)
     fired = r > 0;
-    return true;
+    return r >= 0;
 }
 
 // A step of var's automaton: looked up, or computed as successors() does and memoized.

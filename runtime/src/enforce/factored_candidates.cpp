@@ -53,7 +53,8 @@ bool point_of(const FactoredShape& f, const NetShape& s, std::span<const PlaceIx
 // The conditions (Figure 4.11, Lemma 4.3.10): every place is on the track of one thread of one
 // mode, with one Acc place per track; every snd and rcv moves one token along its track, never
 // from a place a sync needs; every sync takes a whole point of one mode to a whole point of
-// another, from places that are not Acc to places no sync needs; M0 is points.
+// another, from places that are not Acc to places no sync needs, one sync per SFG edge, from
+// the edge's PostSnd places; M0 is points.
 FactoredShape factor(const NetShape& s) {
     FactoredShape f;
     const Net& net = s.net;
@@ -168,35 +169,26 @@ FactoredShape factor(const NetShape& s) {
             return f;
         f.initial.push_back(pre);
     }
-    for (const ModeEdge& e : net.edges) {
-        const ModeIx a = ModeIx::at(e.from);
-        if (!a.valid() || a.ix() >= nm)
-            return f;
-        f.edge_from.push_back(a);
-        f.edge_post.push_back(static_cast<std::uint32_t>(f.bits.size()));
-        f.bits.resize(f.bits.size() + f.width(a), 0);
-    }
-    for (PlaceIx p : f.place_coord.indices()) {
-        const Place& pl = net.places[p.ix()];
-        if (pl.kind != PlaceKind::PostSnd || pl.edge < 0 ||
-            std::size_t(pl.edge) >= net.edges.size())
+    // One sync per SFG edge, from the edge's PostSnd places: representatives() takes a sync's
+    // •sync for the edge's PostSnd places.
+    std::vector<std::uint8_t> edge_synced(net.edges.size(), 0);
+    for (TransitionIx r : s.single_next.indices()) {
+        const Transition& t = net.transitions[r.ix()];
+        if (t.kind != TransitionKind::sync)
             continue;
-        const std::size_t e = static_cast<std::size_t>(pl.edge);
-        if (s.place_mode[p] != f.edge_from[e])
+        const auto e = static_cast<std::size_t>(t.edge);
+        if (t.edge < 0 || e >= net.edges.size() || edge_synced[e])
             return f;
-        f.bits[f.edge_post[e] + f.place_coord[p] - f.first[f.edge_from[e]]] = f.place_bit[p];
+        edge_synced[e] = 1;
+        for (PlaceIx p : s.pre(r))
+            if (net.places[p.ix()].kind != PlaceKind::PostSnd || net.places[p.ix()].edge != t.edge)
+                return f;
     }
-    // Each edge's PostSnd places are the pre-set of a sync (representatives() and count() take
-    // the point of every thread on them for inert).
-    for (std::size_t e = 0; e < f.edge_from.size(); ++e) {
-        const ModeIx a = f.edge_from[e];
-        const auto post = f.bits.begin() + f.edge_post[e];
-        bool found = false;
-        for (std::uint32_t k : f.mode_syncs[a])
-            found = found || std::equal(post, post + f.width(a), f.bits.begin() + f.syncs[k].pre);
-        if (!found)
+    for (PlaceIx p : f.place_coord.indices()) // every PostSnd place is some sync's
+        if (net.places[p.ix()].kind == PlaceKind::PostSnd && !sync_pre[p.ix()])
             return f;
-    }
+    if (std::find(edge_synced.begin(), edge_synced.end(), 0) != edge_synced.end())
+        return f;
     for (ModeIx a : s.mode_threads.indices())
         f.max_width = std::max(f.max_width, f.width(a));
     f.factorable = true;
@@ -223,8 +215,8 @@ bool FactoredCandidates::contains(const FactoredShape& f, ModeIx a,
 bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool write) {
     bool any = false, all = true;
     for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
-        const std::uint32_t c = f.coord_of(a, t);
-        if (c == FactoredShape::none || (write && !f.exclusive[a])) {
+        const std::uint32_t c = f.permitting_coord(a, t, write);
+        if (c == FactoredShape::none) {
             all = false;
             return;
         }
@@ -236,8 +228,8 @@ bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool w
         return any;
     scratch_.clear();
     for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
-        const std::uint32_t c = f.coord_of(a, t);
-        if (c == FactoredShape::none || (write && !f.exclusive[a]))
+        const std::uint32_t c = f.permitting_coord(a, t, write);
+        if (c == FactoredShape::none)
             return;
         const std::uint64_t acc = f.acc_bit[f.first[a] + c];
         if ((masks[c] & acc) == 0)
@@ -305,8 +297,7 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
 void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write) {
     scratch_.clear();
     for (ModeIx a : f.exclusive.indices()) {
-        const std::uint32_t c = f.coord_of(a, t);
-        if (c == FactoredShape::none || (write && !f.exclusive[a]))
+        if (f.permitting_coord(a, t, write) == FactoredShape::none)
             continue;
         scratch_.push_back(a.v);
         for (std::uint32_t g = f.first[a]; g < f.first[ModeIx(a.v + 1)]; ++g)
@@ -528,8 +519,7 @@ void FactoredCandidates::representatives(const FactoredShape& f, NetThread t,
     for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
         const std::uint32_t ct = f.coord_of(a, t);
         most += 1 + (ct == FactoredShape::none ? 0 : positions(masks[ct]));
-        for (std::size_t e = 0; e < f.edge_from.size(); ++e)
-            most += f.edge_from[e] == a ? masks.size() : 0;
+        most += f.mode_syncs[a].size() * masks.size();
     });
     CandidateBuilder builder;
     builder.start(out, most);
@@ -555,10 +545,8 @@ void FactoredCandidates::representatives(const FactoredShape& f, NetThread t,
                 sub[ct] = b & -b;
                 emit(a);
             }
-        for (std::size_t e = 0; e < f.edge_from.size(); ++e) {
-            if (f.edge_from[e] != a)
-                continue;
-            const std::uint64_t* post = f.bits.data() + f.edge_post[e];
+        for (std::uint32_t k : f.mode_syncs[a]) { // the edges out of a
+            const std::uint64_t* post = f.bits.data() + f.syncs[k].pre;
             bool must = false;
             for (std::uint32_t c = 0; c < w; ++c)
                 must = must || (masks[c] & post[c]) == 0;

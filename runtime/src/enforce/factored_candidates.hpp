@@ -46,7 +46,7 @@ struct FactoredShape {
     // A snd or rcv transition: a move of one coordinate; the syncs its target may complete.
     struct Move {
         ModeIx mode;
-        std::uint32_t coord = none; // global
+        std::uint32_t coord = none; // within the mode
         std::uint64_t from = 0, to = 0;
         std::uint32_t syncs_begin = 0, syncs_end = 0; // into move_syncs
     };
@@ -58,16 +58,20 @@ struct FactoredShape {
         std::uint32_t pre = 0, post = 0; // into bits
     };
     std::vector<Sync> syncs;
-    IndexVec<ModeIx, std::vector<std::uint32_t>> mode_syncs; // the syncs out of a mode
+    // The syncs out of a mode: one per SFG edge out of it, whose •sync is the edge's PostSnd
+    // places (factor() checks it).
+    IndexVec<ModeIx, std::vector<std::uint32_t>> mode_syncs;
     std::vector<std::uint64_t> bits;
     std::vector<std::vector<std::uint64_t>> initial; // M0: mode, then one bit per coordinate
-    // Per SFG edge a -z-> b: a, and PostSnd[t:e] per coordinate of a (into bits).
-    std::vector<ModeIx> edge_from;
-    std::vector<std::uint32_t> edge_post;
 
     std::uint32_t width(ModeIx a) const { return first[ModeIx(a.v + 1)] - first[a]; }
     std::uint32_t coord_of(ModeIx a, NetThread t) const {
         return t.valid() && t.v < thread_count ? coord[a.ix() * thread_count + t.v] : none;
+    }
+    // t's coordinate in a when a permits t's access ([READ SHARED], [READ/WRITE EXCLUSIVE]);
+    // none otherwise.
+    std::uint32_t permitting_coord(ModeIx a, NetThread t, bool write) const {
+        return write && !exclusive[a] ? none : coord_of(a, t);
     }
 };
 
