@@ -426,8 +426,13 @@ bool event_queue::check_some(session_impl* s) {
     }
     if (batch_.capacity() == 0)
         batch_.reserve(batch_size + event_ring::capacity);
-    if (!gather(batch_))
-        return false;
+    if (!gather(batch_)) {
+        // Nothing new: the last batch's second group is finished now.
+        if (job_.load(std::memory_order_relaxed) == job_none)
+            return false;
+        event_lock lock;
+        return finish_second_group();
+    }
     std::atomic_thread_fence(std::memory_order_seq_cst); // the heads stored, then:
     if (room_waiters_.load(std::memory_order_relaxed) > 0) {
         std::lock_guard l(lock_);
@@ -436,51 +441,82 @@ bool event_queue::check_some(session_impl* s) {
     {
         event_lock lock;
         s->check(batch_);
-        if (s->split)
-            analyse_split(*s);
-        s->collect();
-        s->fresh.clear(); // nothing is thrown under log and collect
+        if (s->split) {
+            offer_second_group(*s);
+        } else {
+            s->collect();
+            s->fresh.clear(); // nothing is thrown under log and collect
+        }
     }
     batch_.clear();
+    if (!s->split) {
+        std::lock_guard l(lock_);
+        checked_ = next_ - 1;
+        room_.notify_all();
+    }
+    return true;
+}
+
+void event_queue::offer_second_group(session_impl& s) {
+    // The first group runs here; meanwhile the last batch's second group may be running on a
+    // thread waiting for room, over the other buffer. That one is finished next, and this
+    // batch's second group is offered to work() until the next batch (or a look that finds
+    // none) finishes it. (The first group runs over the buffer rather than as the stream
+    // delivers: measured, the two loops apart cost less than one loop doing both.)
+    std::exception_ptr error;
+    try {
+        s.buffered.replay(s.buffered.fill, s.first, s.syms);
+    } catch (...) {
+        error = std::current_exception();
+    }
+    finish_second_group();
+    if (error) {
+        s.buffered.clear(s.buffered.fill);
+        std::rethrow_exception(error);
+    }
+    job_session_ = &s;
+    job_buffer_ = s.buffered.fill;
+    job_events_ = s.stream->events();
+    job_tickets_ = next_ - 1;
+    s.buffered.fill ^= 1;
+    event_buffer::publish();
+    job_.store(job_offered, std::memory_order_release);
+}
+
+bool event_queue::finish_second_group() {
+    int offered = job_offered;
+    if (job_.load(std::memory_order_relaxed) == job_none)
+        return false;
+    if (job_.compare_exchange_strong(offered, job_taken, std::memory_order_acquire))
+        run_second_group();
+    for (int spins = 0; job_.load(std::memory_order_acquire) != job_done; ++spins)
+        if (spins < 64)
+            cpu_relax();
+        else
+            std::this_thread::yield();
+    session_impl& s = *job_session_;
+    s.buffered.clear(job_buffer_);
+    job_.store(job_none, std::memory_order_relaxed);
+    if (std::exception_ptr e = std::exchange(job_error_, nullptr))
+        std::rethrow_exception(e);
+    // Only the findings about its events: the first group has seen the next batch already.
+    s.collect(job_events_);
+    s.fresh.clear(); // nothing is thrown under log and collect
     std::lock_guard l(lock_);
-    checked_ = next_ - 1;
+    checked_ = job_tickets_;
     room_.notify_all();
     return true;
 }
 
-void event_queue::analyse_split(session_impl& s) {
-    // The second group is offered to a thread waiting for room (work()); the first runs here,
-    // then the second too if no one took it. Whatever throws, the buffer is let go only once
-    // no thread reads it.
-    job_session_ = &s;
-    job_.store(job_offered, std::memory_order_release);
-    std::exception_ptr error;
+void event_queue::run_second_group() {
+    // Without event_lock, unless the thread checking runs it: names are not added meanwhile.
     try {
-        s.analyse(0);
+        std::shared_lock names(job_session_->names_lock);
+        job_session_->buffered.replay(job_buffer_, job_session_->second, job_session_->syms);
     } catch (...) {
-        error = std::current_exception();
+        job_error_ = std::current_exception();
     }
-    int offered = job_offered;
-    if (job_.compare_exchange_strong(offered, job_taken, std::memory_order_acquire)) {
-        try {
-            if (!error)
-                s.analyse(1);
-        } catch (...) {
-            error = std::current_exception();
-        }
-    } else {
-        for (int spins = 0; job_.load(std::memory_order_acquire) != job_done; ++spins)
-            if (spins < 64)
-                cpu_relax();
-            else
-                std::this_thread::yield();
-        if (std::exception_ptr e = std::exchange(job_error_, nullptr); !error)
-            error = e;
-    }
-    job_.store(job_none, std::memory_order_relaxed);
-    s.buffered.events.clear();
-    if (error)
-        std::rethrow_exception(error);
+    job_.store(job_done, std::memory_order_release);
 }
 
 bool event_queue::work() {
@@ -489,12 +525,7 @@ bool event_queue::work() {
         !job_.compare_exchange_strong(offered, job_taken, std::memory_order_acquire))
         return false;
     hidden_scope hidden;
-    try {
-        job_session_->analyse(1);
-    } catch (...) {
-        job_error_ = std::current_exception();
-    }
-    job_.store(job_done, std::memory_order_release);
+    run_second_group();
     return true;
 }
 

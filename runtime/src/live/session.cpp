@@ -97,7 +97,7 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
     std::size_t sinks = 0;
     const auto add_sink = [&](Analysis& a) {
         fanout.add(a);
-        groups[sinks++ == 0 ? 0 : 1].add(a);
+        (sinks++ == 0 ? first : second).add(a);
     };
     const std::string& list = options.analyses;
     for (std::size_t pos = 0; pos <= list.size();) {
@@ -148,15 +148,10 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
     main_thread = syms.threads.intern(options.main_thread);
 }
 
-void session_impl::analyse(std::size_t g) {
-    for (const Event& e : buffered.events)
-        groups[g].on_event(e, syms);
-}
-
 void session_impl::analyse_buffered() {
-    analyse(0);
-    analyse(1);
-    buffered.events.clear();
+    buffered.replay(buffered.fill, first, syms);
+    buffered.replay(buffered.fill, second, syms);
+    buffered.clear(buffered.fill);
 }
 
 ObjId session_impl::resolve(const object& o, ThreadId t) {
@@ -164,6 +159,7 @@ ObjId session_impl::resolve(const object& o, ThreadId t) {
     if (cache >> 32 == serial)
         return static_cast<ObjId>(cache);
     check_name(o.name, o.kind, t);
+    const auto adding = adding_names();
     const ObjId id = syms.names(o.kind).intern(o.name);
     o.cache.store(object_cache(serial, id), std::memory_order_relaxed);
     return id;
@@ -192,6 +188,7 @@ ObjId session_impl::location(const char* file, std::uint32_t line, std::uint32_t
     for (char& c : text)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
             c = '?';
+    const auto adding = adding_names();
     const ObjId id = syms.locations.intern(text);
     locations.emplace(key, id);
     return id;
@@ -224,7 +221,7 @@ void session_impl::add_misuse(const std::string& object, ThreadId t, const std::
     add(std::move(out));
 }
 
-void session_impl::collect() {
+void session_impl::collect(std::uint64_t up_to) {
     // New findings of every analysis, in event order (several events may have been pushed).
     std::vector<std::pair<std::uint64_t, finding>> found;
     for (std::size_t i = 0; i < analyses.size(); ++i) {
@@ -233,7 +230,8 @@ void session_impl::collect() {
         if (n <= seen[i])
             continue;
         const std::vector<Finding> all = a.findings(syms);
-        for (std::size_t j = seen[i]; j < n && j < all.size(); ++j) {
+        std::size_t j = seen[i];
+        for (; j < n && j < all.size() && all[j].access.event <= up_to; ++j) {
             const Finding& f = all[j];
             finding out;
             out.kind = to_string(f.kind);
@@ -246,7 +244,7 @@ void session_impl::collect() {
             out.message = format_finding(f, a.info().name, syms, "");
             found.emplace_back(f.access.event, std::move(out));
         }
-        seen[i] = n;
+        seen[i] = j;
     }
     std::stable_sort(found.begin(), found.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });

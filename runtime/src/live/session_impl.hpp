@@ -2,6 +2,7 @@
 // orders every instrumented operation, the open session, and each thread's identity in it.
 #pragma once
 
+#include "event_buffer.hpp"
 #include "spec_impl.hpp"
 
 #include "sfg/runtime/analyses.hpp"
@@ -19,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -197,9 +199,14 @@ private:
     // program thread that would otherwise wait for it (help).
     bool check_some(session_impl* s);
     bool help(std::uint64_t serial);
-    // A split batch's analyses (session_impl::split), the second group offered to work().
-    void analyse_split(session_impl& s);
-    // Runs the second group of the batch being checked, if it is offered.
+    // The batch just checked, split (session_impl::split): its second group is offered to
+    // work(), the last batch's finished first.
+    void offer_second_group(session_impl& s);
+    // Under event_lock: the offered batch's second group run here or waited for, its findings
+    // collected and its tickets marked checked. False when no batch was offered.
+    bool finish_second_group();
+    void run_second_group();
+    // Runs the second group of the offered batch, if no other thread has taken it.
     bool work();
     bool gather(std::vector<queued_event>& batch);
 
@@ -223,10 +230,14 @@ private:
     std::size_t last_ = 0; // the ring that had the last ticket
     std::vector<queued_event> batch_;
     std::uint64_t next_ = 1; // the next ticket to check
-    // The second group of a split batch: offered by the thread checking, taken by one thread.
+    // The second group of a split batch: offered by the thread checking, taken by one thread,
+    // finished by the thread checking the next batch (or by one that finds nothing new).
     enum : int { job_none, job_offered, job_taken, job_done };
     std::atomic<int> job_{job_none};
     session_impl* job_session_ = nullptr;
+    std::size_t job_buffer_ = 0;    // its events: that buffer of job_session_->buffered
+    std::uint64_t job_events_ = 0;  // the number of its last event
+    std::uint64_t job_tickets_ = 0; // its last ticket
     std::exception_ptr job_error_;
     std::uint64_t checked_ = 0;             // every ticket up to this one is checked
     std::uint64_t final_ = 0;               // stopping: the tickets below it are the session's
@@ -268,7 +279,8 @@ struct session_impl {
               bool collect_now = true);
     // The misuse of an ill-formed event that push refused.
     void push_failed(ThreadId t, Op op, ObjId target, const std::string& object);
-    void collect();
+    // Takes the analyses' new findings about the events up to number `up_to`.
+    void collect(std::uint64_t up_to = ~std::uint64_t{0});
     void add(finding f);
     // Once per (object, what). t: the thread (no_object: a thread sfg does not know).
     void add_misuse(const std::string& object, ThreadId t, const std::string& what,
@@ -287,20 +299,20 @@ struct session_impl {
     std::vector<std::size_t> seen; // findings of each analysis already collected
     Fanout fanout;
     // With a checker thread and two sinks or more, the checker's batches are split
-    // (docs/enforcers.md, "How it works"): the well-formed events of a batch are buffered, then
-    // each of two groups of sinks runs over them, the second possibly on another thread at the
-    // same time (the sinks share nothing but the names, which no one changes meanwhile).
-    struct event_buffer final : Analysis {
-        std::vector<Event> events;
-        void on_event(const Event& e, const Symbols&) override { events.push_back(e); }
-    };
+    // (docs/enforcers.md, "How it works"): the well-formed events of a batch are buffered,
+    // `first` (the first sink) runs over them, and `second` (the others) runs over them later,
+    // on any thread, while the next batch is checked into the other buffer (the sinks share
+    // nothing but the names, guarded by names_lock).
     event_buffer buffered;
-    std::array<Fanout, 2> groups;
+    Fanout first, second;
     bool split = false;
-    // Runs groups[g] over the buffered events.
-    void analyse(std::size_t g);
-    // Runs both groups over the buffered events, then forgets them.
+    // Runs both groups over the events being buffered, then forgets them (with no batch pending
+    // in the event_queue: the session has no checker thread running).
     void analyse_buffered();
+    // Names are added under event_lock and this lock, held exclusively; the second group of a
+    // split batch reads them holding it shared, without event_lock.
+    std::shared_mutex names_lock;
+    std::unique_lock<std::shared_mutex> adding_names() { return std::unique_lock(names_lock); }
     std::ofstream trace_file;
     std::unique_ptr<TextTraceWriter> writer;
     std::unique_ptr<WellFormedStream> stream;

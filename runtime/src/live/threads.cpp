@@ -31,6 +31,7 @@ void destroy(group_impl* g) {
 // The operand of fork/join: the set's index in Symbols::thread_sets (sorted, distinct ids).
 ObjId thread_set(session_impl& s, std::vector<ThreadId> ids) {
     std::sort(ids.begin(), ids.end());
+    const auto adding = s.adding_names();
     s.syms.thread_sets.push_back(std::move(ids));
     return static_cast<ObjId>(s.syms.thread_sets.size() - 1);
 }
@@ -63,7 +64,11 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
             std::vector<ThreadId> ids;
             for (const std::string& n : g->names) {
                 s->check_name(n, Namespace::thread, this_thread.id);
-                const ThreadId id = s->syms.threads.intern(n);
+                ThreadId id;
+                {
+                    const auto adding = s->adding_names();
+                    id = s->syms.threads.intern(n);
+                }
                 if (std::find(ids.begin(), ids.end(), id) == ids.end())
                     ids.push_back(id);
             }
