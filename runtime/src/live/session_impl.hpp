@@ -38,8 +38,8 @@ struct global_state {
     std::uint64_t next_serial = 1; // sessions are numbered; 0 is "none"
     std::set<std::string> orphans; // objects reported as used with no session
     // The open session's serial when its policy lets accesses be queued (log, collect), else 0.
-    // Read without the lock by every shared<T> access.
-    std::atomic<std::uint64_t> deferring{0};
+    // Read without the lock by every shared<T> access: on a line of its own, apart from the lock.
+    alignas(64) std::atomic<std::uint64_t> deferring{0};
     // Held by a session's opening and its whole closing (its checker thread stopped), taken
     // before the lock above.
     std::mutex lifecycle;
@@ -214,7 +214,9 @@ private:
     // agrees with happens-before, which is all the linearization needs.
     alignas(64) std::atomic<std::uint64_t> ticket_{0};
     alignas(64) std::atomic<std::uint64_t> serial_{0}; // the session appended to; 0: none
-    std::atomic<bool> idle_{false};                    // the checker sleeps
+    // Written often (a thread waits for room, the checker sleeps): not on serial_'s line, which
+    // every ticket reads.
+    alignas(64) std::atomic<bool> idle_{false}; // the checker sleeps
     std::atomic<int> room_waiters_{0};
     std::mutex rings_lock_; // the rings of the session's threads
     std::vector<std::shared_ptr<event_ring>> rings_;
