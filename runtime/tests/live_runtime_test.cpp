@@ -695,6 +695,56 @@ TEST_CASE("live: a misuse comes after the findings of the events before it") {
     CHECK(f[1].kind == "misuse");
 }
 
+TEST_CASE("live: an ill-formed queued event's misuse comes after the findings before it") {
+    // Two mutexes named alike: the second's acquire, while the first is held, is refused by
+    // the well-formedness check on the checking side. Its misuse must come after the race
+    // reported just before it, whether the two events are in one batch or in two, and with
+    // the analyses in two groups (the race found by the second group, which runs later).
+    for (const int gap : {10, 1500, 3000})
+        for (const char* analyses : {"hb", "fasttrack,hb", "hb,fasttrack"}) {
+            CAPTURE(gap);
+            CAPTURE(analyses);
+            sfg::session_options o;
+            o.policy = sfg::on_finding::collect;
+            o.analyses = analyses;
+            sfg::session s(o);
+            sfg::mutex m1("m"), m2("m");
+            sfg::shared<int> x("x", 0), y("y", 0);
+            sfg::volatile_var<int> v("v", 0);
+            // Every object used once first: a new object's first use waits for the events
+            // before it to be checked.
+            m2.lock();
+            m2.unlock();
+            y.store(0);
+            v.store(0);
+            std::atomic<bool> held{false}, go{false};
+            sfg::thread a("a", [&] {
+                m1.lock();
+                x.store(1);
+                v.store(1); // places the store before what follows
+                held = true;
+                while (!go)
+                    std::this_thread::yield();
+                m1.unlock();
+            });
+            while (!held)
+                std::this_thread::yield();
+            for (int i = 0; i < 2000; ++i) // more than a batch of accesses
+                y.store(i);
+            x.store(2); // races with a's store
+            for (int i = 0; i < gap; ++i)
+                y.store(i);
+            m2.lock(); // "m" is held by a: ill-formed
+            go = true;
+            a.join();
+            const auto f = s.findings();
+            m2.unlock();
+            REQUIRE(f.size() >= 2);
+            CHECK(f.front().kind == "race");
+            CHECK(f.back().kind == "misuse");
+        }
+}
+
 TEST_CASE("live: a second session's misuse is what it throws, every time") {
     sfg::session s(collect_hb());
     sfg::shared<int> x("x", 0);

@@ -449,11 +449,8 @@ bool event_queue::check_some(session_impl* s) {
         }
     }
     batch_.clear();
-    if (!s->split) {
-        std::lock_guard l(lock_);
-        checked_ = next_ - 1;
-        room_.notify_all();
-    }
+    if (!s->split)
+        mark_checked(next_ - 1);
     return true;
 }
 
@@ -469,9 +466,15 @@ void event_queue::offer_second_group(session_impl& s) {
     } catch (...) {
         error = std::current_exception();
     }
-    finish_second_group();
-    if (error) {
+    try {
+        finish_second_group();
+    } catch (...) {
+        if (!error)
+            error = std::current_exception();
+    }
+    if (error) { // (only std::bad_alloc): the batch counts as checked, no one waits for it
         s.buffered.clear(s.buffered.fill);
+        mark_checked(next_ - 1);
         std::rethrow_exception(error);
     }
     job_session_ = &s;
@@ -497,15 +500,21 @@ bool event_queue::finish_second_group() {
     session_impl& s = *job_session_;
     s.buffered.clear(job_buffer_);
     job_.store(job_none, std::memory_order_relaxed);
-    if (std::exception_ptr e = std::exchange(job_error_, nullptr))
+    if (std::exception_ptr e = std::exchange(job_error_, nullptr)) {
+        mark_checked(job_tickets_);
         std::rethrow_exception(e);
+    }
     // Only the findings about its events: the first group has seen the next batch already.
     s.collect(job_events_);
     s.fresh.clear(); // nothing is thrown under log and collect
-    std::lock_guard l(lock_);
-    checked_ = job_tickets_;
-    room_.notify_all();
+    mark_checked(job_tickets_);
     return true;
+}
+
+void event_queue::mark_checked(std::uint64_t ticket) {
+    std::lock_guard l(lock_);
+    checked_ = ticket;
+    room_.notify_all();
 }
 
 void event_queue::run_second_group() {
@@ -607,7 +616,7 @@ void session_impl::check(const std::vector<queued_event>& events) {
             loc = c.id;
         }
         if (!stream->push(e.thread, e.op, e.target, loc)) [[unlikely]]
-            push_failed(e.thread, e.op, e.target, no_name);
+            push_failed(e.thread, e.op, e.target, no_name, true);
     }
 }
 

@@ -206,8 +206,14 @@ void session_impl::add(finding f) {
 
 void session_impl::add_misuse(const std::string& object, ThreadId t, const std::string& what, Op op,
                               bool has_op) {
+    if (std::optional<finding> f = make_misuse(object, t, what, op, has_op))
+        add(std::move(*f));
+}
+
+std::optional<finding> session_impl::make_misuse(const std::string& object, ThreadId t,
+                                                 const std::string& what, Op op, bool has_op) {
     if (!misuses.insert(object + '\n' + what).second)
-        return;
+        return std::nullopt;
     Finding f;
     f.kind = FindingKind::misuse;
     f.var = object;
@@ -218,7 +224,7 @@ void session_impl::add_misuse(const std::string& object, ThreadId t, const std::
     out.thread = t == no_object ? "(a thread not started by sfg)" : syms.threads.name(t);
     out.op = has_op ? to_string(op) : "";
     out.message = format_finding(f, "sfg", syms, "");
-    add(std::move(out));
+    return out;
 }
 
 void session_impl::collect(std::uint64_t up_to) {
@@ -246,6 +252,15 @@ void session_impl::collect(std::uint64_t up_to) {
         }
         seen[i] = j;
     }
+    // Keyed 2·n for a finding about event n, 2·n + 1 for a misuse after event n.
+    for (auto& f : found)
+        f.first *= 2;
+    std::erase_if(held_misuses, [&](auto& m) {
+        if (m.first > up_to)
+            return false;
+        found.emplace_back(2 * m.first + 1, std::move(m.second));
+        return true;
+    });
     std::stable_sort(found.begin(), found.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& f : found)
@@ -264,9 +279,14 @@ bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::s
     return ok;
 }
 
-void session_impl::push_failed(ThreadId t, Op op, ObjId target, const std::string& object) {
-    add_misuse(object.empty() ? object_name(op, target) : object, t,
-               "ill-formed operation: " + stream->error(), op, true);
+void session_impl::push_failed(ThreadId t, Op op, ObjId target, const std::string& object,
+                               bool held) {
+    std::optional<finding> f = make_misuse(object.empty() ? object_name(op, target) : object, t,
+                                           "ill-formed operation: " + stream->error(), op, true);
+    if (f && held)
+        held_misuses.emplace_back(stream->events(), std::move(*f));
+    else if (f)
+        add(std::move(*f));
 }
 
 std::optional<finding> session_impl::take_fresh() {

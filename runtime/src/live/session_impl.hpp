@@ -206,6 +206,8 @@ private:
     // collected and its tickets marked checked. False when no batch was offered.
     bool finish_second_group();
     void run_second_group();
+    // Every ticket up to this one is checked: drain() stops waiting for them.
+    void mark_checked(std::uint64_t ticket);
     // Runs the second group of the offered batch, if no other thread has taken it.
     bool work();
     bool gather(std::vector<queued_event>& batch);
@@ -253,7 +255,9 @@ inline std::uint64_t object_cache(std::uint64_t serial, ObjId id) {
     return serial << 32 | id;
 }
 
-// Everything below is touched under global().lock only.
+// Everything below is touched under global().lock only, but for what a split batch's second
+// group reads holding names_lock shared: `second` and its analyses, `buffered`'s events of that
+// batch, `syms`.
 struct session_impl {
     session_impl(std::uint64_t serial, const spec* s, session_options o);
 
@@ -279,14 +283,18 @@ struct session_impl {
     // (unless the caller will).
     bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
               bool collect_now = true);
-    // The misuse of an ill-formed event that push refused.
-    void push_failed(ThreadId t, Op op, ObjId target, const std::string& object);
-    // Takes the analyses' new findings about the events up to number `up_to`.
+    // The misuse of an ill-formed event that push refused. Held: reported by collect() after
+    // the findings about the events before it (a queued event's; the checker collects later).
+    void push_failed(ThreadId t, Op op, ObjId target, const std::string& object, bool held = false);
+    // Takes the analyses' new findings about the events up to number `up_to`, and the held
+    // misuses after them, in event order.
     void collect(std::uint64_t up_to = ~std::uint64_t{0});
     void add(finding f);
     // Once per (object, what). t: the thread (no_object: a thread sfg does not know).
     void add_misuse(const std::string& object, ThreadId t, const std::string& what,
                     Op op = Op::read, bool has_op = false);
+    std::optional<finding> make_misuse(const std::string& object, ThreadId t,
+                                       const std::string& what, Op op, bool has_op);
     // What the operation that caused the fresh findings must throw (throw_error), after
     // aborting (abort); forgets them.
     std::optional<finding> take_fresh();
@@ -319,6 +327,9 @@ struct session_impl {
     std::unique_ptr<TextTraceWriter> writer;
     std::unique_ptr<WellFormedStream> stream;
     std::vector<finding> findings;
+    // Misuses of refused queued events, each with the number of the last event delivered
+    // before it, until collect() reaches it.
+    std::vector<std::pair<std::uint64_t, finding>> held_misuses;
     std::vector<bool> expected; // by finding
     bool closed = false;
     std::vector<finding> fresh; // collected since the last take_fresh()
