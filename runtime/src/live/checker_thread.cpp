@@ -616,7 +616,7 @@ void session_impl::check(const std::vector<queued_event>& events) {
             loc = c.id;
         }
         if (!stream->push(e.thread, e.op, e.target, loc)) [[unlikely]]
-            push_failed(e.thread, e.op, e.target, no_name, true);
+            push_failed(e.thread, e.op, e.target, no_name);
     }
 }
 

@@ -267,26 +267,21 @@ void session_impl::collect(std::uint64_t up_to) {
         add(std::move(f.second));
 }
 
-bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
-                        bool collect_now) {
+bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object) {
     const bool ok = stream->push(t, op, target, loc);
     if (split)
         analyse_buffered();
     if (!ok)
         push_failed(t, op, target, object);
-    if (collect_now)
-        collect();
+    collect();
     return ok;
 }
 
-void session_impl::push_failed(ThreadId t, Op op, ObjId target, const std::string& object,
-                               bool held) {
-    std::optional<finding> f = make_misuse(object.empty() ? object_name(op, target) : object, t,
-                                           "ill-formed operation: " + stream->error(), op, true);
-    if (f && held)
+void session_impl::push_failed(ThreadId t, Op op, ObjId target, const std::string& object) {
+    if (std::optional<finding> f =
+            make_misuse(object.empty() ? object_name(op, target) : object, t,
+                        "ill-formed operation: " + stream->error(), op, true))
         held_misuses.emplace_back(stream->events(), std::move(*f));
-    else if (f)
-        add(std::move(*f));
 }
 
 std::optional<finding> session_impl::take_fresh() {

@@ -279,13 +279,11 @@ struct session_impl {
     // The name of the object of an event, for a misuse report.
     std::string object_name(Op op, ObjId target) const;
     // One explicit event through the well-formedness checker to the analyses; an ill-formed one
-    // is a misuse of `object` (empty: the event's object). Collects the analyses' new findings
-    // (unless the caller will).
-    bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
-              bool collect_now = true);
-    // The misuse of an ill-formed event that push refused. Held: reported by collect() after
-    // the findings about the events before it (a queued event's; the checker collects later).
-    void push_failed(ThreadId t, Op op, ObjId target, const std::string& object, bool held = false);
+    // is a misuse of `object` (empty: the event's object). Collects the new findings.
+    bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object);
+    // The misuse of an ill-formed event that push refused, held until collect() reaches the
+    // findings about the events before it (a queued event's batch is collected later).
+    void push_failed(ThreadId t, Op op, ObjId target, const std::string& object);
     // Takes the analyses' new findings about the events up to number `up_to`, and the held
     // misuses after them, in event order.
     void collect(std::uint64_t up_to = ~std::uint64_t{0});
@@ -327,10 +325,10 @@ struct session_impl {
     std::unique_ptr<TextTraceWriter> writer;
     std::unique_ptr<WellFormedStream> stream;
     std::vector<finding> findings;
-    // Misuses of refused queued events, each with the number of the last event delivered
-    // before it, until collect() reaches it.
-    std::vector<std::pair<std::uint64_t, finding>> held_misuses;
     std::vector<bool> expected; // by finding
+    // Misuses of refused events, each with the number of the last event delivered before it,
+    // until collect() reaches it.
+    std::vector<std::pair<std::uint64_t, finding>> held_misuses;
     bool closed = false;
     std::vector<finding> fresh; // collected since the last take_fresh()
     std::set<std::string> misuses;
