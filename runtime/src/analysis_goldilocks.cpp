@@ -54,10 +54,27 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
     case Op::release:
         locks_.release(e.target);
         break;
+    case Op::barrier_enter: {
+        const BarrierGenerations::Entry in = generations_.enter(t, e.target);
+        if (in.finished)
+            generation_barrier_.erase(static_cast<std::uint32_t>(in.finished));
+        const auto g = static_cast<std::uint32_t>(in.generation);
+        generation_barrier_[g] = e.target;
+        cells_.push_back({t, e.op, g});
+        refs_.push_back(0);
+        return;
+    }
+    case Op::barrier_exit: {
+        const BarrierGenerations::Exit out = generations_.exit(t, e.target);
+        const auto g = static_cast<std::uint32_t>(out.generation);
+        if (out.finished)
+            generation_barrier_.erase(g);
+        cells_.push_back({t, e.op, g});
+        refs_.push_back(0);
+        return;
+    }
     case Op::vol_read:
     case Op::vol_write:
-    case Op::barrier_enter:
-    case Op::barrier_exit:
     case Op::fork:
     case Op::join:
         break;
@@ -67,6 +84,39 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
     // TR Figure 3 lines 1-5: append the sync event; the sentinel cell becomes it.
     cells_.push_back({t, e.op, e.target});
     refs_.push_back(0);
+}
+
+bool GoldilocksDetector::GenerationSet::has(std::uint32_t g) const {
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = (g * std::size_t{0x9E3779B1}) & mask;; i = (i + 1) & mask) {
+        const Slot& s = slots_[i];
+        if (s.stamp != stamp_)
+            return false;
+        if (s.generation == g)
+            return true;
+    }
+}
+
+void GoldilocksDetector::GenerationSet::add(std::uint32_t g) {
+    if (2 * (size_ + 1) > slots_.size()) { // at most half full: probes stay short
+        std::vector<std::uint32_t> members;
+        each([&](std::uint32_t m) { members.push_back(m); });
+        slots_.assign(slots_.size() * 2, Slot{});
+        size_ = 0;
+        for (std::uint32_t m : members)
+            add(m);
+    }
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = (g * std::size_t{0x9E3779B1}) & mask;; i = (i + 1) & mask) {
+        Slot& s = slots_[i];
+        if (s.stamp == stamp_ && s.generation == g)
+            return;
+        if (s.stamp != stamp_) {
+            s = {g, stamp_};
+            ++size_;
+            return;
+        }
+    }
 }
 
 bool GoldilocksDetector::ordered(const Lockset& ls, ThreadId t) {
@@ -91,6 +141,7 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
     if (++stamp_ == 0) { // wrapped: forget every old stamp
         for (auto& v : in_)
             std::fill(v.begin(), v.end(), 0);
+        in_generations_.forget();
         stamp_ = 1;
     }
     auto in = [&](std::vector<std::uint32_t>& s, ObjId id) {
@@ -102,15 +153,24 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
     };
     std::vector<std::uint32_t>& in_threads = in_[static_cast<std::size_t>(Namespace::thread)];
     add(in_threads, owner);
+    in_generations_.clear(stamp_);
     const std::uint64_t end = tail();
     for (std::uint64_t p = from; p < end; ++p) {
         const Cell& c = cells_[p - base_];
         ++stats_.cells_walked;
         bool gained = false; // c.thread entered LS
         const OpInfo& op = op_info(c.op);
-        if (op.operand == Operand::name) {
-            // Rules 2-5 and barriers (benter a sync-source, bexit a sync-sink, CACM'10 §3.2): a
-            // snd by a thread in LS brings its object in, a rcv of an object in LS its thread.
+        if (op.space == Namespace::barrier) {
+            // Barriers (benter a sync-source, bexit a sync-sink, CACM'10 §3.2), by generation.
+            if (c.op == Op::barrier_enter) {
+                if (in(in_threads, c.thread))
+                    in_generations_.add(c.target);
+            } else {
+                gained = in_generations_.has(c.target);
+            }
+        } else if (op.operand == Operand::name) {
+            // Rules 2-5: a snd by a thread in LS brings its object in, a rcv of an object in LS
+            // its thread.
             std::vector<std::uint32_t>& objects = in_[static_cast<std::size_t>(op.space)];
             if (op.role == Role::snd) {
                 if (in(in_threads, c.thread))
@@ -160,7 +220,13 @@ GoldilocksDetector::LocksetView GoldilocksDetector::write_lockset(ObjId var) {
     members(in_[static_cast<std::size_t>(Namespace::thread)], out.threads);
     members(in_[static_cast<std::size_t>(Namespace::lock)], out.locks);
     members(in_[static_cast<std::size_t>(Namespace::volatile_)], out.volatiles);
-    members(in_[static_cast<std::size_t>(Namespace::barrier)], out.barriers);
+    // A finished generation orders nothing more: only the barriers of live ones.
+    in_generations_.each([&](std::uint32_t g) {
+        if (auto it = generation_barrier_.find(g); it != generation_barrier_.end())
+            out.barriers.push_back(it->second);
+    });
+    std::sort(out.barriers.begin(), out.barriers.end());
+    out.barriers.erase(std::unique(out.barriers.begin(), out.barriers.end()), out.barriers.end());
     return out;
 }
 

@@ -106,29 +106,19 @@ void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
         return cycle(e, syms);
     }
     case Op::barrier_enter: {
-        auto [it, fresh] = open_generation_.try_emplace(e.target, 0);
-        if (fresh)
-            it->second = ++generations_;
-        const std::uint64_t g = it->second;
-        threads_[t].generation = g;
-        ++inside_[g];
-        cf_.barrier_enter(t, g);
-        xs_.barrier_enter(t, threads_[t].block, g, e);
+        const BarrierGenerations::Entry in = generations_.enter(t, e.target);
+        if (in.finished) {
+            cf_.barrier_forget(in.finished);
+            xs_.barrier_forget(in.finished);
+        }
+        cf_.barrier_enter(t, in.generation);
+        xs_.barrier_enter(t, threads_[t].block, in.generation, e);
         return cycle(e, syms);
     }
     case Op::barrier_exit: {
-        // The first departure closes the generation: later arrivals belong to the next one.
-        const std::uint64_t g = threads_[t].generation;
-        if (auto it = open_generation_.find(e.target);
-            it != open_generation_.end() && it->second == g)
-            open_generation_.erase(it);
-        bool last = false;
-        if (auto it = inside_.find(g); it != inside_.end() && --it->second == 0) {
-            inside_.erase(it);
-            last = true;
-        }
-        cf_.barrier_exit(t, g, last);
-        xs_.barrier_exit(t, threads_[t].block, g, last, e);
+        const BarrierGenerations::Exit out = generations_.exit(t, e.target);
+        cf_.barrier_exit(t, out.generation, out.finished);
+        xs_.barrier_exit(t, threads_[t].block, out.generation, out.finished, e);
         return cycle(e, syms);
     }
     default:

@@ -13,10 +13,13 @@
 // rule is; the descents of the report follow one path of this tree.
 #include "sfg/runtime/slp_hb.hpp"
 
+#include "slp_barrier_slots.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <initializer_list>
 #include <optional>
+#include <string>
 
 namespace sfg {
 
@@ -70,6 +73,11 @@ public:
         for (std::size_t i = 0; i < o.rest_.size(); ++i)
             rest_[i] |= o.rest_[i];
     }
+    void remove_all(const USet& o) {
+        w0_ &= ~o.w0_;
+        for (std::size_t i = 0; i < rest_.size() && i < o.rest_.size(); ++i)
+            rest_[i] &= ~o.rest_[i];
+    }
     bool disjoint(const USet& o) const {
         if (w0_ & o.w0_)
             return false;
@@ -107,6 +115,7 @@ public:
     void add(std::uint32_t u) { w_ |= std::uint64_t{1} << u; }
     bool has(std::uint32_t u) const { return u < 64 && ((w_ >> u) & 1); }
     void unite(const WordSet& o) { w_ |= o.w_; }
+    void remove_all(const WordSet& o) { w_ &= ~o.w_; }
     bool disjoint(const WordSet& o) const { return (w_ & o.w_) == 0; }
     template <class F>
     void each(F f) const {
@@ -167,6 +176,10 @@ struct Engine {
     struct Summary {
         std::uint64_t len = 0;
         SetMap af, bl;
+        // Objects whose knowledge the chunk forgets (a barrier slot at a generation's first
+        // arrival, slp_barrier_slots.hpp). For u in kill, af[u] / bl[u] are exact (u's own
+        // knowledge does not survive); for other u they leave u itself implicit.
+        USet kill;
         AccessMap first_rd, last_rd, first_wr, last_wr;
         std::vector<std::pair<ThreadId, std::uint64_t>> last_snd; // for the epochs of `hb`
         std::vector<ObjId> racy;
@@ -176,10 +189,11 @@ struct Engine {
 
     static bool disjoint(const USet& a, const USet& b) { return a.disjoint(b); }
 
-    // S ∪ ⋃_{v∈S} m(v): pushing an After through a later chunk (m = its AF,
+    // (S \ kill) ∪ ⋃_{v∈S} m(v): pushing an After through a later chunk (m = its AF,
     // Lemma 3.5) or a Before through an earlier one (m = its BL, Lemma 3.6).
-    static USet push(const USet& s, const SetMap& m) {
+    static USet push(const USet& s, const SetMap& m, const USet& kill) {
         USet out = s;
+        out.remove_all(kill);
         for (const auto& [u, set] : m)
             if (s.has(u))
                 out.unite(set);
@@ -187,21 +201,25 @@ struct Engine {
     }
 
     // AF_A / BL_A (Eq. 2, 5): near(u) ∪ far(u) ∪ ⋃_{v ∈ near(u)} far-side(v),
-    // where for AF near is B's and the far side C's, for BL the reverse.
-    static SetMap compose_sets(const SetMap& near, const SetMap& far, const SetMap& far_side) {
+    // where for AF near is B's and the far side C's, for BL the reverse; far(u) only when the
+    // near side keeps u's own knowledge (u not in near_kill).
+    static SetMap compose_sets(const SetMap& near, const USet& near_kill, const SetMap& far,
+                               const USet& far_kill) {
         SetMap out;
         out.reserve(union_size(near, far));
         auto i = near.begin(), j = far.begin();
         while (i != near.end() || j != far.end()) {
             if (j == far.end() || (i != near.end() && i->first < j->first)) {
-                out.emplace_back(i->first, push(i->second, far_side));
+                out.emplace_back(i->first, push(i->second, far, far_kill));
                 ++i;
             } else if (i == near.end() || j->first < i->first) {
-                out.push_back(*j);
+                if (!near_kill.has(j->first))
+                    out.push_back(*j);
                 ++j;
             } else {
-                USet s = push(i->second, far_side);
-                s.unite(j->second);
+                USet s = push(i->second, far, far_kill);
+                if (!near_kill.has(i->first))
+                    s.unite(j->second);
                 out.emplace_back(i->first, std::move(s));
                 ++i, ++j;
             }
@@ -211,13 +229,14 @@ struct Engine {
 
     // Last accesses: C's when C has the key, else B's pushed through C (Eq. 3/4).
     static AccessMap compose_last(const AccessMap& b, const AccessMap& c, const SetMap& c_af,
-                                  std::uint64_t off) {
+                                  const USet& c_kill, std::uint64_t off) {
         AccessMap out;
         out.reserve(union_size(b, c));
         auto i = b.begin(), j = c.begin();
         while (i != b.end() || j != c.end()) {
             if (j == c.end() || (i != b.end() && i->first < j->first)) {
-                out.emplace_back(i->first, Access{push(i->second.set, c_af), i->second.pos});
+                out.emplace_back(i->first,
+                                 Access{push(i->second.set, c_af, c_kill), i->second.pos});
                 ++i;
             } else {
                 out.emplace_back(j->first, Access{j->second.set, j->second.pos + off});
@@ -232,13 +251,14 @@ struct Engine {
     // First accesses: B's when B has the key, else C's pushed through B (Eq.
     // 7/8).
     static AccessMap compose_first(const AccessMap& b, const AccessMap& c, const SetMap& b_bl,
-                                   std::uint64_t off) {
+                                   const USet& b_kill, std::uint64_t off) {
         AccessMap out;
         out.reserve(union_size(b, c));
         auto i = b.begin(), j = c.begin();
         while (i != b.end() || j != c.end()) {
             if (i == b.end() || (j != c.end() && j->first < i->first)) {
-                out.emplace_back(j->first, Access{push(j->second.set, b_bl), j->second.pos + off});
+                out.emplace_back(j->first,
+                                 Access{push(j->second.set, b_bl, b_kill), j->second.pos + off});
                 ++j;
             } else {
                 out.push_back(*i);
@@ -305,12 +325,14 @@ struct Engine {
         Summary a;
         const std::uint64_t off = b.len;
         a.len = b.len + c.len;
-        a.af = compose_sets(b.af, c.af, c.af);
-        a.bl = compose_sets(c.bl, b.bl, b.bl);
-        a.last_rd = compose_last(b.last_rd, c.last_rd, c.af, off);
-        a.last_wr = compose_last(b.last_wr, c.last_wr, c.af, off);
-        a.first_rd = compose_first(b.first_rd, c.first_rd, b.bl, off);
-        a.first_wr = compose_first(b.first_wr, c.first_wr, b.bl, off);
+        a.af = compose_sets(b.af, b.kill, c.af, c.kill);
+        a.bl = compose_sets(c.bl, c.kill, b.bl, b.kill);
+        a.kill = b.kill;
+        a.kill.unite(c.kill);
+        a.last_rd = compose_last(b.last_rd, c.last_rd, c.af, c.kill, off);
+        a.last_wr = compose_last(b.last_wr, c.last_wr, c.af, c.kill, off);
+        a.first_rd = compose_first(b.first_rd, c.first_rd, b.bl, b.kill, off);
+        a.first_wr = compose_first(b.first_wr, c.first_wr, b.bl, b.kill, off);
         a.last_snd = b.last_snd;
         for (const auto& [t, pos] : c.last_snd) {
             auto it = std::lower_bound(a.last_snd.begin(), a.last_snd.end(), t,
@@ -355,9 +377,12 @@ struct Engine {
     struct Model final : SlpHb::Impl {
         const Slp& slp;
         const Symbols& syms;
+        // Barrier events labelled with their generations' slots, when the trace has any.
+        std::optional<slp_detail::BarrierSlots> labels;
         std::uint32_t objects_base[namespace_count] = {}; // U id of object 0 of each namespace
-        // Nodes: one per terminal (leaves), then the binary nodes of the rules'
-        // trees.
+        std::vector<std::uint32_t> slot_base;             // by barrier: U id of its slot 0
+        // Nodes: one per terminal (leaves), one per labelled barrier event, then the binary
+        // nodes of the rules' (or chunks') trees.
         struct Node {
             std::uint32_t left = ~0u, right = ~0u; // leaves: ~0u
             Summary sum;
@@ -365,42 +390,72 @@ struct Engine {
         std::vector<Node> nodes;
         std::vector<std::uint32_t> rule_node;
 
-        Model(const Slp& s, const Symbols& y) : slp(s), syms(y) {
+        Model(const Slp& s, const Symbols& y, std::optional<slp_detail::BarrierSlots> l)
+            : slp(s), syms(y), labels(std::move(l)) {
             std::uint32_t next = y.threads.size();
-            for (Namespace n : {Namespace::lock, Namespace::volatile_, Namespace::barrier}) {
+            for (Namespace n : {Namespace::lock, Namespace::volatile_}) {
                 objects_base[static_cast<std::size_t>(n)] = next;
                 next += y.names(n).size();
             }
+            objects_base[static_cast<std::size_t>(Namespace::barrier)] = next;
+            for (ObjId b = 0; b < y.barriers.size(); ++b) {
+                slot_base.push_back(next);
+                next += labels ? labels->slots[b] : 1;
+            }
             nodes.reserve(slp.terminals.size() + slp.size());
             for (const SlpTerminal& t : slp.terminals)
-                nodes.push_back({~0u, ~0u, leaf(t)});
+                nodes.push_back({~0u, ~0u, leaf(t, 0, false)});
             rule_node.assign(slp.rules.size(), 0);
-            std::vector<std::uint32_t> level;
-            for (std::size_t r = slp.rules.size(); r-- > 0;) {
-                if (slp.rules[r].empty()) { // the empty trace
-                    rule_node[r] = static_cast<std::uint32_t>(nodes.size());
-                    nodes.push_back({});
-                    continue;
-                }
-                level.clear();
-                for (SlpSymbol s : slp.rules[r])
-                    level.push_back(slp_is_rule(s) ? rule_node[slp_index(s)] : s);
-                // A balanced tree: pairs, level by level (associativity of the
-                // summaries).
-                while (level.size() > 1) {
-                    std::size_t k = 0;
-                    for (std::size_t i = 0; i + 1 < level.size(); i += 2)
-                        level[k++] = make(level[i], level[i + 1]);
-                    if (level.size() % 2)
-                        level[k++] = level.back();
-                    level.resize(k);
-                }
-                rule_node[r] = level[0];
+            if (labels) {
+                for (const slp_detail::BarrierSlots::Leaf& b : labels->leaves)
+                    nodes.push_back({~0u, ~0u, leaf(slp.terminals[b.terminal], b.slot, b.kill)});
+                std::vector<std::uint32_t> chunk_node;
+                for (const slp_detail::BarrierSlots::Chunk& c : labels->chunks)
+                    chunk_node.push_back(tree(c.symbols, chunk_node));
+                const auto unused = static_cast<std::uint32_t>(nodes.size());
+                nodes.push_back({});
+                for (std::size_t r = 0; r < slp.rules.size(); ++r)
+                    rule_node[r] = labels->rule_chunk[r] == slp_detail::BarrierSlots::none_chunk
+                                       ? unused
+                                       : chunk_node[labels->rule_chunk[r]];
+                return;
             }
+            for (std::size_t r = slp.rules.size(); r-- > 0;)
+                rule_node[r] = tree(slp.rules[r], rule_node);
+        }
+
+        // The node of a right-hand side whose rule symbols are nodes[of[...]]: a balanced tree,
+        // pairs level by level (associativity of the summaries).
+        std::uint32_t tree(const std::vector<SlpSymbol>& symbols,
+                           const std::vector<std::uint32_t>& of) {
+            if (symbols.empty()) { // the empty trace
+                nodes.push_back({});
+                return static_cast<std::uint32_t>(nodes.size() - 1);
+            }
+            std::vector<std::uint32_t> level;
+            level.reserve(symbols.size());
+            for (SlpSymbol s : symbols)
+                level.push_back(slp_is_rule(s) ? of[slp_index(s)] : s);
+            while (level.size() > 1) {
+                std::size_t k = 0;
+                for (std::size_t i = 0; i + 1 < level.size(); i += 2)
+                    level[k++] = make(level[i], level[i + 1]);
+                if (level.size() % 2)
+                    level[k++] = level.back();
+                level.resize(k);
+            }
+            return level[0];
         }
 
         std::uint32_t u_of(Namespace n, ObjId o) const {
             return objects_base[static_cast<std::size_t>(n)] + o;
+        }
+
+        // The terminal a leaf node stands for.
+        const SlpTerminal& terminal_of(std::uint32_t leaf_node) const {
+            if (leaf_node < slp.terminals.size())
+                return slp.terminals[leaf_node];
+            return slp.terminals[labels->leaves[leaf_node - slp.terminals.size()].terminal];
         }
 
         std::uint32_t make(std::uint32_t l, std::uint32_t r) {
@@ -410,8 +465,9 @@ struct Engine {
         }
 
         // The base case (App. D.1), for every op: a snd on o is ordered before
-        // later rcvs on o.
-        Summary leaf(const SlpTerminal& e) const {
+        // later rcvs on o. A barrier's o is the slot of the event's generation; kill: the
+        // generation's first arrival, which first makes the slot forget the generation before.
+        Summary leaf(const SlpTerminal& e, std::uint32_t slot, bool kill) const {
             Summary s;
             s.len = 1;
             const ThreadId t = e.thread;
@@ -429,11 +485,13 @@ struct Engine {
                 f.emplace_back(key_of(e.target, t), Access{{t}, 0});
                 l.emplace_back(key_of(e.target, t), Access{{t}, 0});
             } else if (op.operand == Operand::name && op.role == Role::snd) {
-                const std::uint32_t o = u_of(op.space, e.target);
+                const std::uint32_t o = object(e, slot);
+                if (kill)
+                    s.kill.add(o);
                 af_t.add(o);
                 add(s.bl, o, {t});
             } else if (op.operand == Operand::name && op.role == Role::rcv) {
-                const std::uint32_t o = u_of(op.space, e.target);
+                const std::uint32_t o = object(e, slot);
                 bl_t.add(o);
                 add(s.af, o, {t});
             } else if (e.op == Op::fork) {
@@ -452,6 +510,12 @@ struct Engine {
             if (op.role == Role::snd && !op.implicit)
                 s.last_snd.emplace_back(t, 0);
             return s;
+        }
+
+        std::uint32_t object(const SlpTerminal& e, std::uint32_t slot) const {
+            const OpInfo& op = op_info(e.op);
+            return op.space == Namespace::barrier ? slot_base[e.target] + slot
+                                                  : u_of(op.space, e.target);
         }
 
         bool is_leaf(std::uint32_t n) const { return nodes[n].left == ~0u; }
@@ -558,7 +622,7 @@ struct Engine {
                                  const AccessMap& m) {
                     for (auto& [u, a] : acc)
                         if (!find_in(m, key_of(x, u)))
-                            a.set = push(a.set, s.af);
+                            a.set = push(a.set, s.af, s.kill);
                     auto [lo, hi] = range_of(m, x);
                     for (auto it = lo; it != hi; ++it) {
                         const ThreadId u = thread_of(it->first);
@@ -613,7 +677,7 @@ struct Engine {
                 const std::uint64_t p = m.first_race(m.root(), x);
                 if (p == none)
                     continue; // unreachable: a racy variable has a first racy event
-                const SlpTerminal& e = m.slp.terminals[m.leaf_at(p)];
+                const SlpTerminal& e = m.terminal_of(m.leaf_at(p));
                 Race r;
                 r.var = x;
                 r.access = {p + 1, e.thread, e.op, 0, m.slp.location_of(p + 1)};
@@ -631,7 +695,11 @@ struct Engine {
             auto u_name = [&](std::uint32_t u) -> std::string {
                 if (u < m.syms.threads.size())
                     return m.syms.threads.name(u);
-                for (Namespace n : {Namespace::barrier, Namespace::volatile_, Namespace::lock})
+                for (ObjId b = static_cast<ObjId>(m.slot_base.size()); b-- > 0;)
+                    if (u >= m.slot_base[b]) // a labelled barrier's slot k is named b#k
+                        return m.syms.barriers.name(b) +
+                               (m.labels ? "#" + std::to_string(u - m.slot_base[b]) : "");
+                for (Namespace n : {Namespace::volatile_, Namespace::lock})
                     if (u >= m.objects_base[static_cast<std::size_t>(n)])
                         return m.syms.names(n).name(u -
                                                     m.objects_base[static_cast<std::size_t>(n)]);
@@ -681,12 +749,19 @@ struct Engine {
 SlpHb::SlpHb(const Slp& slp, const Symbols& syms) {
     // Sets of U in one machine word when there are at most 64 threads and
     // objects.
-    const std::size_t u =
-        syms.threads.size() + syms.locks.size() + syms.volatiles.size() + syms.barriers.size();
+    std::optional<slp_detail::BarrierSlots> labels;
+    std::size_t u = syms.threads.size() + syms.locks.size() + syms.volatiles.size();
+    if (slp_detail::has_barriers(slp)) {
+        labels = slp_detail::label_barrier_slots(slp, syms);
+        for (std::uint32_t n : labels->slots)
+            u += n;
+    } else {
+        u += syms.barriers.size();
+    }
     if (u <= 64)
-        impl_ = std::make_unique<Engine<WordSet>::Model>(slp, syms);
+        impl_ = std::make_unique<Engine<WordSet>::Model>(slp, syms, std::move(labels));
     else
-        impl_ = std::make_unique<Engine<USet>::Model>(slp, syms);
+        impl_ = std::make_unique<Engine<USet>::Model>(slp, syms, std::move(labels));
 }
 SlpHb::~SlpHb() = default;
 

@@ -7,7 +7,24 @@ void SyncClocks::on_sync(const Event& e, const Symbols& syms) {
         return; // start/end are folded into fork/join below
     const ThreadId t = e.thread;
     const OpInfo& op = op_info(e.op);
-    // The snd of a lock, volatile or barrier releases into its object's clock, the rcv acquires
+    if (e.op == Op::barrier_enter) {
+        const BarrierGenerations::Entry in = generations_.enter(t, e.target);
+        if (in.finished)
+            generation_clocks_.erase(in.finished);
+        thread(t).release(generation_clocks_[in.generation]);
+        thread(t).tick(t);
+        return;
+    }
+    if (e.op == Op::barrier_exit) {
+        const BarrierGenerations::Exit out = generations_.exit(t, e.target);
+        if (auto it = generation_clocks_.find(out.generation); it != generation_clocks_.end()) {
+            thread(t).acquire(it->second);
+            if (out.finished)
+                generation_clocks_.erase(it);
+        }
+        return;
+    }
+    // The snd of a lock or volatile releases into its object's clock, the rcv acquires
     // from it (thesis Figure 4.2).
     if (op.operand == Operand::name) {
         if (op.role == Role::snd) {

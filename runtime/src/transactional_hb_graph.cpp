@@ -343,13 +343,18 @@ void TransactionalHbGraph::barrier_exit(ThreadId t, Node block, std::uint64_t ge
     if (auto it = arrivals_.find(generation); it != arrivals_.end()) {
         for (const Ref& r : it->second)
             edge(r, cur, e.number);
-        if (last_of_generation) {
-            for (Ref& r : it->second)
-                drop(r);
-            arrivals_.erase(it);
-        }
     }
+    if (last_of_generation)
+        barrier_forget(generation);
     finish_event(block ? Handle{0} : cur);
+}
+
+void TransactionalHbGraph::barrier_forget(std::uint64_t generation) {
+    if (auto it = arrivals_.find(generation); it != arrivals_.end()) {
+        for (Ref& r : it->second)
+            drop(r);
+        arrivals_.erase(it);
+    }
 }
 
 } // namespace sfg

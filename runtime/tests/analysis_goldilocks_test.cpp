@@ -170,7 +170,7 @@ TEST_CASE("Task queue (TR App. A): fork/join of subtasks") {
     CHECK(a.agreed().empty());
 }
 
-TEST_CASE("barriers: benter before later bexit orders rounds") {
+TEST_CASE("barriers: a generation's arrivals before its departures order rounds") {
     AllAnalyses a("A|w(x)\nA|benter(b)\nB|benter(b)\nA|bexit(b)\nB|bexit(b)\nB|w(x)\n"
                   "B|benter(b)\nA|benter(b)\nA|bexit(b)\nB|bexit(b)\nA|r(x)\n");
     REQUIRE(a.result.ok());
@@ -179,6 +179,11 @@ TEST_CASE("barriers: benter before later bexit orders rounds") {
     AllAnalyses b("B|benter(b)\nB|bexit(b)\nA|w(x)\nA|benter(b)\nB|w(x)\n");
     REQUIRE(b.result.ok());
     CHECK(b.agreed() == Races{{"x", 5, 3}});
+    // A's arrival at round 2 (event 5) before B leaves round 1 orders nothing for B.
+    AllAnalyses c("A|benter(b)\nB|benter(b)\nA|bexit(b)\nA|w(x)\nA|benter(b)\nB|bexit(b)\n"
+                  "B|w(x)\nB|benter(b)\nA|bexit(b)\nB|bexit(b)\nB|r(x)\n");
+    REQUIRE(c.result.ok());
+    CHECK(c.agreed() == Races{{"x", 7, 4}});
 }
 
 TEST_CASE("read-read is never a race; a write after concurrent reads is") {

@@ -8,6 +8,7 @@
 // - a brute-force happens-before race oracle (docs/traces.md).
 #pragma once
 
+#include "random_trace.hpp"
 #include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
@@ -430,6 +431,7 @@ inline bool racy(const Trace& tr, const std::string& x) {
     if (n > 256)
         throw std::runtime_error("trace too long for the oracle");
     std::vector<std::bitset<256>> before(n); // before[j]: events that happen before j
+    const std::vector<std::uint64_t> gen = sfg::testing::barrier_generations(ev);
     for (std::size_t j = 0; j < n; ++j)
         for (std::size_t i = 0; i < j; ++i) {
             const Event &a = ev[i], &b = ev[j];
@@ -440,7 +442,7 @@ inline bool racy(const Trace& tr, const std::string& x) {
                 else if (a.op == Op::vol_write && b.op == Op::vol_read)
                     edge = a.target == b.target;
                 else if (a.op == Op::barrier_enter && b.op == Op::barrier_exit)
-                    edge = a.target == b.target;
+                    edge = gen[i] == gen[j];
                 else if (a.op == Op::fork && b.op == Op::thread_start) {
                     const auto& s = tr.syms.thread_sets[a.target];
                     edge = std::find(s.begin(), s.end(), b.thread) != s.end();

@@ -168,6 +168,29 @@ inline bool same(const Symbols& a, const Symbols& b) {
            same(a.locations, b.locations) && a.thread_sets == b.thread_sets;
 }
 
+// The barrier generation of each benter/bexit (0 for other events), by its definition
+// (docs/traces.md): a generation of b is the arrivals at b from the previous generation's first
+// departure up to its own first departure; a departure is of the generation its thread entered.
+inline std::vector<std::uint64_t> barrier_generations(const std::vector<Event>& ev) {
+    std::vector<std::uint64_t> gen(ev.size(), 0);
+    std::map<ObjId, std::uint64_t> open;
+    std::map<ThreadId, std::uint64_t> entered;
+    std::uint64_t next = 0;
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+        const Event& e = ev[i];
+        if (e.op == Op::barrier_enter) {
+            if (!open.count(e.target))
+                open[e.target] = ++next;
+            gen[i] = entered[e.thread] = open[e.target];
+        } else if (e.op == Op::barrier_exit) {
+            gen[i] = entered[e.thread];
+            if (open.count(e.target) && open[e.target] == gen[i])
+                open.erase(e.target);
+        }
+    }
+    return gen;
+}
+
 // Happens-before by its definition (docs/traces.md) over explicit events: direct edges, then the
 // transitive closure. Edges only go forward, so one pass in order closes them.
 class HbOracle {
@@ -179,6 +202,7 @@ public:
             const auto& s = syms.thread_sets[set];
             return std::find(s.begin(), s.end(), u) != s.end();
         };
+        const std::vector<std::uint64_t> gen = barrier_generations(ev);
         for (std::size_t j = 0; j < ev.size(); ++j) {
             const Event& b = ev[j];
             for (std::size_t i = 0; i < j; ++i) {
@@ -187,8 +211,7 @@ public:
                     a.thread == b.thread ||
                     (a.op == Op::release && b.op == Op::acquire && a.target == b.target) ||
                     (a.op == Op::vol_write && b.op == Op::vol_read && a.target == b.target) ||
-                    (a.op == Op::barrier_enter && b.op == Op::barrier_exit &&
-                     a.target == b.target) ||
+                    (a.op == Op::barrier_enter && b.op == Op::barrier_exit && gen[i] == gen[j]) ||
                     (a.op == Op::fork && in(a.target, b.thread)) ||
                     (b.op == Op::join && in(b.target, a.thread)) ||
                     (a.op == Op::fork && b.op == Op::join &&

@@ -104,9 +104,9 @@ public:
     static constexpr std::size_t max_events = 256;
 
     DeterminismOracle(const std::vector<Event>& ev, const Symbols& syms)
-        : ev_(ev), syms_(syms), txn_(ev.size()), generation_(ev.size()), fj_(ev.size()) {
+        : ev_(ev), syms_(syms), txn_(ev.size()), generation_(barrier_generations(ev)),
+          fj_(ev.size()) {
         transactions();
-        generations();
         order();
     }
 
@@ -237,25 +237,6 @@ private:
             if (e.op == Op::fork)
                 for (ThreadId u : syms_.thread_sets[e.target])
                     in[u] = in[t];
-        }
-    }
-    // A barrier's generation: its arrivals up to its first departure; an exit is of the
-    // generation its thread entered.
-    void generations() {
-        std::map<ObjId, std::uint64_t> open;
-        std::map<ThreadId, std::uint64_t> entered;
-        std::uint64_t next = 0;
-        for (std::size_t i = 0; i < ev_.size(); ++i) {
-            const Event& e = ev_[i];
-            if (e.op == Op::barrier_enter) {
-                if (!open.count(e.target))
-                    open[e.target] = ++next;
-                generation_[i] = entered[e.thread] = open[e.target];
-            } else if (e.op == Op::barrier_exit) {
-                generation_[i] = entered[e.thread];
-                if (open.count(e.target) && open[e.target] == generation_[i])
-                    open.erase(e.target);
-            }
         }
     }
     // ≺fj: program order, fork of u before u's events (and before joins of u), u's events

@@ -92,6 +92,31 @@ TEST_CASE("Figure 4.6 conforms to the barrier discipline: exit 0") {
     CHECK(findings(j, "eraser").size() == 1);
 }
 
+// docs/traces.md, barrier generations: T0's arrival at round 2 comes before T1 leaves round 1,
+// so it orders nothing for T1, and the writes of events 4 and 7 race.
+TEST_CASE("overlapping passes of a reusable barrier: the race between the rounds is found") {
+    Run r = sfgc("trace specs/traces/barrier_rounds.std --analysis hb,fasttrack,goldilocks,"
+                 "singletrack --format json");
+    CHECK(r.status == 1);
+    json j = report(r);
+    CHECK(j["events"] == 10);
+    for (const char* a : {"hb", "fasttrack", "goldilocks"}) {
+        CAPTURE(a);
+        const json& races = findings(j, a);
+        REQUIRE(races.size() == 1);
+        CHECK(races[0]["event"] == 7);
+        CHECK(races[0]["with_event"] == 4);
+    }
+    // As an SLP, on the grammar and on its expansion: the same report.
+    const fs::path slp = scratch() / "barrier_rounds.slp";
+    REQUIRE(sfgc("compress specs/traces/barrier_rounds.std -o '" + slp.string() + "'").status == 0);
+    for (const char* mode : {"grammar", "expand"}) {
+        Run g = sfgc("trace '" + slp.string() + "' --analysis hb --slp-mode " + mode);
+        CHECK(g.status == 1);
+        CHECK(g.out.find("event 7") != std::string::npos);
+    }
+}
+
 TEST_CASE("Figure 5.1 conforms although no lock is held; Eraser warns (thesis §5.2)") {
     Run r = sfgc("trace specs/traces/fig5_1.std --spec specs/traces/fig5_1.sfg" + all_detectors +
                  " --format json");

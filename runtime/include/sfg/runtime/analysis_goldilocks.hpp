@@ -8,10 +8,12 @@
 // succeeds; docs/traces.md, "goldilocks".
 #pragma once
 
+#include "sfg/runtime/barrier_generations.hpp"
 #include "sfg/runtime/lock_holders.hpp"
 #include "sfg/runtime/report.hpp"
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace sfg {
@@ -41,7 +43,35 @@ private:
     struct Cell {
         ThreadId thread;
         Op op;
+        // benter/bexit: the barrier generation, modulo 2^32. Two generations that far apart are
+        // never walked together: the cells between them would not fit in memory.
         ObjId target;
+    };
+    // The generations of a walk's lockset: open addressing, an entry present iff its stamp is
+    // the walk's (a lockset meets few generations, and their numbers are sparse).
+    class GenerationSet {
+    public:
+        void clear(std::uint32_t stamp) {
+            stamp_ = stamp;
+            size_ = 0;
+        }
+        void forget() { slots_.assign(slots_.size(), Slot{}); } // stamps wrapped
+        bool has(std::uint32_t g) const;
+        void add(std::uint32_t g);
+        template <class F>
+        void each(F f) const {
+            for (const Slot& s : slots_)
+                if (s.stamp == stamp_)
+                    f(s.generation);
+        }
+
+    private:
+        struct Slot {
+            std::uint32_t generation = 0, stamp = 0;
+        };
+        std::vector<Slot> slots_ = std::vector<Slot>(16);
+        std::uint32_t stamp_ = 0;
+        std::size_t size_ = 0;
     };
     // One lazily evaluated lockset: LS = {owner} at position `pos`, plus the list since then.
     struct Lockset {
@@ -77,10 +107,14 @@ private:
     std::uint64_t base_ = 0, head_ = 0;
     // Locks held, for alock (who holds each lock; each thread's locks, innermost last).
     LockHolders locks_;
-    // The temporary lockset of a walk by Namespace (threads, locks, volatiles, barriers): an
-    // element is present iff its stamp equals stamp_.
+    // The temporary lockset of a walk by Namespace (threads, locks, volatiles): an element is
+    // present iff its stamp equals stamp_; barrier generations in their own set.
     std::vector<std::uint32_t> in_[namespace_count];
+    GenerationSet in_generations_;
     std::uint32_t stamp_ = 0;
+    // Barrier generations (docs/traces.md): the cells of benter and bexit name them.
+    BarrierGenerations generations_;
+    std::unordered_map<std::uint32_t, ObjId> generation_barrier_; // for write_lockset
     Stats stats_;
 };
 

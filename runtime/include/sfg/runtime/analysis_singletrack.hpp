@@ -11,6 +11,7 @@
 // where, and the analysis stops.
 #pragma once
 
+#include "sfg/runtime/barrier_generations.hpp"
 #include "sfg/runtime/conflict_freedom.hpp"
 #include "sfg/runtime/report.hpp"
 #include "sfg/runtime/transactional_hb_graph.hpp"
@@ -37,11 +38,10 @@ public:
 
 private:
     struct ThreadState {
-        std::uint64_t block = 0;      // the transaction it is in: its block's `begin` (0: none)
-        bool own_open = false;        // its own `begin` is open
-        std::uint64_t own_begin = 0;  // ... at this event
-        bool flattened = false;       // ... inside a block it was forked in
-        std::uint64_t generation = 0; // of the barrier it entered last
+        std::uint64_t block = 0;     // the transaction it is in: its block's `begin` (0: none)
+        bool own_open = false;       // its own `begin` is open
+        std::uint64_t own_begin = 0; // ... at this event
+        bool flattened = false;      // ... inside a block it was forked in
     };
     ThreadState& thread(ThreadId t);
     void leave(std::uint64_t block);
@@ -54,11 +54,7 @@ private:
     TransactionalHbGraph xs_;
     std::vector<ThreadState> threads_;
     std::unordered_map<std::uint64_t, std::uint32_t> members_; // threads in each open block
-    // Barrier generations: a generation takes the arrivals of a barrier up to its first
-    // departure; `inside_` counts its threads that have not left yet.
-    std::unordered_map<ObjId, std::uint64_t> open_generation_;
-    std::unordered_map<std::uint64_t, std::uint32_t> inside_;
-    std::uint64_t generations_ = 0;
+    BarrierGenerations generations_;
     std::vector<Finding> findings_;
     std::optional<StreamError> error_;
 };

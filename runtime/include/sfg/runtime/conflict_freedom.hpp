@@ -40,6 +40,8 @@ public:
     // Arrival at and departure from one generation of a barrier (ids from the caller).
     void barrier_enter(ThreadId t, std::uint64_t generation);
     void barrier_exit(ThreadId t, std::uint64_t generation, bool last_of_generation);
+    // A generation no departure can come from any more.
+    void barrier_forget(std::uint64_t generation) { barriers_.erase(generation); }
 
     // CF READ / WRITE / ACQUIRE / RELEASE of object `key` (unique across namespaces) inside block
     // b: the earlier event of b that conflicts with `e` and is not ordered before it, if any. The

@@ -4,9 +4,11 @@
 // (docs/traces.md): per variable, the first racy event and the same `with_event` as the vector
 // clock detector, found by descending into the grammar (docs/compressed.md, "How").
 //
-// Synchronization is the paper's, generalized to every op of docs/traces.md: a lock, volatile or
-// barrier is an element of U like a lock, its snd (rel, vw, benter) ordered before every later
-// rcv (acq, vr, bexit); a fork of a thread set is a fork of each thread in one event, a join
+// Synchronization is the paper's, generalized to every op of docs/traces.md: a lock or volatile
+// is an element of U, its snd (rel, vw) ordered before every later rcv (acq, vr); a barrier
+// orders a generation's arrivals before its departures, each generation in a slot of its barrier
+// that is an element of U, killed at the generation's first arrival (docs/compressed.md,
+// "Barriers by generation"); a fork of a thread set is a fork of each thread in one event, a join
 // likewise; begin and end only extend program order.
 #pragma once
 

@@ -1,10 +1,14 @@
 // Vector clocks of threads and synchronization objects under the happens-before of docs/traces.md:
-// program order; rel(m) before later acq(m); vw(v) before later vr(v); benter(b) before
-// later bexit(b); fork of u before u's events; u's events before a join of u. Shared by the
-// vector-clock detectors (hb, fasttrack), which differ only in what they keep per variable.
+// program order; rel(m) before later acq(m); vw(v) before later vr(v); a barrier generation's
+// benter(b) before its bexit(b) (barrier_generations.hpp); fork of u before u's events; u's events
+// before a join of u. Shared by the vector-clock detectors (hb, fasttrack), which differ only in
+// what they keep per variable.
 #pragma once
 
+#include "sfg/runtime/barrier_generations.hpp"
 #include "sfg/runtime/vector_clock.hpp"
+
+#include <unordered_map>
 
 #include <vector>
 
@@ -36,8 +40,11 @@ private:
     }
 
     std::vector<VectorClock> threads_;
-    // L_o of each lock, volatile and barrier o, by its op's Namespace.
+    // L_o of each lock and volatile o, by its op's Namespace.
     std::vector<VectorClock> objects_[namespace_count];
+    // A barrier's clock is per generation, kept while departures from it may come.
+    BarrierGenerations generations_;
+    std::unordered_map<BarrierGenerations::Generation, VectorClock> generation_clocks_;
 };
 
 } // namespace sfg

@@ -57,6 +57,8 @@ public:
     void fork(ThreadId t, Node block, std::span<const ThreadId> children, const Event& e);
     void join(ThreadId t, Node block, std::span<const ThreadId> joined, const Event& e);
     void barrier_enter(ThreadId t, Node block, std::uint64_t generation, const Event& e);
+    // A generation no departure can come from any more.
+    void barrier_forget(std::uint64_t generation);
     void barrier_exit(ThreadId t, Node block, std::uint64_t generation, bool last_of_generation,
                       const Event& e);
     // No thread is in block b any more: it receives no more edges.
