@@ -1,6 +1,7 @@
 #include "sfg/runtime/analysis_goldilocks.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace sfg {
 
@@ -32,7 +33,7 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
                 if (r.thread != t && !ordered(r.ls, t))
                     return race(v, e, r.ls, Op::read);
             for (const Reader& r : v.readers)
-                unref(r.ls.pos);
+                release(r.ls);
             v.readers.clear();
             place(v.write, t, e);
             v.written = true;
@@ -60,8 +61,7 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
             generation_barrier_.erase(static_cast<std::uint32_t>(in.finished));
         const auto g = static_cast<std::uint32_t>(in.generation);
         generation_barrier_[g] = e.target;
-        cells_.push_back({t, e.op, g});
-        refs_.push_back(0);
+        append(t, e.op, g);
         return;
     }
     case Op::barrier_exit: {
@@ -69,8 +69,7 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
         const auto g = static_cast<std::uint32_t>(out.generation);
         if (out.finished)
             generation_barrier_.erase(g);
-        cells_.push_back({t, e.op, g});
-        refs_.push_back(0);
+        append(t, e.op, g);
         return;
     }
     case Op::vol_read:
@@ -81,9 +80,15 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
     default:
         return; // begin/end
     }
-    // TR Figure 3 lines 1-5: append the sync event; the sentinel cell becomes it.
-    cells_.push_back({t, e.op, e.target});
+    append(t, e.op, e.target);
+}
+
+// TR Figure 3 lines 1-5: append the sync event; the sentinel cell becomes it.
+void GoldilocksDetector::append(ThreadId t, Op op, ObjId target) {
+    cells_.push_back({t, op, target});
     refs_.push_back(0);
+    if (tail() - head_ >= catch_up_at_)
+        catch_up();
 }
 
 bool GoldilocksDetector::GenerationSet::has(std::uint32_t g) const {
@@ -132,12 +137,13 @@ bool GoldilocksDetector::ordered(const Lockset& ls, ThreadId t) {
         return true;
     }
     ++stats_.walks;
-    return walk(ls.pos, ls.owner, t);
+    return walk(ls.pos, ls.owner, ls.anchor, t);
 }
 
 // Apply-Lockset-Rules (TR §3.3): LS starts as {owner}; replay the list from pos
 // with the Figure 1 rules and stop as soon as t is in LS.
-bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
+bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, std::uint32_t anchor,
+                              ThreadId t) {
     if (++stamp_ == 0) { // wrapped: forget every old stamp
         for (auto& v : in_)
             std::fill(v.begin(), v.end(), 0);
@@ -154,6 +160,19 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, ThreadId t) {
     std::vector<std::uint32_t>& in_threads = in_[static_cast<std::size_t>(Namespace::thread)];
     add(in_threads, owner);
     in_generations_.clear(stamp_);
+    if (anchor != no_anchor) {
+        const Anchor& a = anchors_[anchor];
+        for (ThreadId u : a.threads)
+            add(in_threads, u);
+        for (ObjId m : a.locks)
+            add(in_[static_cast<std::size_t>(Namespace::lock)], m);
+        for (ObjId v : a.volatiles)
+            add(in_[static_cast<std::size_t>(Namespace::volatile_)], v);
+        for (std::uint32_t g : a.generations)
+            in_generations_.add(g);
+        if (t != no_object && in(in_threads, t))
+            return true;
+    }
     const std::uint64_t end = tail();
     for (std::uint64_t p = from; p < end; ++p) {
         const Cell& c = cells_[p - base_];
@@ -211,7 +230,8 @@ GoldilocksDetector::LocksetView GoldilocksDetector::write_lockset(ObjId var) {
     LocksetView out;
     if (var >= vars_.size() || !vars_[var].written || vars_[var].raced)
         return out;
-    walk(vars_[var].write.pos, vars_[var].write.owner, no_object); // t = none: no early exit
+    const Lockset& ls = vars_[var].write;
+    walk(ls.pos, ls.owner, ls.anchor, no_object); // t = none: no early exit
     auto members = [&](const std::vector<std::uint32_t>& s, std::vector<ObjId>& into) {
         for (std::size_t i = 0; i < s.size(); ++i)
             if (s[i] == stamp_)
@@ -238,7 +258,8 @@ void GoldilocksDetector::place(Lockset& ls, ThreadId t, const Event& e) {
         ls.alock = held.empty() ? no_object : held.back();
     }
     if (ls.owner != no_object)
-        unref(ls.pos);
+        release(ls);
+    ls.anchor = no_anchor;
     ls.pos = tail();
     ++refs_[ls.pos - base_];
     ls.owner = t;
@@ -247,6 +268,128 @@ void GoldilocksDetector::place(Lockset& ls, ThreadId t, const Event& e) {
 
 void GoldilocksDetector::unref(std::uint64_t pos) {
     --refs_[pos - base_];
+}
+
+void GoldilocksDetector::release(const Lockset& ls) {
+    unref(ls.pos);
+    if (ls.anchor != no_anchor && --anchors_[ls.anchor].refs == 0) {
+        Anchor& a = anchors_[ls.anchor];
+        for (auto [it, end] = anchor_index_.equal_range(a.hash); it != end; ++it)
+            if (it->second == ls.anchor) {
+                anchor_index_.erase(it);
+                break;
+            }
+        a = Anchor{};
+        free_anchors_.push_back(ls.anchor);
+    }
+}
+
+// Hash-consed: the locksets of variables left alone converge (every thread and lock that
+// synchronizes with them), so a catch-up evaluates and keeps each distinct set once.
+std::uint32_t GoldilocksDetector::intern(Anchor a) {
+    std::size_t h = 0x9E3779B97F4A7C15ull;
+    auto mix = [&](std::uint64_t x) { h = (h ^ x) * 0x100000001B3ull; };
+    for (ThreadId u : a.threads)
+        mix(u);
+    mix(~0ull);
+    for (ObjId m : a.locks)
+        mix(m);
+    mix(~0ull);
+    for (ObjId v : a.volatiles)
+        mix(v);
+    mix(~0ull);
+    for (std::uint32_t g : a.generations)
+        mix(g);
+    a.hash = h;
+    for (auto [it, end] = anchor_index_.equal_range(h); it != end; ++it) {
+        Anchor& b = anchors_[it->second];
+        if (b.threads == a.threads && b.locks == a.locks && b.volatiles == a.volatiles &&
+            b.generations == a.generations) {
+            ++b.refs;
+            return it->second;
+        }
+    }
+    a.refs = 1;
+    std::uint32_t id;
+    if (!free_anchors_.empty()) {
+        id = free_anchors_.back();
+        free_anchors_.pop_back();
+        anchors_[id] = std::move(a);
+    } else {
+        id = static_cast<std::uint32_t>(anchors_.size());
+        anchors_.push_back(std::move(a));
+    }
+    anchor_index_.emplace(h, id);
+    return id;
+}
+
+void GoldilocksDetector::catch_up() {
+    ++stats_.catch_ups;
+    const std::uint64_t end = tail();
+    const std::uint64_t cutoff = end - (end - head_) / 2;
+    const std::uint64_t walked_before = stats_.cells_walked;
+    // Locksets with one position and one starting set evaluate alike (an anchor holds its
+    // owner): one walk each.
+    struct Key {
+        std::uint64_t pos;
+        std::uint32_t anchor;
+        ThreadId owner; // only without an anchor
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const {
+            return static_cast<std::size_t>((k.pos * 0x9E3779B97F4A7C15ull) ^
+                                            (std::uint64_t{k.anchor} << 32) ^ k.owner);
+        }
+    };
+    std::unordered_map<Key, std::uint32_t, KeyHash> done;
+    std::uint64_t visited = 0;
+    auto move = [&](Lockset& ls) {
+        ++visited;
+        if (ls.owner == no_object || ls.pos >= cutoff)
+            return;
+        const Key k{ls.pos, ls.anchor, ls.anchor == no_anchor ? ls.owner : no_object};
+        auto [it, fresh] = done.try_emplace(k, no_anchor);
+        if (fresh) {
+            walk(ls.pos, ls.owner, ls.anchor, no_object);
+            Anchor a;
+            auto members = [&](const std::vector<std::uint32_t>& s, std::vector<ObjId>& into) {
+                for (std::size_t i = 0; i < s.size(); ++i)
+                    if (s[i] == stamp_)
+                        into.push_back(static_cast<ObjId>(i));
+            };
+            members(in_[static_cast<std::size_t>(Namespace::thread)], a.threads);
+            members(in_[static_cast<std::size_t>(Namespace::lock)], a.locks);
+            members(in_[static_cast<std::size_t>(Namespace::volatile_)], a.volatiles);
+            in_generations_.each([&](std::uint32_t g) {
+                if (generation_barrier_.count(g))
+                    a.generations.push_back(g);
+            });
+            std::sort(a.generations.begin(), a.generations.end());
+            it->second = intern(std::move(a));
+        } else {
+            ++anchors_[it->second].refs;
+        }
+        const std::uint32_t anchor = it->second;
+        release(ls);
+        ls.anchor = anchor;
+        ls.pos = end;
+        ++refs_[end - base_];
+        ++stats_.caught_up;
+    };
+    for (Var& v : vars_) {
+        if (v.raced)
+            continue;
+        if (v.written)
+            move(v.write);
+        for (Reader& r : v.readers)
+            move(r.ls);
+    }
+    collect();
+    // The next catch-up once the list has grown by a quarter of this one's work.
+    const std::uint64_t work = stats_.cells_walked - walked_before + visited;
+    stats_.catch_up_cells += stats_.cells_walked - walked_before;
+    catch_up_at_ = std::max(min_catch_up_, (tail() - head_) + work / 4);
 }
 
 // Garbage-Collect-Cells (TR Figure 3 line 21): every lockset's pos is at or after
@@ -268,9 +411,9 @@ void GoldilocksDetector::race(Var& v, const Event& e, const Lockset& with, Op wi
     // One race per variable (docs/traces.md): release its positions so they no longer pin the list.
     v.raced = true;
     if (v.written)
-        unref(v.write.pos);
+        release(v.write);
     for (const Reader& r : v.readers)
-        unref(r.ls.pos);
+        release(r.ls);
     v.readers.clear();
     v.readers.shrink_to_fit();
     collect();

@@ -36,7 +36,7 @@ void check_detector(const char* name, const RaceDetector& d,
         CHECK(d.races()[i - 1].access.event < d.races()[i].access.event);
 }
 
-void run(std::uint64_t seed, int count, const RandomTraceOptions& o, int* racy) {
+void run(std::uint64_t seed, int count, const RandomTraceOptions& o, int* racy, int* caught_up) {
     std::mt19937_64 rng(seed);
     for (int i = 0; i < count; ++i) {
         std::string trace = random_trace(rng, o);
@@ -45,8 +45,9 @@ void run(std::uint64_t seed, int count, const RandomTraceOptions& o, int* racy) 
         HbDetector hb;
         FastTrackDetector ft;
         GoldilocksDetector gl;
+        GoldilocksDetector eager(2 + static_cast<std::uint64_t>(i % 5)); // catch-ups all along
         Fanout all;
-        all.add(col), all.add(hb), all.add(ft), all.add(gl);
+        all.add(col), all.add(hb), all.add(ft), all.add(gl), all.add(eager);
         TraceResult res = read_trace_text(trace, "random.std", syms, all);
         INFO(trace);
         REQUIRE_MESSAGE(res.ok(), res.error->to_string());
@@ -57,6 +58,9 @@ void run(std::uint64_t seed, int count, const RandomTraceOptions& o, int* racy) 
         check_detector("hb", hb, want, col.events, trace);
         check_detector("fasttrack", ft, want, col.events, trace);
         check_detector("goldilocks", gl, want, col.events, trace);
+        check_detector("goldilocks with catch-ups", eager, want, col.events, trace);
+        if (eager.stats().catch_ups > 0)
+            ++*caught_up;
     }
 }
 
@@ -135,16 +139,18 @@ TEST_CASE("random traces: hb reports exactly what DJIT+ without shortcuts report
 }
 
 TEST_CASE("random traces: hb = fasttrack = goldilocks = oracle (10,000 traces)") {
-    int racy = 0;
+    // Goldilocks twice: as configured, and catching up every few cells (docs/traces.md).
+    int racy = 0, caught_up = 0;
     // Small and dense: races are common, and so are near misses through sync.
-    run(1, 3000, {4, 2, 2, 2, 1, 30, 0}, &racy);
+    run(1, 3000, {4, 2, 2, 2, 1, 30, 0}, &racy, &caught_up);
     // More threads and objects, longer traces.
-    run(2, 2000, {6, 3, 2, 2, 2, 60, 0}, &racy);
+    run(2, 2000, {6, 3, 2, 2, 2, 60, 0}, &racy, &caught_up);
     // Mostly lock-disciplined accesses: long happens-before chains through locks.
-    run(3, 3000, {5, 3, 2, 1, 1, 60, 95}, &racy);
+    run(3, 3000, {5, 3, 2, 1, 1, 60, 95}, &racy, &caught_up);
     // Many threads, few variables: fork/join sets, threads with no events.
-    run(4, 2000, {10, 2, 1, 1, 1, 120, 50}, &racy);
-    MESSAGE("racy traces: " << racy);
+    run(4, 2000, {10, 2, 1, 1, 1, 120, 50}, &racy, &caught_up);
+    MESSAGE("racy traces: " << racy << ", with catch-ups: " << caught_up);
     CHECK(racy > 1000);
     CHECK(racy < 9000);
+    CHECK(caught_up > 9000);
 }

@@ -12,6 +12,7 @@
 #include "sfg/runtime/lock_holders.hpp"
 #include "sfg/runtime/report.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -20,14 +21,22 @@ namespace sfg {
 
 class GoldilocksDetector : public RaceDetector {
 public:
+    // A catch-up runs once the list holds min_catch_up cells or more (tests make it tiny).
+    explicit GoldilocksDetector(std::uint64_t min_catch_up = 1u << 15)
+        : min_catch_up_(std::max<std::uint64_t>(min_catch_up, 2)), catch_up_at_(min_catch_up_) {}
+
     void on_event(const Event& e, const Symbols& syms) override;
 
     // Cells of the sync-event list still reachable (after garbage collection): for tests and
     // the memory benchmark.
     std::size_t live_cells() const { return static_cast<std::size_t>(tail() - head_); }
-    // How often each path decided an access (thread-local / alock short-circuits, list walks).
+    // Explicit locksets held (catch-ups' results, shared by the locksets that reached them).
+    std::size_t live_anchors() const { return anchors_.size() - free_anchors_.size(); }
+    // How often each path decided an access (thread-local / alock short-circuits, list walks),
+    // and the catch-ups that moved old locksets to the list's end.
     struct Stats {
         std::uint64_t owner_hits = 0, alock_hits = 0, walks = 0, cells_walked = 0;
+        std::uint64_t catch_ups = 0, caught_up = 0, catch_up_cells = 0;
     };
     const Stats& stats() const { return stats_; }
 
@@ -73,12 +82,23 @@ private:
         std::uint32_t stamp_ = 0;
         std::size_t size_ = 0;
     };
-    // One lazily evaluated lockset: LS = {owner} at position `pos`, plus the list since then.
+    static constexpr std::uint32_t no_anchor = ~std::uint32_t{0};
+    // One lazily evaluated lockset: LS = {owner} (or the anchor's set, which holds the owner) at
+    // position `pos`, plus the list since then.
     struct Lockset {
         std::uint64_t pos = 0;
         ThreadId owner = no_object;
-        ObjId alock = no_object; // a lock the owner held at its access, or none
-        Site site;               // the owner's access
+        ObjId alock = no_object;          // a lock the owner held at its access, or none
+        std::uint32_t anchor = no_anchor; // an explicit lockset at pos (a catch-up's result)
+        Site site;                        // the owner's access
+    };
+    // A lockset evaluated in full at some position, shared by every lockset that reached it.
+    struct Anchor {
+        std::vector<ThreadId> threads;
+        std::vector<ObjId> locks, volatiles;
+        std::vector<std::uint32_t> generations; // live ones only: a finished one orders nothing
+        std::uint32_t refs = 0;
+        std::size_t hash = 0;
     };
     struct Reader {
         ThreadId thread;
@@ -92,11 +112,18 @@ private:
     };
 
     std::uint64_t tail() const { return base_ + cells_.size(); }
+    void append(ThreadId t, Op op, ObjId target);
     bool ordered(const Lockset& ls, ThreadId t);
-    bool walk(std::uint64_t from, ThreadId owner, ThreadId t);
+    bool walk(std::uint64_t from, ThreadId owner, std::uint32_t anchor, ThreadId t);
     void place(Lockset& ls, ThreadId t, const Event& e);
+    void release(const Lockset& ls); // its position and anchor no longer pin anything
     void unref(std::uint64_t pos);
     void collect();
+    // The periodic eager catch-up: every lockset positioned in the older half of a long list is
+    // evaluated to the list's end and re-anchored there, so that variables never accessed again
+    // do not pin the list (docs/traces.md, "goldilocks").
+    void catch_up();
+    std::uint32_t intern(Anchor a);
     void race(Var& v, const Event& e, const Lockset& with, Op with_op);
 
     const Symbols* syms_ = nullptr;
@@ -114,7 +141,14 @@ private:
     std::uint32_t stamp_ = 0;
     // Barrier generations (docs/traces.md): the cells of benter and bexit name them.
     BarrierGenerations generations_;
-    std::unordered_map<std::uint32_t, ObjId> generation_barrier_; // for write_lockset
+    std::unordered_map<std::uint32_t, ObjId> generation_barrier_; // live generations' barriers
+    std::vector<Anchor> anchors_;
+    std::vector<std::uint32_t> free_anchors_;
+    std::unordered_multimap<std::size_t, std::uint32_t> anchor_index_; // by hash
+    // The list's length that triggers a catch-up: at least min_catch_up_, and more after a
+    // costly one, so that catching up costs a few steps per cell appended.
+    std::uint64_t min_catch_up_;
+    std::uint64_t catch_up_at_;
     Stats stats_;
 };
 
