@@ -13,6 +13,17 @@ void FastTrackDetector::race(Var& v, const Event& e, ThreadId with_thread, Op wi
     races_.push_back({e.target, AccessRef::of(e), AccessRef::of(with, with_thread, with_op)});
 }
 
+const FastTrackDetector::Slot* FastTrackDetector::latest_racing_read(const std::vector<Slot>& reads,
+                                                                     const VectorClock& now,
+                                                                     std::uint32_t me) const {
+    const Slot* best = nullptr;
+    for (std::size_t u = 0; u < reads.size(); ++u)
+        if (u != me && reads[u].clock > now.get(static_cast<std::uint32_t>(u)) &&
+            (!best || reads[u].site.event > best->site.event))
+            best = &reads[u];
+    return best;
+}
+
 void FastTrackDetector::on_event(const Event& e, const Symbols& syms) {
     if (!is_memory(e.op)) {
         clocks_.on_sync(e, syms);
@@ -24,25 +35,28 @@ void FastTrackDetector::on_event(const Event& e, const Symbols& syms) {
     if (v.raced)
         return;
     const ThreadId t = e.thread;
+    const std::uint32_t me = clocks_.slot(t);
     const VectorClock& c = clocks_.clock(t);
-    const Clock now = c.get(t);
+    const Clock now = c.get(me);
     // Write epochs of an un-raced variable are totally ordered, so the last write stands for
-    // all earlier ones (FastTrack §3).
-    const bool write_ordered = v.write.clock <= c.get(v.write.thread);
+    // all earlier ones (FastTrack §3). A slot's next thread starts above its last thread's
+    // epochs, so an epoch compares by its slot alone.
+    const bool write_ordered = v.write.clock <= c.get(v.write.slot);
 
     if (e.op == Op::read) {
-        if (v.shared == none ? (v.read.clock == now && v.read.thread == t)
-                             : (t < shared_[v.shared].size() && shared_[v.shared][t].clock == now))
+        if (v.shared == none
+                ? (v.read.clock == now && v.read.slot == me)
+                : (me < shared_[v.shared].size() && shared_[v.shared][me].clock == now))
             return; // [read same epoch]
         if (!write_ordered)
             return race(v, e, v.write.thread, Op::write, v.write.site); // write-read race
         if (v.shared != none) {                                         // [read shared]
             auto& rv = shared_[v.shared];
-            if (rv.size() <= t)
-                rv.resize(t + 1);
-            rv[t] = {now, Site::of(e)};
-        } else if (v.read.clock <= c.get(v.read.thread)) { // [read exclusive]
-            v.read = {now, t, Site::of(e)};
+            if (rv.size() <= me)
+                rv.resize(me + 1);
+            rv[me] = {now, t, Site::of(e)};
+        } else if (v.read.clock <= c.get(v.read.slot)) { // [read exclusive]
+            v.read = {now, me, t, Site::of(e)};
         } else { // [read share]: two concurrent reads
             std::uint32_t i;
             if (!free_.empty()) {
@@ -53,33 +67,32 @@ void FastTrackDetector::on_event(const Event& e, const Symbols& syms) {
                 shared_.emplace_back();
             }
             auto& rv = shared_[i];
-            rv.resize(std::max<std::size_t>(t, v.read.thread) + 1);
-            rv[v.read.thread] = {v.read.clock, v.read.site};
-            rv[t] = {now, Site::of(e)};
+            rv.resize(std::max(me, v.read.slot) + 1);
+            rv[v.read.slot] = {v.read.clock, v.read.thread, v.read.site};
+            rv[me] = {now, t, Site::of(e)};
             v.shared = i;
         }
         return;
     }
 
     // Write.
-    if (v.write.clock == now && v.write.thread == t)
+    if (v.write.clock == now && v.write.slot == me)
         return; // [write same epoch]
     if (!write_ordered)
         return race(v, e, v.write.thread, Op::write, v.write.site); // write-write race
     if (v.shared == none) {
-        if (v.read.clock > c.get(v.read.thread)) // [write exclusive]
+        if (v.read.clock > c.get(v.read.slot)) // [write exclusive]
             return race(v, e, v.read.thread, Op::read, v.read.site);
     } else { // [write shared]: every read since the last write must be ordered before this
         auto& rv = shared_[v.shared];
-        for (std::size_t u = 0; u < rv.size(); ++u)
-            if (rv[u].clock > c.get(static_cast<ThreadId>(u)))
-                return race(v, e, static_cast<ThreadId>(u), Op::read, rv[u].site);
+        if (const Slot* r = latest_racing_read(rv, c, me))
+            return race(v, e, r->thread, Op::read, r->site);
         rv.clear();
         free_.push_back(v.shared);
         v.shared = none;
         v.read = {};
     }
-    v.write = {now, t, Site::of(e)};
+    v.write = {now, me, t, Site::of(e)};
 }
 
 } // namespace sfg

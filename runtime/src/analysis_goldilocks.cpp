@@ -72,9 +72,14 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
         append(t, e.op, g);
         return;
     }
+    case Op::fork:
+        for (ThreadId u : syms.thread_sets[e.target]) {
+            ensure(forks_, u, Fork{no_object, 0});
+            forks_[u] = {t, tail()};
+        }
+        break;
     case Op::vol_read:
     case Op::vol_write:
-    case Op::fork:
     case Op::join:
         break;
     default:
@@ -158,12 +163,23 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, std::uint32_t 
         s[id] = stamp_;
     };
     std::vector<std::uint32_t>& in_threads = in_[static_cast<std::size_t>(Namespace::thread)];
-    add(in_threads, owner);
+    // LS only grows along a walk, so once t's forker is in LS before t's fork cell, rule 6 puts
+    // t in at that cell: the walk may stop there (a pool's worker needs only to see its forker
+    // join the last owner, not every task since).
+    const Fork fork = t < forks_.size() && forks_[t].pos >= from ? forks_[t] : Fork{no_object, 0};
+    std::uint64_t p = from;
+    auto add_thread = [&](ThreadId u) {
+        add(in_threads, u);
+        return u == fork.forker && p <= fork.pos;
+    };
+    if (add_thread(owner))
+        return true;
     in_generations_.clear(stamp_);
     if (anchor != no_anchor) {
         const Anchor& a = anchors_[anchor];
         for (ThreadId u : a.threads)
-            add(in_threads, u);
+            if (add_thread(u))
+                return true;
         for (ObjId m : a.locks)
             add(in_[static_cast<std::size_t>(Namespace::lock)], m);
         for (ObjId v : a.volatiles)
@@ -174,7 +190,7 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, std::uint32_t 
             return true;
     }
     const std::uint64_t end = tail();
-    for (std::uint64_t p = from; p < end; ++p) {
+    for (; p < end; ++p) {
         const Cell& c = cells_[p - base_];
         ++stats_.cells_walked;
         bool gained = false; // c.thread entered LS
@@ -202,9 +218,8 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, std::uint32_t 
         case Op::fork: // rule 6, for every forked thread
             if (in(in_threads, c.thread))
                 for (ThreadId u : syms_->thread_sets[c.target]) {
-                    if (u == t)
+                    if (u == t || add_thread(u))
                         return true;
-                    add(in_threads, u);
                 }
             break;
         case Op::join: // rule 7: any joined thread in LS brings in the joiner
@@ -217,11 +232,8 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, std::uint32_t 
         default:
             break;
         }
-        if (gained) {
-            if (c.thread == t)
-                return true;
-            add(in_threads, c.thread);
-        }
+        if (gained && (c.thread == t || add_thread(c.thread)))
+            return true;
     }
     return false;
 }

@@ -3,39 +3,53 @@
 namespace sfg {
 
 VectorClock& ConflictFreedom::clock(ThreadId t) {
-    while (clocks_.size() <= t) {
-        clocks_.emplace_back();
-        clocks_.back().set(static_cast<ThreadId>(clocks_.size() - 1), 1); // inc_t(c0)
+    const ThreadSlots::Slot s = slots_.get(t);
+    if (clocks_.size() <= s) {
+        clocks_.resize(s + 1);
+        clocks_[s].set(s, 1); // inc_t(c0)
     }
-    return clocks_[t];
+    return clocks_[s];
 }
 
 void ConflictFreedom::begin(ThreadId t, Block b) {
     // Ticking keeps clocks monotone; resetting to inc_t(c0) as printed in Figure 4 forgets that
     // t's earlier components were already passed to threads of earlier blocks.
-    clock(t).tick(t);
+    clock(t).tick(slots_.get(t));
     blocks_.try_emplace(b);
 }
 
 void ConflictFreedom::fork(ThreadId t, std::span<const ThreadId> children) {
+    clock(t);
+    const ThreadSlots::Slot p = slots_.get(t);
     for (ThreadId u : children) {
-        clock(u), clock(t); // both exist before references are taken
-        clocks_[u] = clocks_[t];
-        clocks_[u].tick(u); // C(u) := inc_u(C(t))
+        const ThreadSlots::Taken k = slots_.fork(u, clocks_[p]);
+        if (clocks_.size() <= k.slot)
+            clocks_.resize(k.slot + 1);
+        if (k.previous != no_object)
+            retired_.keep(k.previous, clocks_[k.slot]);
+        clocks_[k.slot] = clocks_[p];
+        clocks_[k.slot].tick(k.slot); // C(u) := inc_u(C(t))
     }
-    clock(t).tick(t); // C(t) := inc_t(C(t))
+    clocks_[p].tick(p); // C(t) := inc_t(C(t))
 }
 
 void ConflictFreedom::join(ThreadId t, std::span<const ThreadId> joined) {
     for (ThreadId u : joined) {
-        clock(u), clock(t);
-        clocks_[t].acquire(clocks_[u]);
+        if (!slots_.has(u))
+            if (auto final_clock = retired_.find(u)) {
+                clock(t).acquire(*final_clock); // a second join
+                continue;
+            }
+        clock(u), clock(t); // both exist before references are taken
+        const ThreadSlots::Slot s = slots_.get(u);
+        clocks_[slots_.get(t)].acquire(clocks_[s]);
+        slots_.joined(u, clocks_[s].get(s));
     }
 }
 
 void ConflictFreedom::barrier_enter(ThreadId t, std::uint64_t generation) {
     clock(t).release(barriers_[generation]);
-    clock(t).tick(t); // what t does next is not before the other departures
+    clock(t).tick(slots_.get(t)); // what t does next is not before the other departures
 }
 
 void ConflictFreedom::barrier_exit(ThreadId t, std::uint64_t generation, bool last_of_generation) {
@@ -65,7 +79,8 @@ std::optional<AccessRef> ConflictFreedom::access(Block b, Access a, std::uint64_
     // stands for all (CF READ, CF WRITE, CF ACQUIRE).
     if (o.write.clock && !ordered(o.write, now))
         return fail(o.write.event);
-    const Epoch mine{now.get(t), AccessRef::of(e)};
+    const ThreadSlots::Slot me = slots_.get(t);
+    const Epoch mine{now.get(me), me, AccessRef::of(e)};
     if (a == Access::read) {
         for (Epoch& r : o.reads)
             if (r.event.thread == t) {

@@ -605,11 +605,10 @@ struct Engine {
         }
 
         // With the report of docs/traces.md's `hb` (analysis_hb.cpp): at the first
-        // racy event j of x, by thread t, the first thread u (by id) whose last
-        // write (then, for a write, whose last read) of x before j does not happen
-        // before j, i.e. t is not in its After within the prefix (Lemma 3.1); the
-        // event named is the vector-clock detector's: u's first such access since
-        // u's last snd before that one (its epoch).
+        // racy event j of x, by thread t, among the threads u whose last write (then, for a
+        // write, whose last read) of x before j does not happen before j, i.e. t is not in its
+        // After within the prefix (Lemma 3.1), the latest of the accesses the vector-clock
+        // detector keeps: u's first such access since u's last snd before that one (its epoch).
         AccessRef with_event(ObjId x, std::uint64_t p, ThreadId t, Op op) const {
             std::vector<std::pair<ThreadId, Access>> rd,
                 wr; // last accesses of x before p
@@ -643,6 +642,8 @@ struct Engine {
                 if (kind == 1 && op != Op::write)
                     break;
                 const auto& acc = kind == 0 ? wr : rd;
+                std::uint64_t latest = none;
+                ThreadId who = no_object;
                 for (const auto& [u, a] : acc) {
                     if (u == t || contains(a.set, t))
                         continue;
@@ -662,9 +663,14 @@ struct Engine {
                             break;
                         }
                     }
-                    return {first + 1, u, kind == 0 ? Op::write : Op::read, 0,
-                            slp.location_of(first + 1)};
+                    if (latest == none || first > latest) {
+                        latest = first;
+                        who = u;
+                    }
                 }
+                if (latest != none)
+                    return {latest + 1, who, kind == 0 ? Op::write : Op::read, 0,
+                            slp.location_of(latest + 1)};
             }
             return {}; // unreachable for a racy event
         }

@@ -175,21 +175,43 @@ public:
     // `set` must hold distinct threads; it is sorted in place.
     std::uint32_t id(std::vector<ThreadId>& set) {
         for (; known_ < syms_.thread_sets.size(); ++known_) // sets interned by others
-            ids_.emplace(syms_.thread_sets[known_], static_cast<std::uint32_t>(known_));
+            remember(syms_.thread_sets[known_], static_cast<std::uint32_t>(known_));
+        if (set.size() == 1) { // fork(u) and join(u): most sets, one per short-lived thread
+            const ThreadId u = set[0];
+            if (u < single_.size() && single_[u] != no_object)
+                return single_[u];
+            const auto id = static_cast<std::uint32_t>(syms_.thread_sets.size());
+            syms_.thread_sets.push_back(set);
+            remember(set, id);
+            ++known_;
+            return id;
+        }
         std::sort(set.begin(), set.end());
         auto it = ids_.find(set);
         if (it != ids_.end())
             return it->second;
         auto id = static_cast<std::uint32_t>(syms_.thread_sets.size());
         syms_.thread_sets.push_back(set);
-        ids_.emplace(set, id);
+        remember(set, id);
         ++known_;
         return id;
     }
 
 private:
+    void remember(const std::vector<ThreadId>& set, std::uint32_t id) {
+        if (set.size() != 1) {
+            ids_.emplace(set, id);
+            return;
+        }
+        if (single_.size() <= set[0])
+            single_.resize(set[0] + 1, no_object);
+        if (single_[set[0]] == no_object) // the first of equal sets, as the map keeps it
+            single_[set[0]] = id;
+    }
+
     Symbols& syms_;
-    std::map<std::vector<ThreadId>, std::uint32_t> ids_;
+    std::map<std::vector<ThreadId>, std::uint32_t> ids_; // sets of two threads or more
+    std::vector<std::uint32_t> single_;                  // by thread: the set of it alone
     std::size_t known_ = 0;
 };
 

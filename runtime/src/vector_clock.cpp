@@ -26,4 +26,10 @@ void VectorClock::acquire(const VectorClock& sync) {
     join_max(c_.data(), sync.c_.data(), sync.c_.size());
 }
 
+void VectorClock::acquire(std::span<const Clock> sync) {
+    grow(sync.size());
+    for (std::size_t i = 0; i < sync.size(); ++i)
+        c_[i] = std::max(c_[i], sync[i]);
+}
+
 } // namespace sfg

@@ -64,9 +64,10 @@ void run(std::uint64_t seed, int count, const RandomTraceOptions& o, int* racy, 
     }
 }
 
-// DJIT+ with nothing skipped: every access scans every thread's last read and write. hb
-// shortcuts those scans when it can show they find nothing; its reports must be these exactly
-// (the same racing access, not just one of the valid ones).
+// DJIT+ with nothing skipped: every access scans every thread's last read and write, each kept
+// per thread (not per slot) with the slot its clock was taken in. hb shortcuts those scans when it
+// can show they find nothing, and keeps one access per slot; its reports must be these exactly
+// (the same racing access, the latest, a write before a read; docs/traces.md).
 class PlainDjit : public RaceDetector {
 public:
     void on_event(const Event& e, const Symbols& syms) override {
@@ -76,30 +77,38 @@ public:
         if (v.raced)
             return;
         const VectorClock& c = clocks_.clock(e.thread);
-        auto scan = [&](std::map<ThreadId, std::pair<Clock, Event>>& last, Op op) {
-            for (const auto& [u, access] : last)
-                if (u != e.thread && access.first > c.get(u)) {
-                    v.raced = true;
-                    races_.push_back({e.target,
-                                      AccessRef::of(e),
-                                      {access.second.number, u, op, access.second.line,
-                                       access.second.location}});
-                    return true;
-                }
-            return false;
+        auto scan = [&](std::map<ThreadId, Access>& last, Op op) {
+            const std::pair<const ThreadId, Access>* best = nullptr;
+            for (const auto& entry : last)
+                if (entry.first != e.thread && entry.second.clock > c.get(entry.second.slot) &&
+                    (!best || entry.second.event.number > best->second.event.number))
+                    best = &entry;
+            if (!best)
+                return false;
+            const Event& a = best->second.event;
+            v.raced = true;
+            races_.push_back(
+                {e.target, AccessRef::of(e), {a.number, best->first, op, a.line, a.location}});
+            return true;
         };
         if (scan(v.writes, Op::write) || (e.op == Op::write && scan(v.reads, Op::read)))
             return;
         auto& mine = e.op == Op::write ? v.writes : v.reads;
         // The same epoch keeps the first access of it (as hb does).
-        if (auto it = mine.find(e.thread); it == mine.end() || it->second.first != c.get(e.thread))
-            mine[e.thread] = {c.get(e.thread), e};
+        const Clock now = clocks_.epoch(e.thread);
+        if (auto it = mine.find(e.thread); it == mine.end() || it->second.clock != now)
+            mine[e.thread] = {now, clocks_.slot(e.thread), e};
     }
 
 private:
+    struct Access {
+        Clock clock;
+        std::uint32_t slot;
+        Event event;
+    };
     struct Var {
         bool raced = false;
-        std::map<ThreadId, std::pair<Clock, Event>> reads, writes;
+        std::map<ThreadId, Access> reads, writes;
     };
     SyncClocks clocks_;
     std::map<ObjId, Var> vars_;

@@ -142,6 +142,12 @@ private:
     // Barrier generations (docs/traces.md): the cells of benter and bexit name them.
     BarrierGenerations generations_;
     std::unordered_map<std::uint32_t, ObjId> generation_barrier_; // live generations' barriers
+    // Who forked each thread, and the position of that fork's cell (walk's early stop).
+    struct Fork {
+        ThreadId forker;
+        std::uint64_t pos;
+    };
+    std::vector<Fork> forks_;
     std::vector<Anchor> anchors_;
     std::vector<std::uint32_t> free_anchors_;
     std::unordered_multimap<std::size_t, std::uint32_t> anchor_index_; // by hash

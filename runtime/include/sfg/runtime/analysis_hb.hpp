@@ -14,8 +14,10 @@ public:
     void on_event(const Event& e, const Symbols& syms) override;
 
 private:
+    // A thread's last access, kept under the thread's slot (sync_clocks.hpp), with the thread.
     struct Slot {
         Clock clock = 0;
+        ThreadId thread = no_object;
         Site site;
     };
     struct Var {
@@ -26,10 +28,11 @@ private:
         // recorded since is ordered before the last of them (last_reader's). Ordered before
         // those, an access is ordered before all.
         bool reads_chained = true;
-        ThreadId last_writer = no_object, last_reader = no_object; // none since the last write
-        std::vector<Slot> reads, writes;                           // by thread
+        std::uint32_t last_writer = no_object, last_reader = no_object; // slots; none since the
+                                                                        // last write
+        std::vector<Slot> reads, writes;                                // by slot
     };
-    void race(Var& v, const Event& e, ThreadId with_thread, Op with_op, const Slot& with);
+    void race(Var& v, const Event& e, Op with_op, const Slot& with);
 
     SyncClocks clocks_;
     std::vector<Var> vars_;

@@ -12,10 +12,12 @@
 //   an acquire against the last release only, which misses nothing when the locks taken in a block
 //   are released in it, as the paper assumes);
 // - barriers order a generation's arrivals before its departures;
-// - a block's state is freed when no thread is in it any more, or at its first conflict.
+// - a block's state is freed when no thread is in it any more, or at its first conflict;
+// - clocks are indexed by thread slots (thread_slots.hpp), which joined threads give back.
 #pragma once
 
 #include "sfg/runtime/report.hpp"
+#include "sfg/runtime/thread_slots.hpp"
 #include "sfg/runtime/vector_clock.hpp"
 
 #include <cstdint>
@@ -52,11 +54,12 @@ public:
     void close(Block b) { blocks_.erase(b); }
 
     std::size_t live_blocks() const { return blocks_.size(); }
-    std::size_t threads() const { return clocks_.size(); }
+    std::size_t slots() const { return slots_.size(); }
 
 private:
     struct Epoch {
         Clock clock = 0; // 0: none
+        std::uint32_t slot = 0;
         AccessRef event;
     };
     struct Object {
@@ -70,10 +73,13 @@ private:
 
     VectorClock& clock(ThreadId t);
     bool ordered(const Epoch& p, const VectorClock& now) const {
-        return p.clock <= now.get(p.event.thread);
+        return p.clock <= now.get(p.slot);
     }
 
-    std::vector<VectorClock> clocks_;                         // C
+    ThreadSlots slots_;
+    std::vector<VectorClock> clocks_; // C, by slot
+    // The final clock of a joined thread whose slot went to another thread, for a second join.
+    RetiredClocks retired_;
     std::unordered_map<Block, BlockState> blocks_;            // R, W, U by block
     std::unordered_map<std::uint64_t, VectorClock> barriers_; // arrivals of open generations
 };

@@ -5,6 +5,7 @@
 #include "sfg/runtime/op.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -16,9 +17,22 @@ using ThreadId = std::uint32_t;
 using ObjId = std::uint32_t;
 inline constexpr ObjId no_object = ~ObjId{0};
 
-// Interns names of one namespace to dense ids 0, 1, 2, ...
+// Interns names of one namespace to dense ids 0, 1, 2, ... Each name is stored once (the index
+// refers to it): a trace may have a name per thread, and many threads.
 class SymbolTable {
 public:
+    SymbolTable() = default;
+    SymbolTable(const SymbolTable& o) : names_(o.names_) { reindex(); }
+    SymbolTable& operator=(const SymbolTable& o) {
+        if (this != &o) {
+            names_ = o.names_;
+            reindex();
+        }
+        return *this;
+    }
+    SymbolTable(SymbolTable&&) noexcept = default; // a deque's elements stay where they are
+    SymbolTable& operator=(SymbolTable&&) noexcept = default;
+
     std::uint32_t intern(std::string_view name);
     // The id of a name, or no_object when it was never interned.
     std::uint32_t find(std::string_view name) const;
@@ -26,8 +40,11 @@ public:
     std::uint32_t size() const { return static_cast<std::uint32_t>(names_.size()); }
 
 private:
-    std::vector<std::string> names_;
-    std::unordered_map<std::string, std::uint32_t> ids_;
+    void reindex();
+    std::uint32_t* slot(std::string_view name); // the index's slot of name, or the empty one
+    std::deque<std::string> names_;             // stable: the index views them
+    // Open addressing over ids (no_object: empty), at most half full: no allocation per name.
+    std::vector<std::uint32_t> index_ = std::vector<std::uint32_t>(16, no_object);
 };
 
 // Names behind the ids in events. Each object kind has its own namespace.

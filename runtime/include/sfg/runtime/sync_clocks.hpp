@@ -2,10 +2,12 @@
 // program order; rel(m) before later acq(m); vw(v) before later vr(v); a barrier generation's
 // benter(b) before its bexit(b) (barrier_generations.hpp); fork of u before u's events; u's events
 // before a join of u. Shared by the vector-clock detectors (hb, fasttrack), which differ only in
-// what they keep per variable.
+// what they keep per variable. Clocks are indexed by thread *slots* (thread_slots.hpp): a joined
+// thread's slot goes to a later thread, so their width follows the threads alive at once.
 #pragma once
 
 #include "sfg/runtime/barrier_generations.hpp"
+#include "sfg/runtime/thread_slots.hpp"
 #include "sfg/runtime/vector_clock.hpp"
 
 #include <unordered_map>
@@ -16,22 +18,31 @@ namespace sfg {
 
 class SyncClocks {
 public:
+    using Slot = ThreadSlots::Slot;
+
     // Applies one explicit sync event; memory, begin/end and implicit events change nothing.
     void on_sync(const Event& e, const Symbols& syms);
 
-    // C_t; a thread's own component starts at 1, so epoch 0 means "no access".
+    // The slot of thread t: its component in every clock, and the index detectors keep t's
+    // per-variable state under (with t itself, for reports: a slot changes hands).
+    Slot slot(ThreadId t) { return slots_.get(t); }
+    // C_t, indexed by slot; a thread's own component starts above its slot's last thread's, so
+    // epoch 0 means "no access".
     const VectorClock& clock(ThreadId t) { return thread(t); }
-    Clock epoch(ThreadId t) { return thread(t).get(t); }
+    Clock epoch(ThreadId t) { return thread(t).get(slot(t)); }
 
-    std::size_t threads() const { return threads_.size(); }
+    // Slots ever used (the clocks' width), and threads whose slot went to another thread.
+    std::size_t slots() const { return slots_.size(); }
+    std::size_t retired() const { return retired_.size(); }
 
 private:
     VectorClock& thread(ThreadId t) {
-        while (threads_.size() <= t) {
-            threads_.emplace_back();
-            threads_.back().set(static_cast<ThreadId>(threads_.size() - 1), 1);
+        const Slot s = slots_.get(t);
+        if (threads_.size() <= s) {
+            threads_.resize(s + 1);
+            threads_[s].set(s, 1);
         }
-        return threads_[t];
+        return threads_[s];
     }
     static VectorClock& object(std::vector<VectorClock>& v, ObjId id) {
         if (v.size() <= id)
@@ -39,7 +50,10 @@ private:
         return v[id];
     }
 
-    std::vector<VectorClock> threads_;
+    ThreadSlots slots_;
+    std::vector<VectorClock> threads_; // by slot
+    // The final clock of a joined thread whose slot went to another thread, for a second join.
+    RetiredClocks retired_;
     // L_o of each lock and volatile o, by its op's Namespace.
     std::vector<VectorClock> objects_[namespace_count];
     // A barrier's clock is per generation, kept while departures from it may come.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace sfg {
@@ -33,9 +34,12 @@ public:
     }
     // rcv (acq, vr, bexit, join, a child's start): learn everything `sync` has seen.
     void acquire(const VectorClock& sync);
+    void acquire(std::span<const Clock> sync); // a clock kept as its components
     // snd (rel, vw, benter, fork): `sync` learns everything this clock has seen. Joining, not
     // storing: every earlier snd is ordered before every later rcv (docs/traces.md).
     void release(VectorClock& sync) const { sync.acquire(*this); }
+
+    std::span<const Clock> components() const { return c_; }
 
     // this ⊑ other
     bool happens_before(const VectorClock& other) const {
