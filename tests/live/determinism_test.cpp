@@ -25,9 +25,14 @@
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
+#include <type_traits>
 #include <unistd.h>
 
 using namespace sfg::testing;
+
+static_assert(!std::is_copy_constructible_v<sfg::deterministic> &&
+              !std::is_move_constructible_v<sfg::deterministic> &&
+              !std::is_copy_assignable_v<sfg::deterministic>);
 
 namespace {
 
