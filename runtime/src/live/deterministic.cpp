@@ -58,7 +58,6 @@ std::optional<finding> record_block(Op op, const sfg::source_location* where, bo
         }
         // The session has closed meanwhile: reported below.
     }
-    std::optional<finding> out;
     {
         event_lock lock;
         session_impl* s = global().current;
