@@ -282,6 +282,89 @@ TEST_CASE("live: races under load replay to the same findings in the same order"
     std::filesystem::remove(path);
 }
 
+TEST_CASE("live: deterministic blocks under load replay to the same findings in the same order") {
+    // Workers each run blocks that fork two children (docs/determinism.md): some children touch
+    // a variable of the block's both, a conflict; the blocks' reads and writes of `shared` meet
+    // other workers' blocks, cycles or not as the schedule has it. Whatever was found live, in
+    // event order, is what singletrack (and hb) find on the recorded trace.
+    constexpr int workers = 6;
+    const int rounds = static_cast<int>(std::clamp<std::uint64_t>(stress_events() / 500, 10, 60));
+    sfg::session_options o = collect_all();
+    o.analyses = "singletrack,hb";
+    const std::string path =
+        (std::filesystem::temp_directory_path() / scratch_name("sfg_live_blocks")).string();
+    o.trace_path = path;
+    std::vector<sfg::finding> live;
+    {
+        sfg::session s(o);
+        sfg::mutex m("m");
+        sfg::shared<int> total("total", 0), common("shared", 0);
+        std::vector<std::unique_ptr<sfg::shared<int>>> own;
+        for (int i = 0; i < workers * 2; ++i)
+            own.push_back(std::make_unique<sfg::shared<int>>("own" + std::to_string(i), 0));
+        sfg::thread_group g;
+        for (int t = 0; t < workers; ++t)
+            g.add("w" + std::to_string(t), [&, t] {
+                for (int r = 0; r < rounds; ++r) {
+                    const std::string name = "w" + std::to_string(t) + "r" + std::to_string(r);
+                    sfg::deterministic block;
+                    const int seen = common;
+                    {
+                        auto& mine = *own[static_cast<std::size_t>(2 * t)];
+                        auto& other = *own[static_cast<std::size_t>(2 * t + (r % 5 == 2 ? 0 : 1))];
+                        sfg::thread a(name + "a", [&] { mine = mine + 1; });
+                        sfg::thread b(name + "b", [&] { other = other + 1; }); // r % 5 == 2: mine
+                    }
+                    {
+                        std::lock_guard l(m);
+                        total = total + 1;
+                    }
+                    if (r % 3 == 0)
+                        common = seen + 1;
+                }
+            });
+        g.start();
+        g.join();
+        live = s.findings();
+        CHECK(total == workers * rounds);
+    }
+    // Every block whose children shared their variable has its conflict.
+    std::size_t conflicts = 0;
+    for (const sfg::finding& f : live) {
+        CHECK((f.analysis == "singletrack" || f.analysis == "hb"));
+        conflicts += f.kind == "conflict";
+    }
+    CHECK(conflicts == static_cast<std::size_t>(workers) * ((rounds + 2) / 5));
+    sfg::Fanout fan;
+    std::vector<std::unique_ptr<sfg::RunningAnalysis>> replay;
+    for (const char* name : {"singletrack", "hb"}) {
+        replay.push_back(sfg::make_analysis(name));
+        fan.add(replay.back()->analysis());
+    }
+    sfg::Symbols syms;
+    const sfg::TraceResult r = sfg::read_trace_file(path, syms, fan);
+    REQUIRE_MESSAGE(r.ok(), r.error->to_string());
+    fan.finish(syms);
+    CHECK(!replay[0]->stream_error());
+    std::vector<std::pair<std::uint64_t, std::string>> replayed;
+    for (const auto& a : replay)
+        for (const sfg::Finding& f : a->findings(syms))
+            replayed.emplace_back(f.access.event,
+                                  std::string(a->info().name) + " " + sfg::to_string(f.kind) + " " +
+                                      (f.kind == sfg::FindingKind::cycle ? std::string() : f.var) +
+                                      " " + syms.threads.name(f.access.thread) + " " +
+                                      sfg::to_string(f.access.op));
+    std::stable_sort(replayed.begin(), replayed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> want, got;
+    for (const auto& f : replayed)
+        want.push_back(f.second);
+    for (const sfg::finding& f : live)
+        got.push_back(f.analysis + " " + f.kind + " " + f.var + " " + f.thread + " " + f.op);
+    CHECK(got == want);
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("live: std::condition_variable_any on an sfg::mutex; its unlock and relock are events") {
     sfg::session s(collect_all());
     sfg::mutex m("m");

@@ -1,7 +1,8 @@
 // The live runtime (docs/enforcers.md): a program's threads, locks, volatiles, barriers and shared
 // variables as sfg:: types that report every operation, in one linearization of the real
-// execution, to the analyses of a session (enforce, hb, fasttrack, goldilocks, eraser), which
-// check it against a specification (`sfgc SPEC --emit-cpp`) and for races.
+// execution, to the analyses of a session (enforce, hb, fasttrack, goldilocks, eraser,
+// singletrack), which check it against a specification (`sfgc SPEC --emit-cpp`), for races, and
+// the deterministic blocks it marks with sfg::deterministic for determinism.
 //
 //     sfg::session s(bank::spec());
 //     sfg::mutex m("m");
@@ -70,8 +71,9 @@ enum class on_finding { log, throw_error, abort, collect };
 
 struct session_options {
     on_finding policy = on_finding::log;
-    // Any of enforce, hb, fasttrack, goldilocks, eraser, comma-separated. enforce needs a spec
-    // (without one it is left out).
+    // Any of enforce, hb, fasttrack, goldilocks, eraser, singletrack, comma-separated. enforce
+    // needs a spec (without one it is left out); singletrack checks the sfg::deterministic blocks
+    // (docs/determinism.md).
     std::string analyses = "enforce,hb,goldilocks";
     std::string main_thread = "main"; // the name of the thread that opens the session
     std::string trace_path;           // non-empty (or env SFG_TRACE): record the events
@@ -80,12 +82,16 @@ struct session_options {
 // One finding: one per (analysis, variable), as `sfgc trace` reports them; or a misuse of the
 // runtime.
 struct finding {
-    std::string kind;     // "violation" | "race" | "warning" (eraser) | "misuse"
-    std::string analysis; // "enforce" | "hb" | "fasttrack" | "goldilocks" | "eraser" | "" (misuse)
-    std::string var;      // the variable, or the misused object
-    std::string thread;   // the thread of the offending operation
-    std::string op;       // as in traces: "r", "w", "acq", ...; "" when there is no event
-    std::string message;  // the full report, as `sfgc trace` prints it
+    // "violation" | "race" | "warning" (eraser) | "conflict" | "cycle" (singletrack) | "misuse"
+    std::string kind;
+    // "enforce" | "hb" | "fasttrack" | "goldilocks" | "eraser" | "singletrack" | "" (misuse)
+    std::string analysis;
+    // The variable (a conflict's: the variable, volatile or lock), or the misused object; empty
+    // for a cycle
+    std::string var;
+    std::string thread;  // the thread of the offending operation
+    std::string op;      // as in traces: "r", "w", "acq", ...; "" when there is no event
+    std::string message; // the full report, as `sfgc trace` prints it
 };
 
 // Thrown by the offending operation under on_finding::throw_error.
@@ -198,6 +204,13 @@ private:
     std::barrier<> b_;
 };
 
+class deterministic {
+public:
+    explicit deterministic(sfg::source_location = sfg::source_location::current()) noexcept {}
+    deterministic(const deterministic&) = delete;
+    deterministic& operator=(const deterministic&) = delete;
+};
+
 #else // !SFG_DISABLE
 
 namespace detail {
@@ -233,6 +246,10 @@ void record_access(const object& o, Op op, const sfg::source_location* where, vo
 // A misuse of `o` (e.g. unlocking a mutex not held): reported like a finding; returns what to
 // throw, as record_event.
 std::optional<finding> misuse(const object& o, const std::string& what);
+// sfg::deterministic: records `begin` in the calling thread and returns what its end needs (0:
+// nothing to end), or throws what record_event returned; end_block records the `end`.
+std::uint64_t begin_block(const sfg::source_location& where);
+void end_block(std::uint64_t block) noexcept;
 
 // A thread's body, type-erased and move-only (std::function needs copyable callables).
 struct task {
@@ -477,6 +494,24 @@ public:
 private:
     detail::object obj_;
     std::barrier<> b_;
+};
+
+// A deterministic block (docs/determinism.md; SingleTrack's `deterministic`): construction
+// records `begin` in the calling thread, destruction `end`. The block's transaction is its
+// thread's events in between and every event of the threads forked in it, also after its end;
+// the `singletrack` analysis checks that these do not conflict among themselves and serialize
+// with the rest of the program. Blocks do not nest: a second one opened in a thread whose block
+// is open is a misuse (and ends nothing).
+class deterministic {
+public:
+    explicit deterministic(sfg::source_location where = sfg::source_location::current())
+        : block_(detail::begin_block(where)) {}
+    ~deterministic() { detail::end_block(block_); }
+    deterministic(const deterministic&) = delete;
+    deterministic& operator=(const deterministic&) = delete;
+
+private:
+    std::uint64_t block_;
 };
 
 #endif // SFG_DISABLE

@@ -615,7 +615,7 @@ void session_impl::check(const std::vector<queued_event>& events) {
                 c = {e.file, e.line, e.column, serial, location(e.file, e.line, e.column)};
             loc = c.id;
         }
-        if (!stream->push(e.thread, e.op, e.target, loc)) [[unlikely]]
+        if (!deliver(e.thread, e.op, e.target, loc)) [[unlikely]]
             push_failed(e.thread, e.op, e.target, no_name);
     }
 }
@@ -630,6 +630,8 @@ bool session_impl::event(ThreadId t, Op op, ObjId target, const std::string& obj
 
 std::string session_impl::object_name(Op op, ObjId target) const {
     const OpInfo& info = op_table[static_cast<std::size_t>(op)];
+    if (info.role == Role::block)
+        return "deterministic"; // sfg::deterministic
     if (info.operand == Operand::name)
         return syms.names(info.space).name(target);
     if (info.operand == Operand::thread_set) {

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <utility>
 
 namespace sfg {
 
@@ -112,12 +113,6 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
         if (!info)
             throw std::invalid_argument(fmt::format(
                 "sfg::session: unknown analysis '{}' (choose from {})", name, analysis_names()));
-        // Determinism is about deterministic blocks, which a live program does not mark.
-        if (info->kind == FindingKind::conflict)
-            throw std::invalid_argument(fmt::format(
-                "sfg::session: {} checks deterministic blocks, which the live runtime does not "
-                "record; run it with sfgc trace or sfgc check (docs/determinism.md)",
-                name));
         if ((info->needs_disciplines && !spec_) ||
             std::any_of(analyses.begin(), analyses.end(),
                         [&](const auto& a) { return a->info().name == name; }))
@@ -242,7 +237,9 @@ void session_impl::collect(std::uint64_t up_to) {
             finding out;
             out.kind = to_string(f.kind);
             out.analysis = a.info().name;
-            out.var = f.var;
+            // A cycle is about transactions, not one object (its message names the event's).
+            if (f.kind != FindingKind::cycle)
+                out.var = f.var;
             if (f.access.event) {
                 out.thread = syms.threads.name(f.access.thread);
                 out.op = to_string(f.access.op);
@@ -267,8 +264,28 @@ void session_impl::collect(std::uint64_t up_to) {
         add(std::move(f.second));
 }
 
+bool session_impl::deliver_block(ThreadId t, Op op, ObjId loc) {
+    if (open_blocks.size() <= t)
+        open_blocks.resize(t + 1, 0);
+    if (op == Op::begin && open_blocks[t]) {
+        block_error = fmt::format("thread {} begins a deterministic block inside its own block of "
+                                  "event {} (blocks do not nest)",
+                                  syms.threads.name(t), open_blocks[t]);
+        return false;
+    }
+    if (op == Op::end && !open_blocks[t]) {
+        block_error =
+            fmt::format("thread {} ends a deterministic block outside one", syms.threads.name(t));
+        return false;
+    }
+    if (!stream->push(t, op, no_object, loc))
+        return false;
+    open_blocks[t] = op == Op::begin ? stream->events() : 0;
+    return true;
+}
+
 bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object) {
-    const bool ok = stream->push(t, op, target, loc);
+    const bool ok = deliver(t, op, target, loc);
     if (split)
         analyse_buffered();
     if (!ok)
@@ -278,9 +295,9 @@ bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::s
 }
 
 void session_impl::push_failed(ThreadId t, Op op, ObjId target, const std::string& object) {
-    if (std::optional<finding> f =
-            make_misuse(object.empty() ? object_name(op, target) : object, t,
-                        "ill-formed operation: " + stream->error(), op, true))
+    const std::string why = block_error.empty() ? stream->error() : std::exchange(block_error, {});
+    if (std::optional<finding> f = make_misuse(object.empty() ? object_name(op, target) : object, t,
+                                               "ill-formed operation: " + why, op, true))
         held_misuses.emplace_back(stream->events(), std::move(*f));
 }
 

@@ -281,6 +281,17 @@ struct session_impl {
     // One explicit event through the well-formedness checker to the analyses; an ill-formed one
     // is a misuse of `object` (empty: the event's object). Collects the new findings.
     bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object);
+    // One event into the well-formedness checker (false: ill-formed, refused). A `begin` or
+    // `end` is checked against the thread's open block first (deliver_block).
+    bool deliver(ThreadId t, Op op, ObjId target, ObjId loc) {
+        if (op_info(op).role == Role::block) [[unlikely]]
+            return deliver_block(t, op, loc);
+        return stream->push(t, op, target, loc);
+    }
+    // SingleTrack's blocks do not nest (docs/determinism.md): a `begin` inside the thread's open
+    // block, or an `end` outside one, is refused as ill-formed, as `sfgc trace --analysis
+    // singletrack` refuses it, so that the trace stays replayable and no analysis stops on it.
+    bool deliver_block(ThreadId t, Op op, ObjId loc);
     // The misuse of an ill-formed event that push refused, held until collect() reaches the
     // findings about the events before it (a queued event's batch is collected later).
     void push_failed(ThreadId t, Op op, ObjId target, const std::string& object);
@@ -324,6 +335,10 @@ struct session_impl {
     std::ofstream trace_file;
     std::unique_ptr<TextTraceWriter> writer;
     std::unique_ptr<WellFormedStream> stream;
+    // Each thread's open deterministic block: the number of its `begin` (0: none).
+    std::vector<std::uint64_t> open_blocks;
+    // Why deliver_block refused the last event it refused, until push_failed reports it.
+    std::string block_error;
     std::vector<finding> findings;
     std::vector<bool> expected; // by finding
     // Misuses of refused events, each with the number of the last event delivered before it,

@@ -32,6 +32,37 @@ std::size_t run(bool broken) {
     return s.findings().size();
 }
 
+// A deterministic block whose two children update x under m: which goes first is up to the
+// scheduler, a conflict on m for singletrack (docs/determinism.md); each child its own variable:
+// none.
+std::size_t run_block(bool shared_sum) {
+    sfg::session_options o;
+    o.policy = sfg::on_finding::collect;
+    o.analyses = "enforce,hb,singletrack";
+    sfg::session s(lock::spec(), o);
+    sfg::mutex m("m");
+    sfg::shared<int> x("x", 0), y("y", 0);
+    {
+        sfg::deterministic block;
+        sfg::thread t0("T0", [&] {
+            std::lock_guard g(m);
+            x = x + 1;
+        });
+        sfg::thread t1("T1", [&] {
+            if (shared_sum) {
+                std::lock_guard g(m);
+                x = x + 1;
+            } else {
+                y = 1;
+            }
+        });
+    }
+    const auto fs = s.findings();
+    if (fs.size() == 1 && (fs[0].analysis != "singletrack" || fs[0].var != "m"))
+        return 10; // not the conflict on m
+    return fs.size();
+}
+
 } // namespace
 
 int main() {
@@ -41,6 +72,14 @@ int main() {
                      "live: FAIL: %zu findings in the correct run (want 0), %zu in the broken "
                      "one (want 3: enforce, hb, goldilocks)\n",
                      good, bad);
+        return 1;
+    }
+    const std::size_t apart = run_block(false), together = run_block(true);
+    if (apart != 0 || together != 1) {
+        std::fprintf(stderr,
+                     "live: FAIL: deterministic block: %zu findings with disjoint children (want "
+                     "0), %zu with a shared sum (want 1, singletrack's conflict on m)\n",
+                     apart, together);
         return 1;
     }
     return 0;

@@ -9,12 +9,16 @@
 #include <atomic>
 #include <barrier>
 #include <mutex>
+#include <type_traits>
 
 static_assert(sizeof(sfg::shared<int>) == sizeof(int));
 static_assert(sizeof(sfg::shared<double>) == sizeof(double));
 static_assert(sizeof(sfg::volatile_var<int>) == sizeof(std::atomic<int>));
 static_assert(sizeof(sfg::mutex) == sizeof(std::mutex));
 static_assert(sizeof(sfg::barrier) == sizeof(std::barrier<>));
+static_assert(std::is_empty_v<sfg::deterministic>);
+static_assert(!std::is_copy_constructible_v<sfg::deterministic> &&
+              !std::is_move_constructible_v<sfg::deterministic>);
 
 TEST_CASE("the same code, unchecked: the missing lock is not reported") {
     sfg::session s(bank::spec());
@@ -43,4 +47,25 @@ TEST_CASE("thread_group, volatile_var, barrier work as the std ones") {
     g.start();
     g.join();
     CHECK(v.load() == 1);
+}
+
+TEST_CASE("a deterministic block is an empty scope: its threads run and join as usual") {
+    sfg::session_options o;
+    o.analyses = "singletrack";
+    sfg::session s(o);
+    sfg::mutex m("m");
+    sfg::shared<int> sum("sum", 0);
+    {
+        sfg::deterministic block;
+        sfg::thread a("a", [&] {
+            std::lock_guard g(m);
+            sum = sum + 1;
+        });
+        sfg::thread b("b", [&] {
+            std::lock_guard g(m);
+            sum = sum + 2;
+        });
+    }
+    CHECK(sum == 3);
+    CHECK(s.findings().empty()); // the conflict on m is not checked
 }
