@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -48,6 +49,7 @@ struct Checker::Impl {
     std::set<std::vector<std::int64_t>> finals;
     // (kind, var, line) -> finding; var empty or line 0 as docs/programs.md groups them.
     std::map<std::tuple<int, std::string, std::uint32_t>, CheckFinding> findings;
+    std::vector<FindingKey> last; // the keys recorded for the current execution
 
     // Records `f` (its steps: the prefix `steps[0, upto)`), keeping the shortest.
     void record(CheckFinding f, const std::vector<Step>& steps, std::size_t upto) {
@@ -60,6 +62,7 @@ struct Checker::Impl {
             static_cast<int>(f.kind),
             f.kind == FindingKind::race || f.kind == FindingKind::violation ? f.var : std::string(),
             key_line);
+        last.push_back(FindingKey{f.kind, std::get<1>(key), key_line});
         f.events = count_events(steps, upto);
         auto it = findings.find(key);
         if (it != findings.end()) {
@@ -218,6 +221,7 @@ struct Checker::Impl {
     }
 
     void on_execution(const Execution& e) {
+        last.clear();
         const std::vector<Step>& steps = *e.steps;
         classes.insert(foata_class(m, steps));
         finals.insert(e.final_state->shared);
@@ -269,12 +273,19 @@ struct Checker::Impl {
 };
 
 Checker::Checker(const Interpreter& in, std::uint64_t max_states)
-    : impl_(new Impl{in, in.model(), {}, {}, {}}), max_states_(max_states) {}
+    : impl_(new Impl{in, in.model(), {}, {}, {}, {}}), max_states_(max_states) {}
 Checker::~Checker() = default;
 
 void Checker::on_execution(const Execution& e) {
     states_ += e.steps->size();
     impl_->on_execution(e);
+}
+
+std::vector<FindingKey> Checker::last_findings() const {
+    std::vector<FindingKey> out = impl_->last;
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
 }
 
 bool Checker::stop() const {

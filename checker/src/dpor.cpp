@@ -6,7 +6,7 @@
 //
 // 1. Only races that can be reversed are: e' must be able to run before e when the two may
 //    be co-enabled (Flanagan and Godefroid, POPL'05). rel m then acq m, u's steps then
-//    join u, or the benter that completes a round then a bexit of it, cannot; such an e is
+//    join u, or a benter that a bexit waits for, cannot; such an e is
 //    skipped, and the search for races of e' goes on behind it, so that e' races with the
 //    event that disabled it instead (acq m with the previous acq m).
 // 2. A blocked thread's next step never becomes an event of the path, yet a later class may
@@ -307,8 +307,8 @@ private:
         case Code::acq: // after rel m the lock is held; after acq m it was free before it
             return es.code == Code::acq || (es.code != Code::rel && simulate(i, p));
         case Code::bexit:
-            if ((es.code == Code::benter || es.code == Code::bexit) && es.arg == sum.arg)
-                return exit_ok(frames_[i].state, sum.arg, p);
+            if (es.code == Code::benter && es.arg == sum.arg)
+                return exit_ok(i, sum.arg, p);
             return simulate(i, p);
         case Code::join:
             if (in_set(sum.arg, e.thread) || (es.code == Code::fork && !e.failed_fork))
@@ -320,12 +320,22 @@ private:
         }
     }
 
-    // bexit(b) by p: every member entered b as often as p (Interpreter::is_enabled). Barrier
-    // ops after e happen after it, so the counts before e are those after notdep(e).
-    bool exit_ok(const State& s, std::uint32_t b, ThreadId p) const {
+    // bexit(b) by p after notdep(e, E), e = events_[i] an arrival at b: every member entered b
+    // as often as p (Interpreter::is_enabled). Arrivals commute (docs/programs.md,
+    // "Dependence"), so an arrival after e need not happen after it: the counts are those
+    // before e plus the arrivals at b in notdep(e).
+    bool exit_ok(std::size_t i, std::uint32_t b, ThreadId p) const {
+        const Event& e = events_[i];
         const std::size_t n = nt_;
+        std::vector<std::uint32_t> enters(frames_[i].state.enters.begin() + b * n,
+                                          frames_[i].state.enters.begin() + (b + 1) * n);
+        for (std::size_t k = i + 1; k < events_.size(); ++k) {
+            const Summary& s = *events_[k].sum;
+            if (s.code == Code::benter && s.arg == b && events_[k].clock[e.thread] <= e.pos)
+                ++enters[events_[k].thread];
+        }
         for (ThreadId u : m_.barriers[b].members)
-            if (s.enters[b * n + u] < s.enters[b * n + p])
+            if (enters[u] < enters[p])
                 return false;
         return true;
     }

@@ -197,11 +197,17 @@ bool dependent(const Model& m, const Action& a, const Action& b) {
     if (a.thread == b.thread)
         return true;
     // Two ops on one variable, volatile, lock or barrier: dependent unless both read one
-    // variable or volatile.
+    // variable or volatile, or both arrive at one barrier, or both leave it (docs/programs.md,
+    // "Dependence": arrivals commute, and so do departures; an arrival and a departure do not).
     const OpInfo &x = op_info(a.op), &y = op_info(b.op);
     if (x.operand == Operand::name && y.operand == Operand::name && x.space == y.space) {
-        const bool values = x.space == Namespace::variable || x.space == Namespace::volatile_;
-        return a.target == b.target && (!values || x.writes || y.writes);
+        if (a.target != b.target)
+            return false;
+        if (x.space == Namespace::variable || x.space == Namespace::volatile_)
+            return x.writes || y.writes;
+        if (x.space == Namespace::barrier)
+            return a.op != b.op;
+        return true;
     }
     if (names(m, a, b.thread) || names(m, b, a.thread))
         return true;
@@ -232,7 +238,9 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
     const std::size_t nv = m.syms.vars.size(), nvol = m.syms.volatiles.size();
     std::vector<std::uint32_t> thread_l(nt), fork_l(nt), join_l(nt);
     std::vector<std::uint32_t> var_any(nv), var_w(nv), vol_any(nvol), vol_w(nvol);
-    std::vector<std::uint32_t> lock_l(m.locks.size()), bar_l(m.barriers.size());
+    std::vector<std::uint32_t> lock_l(m.locks.size());
+    // A barrier's arrivals depend on its departures and the other way round (dependent()).
+    std::vector<std::uint32_t> enter_l(m.barriers.size()), exit_l(m.barriers.size());
     std::vector<std::uint32_t> level(steps.size());
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const Step& s = steps[i];
@@ -257,8 +265,10 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
                 l = std::max(l, lock_l[a.target]);
                 break;
             case Op::barrier_enter:
+                l = std::max(l, exit_l[a.target]);
+                break;
             case Op::barrier_exit:
-                l = std::max(l, bar_l[a.target]);
+                l = std::max(l, enter_l[a.target]);
                 break;
             case Op::fork:
                 for (ThreadId u : m.thread_sets[a.target])
@@ -294,8 +304,10 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
                 lock_l[a.target] = l;
                 break;
             case Op::barrier_enter:
+                enter_l[a.target] = std::max(enter_l[a.target], l);
+                break;
             case Op::barrier_exit:
-                bar_l[a.target] = l;
+                exit_l[a.target] = std::max(exit_l[a.target], l);
                 break;
             case Op::fork:
                 for (ThreadId u : m.thread_sets[a.target])

@@ -50,6 +50,15 @@ struct CheckResult {
 // Explores `model` with `options.mode` and runs every check on every execution.
 CheckResult check_model(const Model& model, const CheckOptions& options);
 
+// What identifies a finding (docs/programs.md): its kind and variable for races and violations,
+// its kind and line otherwise.
+struct FindingKey {
+    FindingKind kind = FindingKind::race;
+    std::string var;
+    std::uint32_t line = 0;
+    friend auto operator<=>(const FindingKey&, const FindingKey&) = default;
+};
+
 // The sink that does the checking, for explorers under test.
 class Checker : public ExecutionSink {
 public:
@@ -58,6 +67,9 @@ public:
     ~Checker() override;
     void on_execution(const Execution& e) override;
     bool stop() const override;
+    // The findings of the last execution delivered, sorted (for tests of the dependence: every
+    // execution of a class shows the same ones).
+    std::vector<FindingKey> last_findings() const;
     // Adds the bound findings implied by `stats` and returns the result.
     CheckResult finish(const ExploreStats& stats, const CheckOptions& options);
 
