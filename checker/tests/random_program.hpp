@@ -179,4 +179,86 @@ inline std::string blocking_program(std::uint64_t seed, bool* multi_var_await) {
     return s;
 }
 
+// Programs of 2-4 threads that cross barrier b (all of them) 1-3 times, with accesses between
+// the crossings to variables annotated with barrier disciplines (the thesis' Figure 4.5 and
+// others), a lock, a volatile, asserts, sometimes a second barrier of two threads, a
+// deterministic block around a round, a thread forked late, or one crossing missing (a
+// deadlock).
+inline std::string barrier_program(std::uint64_t seed) {
+    std::mt19937_64 rng(seed * 104729 + 7);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    const int k = 2 + pick(3), rounds = 1 + pick(3);
+    std::string all;
+    for (int t = 0; t < k; ++t)
+        all += (t ? ", t" : "t") + std::to_string(t);
+    const std::string disc[] = {
+        "[RS(" + all + ") ▷^b EX(t0)]^b",
+        "[EX(t0) ⊔ EX(t1)]^b",
+        "EX(t0) ▷^b RS(" + all + ") ▷^b EX(t1)",
+        "[EX(t0) ⊔ EX(t1) ⊔ RS(" + all + ")]^b",
+        "[EX(t0) ⊔ EX(t1)]^m",
+        "RS(" + all + ")",
+    };
+    std::string s =
+        "threads " + all + ";\nlock m;\nvolatile v;\nbarrier b(" + all + ");\nbarrier c(t0, t1);\n";
+    s += "var x : " + disc[pick(6)] + ";\nvar y : " + disc[pick(6)] + ";\nvar z;\n";
+    s += "program p {\n";
+    // Keep naive exploration small: fewer statements when there are more threads and rounds.
+    const int per_round = k * rounds >= 6 ? 1 : 2;
+    const int short_thread = pick(8) == 0 ? pick(k) : -1; // crosses b once less: deadlock
+    const bool late = k >= 3 && pick(4) == 0;             // t0 forks the last thread
+    const bool second = pick(4) == 0;                     // t0 and t1 also cross c
+    const int block = pick(3) == 0 ? pick(k) : -1;        // a deterministic round
+    const char* vars[] = {"x", "y", "z"};
+    for (int t = 0; t < k; ++t) {
+        s += "  thread t" + std::to_string(t) + " {";
+        if (t == 0 && late)
+            s += " fork t" + std::to_string(k - 1) + ";";
+        const int crossings = rounds - (t == short_thread ? 1 : 0);
+        for (int r = 0; r < crossings; ++r) {
+            const bool det = t == block && r == 0;
+            if (det)
+                s += " deterministic {";
+            for (int i = 0, n = pick(per_round + 1); i < n; ++i) {
+                std::string a = vars[pick(3)], o = vars[pick(3)];
+                switch (pick(8)) {
+                case 0:
+                    s += " " + a + " = " + std::to_string(r + t) + ";";
+                    break;
+                case 1:
+                    s += " read " + a + ";";
+                    break;
+                case 2:
+                    s += " " + a + " = " + o + " + 1;";
+                    break;
+                case 3:
+                    s += " acq m; " + a + " = " + std::to_string(t) + "; rel m;";
+                    break;
+                case 4:
+                    s += " v = " + std::to_string(r) + ";";
+                    break;
+                case 5:
+                    s += " assert " + a + " != " + std::to_string(1 + pick(2)) + ";";
+                    break;
+                case 6:
+                    s += " let l" + std::to_string(r) + std::to_string(i) + " = v;";
+                    break;
+                default:
+                    s += " write " + a + ";";
+                    break;
+                }
+            }
+            s += " barrier b;";
+            if (det)
+                s += " }";
+            if (second && t < 2 && r == 0)
+                s += " barrier c;";
+        }
+        if (pick(2))
+            s += std::string(" read ") + vars[pick(3)] + ";";
+        s += " }\n";
+    }
+    return s + "}\n";
+}
+
 } // namespace sfg::check::test
