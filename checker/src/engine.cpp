@@ -413,13 +413,19 @@ public:
 
     // Waits for the end, calling `tick` about twice a second meanwhile.
     void wait(const std::function<void()>& tick) {
+        using clock = std::chrono::steady_clock;
+        const auto period = std::chrono::milliseconds(500);
+        auto next = clock::now() + period;
         std::unique_lock<std::mutex> lk(mu_);
         while (!finished_ && !stop_) {
-            if (done_cv_.wait_for(lk, std::chrono::milliseconds(500)) == std::cv_status::timeout &&
-                tick) {
-                lk.unlock();
-                tick();
-                lk.lock();
+            done_cv_.wait_until(lk, next);
+            if (clock::now() >= next) {
+                next = clock::now() + period;
+                if (tick) {
+                    lk.unlock();
+                    tick();
+                    lk.lock();
+                }
             }
         }
     }
