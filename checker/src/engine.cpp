@@ -153,7 +153,7 @@ bool reaches_leaf(const Exploration& x, Node n, std::uint64_t& budget) {
 // smaller one it does not depend on), a uniform choice almost never reaches a leaf, so the
 // choice is among the children from which reaches_leaf() does (a slight underestimate where it
 // misses a leaf).
-std::uint64_t probe(const Exploration& x, Node n, std::mt19937_64& rng) {
+std::uint64_t probe(const Exploration& x, Node n, std::mt19937_64& rng, bool lookahead) {
     std::uint64_t w = 1;
     std::vector<ThreadId> enabled, choice, viable;
     Step step;
@@ -161,7 +161,7 @@ std::uint64_t probe(const Exploration& x, Node n, std::mt19937_64& rng) {
         if (choice.empty())
             return 0; // sleep-set blocked: no execution here
         std::size_t i = 0;
-        if (choice.size() > 1 && x.options.mode == Mode::dpor) {
+        if (choice.size() > 1 && lookahead) {
             viable.clear();
             std::uint64_t budget = 4 * x.options.max_steps;
             for (std::size_t j = 0; j < choice.size(); ++j) {
@@ -182,22 +182,34 @@ std::uint64_t probe(const Exploration& x, Node n, std::mt19937_64& rng) {
     return w;
 }
 
-} // namespace
-
-std::uint64_t estimate(const Exploration& x, const Task& t, std::uint64_t seed, int probes) {
-    std::mt19937_64 rng(seed);
-    const Node n = node_of(x, t);
-    // The mean of the weights, without overflow: their sum divided as it goes.
+// The mean of `probes` weights, without overflow: their sum divided as it goes.
+std::uint64_t mean_of(const Exploration& x, const Node& n, std::mt19937_64& rng, int probes,
+                      bool lookahead, int* nonzero) {
     std::uint64_t quotient = 0, remainder = 0;
     const std::uint64_t k = static_cast<std::uint64_t>(std::max(probes, 1));
     for (int i = 0; i < probes; ++i) {
-        const std::uint64_t w = probe(x, n, rng);
+        const std::uint64_t w = probe(x, n, rng, lookahead);
+        *nonzero += w != 0;
         quotient = saturating_add(quotient, w / k);
         remainder += w % k;
         quotient = saturating_add(quotient, remainder / k);
         remainder %= k;
     }
     return quotient;
+}
+
+} // namespace
+
+std::uint64_t estimate(const Exploration& x, const Task& t, std::uint64_t seed, int probes) {
+    std::mt19937_64 rng(seed);
+    const Node n = node_of(x, t);
+    // Uniform probes first (cheap); when sleep sets blocked most of them, half as many probes
+    // that look ahead (reaches_leaf: a probe's length times as dear).
+    int nonzero = 0;
+    const std::uint64_t uniform = mean_of(x, n, rng, probes, false, &nonzero);
+    if (x.options.mode != Mode::dpor || 2 * nonzero >= probes)
+        return uniform;
+    return mean_of(x, n, rng, std::max(1, probes / 2), true, &nonzero);
 }
 
 namespace {
@@ -411,6 +423,14 @@ public:
         }
     }
 
+    // Stops the threads as soon as they can.
+    void abort() {
+        std::lock_guard<std::mutex> lk(mu_);
+        stop_ = true;
+        abort_ = true;
+        work_cv_.notify_all();
+    }
+
     // Waits for the end, calling `tick` about twice a second meanwhile.
     void wait(const std::function<void()>& tick) {
         using clock = std::chrono::steady_clock;
@@ -572,7 +592,14 @@ void explore_tasks(const Exploration& x, std::vector<Task> tasks,
     }
     for (std::uint32_t j = 0; j < jobs; ++j)
         threads.emplace_back([&, j] { sched.work(*runners[j], *sinks[j], delivered); });
-    sched.wait(progress);
+    try {
+        sched.wait(progress);
+    } catch (...) { // the progress line's: the threads stop before their sinks go
+        sched.abort();
+        for (std::thread& t : threads)
+            t.join();
+        throw;
+    }
     for (std::thread& t : threads)
         t.join();
     sched.finish(*runners[0], *sinks[0]);

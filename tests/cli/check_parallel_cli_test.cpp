@@ -237,22 +237,27 @@ TEST_CASE("sfgc check: a progress line on a terminal, never on a pipe") {
                    " { repeat 2 { acq m; let t = x; x = t + 1; rel m; } }\n";
     counter += "}\n";
     const fs::path file = write_scratch("counter.sfg", counter);
-    const std::string args = "check " + quote(file) + " --jobs 1 --max-executions 80000";
-    // Standard error a terminal (script's pseudo-terminal), standard output a file.
-    const fs::path log = scratch() / "tty.log", out = scratch() / "tty.out";
-    const int status =
-        shell("cd '" SFG_SOURCE_DIR "' && timeout 120 script -qfec \"'" SFGC_PATH "' " + args +
-              " > '" + out.string() + "'\" '" + log.string() + "' >/dev/null 2>&1");
-    CHECK(status == 1); // sfgc's, through script: the bound is a finding
-    const std::string tty = slurp(log);
-    INFO(tty);
-    CHECK(tty.find(" executions, ") != std::string::npos);
-    CHECK(tty.find("/s") != std::string::npos);
-    CHECK(tty.find("in all (estimate)") != std::string::npos);
-    CHECK(tty.find("\r\033[K") != std::string::npos);
-    // The report itself is untouched.
-    const std::string report = slurp(out);
-    CHECK(report.rfind("program counter: 80000 executions", 0) == 0);
+    const std::string args = "check " + quote(file) + " --jobs 2 --max-executions 80000";
+    // Standard error a terminal (script's pseudo-terminal), standard output a file. The
+    // estimate of the divided top of the tree, and (--split-above 0) of probes as it goes.
+    std::string report;
+    for (const std::string more : {"", " --split-above 0"}) {
+        CAPTURE(more);
+        const fs::path log = scratch() / "tty.log", out = scratch() / "tty.out";
+        const int status =
+            shell("cd '" SFG_SOURCE_DIR "' && timeout 120 script -qfec \"'" SFGC_PATH "' " + args +
+                  more + " > '" + out.string() + "'\" '" + log.string() + "' >/dev/null 2>&1");
+        CHECK(status == 1); // sfgc's, through script: the bound is a finding
+        const std::string tty = slurp(log);
+        INFO(tty);
+        CHECK(tty.find(" executions, ") != std::string::npos);
+        CHECK(tty.find("/s") != std::string::npos);
+        CHECK(tty.find("in all (estimate)") != std::string::npos);
+        CHECK(tty.find("\r\033[K") != std::string::npos);
+        // The report itself is untouched.
+        report = slurp(out);
+        CHECK(report.rfind("program counter: 80000 executions", 0) == 0);
+    }
     // A pipe, or a file: nothing but the report.
     Run piped = sfgc(args);
     CHECK(piped.err.empty());
