@@ -494,7 +494,7 @@ CheckPartial explore_model(const Model& model, const CheckOptions& options, bool
     CheckPartial out;
     explore_tasks(
         x, std::move(tasks), [&] { return std::make_unique<CheckerSink>(in); }, out, delivered,
-        tick);
+        line ? std::function<void()>(tick) : std::function<void()>());
     return out;
 }
 

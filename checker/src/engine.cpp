@@ -96,25 +96,28 @@ bool choices(const Exploration& x, const Node& n, std::vector<ThreadId>& enabled
     return true;
 }
 
-// The child of n through `choice[i]` (the choices before it explored first).
-Node child(const Exploration& x, const Node& n, const std::vector<ThreadId>& choice,
-           const std::vector<ThreadId>& enabled, std::size_t i, Step& step) {
+// Moves n to its child through `choice[i]` (the choices before it explored first).
+void descend(const Exploration& x, Node& n, const std::vector<ThreadId>& choice,
+             const std::vector<ThreadId>& enabled, std::size_t i, Step& step) {
     const ThreadId q = choice[i];
-    Node c;
     if (x.options.mode == Mode::dpor) {
-        std::vector<std::uint8_t> sleep = n.sleep;
         for (std::size_t j = 0; j < i; ++j)
-            sleep[choice[j]] = 1;
-        c.sleep = x.dpor->sleep_after(n.state, sleep, q);
+            n.sleep[choice[j]] = 1;
+        n.sleep = x.dpor->sleep_after(n.state, n.sleep, q);
     }
-    c.preemptions = n.preemptions;
     if (n.last && *n.last != q &&
         std::find(enabled.begin(), enabled.end(), *n.last) != enabled.end())
-        ++c.preemptions;
-    c.state = n.state;
-    x.in.step(c.state, q, step);
-    c.depth = n.depth + 1;
-    c.last = q;
+        ++n.preemptions;
+    x.in.step(n.state, q, step);
+    ++n.depth;
+    n.last = q;
+}
+
+// The child of n through `choice[i]`.
+Node child(const Exploration& x, const Node& n, const std::vector<ThreadId>& choice,
+           const std::vector<ThreadId>& enabled, std::size_t i, Step& step) {
+    Node c = n;
+    descend(x, c, choice, enabled, i, step);
     return c;
 }
 
@@ -138,12 +141,16 @@ bool reaches_leaf(const Exploration& x, Node n, std::uint64_t& budget) {
     std::vector<ThreadId> enabled, choice;
     Step step;
     while (choices(x, n, enabled, choice)) {
+        // Taking the smallest choice puts no thread to sleep: with none asleep, the path
+        // goes on to a leaf.
+        if (std::find(n.sleep.begin(), n.sleep.end(), 1) == n.sleep.end())
+            return true;
         if (choice.empty())
             return false;
         if (budget == 0)
             return true;
         --budget;
-        n = child(x, n, choice, enabled, 0, step);
+        descend(x, n, choice, enabled, 0, step);
     }
     return true;
 }
@@ -177,7 +184,7 @@ std::uint64_t probe(const Exploration& x, Node n, std::mt19937_64& rng, bool loo
             i = rng() % choice.size();
             w = saturating_mul(w, choice.size());
         }
-        n = child(x, n, choice, enabled, i, step);
+        descend(x, n, choice, enabled, i, step);
     }
     return w;
 }
@@ -487,18 +494,25 @@ private:
             return b->task.path < a->task.path;
         }
     };
-    // Counts executions for the progress line.
+    // Counts executions for the progress line, 64 at a time (one cache line for all threads).
     class CountingSink : public ExecutionSink {
     public:
         CountingSink(ExecutionSink& next, std::atomic<std::uint64_t>& n) : next_(next), n_(n) {}
+        ~CountingSink() override { n_.fetch_add(local_, std::memory_order_relaxed); }
+        CountingSink(const CountingSink&) = delete;
+        CountingSink& operator=(const CountingSink&) = delete;
         void on_execution(const Execution& e) override {
             next_.on_execution(e);
-            n_.fetch_add(1, std::memory_order_relaxed);
+            if (++local_ == 64) {
+                n_.fetch_add(local_, std::memory_order_relaxed);
+                local_ = 0;
+            }
         }
 
     private:
         ExecutionSink& next_;
         std::atomic<std::uint64_t>& n_;
+        std::uint64_t local_ = 0;
     };
 
     TaskNode* next() const {
@@ -589,6 +603,11 @@ void explore_tasks(const Exploration& x, std::vector<Task> tasks,
     for (std::uint32_t j = 0; j < jobs; ++j) {
         runners[j] = make_runner(x);
         sinks[j] = make_sink();
+    }
+    if (jobs == 1 && !progress) { // no thread to start: the same tasks, in the same order
+        sched.work(*runners[0], *sinks[0], delivered);
+        sched.finish(*runners[0], *sinks[0]);
+        return;
     }
     for (std::uint32_t j = 0; j < jobs; ++j)
         threads.emplace_back([&, j] { sched.work(*runners[j], *sinks[j], delivered); });
