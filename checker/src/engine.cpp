@@ -16,6 +16,7 @@
 #include <optional>
 #include <queue>
 #include <random>
+#include <system_error>
 #include <thread>
 
 namespace sfg::check {
@@ -609,8 +610,20 @@ void explore_tasks(const Exploration& x, std::vector<Task> tasks,
         sched.finish(*runners[0], *sinks[0]);
         return;
     }
-    for (std::uint32_t j = 0; j < jobs; ++j)
-        threads.emplace_back([&, j] { sched.work(*runners[j], *sinks[j], delivered); });
+    // As many threads as the system gives (each has a stack within --max-memory): the report
+    // does not depend on their number.
+    for (std::uint32_t j = 0; j < jobs; ++j) {
+        try {
+            threads.emplace_back([&, j] { sched.work(*runners[j], *sinks[j], delivered); });
+        } catch (const std::system_error&) {
+            break;
+        }
+    }
+    if (threads.empty()) {
+        sched.work(*runners[0], *sinks[0], delivered);
+        sched.finish(*runners[0], *sinks[0]);
+        return;
+    }
     try {
         sched.wait(progress);
     } catch (...) { // the progress line's: the threads stop before their sinks go

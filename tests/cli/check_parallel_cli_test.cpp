@@ -91,6 +91,7 @@ TEST_CASE("sfgc check --jobs N: the same report, text and JSON, for every N") {
             Run one_json = sfgc("check " + file + " " + options + " --jobs 1 --format json");
             CHECK((one.status == 0 || one.status == 1));
             for (int jobs : {2, 3, 8}) {
+                CAPTURE(jobs);
                 Run r = sfgc("check " + file + " " + options + " --jobs " + std::to_string(jobs));
                 CHECK(r.status == one.status);
                 CHECK(r.out == one.out);
@@ -99,6 +100,19 @@ TEST_CASE("sfgc check --jobs N: the same report, text and JSON, for every N") {
                 CHECK(j.out == one_json.out);
             }
         }
+}
+
+TEST_CASE("sfgc check --jobs 1024: as many threads as the memory allows, the same report") {
+    // Each thread's stack counts against --max-memory: with 96 MiB, a few threads or none.
+    const std::string file = programs()[0];
+    Run one = sfgc("check " + file + " --jobs 1");
+    for (const std::string memory : {"", " --max-memory 96"}) {
+        CAPTURE(memory);
+        Run many = sfgc("check " + file + " --jobs 1024" + memory);
+        INFO(many.err);
+        CHECK(many.status == one.status);
+        CHECK(many.out == one.out);
+    }
 }
 
 TEST_CASE("sfgc check --jobs, --shard, --merge: bad values are usage errors") {
