@@ -27,11 +27,12 @@
 // it has there and explores the subtree below it. The races it reverses are those between its
 // own events; a race with a step above its root would add a thread to the backtrack set of a
 // node above the root, and every such node explores every enabled thread that does not sleep
-// there (it was split: Task's children, or top_tasks()), which covers any reversal. A task that
-// has delivered its budget of executions hands every alternative left on its stack on as child
-// tasks, each with the sleep set it would have had had the alternatives been explored in thread
-// order: more branches than Algorithm 1 would take, so some may end sleep-set blocked, never a
-// class explored twice (sleep sets) or missed.
+// there (each was handed on, or is in top_tasks()), which covers any reversal. Every budget of
+// executions, a task hands the alternatives left at the shallowest node of its stack that has
+// any on as child tasks — every enabled thread not asleep there, each with the sleep set it
+// would have had had they been explored in thread order — and goes on below that node. That may
+// be more branches than Algorithm 1 would take, so some may end sleep-set blocked; never a class
+// explored twice (sleep sets) or missed.
 #include "dpor.hpp"
 
 #include "explore_detail.hpp"
@@ -87,9 +88,9 @@ public:
                 out_.stopped = true;
                 break;
             }
-            if (lim_.budget && out_.stats.executions >= lim_.budget) {
-                split(t.path);
-                break;
+            if (lim_.budget && out_.stats.executions >= next_split_) {
+                hand_off(t.path);
+                next_split_ = out_.stats.executions + lim_.budget;
             }
             Frame& f = frames_.back();
             if (!f.started) {
@@ -145,43 +146,43 @@ public:
     }
 
 private:
-    // The budget is spent: every alternative left on the stack becomes a task, deepest first,
-    // each node's in thread order, with the sleep set it would have had had they been explored
-    // in that order after the ones already explored (f.sleep holds those).
-    void split(const std::vector<std::uint32_t>& path) {
+    // Another budget is spent: the alternatives left at the shallowest node that has any become
+    // tasks, in thread order, each with the sleep set it would have had had they been explored
+    // in that order after the ones explored (f.sleep holds those); they join f.sleep, so this
+    // task explores them no more, and a race reversed at this node or above later is covered
+    // (every enabled thread there is explored or asleep). The nodes below stay this task's.
+    void hand_off(const std::vector<std::uint32_t>& path) {
         const std::size_t base = base_->size();
         std::vector<ThreadId> enabled;
-        for (std::size_t d = frames_.size(); d-- > 0;) {
+        for (std::size_t d = 0; d < frames_.size(); ++d) {
             Frame& f = frames_[d];
-            auto child = [&](State&& s, std::vector<std::uint8_t>&& sleep, Step* step) {
+            if (!f.started)
+                return;
+            in_.enabled(f.state, enabled);
+            bool any = false;
+            for (ThreadId q : enabled) {
+                if (f.sleep[q])
+                    continue;
+                any = true;
+                std::vector<std::uint8_t> after = dm_.sleep_after(f.state, f.sleep, q);
+                f.sleep[q] = 1;
                 Task c;
                 c.path = path;
-                c.path.push_back(static_cast<std::uint32_t>(out_.children.size()));
+                c.path.push_back(children_++);
                 c.base = base_;
                 c.extra.assign(path_.begin() + static_cast<std::ptrdiff_t>(base),
                                path_.begin() + static_cast<std::ptrdiff_t>(base + d));
-                if (step)
-                    c.extra.push_back(std::move(*step));
-                c.state = std::move(s);
-                c.sleep = std::move(sleep);
-                out_.children.push_back(std::move(c));
-            };
-            if (!f.started) { // a node not entered yet: the task is the node
-                child(State(f.state), std::vector<std::uint8_t>(f.sleep), nullptr);
-                continue;
+                c.extra.emplace_back();
+                c.state = f.state;
+                in_.step(c.state, q, c.extra.back());
+                c.sleep = std::move(after);
+                if (lim_.on_child)
+                    lim_.on_child(std::move(c));
+                else
+                    out_.children.push_back(std::move(c));
             }
-            in_.enabled(f.state, enabled);
-            std::vector<std::uint8_t> sleep = f.sleep;
-            for (ThreadId q : enabled) {
-                if (sleep[q])
-                    continue;
-                std::vector<std::uint8_t> after = dm_.sleep_after(f.state, sleep, q);
-                sleep[q] = 1;
-                State s = f.state;
-                Step step;
-                in_.step(s, q, step);
-                child(std::move(s), std::move(after), &step);
-            }
+            if (any)
+                return;
         }
     }
 
@@ -382,6 +383,8 @@ private:
     ExecutionSink& sink_;
     const std::size_t nt_;
     TaskOutcome out_;
+    std::uint64_t next_split_ = lim_.budget;        // executions at which to hand on next
+    std::uint32_t children_ = 0;                    // handed on so far
     std::shared_ptr<const std::vector<Step>> base_; // the steps to the task's root
     std::vector<Frame> frames_;                     // frames_[d]: the state before events_[d]
     std::vector<Event> events_; // the task's: races with steps above its root are not reversed

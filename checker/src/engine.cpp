@@ -387,6 +387,16 @@ public:
             TaskLimits lim;
             lim.budget = x_.options.task_budget;
             lim.abort = &abort_;
+            // Children go to the queue as soon as they are handed on, for idle threads.
+            lim.on_child = [this, n](Task&& c) {
+                std::lock_guard<std::mutex> g(mu_);
+                n->children.push_back(std::make_unique<TaskNode>());
+                n->children.back()->task = std::move(c);
+                if (!stop_) {
+                    queue_.push(n->children.back().get());
+                    work_cv_.notify_one();
+                }
+            };
             // The next task to merge: the executions before it are known, so it can stop
             // exactly at a bound; any other runs whole and is cut when merged.
             n->exact = next() == n;
@@ -417,12 +427,6 @@ public:
             part->stats.complete = true;
             part->states = r.states;
             n->result = std::move(part);
-            for (Task& c : r.children) {
-                n->children.push_back(std::make_unique<TaskNode>());
-                n->children.back()->task = std::move(c);
-                if (!stop_)
-                    queue_.push(n->children.back().get());
-            }
             n->status = Status::done;
             if (!stop_)
                 advance();
@@ -464,7 +468,10 @@ public:
         if (error_)
             std::rethrow_exception(error_);
         if (rerun_) {
+            // With the same budget: a task's own executions depend on where it hands on (its
+            // children, handed on again, are dropped).
             TaskLimits lim;
+            lim.budget = x_.options.task_budget;
             if (bounded_)
                 lim.executions = x_.options.max_executions - executions_;
             lim.states = x_.options.max_states - states_;

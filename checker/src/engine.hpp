@@ -1,13 +1,14 @@
 // The task tree every exploration walks (docs/programs.md, "More than one core"), internal to the
 // checker. A task is a subtree of the search: its root (a state and the steps that reach it) and
 // what the mode keeps there (dpor's sleep set, naive's preemptions, random's runs). A runner
-// explores a task depth-first, as the sequential search would; once it has delivered
-// `TaskLimits::budget` executions, it stops and hands the rest of its subtree on as child tasks
-// (every alternative left on its stack, deepest first). Before the search, the top of the tree
-// may be divided too (top_tasks(): when Knuth's estimate of its size is large). Each task's
-// exploration depends on the task alone, so the tree, its executions and their order — the
-// canonical order: a task's own executions, then its children's subtrees in order — are the same
-// whoever explores which task when: one thread, several (explore_tasks()), or several machines
+// explores a task depth-first, as the sequential search would; every `TaskLimits::budget`
+// executions it hands the alternatives left at the shallowest node of its stack that has any
+// on as child tasks (the largest part of what is left), and goes on below that node. Before the
+// search, the top of the tree may be divided too (top_tasks(): when Knuth's estimate of its size is
+// large). Each task's exploration depends on the task alone, so the tree, its executions and their
+// order — the canonical order: a task's own executions, then its children's subtrees in the order
+// they were handed on — are the same whoever explores which task when: one thread, several
+// (explore_tasks()), or several machines
 // (--shard, each its share of the top tasks).
 #pragma once
 
@@ -43,15 +44,19 @@ struct TaskLimits {
     static constexpr std::uint64_t none = std::numeric_limits<std::uint64_t>::max();
     std::uint64_t executions = none; // deliver at most this many
     std::uint64_t states = none;     // stop once the delivered executions' steps reach this
-    std::uint64_t budget = 0;        // split once this many are delivered (0: never)
+    // Every `budget` executions (0: never), hand on the alternatives left at the shallowest node
+    // of the depth-first stack that has any, as child tasks; go on below it.
+    std::uint64_t budget = 0;
     const std::atomic<bool>* abort = nullptr;
+    // Takes each child task as it is handed on (else TaskOutcome::children collects them).
+    std::function<void(Task&&)> on_child;
 };
 
 struct TaskOutcome {
     ExploreStats stats;         // executions, sleep_blocked, max_depth, hit_max_steps, pruned
     std::uint64_t states = 0;   // steps of the executions delivered
     bool stopped = false;       // by a limit, the sink or abort: the subtree is not done
-    std::vector<Task> children; // the rest of the subtree, in canonical order (when split)
+    std::vector<Task> children; // handed on, in canonical order (without on_child)
 };
 
 // What every runner shares, read-only during the search.

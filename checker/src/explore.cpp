@@ -94,6 +94,8 @@ public:
                 ++pre;
             return pre;
         };
+        std::uint64_t next_split = lim.budget;
+        std::uint32_t children = 0;
         visit(State(t.state), t.preemptions);
         while (!stack.empty()) {
             if (st.executions >= lim.executions || out.states >= lim.states || sink.stop() ||
@@ -102,17 +104,20 @@ public:
                 out.stopped = true;
                 break;
             }
-            if (lim.budget && st.executions >= lim.budget) {
-                // Every alternative left on the stack becomes a task, deepest first, each
-                // node's in thread order: the order depth-first search would take them in.
-                for (std::size_t d = stack.size(); d-- > 0;) {
+            if (lim.budget && st.executions >= next_split) {
+                // The alternatives left at the shallowest node that has any become tasks, in
+                // thread order; the nodes below stay this task's.
+                next_split = st.executions + lim.budget;
+                for (std::size_t d = 0; d < stack.size(); ++d) {
                     Frame& f = stack[d];
+                    if (f.next == f.enabled.size())
+                        continue;
                     const std::size_t depth = base->size() + d;
-                    for (std::size_t i = f.next; i < f.enabled.size(); ++i) {
-                        const ThreadId q = f.enabled[i];
+                    for (; f.next < f.enabled.size(); ++f.next) {
+                        const ThreadId q = f.enabled[f.next];
                         Task c;
                         c.path = t.path;
-                        c.path.push_back(static_cast<std::uint32_t>(out.children.size()));
+                        c.path.push_back(children++);
                         c.base = base;
                         c.extra.assign(path.begin() + static_cast<std::ptrdiff_t>(base->size()),
                                        path.begin() + static_cast<std::ptrdiff_t>(depth));
@@ -120,10 +125,13 @@ public:
                         c.state = f.state;
                         c.extra.emplace_back();
                         in.step(c.state, q, c.extra.back());
-                        out.children.push_back(std::move(c));
+                        if (lim.on_child)
+                            lim.on_child(std::move(c));
+                        else
+                            out.children.push_back(std::move(c));
                     }
+                    break;
                 }
-                break;
             }
             Frame& f = stack.back();
             if (f.next == f.enabled.size()) {
