@@ -266,8 +266,9 @@ int run_check(int argc, char** argv) {
     std::uint64_t task_budget = sfg::check::CheckOptions{}.task_budget;
     std::uint64_t split_above = sfg::check::CheckOptions{}.split_above;
     app.add_option("--task-budget", task_budget,
-                   fmt::format("executions a task delivers before it hands the rest of its "
-                               "subtree on (default {}; 0: never)",
+                   fmt::format("every N executions, a task hands the alternatives left at the "
+                               "shallowest node of its stack on as new tasks (default {}; 0: "
+                               "never)",
                                task_budget))
         ->check(non_negative());
     app.add_option("--split-above", split_above,

@@ -35,8 +35,8 @@ struct CheckOptions {
     std::uint32_t jobs = 1; // threads exploring
     // The part of the exploration to explore: part shard_index (1-based) of shard_count.
     std::uint32_t shard_index = 1, shard_count = 1;
-    // A task that has delivered this many executions hands the rest of its subtree on as new
-    // tasks (0: never).
+    // Every this many executions, a task hands the alternatives left at the shallowest node of
+    // its stack on as new tasks (0: never).
     std::uint64_t task_budget = 4096;
     // Above this many executions (Knuth's estimate), the top of the tree is divided before the
     // exploration starts, into subtrees of at most a 64th of the estimate each (0: never).
