@@ -2,6 +2,8 @@
 // count is checked against the bytes left, so a hostile file cannot make the reader allocate more
 // than a small multiple of its size.
 #include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp_expand.hpp"
+#include "slp_varint.hpp"
 #include "trace_text_parser.hpp"
 
 #include <algorithm>
@@ -24,16 +26,19 @@ void put_varint(std::string& out, std::uint64_t v) {
     out += static_cast<char>(v);
 }
 
+// Reads the binary form into an image (slp_expand.hpp): one pass, the rules' symbols into one
+// array, the locations checked but left in the bytes. read_slp makes its Slp from the image, so
+// both read alike, errors included.
 class SlpReader {
 public:
-    SlpReader(std::string_view in, std::string_view file, Symbols& syms, Slp& out)
+    SlpReader(std::string_view in, std::string_view file, Symbols& syms, SlpImage& out)
         : in_(in), file_(file), syms_(syms), out_(out) {}
 
     std::optional<TraceError> run() {
         if (!is_slp(in_))
             return TraceError{std::string(file_), 0, 0, "not an SLP file (bad magic)"};
         pos_ = magic.size();
-        out_ = Slp{};
+        out_ = SlpImage{};
         std::vector<std::uint32_t> ids[namespace_count];
         for (std::size_t k = 0; k < namespace_count; ++k) {
             std::uint64_t n = 0;
@@ -87,6 +92,7 @@ public:
         std::uint64_t nterms = 0;
         if (!count(nterms, "terminal"))
             return error_;
+        out_.terminals.reserve(nterms);
         for (std::uint64_t i = 0; i < nterms; ++i) {
             start_ = pos_;
             if (pos_ >= in_.size())
@@ -114,68 +120,13 @@ public:
             }
             out_.terminals.push_back(t);
         }
-        std::uint64_t nrules = 0;
-        if (!count(nrules, "rule"))
+        if (!rules(nterms))
             return error_;
-        if (nrules == 0)
-            return fail("no rule (an SLP has at least its start rule)"), error_;
-        out_.rules.resize(nrules);
-        for (std::uint64_t r = 0; r < nrules; ++r) {
-            std::uint64_t len = 0;
-            start_ = pos_;
-            if (!count(len, "symbol"))
-                return error_;
-            if (len == 0 && !(r == 0 && nrules == 1)) // only the empty trace's start is empty
-                return fail(fmt::format("rule {} is empty", r)), error_;
-            auto& rule = out_.rules[r];
-            rule.reserve(len);
-            for (std::uint64_t i = 0; i < len; ++i) {
-                std::uint64_t s = 0;
-                start_ = pos_;
-                if (!varint(s))
-                    return error_;
-                const std::uint64_t k = s >> 1;
-                if (!(s & 1)) {
-                    if (k >= nterms)
-                        return fail(fmt::format("rule {} refers to terminal {}, out of range "
-                                                "(the file has {} terminals)",
-                                                r, k, nterms)),
-                               error_;
-                    rule.push_back(static_cast<SlpSymbol>(k));
-                } else {
-                    if (k >= nrules)
-                        return fail(fmt::format("rule {} refers to rule {}, out of range (the "
-                                                "file has {} rules)",
-                                                r, k, nrules)),
-                               error_;
-                    if (k <= r)
-                        return fail(fmt::format("rule {} refers to rule {}: a rule may refer "
-                                                "only to later rules (no cycles)",
-                                                r, k)),
-                               error_;
-                    rule.push_back(slp_rule_bit | static_cast<SlpSymbol>(k));
-                }
-            }
-        }
-        if (auto e = out_.compute_lengths())
-            return fail(*e), error_;
-        const auto& locs = ids[static_cast<std::size_t>(Namespace::location)];
-        std::uint64_t nlocs = 0;
-        if (!count(nlocs, "location"))
+        if (!check_lengths())
             return error_;
-        std::uint64_t event = 0;
-        for (std::uint64_t i = 0; i < nlocs; ++i) {
-            std::uint64_t gap = 0, loc = 0;
-            start_ = pos_;
-            if (!varint(gap))
-                return error_;
-            if (gap == 0 || gap > out_.events() - event)
-                return fail("location of an event out of range"), error_;
-            event += gap;
-            if (!index(loc, locs.size(), "location"))
-                return error_;
-            out_.locations.emplace_back(event, locs[loc]);
-        }
+        out_.location_ids = std::move(ids[static_cast<std::size_t>(Namespace::location)]);
+        if (!locations())
+            return error_;
         if (pos_ != in_.size())
             return fail("trailing bytes after the locations"), error_;
         return std::nullopt;
@@ -202,6 +153,18 @@ private:
         }
         return fail("varint out of range");
     }
+    // A varint of one byte (most symbols and locations) without a call.
+    bool fast_varint(std::uint64_t& v) {
+        if (pos_ < in_.size()) [[likely]] {
+            const auto b = static_cast<unsigned char>(in_[pos_]);
+            if (b < 0x80) [[likely]] {
+                ++pos_;
+                v = b;
+                return true;
+            }
+        }
+        return varint(v);
+    }
     // A count of items that take at least one byte each: no more than the bytes left.
     bool count(std::uint64_t& n, const char* what) {
         start_ = pos_;
@@ -212,17 +175,114 @@ private:
         return true;
     }
     bool index(std::uint64_t& v, std::size_t size, const char* what) {
-        if (!varint(v))
+        if (!fast_varint(v))
             return false;
         if (v >= size)
             return fail(fmt::format("{} id {} out of range", what, v));
         return true;
     }
 
+    // The rules, into one array: every count is bounded by the bytes left, so the array grows
+    // by doubling without ever holding more than a symbol per byte read.
+    bool rules(std::uint64_t nterms) {
+        std::uint64_t nrules = 0;
+        if (!count(nrules, "rule"))
+            return false;
+        if (nrules == 0)
+            return fail("no rule (an SLP has at least its start rule)");
+        out_.rule_start.reserve(nrules + 1);
+        std::vector<SlpSymbol>& symbols = out_.symbols;
+        for (std::uint64_t r = 0; r < nrules; ++r) {
+            std::uint64_t len = 0;
+            start_ = pos_;
+            if (!count(len, "symbol"))
+                return false;
+            if (len == 0 && !(r == 0 && nrules == 1)) // only the empty trace's start is empty
+                return fail(fmt::format("rule {} is empty", r));
+            out_.rule_start.push_back(symbols.size());
+            const std::size_t at = symbols.size();
+            if (symbols.capacity() < at + len)
+                symbols.reserve(std::max<std::size_t>(at + len, 2 * symbols.capacity()));
+            symbols.resize(at + len);
+            SlpSymbol* out = symbols.data() + at;
+            for (std::uint64_t i = 0; i < len; ++i) {
+                std::uint64_t s = 0;
+                start_ = pos_;
+                if (!fast_varint(s))
+                    return false;
+                const std::uint64_t k = s >> 1;
+                if (!(s & 1)) {
+                    if (k >= nterms)
+                        return fail(fmt::format("rule {} refers to terminal {}, out of range "
+                                                "(the file has {} terminals)",
+                                                r, k, nterms));
+                    out[i] = static_cast<SlpSymbol>(k);
+                } else {
+                    if (k >= nrules)
+                        return fail(fmt::format("rule {} refers to rule {}, out of range (the "
+                                                "file has {} rules)",
+                                                r, k, nrules));
+                    if (k <= r)
+                        return fail(fmt::format("rule {} refers to rule {}: a rule may refer "
+                                                "only to later rules (no cycles)",
+                                                r, k));
+                    out[i] = slp_rule_bit | static_cast<SlpSymbol>(k);
+                }
+            }
+        }
+        out_.rule_start.push_back(symbols.size());
+        return true;
+    }
+
+    // The lengths, as Slp::compute_lengths computes them (the rules are known to be ordered and
+    // in range here: only a trace of 2^62 events or more is left to refuse).
+    bool check_lengths() {
+        const std::size_t n = out_.rule_start.size() - 1;
+        out_.lengths.assign(n, 0);
+        std::uint64_t* const lengths = out_.lengths.data();
+        const SlpSymbol* const symbols = out_.symbols.data();
+        for (std::size_t r = n; r-- > 0;) {
+            std::uint64_t total = 0;
+            for (std::uint64_t i = out_.rule_start[r]; i < out_.rule_start[r + 1]; ++i) {
+                const SlpSymbol s = symbols[i];
+                total += slp_is_rule(s) ? lengths[slp_index(s)] : 1;
+                if (total >= max_events)
+                    return fail(fmt::format("rule {} generates 2^62 events or more", r));
+            }
+            lengths[r] = total;
+        }
+        return true;
+    }
+
+    // Checks the locations and leaves them where they are.
+    bool locations() {
+        std::uint64_t nlocs = 0;
+        if (!count(nlocs, "location"))
+            return false;
+        const std::size_t begin = pos_;
+        const std::uint64_t events = out_.events();
+        const std::size_t table = out_.location_ids.size();
+        std::uint64_t event = 0;
+        for (std::uint64_t i = 0; i < nlocs; ++i) {
+            std::uint64_t gap = 0, loc = 0;
+            start_ = pos_;
+            if (!fast_varint(gap))
+                return false;
+            if (gap == 0 || gap > events - event)
+                return fail("location of an event out of range");
+            event += gap;
+            if (!index(loc, table, "location"))
+                return false;
+        }
+        out_.location_bytes = in_.substr(begin, pos_ - begin);
+        out_.location_count = nlocs;
+        return true;
+    }
+
     std::string_view in_;
     std::string_view file_;
     Symbols& syms_;
-    Slp& out_;
+    SlpImage& out_;
     std::size_t pos_ = 0, start_ = 0;
     std::optional<TraceError> error_;
 };
@@ -273,9 +333,37 @@ bool is_slp(std::string_view bytes) {
     return bytes.substr(0, magic.size()) == magic;
 }
 
+std::optional<TraceError> read_slp_image(std::string_view bytes, std::string_view file_name,
+                                         Symbols& syms, SlpImage& out) {
+    return SlpReader(bytes, file_name, syms, out).run();
+}
+
+Slp to_slp(const SlpImage& image) {
+    Slp slp;
+    slp.terminals = image.terminals;
+    slp.rules.resize(image.rules());
+    for (std::size_t r = 0; r < image.rules(); ++r)
+        slp.rules[r].assign(
+            image.symbols.begin() + static_cast<std::ptrdiff_t>(image.rule_start[r]),
+            image.symbols.begin() + static_cast<std::ptrdiff_t>(image.rule_start[r + 1]));
+    slp.lengths = image.lengths;
+    slp.locations.reserve(image.location_count);
+    slp_varint::Locations locs(image);
+    for (std::uint64_t i = 0; i < image.location_count; ++i) {
+        const std::uint64_t number = locs.next_number();
+        slp.locations.emplace_back(number, locs.take());
+    }
+    return slp;
+}
+
 std::optional<TraceError> read_slp(std::string_view bytes, std::string_view file_name,
                                    Symbols& syms, Slp& out) {
-    return SlpReader(bytes, file_name, syms, out).run();
+    SlpImage image;
+    out = Slp{};
+    if (auto e = read_slp_image(bytes, file_name, syms, image))
+        return e;
+    out = to_slp(image);
+    return std::nullopt;
 }
 
 void write_slp(std::ostream& out, const Slp& slp, const Symbols& syms) {
