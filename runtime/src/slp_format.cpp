@@ -153,13 +153,33 @@ private:
         }
         return fail("varint out of range");
     }
-    // A varint of one byte (most symbols and locations) without a call.
+    // A varint of up to four bytes (rule references run to three) without a call or a bounds
+    // check a byte; anything else, and the last bytes of the file, through varint().
     bool fast_varint(std::uint64_t& v) {
-        if (pos_ < in_.size()) [[likely]] {
-            const auto b = static_cast<unsigned char>(in_[pos_]);
-            if (b < 0x80) [[likely]] {
-                ++pos_;
-                v = b;
+        if (in_.size() - pos_ >= 4) [[likely]] {
+            const auto* p = reinterpret_cast<const unsigned char*>(in_.data()) + pos_;
+            std::uint64_t x = p[0];
+            if (x < 0x80) {
+                v = x;
+                pos_ += 1;
+                return true;
+            }
+            x = (x & 0x7f) | std::uint64_t{p[1]} << 7;
+            if (p[1] < 0x80) {
+                v = x;
+                pos_ += 2;
+                return true;
+            }
+            x = (x & 0x3fff) | std::uint64_t{p[2]} << 14;
+            if (p[2] < 0x80) {
+                v = x;
+                pos_ += 3;
+                return true;
+            }
+            x = (x & 0x1fffff) | std::uint64_t{p[3]} << 21;
+            if (p[3] < 0x80) {
+                v = x;
+                pos_ += 4;
                 return true;
             }
         }
@@ -210,24 +230,23 @@ private:
                 start_ = pos_;
                 if (!fast_varint(s))
                     return false;
+                // Terminals and rules mix at random in a rule: no branch on which it is.
                 const std::uint64_t k = s >> 1;
-                if (!(s & 1)) {
-                    if (k >= nterms)
+                const bool rule = (s & 1) != 0;
+                if (k >= (rule ? nrules : nterms) || (rule & (k <= r))) [[unlikely]] {
+                    if (!rule)
                         return fail(fmt::format("rule {} refers to terminal {}, out of range "
                                                 "(the file has {} terminals)",
                                                 r, k, nterms));
-                    out[i] = static_cast<SlpSymbol>(k);
-                } else {
                     if (k >= nrules)
                         return fail(fmt::format("rule {} refers to rule {}, out of range (the "
                                                 "file has {} rules)",
                                                 r, k, nrules));
-                    if (k <= r)
-                        return fail(fmt::format("rule {} refers to rule {}: a rule may refer "
-                                                "only to later rules (no cycles)",
-                                                r, k));
-                    out[i] = slp_rule_bit | static_cast<SlpSymbol>(k);
+                    return fail(fmt::format("rule {} refers to rule {}: a rule may refer "
+                                            "only to later rules (no cycles)",
+                                            r, k));
                 }
+                out[i] = static_cast<SlpSymbol>(k) | (rule ? slp_rule_bit : 0);
             }
         }
         out_.rule_start.push_back(symbols.size());
