@@ -220,7 +220,38 @@ void register_all() {
 
 } // namespace
 
+// `bench_slp --write-trace FAMILY FILE [EVENTS]` writes a family's text trace (the repetitive
+// one of bench/slp_replay.sh: bufwriter at 64 million events), streamed for bufwriter.
+int write_trace(const std::string& family, const std::string& path, std::uint64_t n) {
+    std::ofstream out(path, std::ios::binary);
+    if (family != "bufwriter") {
+        out << generate(family, n);
+    } else { // generate()'s bufwriter, a round at a time
+        std::string buf = "T0|fork(T1,T2,T3,T4,T5,T6,T7)\n";
+        for (std::uint64_t i = 0; i * 5 < n; ++i) {
+            const char t = static_cast<char>('0' + i % 6);
+            for (const char* op : {"acq(m)", "r(pos)", "w(buf)", "w(pos)", "rel(m)"}) {
+                buf += 'T';
+                buf += t;
+                buf += '|';
+                buf += op;
+                buf += '\n';
+            }
+            if (buf.size() >= (1u << 20)) {
+                out << buf;
+                buf.clear();
+            }
+        }
+        out << buf;
+    }
+    out.close();
+    return out ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+    if (argc >= 4 && std::string(argv[1]) == "--write-trace")
+        return write_trace(argv[2], argv[3],
+                           argc >= 5 ? std::strtoull(argv[4], nullptr, 10) : target_events());
     register_all();
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

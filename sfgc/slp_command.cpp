@@ -55,7 +55,8 @@ void add_slp_format_options(CLI::App& app, SlpFormat& f) {
     app.add_option("--map", f.map, "ziptrack: the map file (default: the grammar's name + .map)");
 }
 
-bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, LoadedSlp& out) {
+bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, LoadedSlp& out,
+              unsigned threads) {
     sfg::MappedFile& in = out.bytes_;
     if (!in.open(file)) {
         fmt::print(stderr, "{}: error: cannot read the file: {}\n", file, in.error());
@@ -74,7 +75,7 @@ bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, L
         out.has_slp_ = true;
     } else {
         out.image_.emplace();
-        e = sfg::read_slp_image(in.data(), name, syms, *out.image_);
+        e = sfg::read_slp_image(in.data(), name, syms, *out.image_, threads);
     }
     if (e) {
         fmt::print(stderr, "{}\n", e->to_string());
@@ -97,6 +98,12 @@ sfg::TraceResult LoadedSlp::expand(std::string_view file_name, const sfg::Symbol
                                    const sfg::SlpExpandOptions& options) const {
     return image_ ? sfg::expand_slp(*image_, file_name, syms, sink, options)
                   : sfg::expand_slp(slp_, file_name, syms, sink, options);
+}
+
+unsigned slp_reading_threads(const std::string& threads) {
+    if (threads != "auto")
+        return static_cast<unsigned>(std::stoul(threads));
+    return std::thread::hardware_concurrency() >= 2 ? 2 : 1;
 }
 
 unsigned expansion_threads(const std::string& threads, std::uint64_t events) {
@@ -204,7 +211,7 @@ int run_decompress(int argc, char** argv) {
     const std::string name = file == "-" ? "<stdin>" : file;
     sfg::Symbols syms;
     LoadedSlp slp;
-    if (!load_slp(file, slp_format, syms, slp))
+    if (!load_slp(file, slp_format, syms, slp, slp_reading_threads("auto")))
         return 2;
     std::ofstream f;
     std::ostream* out = open_output(out_path, f);

@@ -39,18 +39,23 @@ public:
                             sfg::Analysis& sink, const sfg::SlpExpandOptions& options) const;
 
 private:
-    friend bool load_slp(const std::string&, const SlpFormat&, sfg::Symbols&, LoadedSlp&);
+    friend bool load_slp(const std::string&, const SlpFormat&, sfg::Symbols&, LoadedSlp&, unsigned);
     sfg::MappedFile bytes_;
     std::optional<sfg::SlpImage> image_;
     sfg::Slp slp_;
     bool has_slp_ = false;
 };
 
-// Reads an SLP; on failure prints the error (naming the file) and returns false.
-bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, LoadedSlp& out);
+// Reads an SLP (on `threads` threads: read_slp_image); on failure prints the error (naming the
+// file) and returns false.
+bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, LoadedSlp& out,
+              unsigned threads = 1);
 
 // Threads for expanding `events` events (SlpExpandOptions): `threads` as --threads gives it;
 // auto: two when there are two cores and events enough to repay a thread.
 unsigned expansion_threads(const std::string& threads, std::uint64_t events);
+// Threads for reading an SLP (read_slp_image): as --threads gives it; auto: two when there are
+// two cores (the reader uses the second only for a file of a megabyte or more).
+unsigned slp_reading_threads(const std::string& threads);
 
 } // namespace sfgc

@@ -2,20 +2,16 @@
 // terminal (thread, op, operand) and the grammar builder; expansion walks the grammar and hands
 // the events to the well-formedness checker, as a trace reader does.
 //
-// Expansion is a walk that jumps from rule to rule: on a grammar of low ratio nearly every event
-// is reached through a rule of its own, somewhere in megabytes of rules, so its cost is cache
-// misses, two dependent ones a rule (where the rule is, then its symbols) and more for nested
-// rules. Two things cut them: every rule of at most `leaf_events` events is stored expanded, in
-// one contiguous run of terminals ("leaves": one miss for the whole rule, nested rules
-// included), and where a rule is, with its length, is one word per rule. With two threads the
-// walk and the well-formedness checks run a few batches of events ahead of the analyses
-// (docs/compressed.md, "When compression pays").
+// The walk follows the expansion index (slp_stream.hpp: a word a rule, rules of up to 16 events
+// stored expanded). With two threads the walk and the well-formedness checks run a few batches
+// of events ahead of the analyses (docs/compressed.md, "When compression pays").
 #include "sfg/runtime/slp_expand.hpp"
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/well_formed.hpp"
-#include "slp_varint.hpp"
+#include "slp_stream.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <condition_variable>
 #include <cstddef>
@@ -34,74 +30,28 @@ namespace sfg {
 
 namespace {
 
-// Rules of at most this many events are leaves (above). The realistic benchmark trace's
-// Sequitur grammar (bench/README.md) has nearly all its rules of 2 to 4 events.
-constexpr std::uint32_t leaf_events = 16;
+using slp_stream::leaf_events;
 
-// The grammar compiled for the walk. ref(r), one word a rule:
-//   a leaf:  leaf_bit | events << 56 | offset of its expansion in leaves()
-//   else:    symbols << 40 | offset of its symbols, symbols = max_count meaning "look it up"
+// The grammar with its index (slp_stream.hpp), for the walk.
 class Program {
 public:
-    static constexpr std::uint64_t leaf_bit = std::uint64_t{1} << 63;
-    static constexpr std::uint64_t max_count = (std::uint64_t{1} << 23) - 1;
-    static constexpr std::uint64_t offset_mask = (std::uint64_t{1} << 40) - 1;
-    static constexpr std::uint64_t leaf_offset_mask = (std::uint64_t{1} << 56) - 1;
-
-    // The rules' symbols one after the other, rule r from rule_start[r] to rule_start[r + 1].
     Program(const SlpTerminal* terminals, const SlpSymbol* symbols, const std::uint64_t* rule_start,
-            const std::uint64_t* lengths, std::size_t rules)
-        : terminals_(terminals), symbols_(symbols), rule_start_(rules ? rule_start : nullptr),
-          rules_(rules) {
-        const std::uint64_t size = rules ? rule_start[rules] : 0;
-        if (size > offset_mask)
-            throw std::length_error("SLP too large to expand (2^40 symbols or more)");
-        ref_.resize(rules);
-        // Leaves hold at most twice the grammar's symbols (a grammar of many rules of a few
-        // events each must not multiply its memory); children come first, rules referring only
-        // to later rules, so a rule is a leaf when its rules are.
-        const std::uint64_t budget = std::max<std::uint64_t>(2 * size, std::uint64_t{1} << 16);
-        for (std::size_t r = rules; r-- > 0;) {
-            const SlpSymbol* const begin = symbols + rule_start[r];
-            const SlpSymbol* const end = symbols + rule_start[r + 1];
-            bool leaf = lengths[r] <= leaf_events && leaves_.size() + lengths[r] <= budget;
-            for (const SlpSymbol* s = begin; leaf && s < end; ++s)
-                leaf = !slp_is_rule(*s) || (ref_[slp_index(*s)] & leaf_bit);
-            if (!leaf) {
-                ref_[r] = rule_start[r] |
-                          std::min<std::uint64_t>(rule_start[r + 1] - rule_start[r], max_count)
-                              << 40;
-                continue;
-            }
-            const std::uint64_t offset = leaves_.size();
-            for (const SlpSymbol* s = begin; s < end; ++s) {
-                if (!slp_is_rule(*s)) {
-                    leaves_.push_back(*s);
-                    continue;
-                }
-                const std::uint64_t child = ref_[slp_index(*s)];
-                const std::size_t from = child & leaf_offset_mask;
-                leaves_.insert(leaves_.end(), leaves_.begin() + static_cast<std::ptrdiff_t>(from),
-                               leaves_.begin() +
-                                   static_cast<std::ptrdiff_t>(from + ((child >> 56) & 0x7f)));
-            }
-            ref_[r] = leaf_bit | lengths[r] << 56 | offset;
-        }
-        leaves_.resize(leaves_.size() + leaf_events); // a leaf is copied leaf_events at a time
-    }
+            std::size_t rules, const std::uint64_t* refs, const std::uint32_t* leaves)
+        : terminals_(terminals), symbols_(symbols), rule_start_(rule_start), rules_(rules),
+          refs_(refs), leaves_(leaves) {}
 
     const SlpTerminal* terminals() const { return terminals_; }
-    const SlpSymbol* symbols() const { return symbols_; }
-    const std::uint64_t* refs() const { return ref_.data(); }
-    const std::uint32_t* leaves() const { return leaves_.data(); }
+    const std::uint64_t* refs() const { return refs_; }
+    const std::uint32_t* leaves() const { return leaves_; }
     std::size_t rules() const { return rules_; }
     // The symbols of a rule that is not a leaf.
     std::pair<const SlpSymbol*, const SlpSymbol*> body(std::uint32_t rule,
                                                        std::uint64_t ref) const {
-        const SlpSymbol* begin = symbols_ + (ref & offset_mask);
+        const SlpSymbol* begin = symbols_ + (ref & slp_stream::offset_mask);
         const std::uint64_t count = ref >> 40;
-        return {begin,
-                begin + (count < max_count ? count : rule_start_[rule + 1] - rule_start_[rule])};
+        return {begin, begin + (count < slp_stream::max_count
+                                    ? count
+                                    : rule_start_[rule + 1] - rule_start_[rule])};
     }
 
 private:
@@ -109,8 +59,8 @@ private:
     const SlpSymbol* symbols_;
     const std::uint64_t* rule_start_;
     std::size_t rules_;
-    std::vector<std::uint64_t> ref_;
-    std::vector<std::uint32_t> leaves_;
+    const std::uint64_t* refs_;
+    const std::uint32_t* leaves_;
 };
 
 // The walk: the trace's terminal ids in order, a buffer at a time.
@@ -144,8 +94,8 @@ public:
                 continue;
             }
             const std::uint64_t ref = refs[slp_index(s)];
-            if (ref & Program::leaf_bit) {
-                std::memcpy(o, leaves + (ref & Program::leaf_offset_mask),
+            if (ref & slp_stream::leaf_bit) {
+                std::memcpy(o, leaves + (ref & slp_stream::leaf_offset_mask),
                             leaf_events * sizeof(std::uint32_t));
                 o += (ref >> 56) & 0x7f;
                 continue;
@@ -298,6 +248,25 @@ private:
     PackedEvent* end_ = nullptr;
 };
 
+// Waits awake for `ready` a while (about a batch's time), yielding now and then: a thread put to
+// sleep takes tens of microseconds and more to wake (much more on a virtual machine whose idle
+// core is halted), and the batches pass every few tens of microseconds. Whether ready.
+template <class Ready>
+bool spin_until(Ready ready) {
+    for (int i = 0; i < 4096; ++i) {
+        if (ready())
+            return true;
+        if (i % 64 == 63)
+            std::this_thread::yield(); // the other thread may be waiting for this core
+        else {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+    }
+    return ready();
+}
+
 // Two threads: batches of checked events, produced in order by whichever thread is free (the
 // worker, or the caller's while it waits for the next batch), delivered to the sink in order by
 // the caller's. Scheduling as read_trace_text_parallel's (trace_parallel.cpp), with one producer
@@ -406,6 +375,7 @@ private:
     // Called with the lock held, after produce(k).
     void produced(std::size_t k) {
         ready_[k % window] = true;
+        produced_count_.store(k + 1, std::memory_order_release);
         producing_ = false;
         if (slots_[k % window].last)
             ended_ = true;
@@ -416,7 +386,17 @@ private:
             std::size_t k;
             {
                 std::unique_lock lock(m_);
-                cv_.wait(lock, [&] { return stop_ || ended_ || claimable(); });
+                while (!(stop_ || ended_ || claimable())) {
+                    // The window is full: the caller's thread frees a slot within a batch's time.
+                    const std::size_t next = next_;
+                    lock.unlock();
+                    spin_until([&] {
+                        return delivered_count_.load(std::memory_order_acquire) + window > next;
+                    });
+                    lock.lock();
+                    if (!(stop_ || ended_ || claimable()))
+                        cv_.wait(lock);
+                }
                 if (stop_ || ended_)
                     return;
                 k = next_++;
@@ -445,7 +425,12 @@ private:
                 cv_.notify_all();
                 continue;
             }
-            cv_.wait(lock);
+            // The worker is producing it: it comes within a batch's time.
+            lock.unlock();
+            spin_until([&] { return produced_count_.load(std::memory_order_acquire) > k; });
+            lock.lock();
+            if (!ready_[k % window])
+                cv_.wait(lock);
         }
         return slots_[k % window];
     }
@@ -455,6 +440,7 @@ private:
             std::lock_guard lock(m_);
             ready_[k % window] = false;
             delivered_ = k + 1;
+            delivered_count_.store(k + 1, std::memory_order_release);
         }
         cv_.notify_all();
     }
@@ -472,6 +458,8 @@ private:
     bool producing_ = false;
     bool ended_ = false; // the last batch is produced
     bool stop_ = false;
+    // next_ once produced, delivered_: for waiting awake, without the lock.
+    std::atomic<std::size_t> produced_count_{0}, delivered_count_{0};
 };
 
 template <class Locations>
@@ -489,13 +477,13 @@ TraceResult expand_with(const Program& program, Locations locations, std::string
 TraceResult expand_slp(const SlpImage& image, std::string_view file_name, const Symbols& syms,
                        Analysis& sink, const SlpExpandOptions& options) {
     const Program program(image.terminals.data(), image.symbols.data(), image.rule_start.data(),
-                          image.lengths.data(), image.rules());
-    return expand_with(program, slp_varint::Locations(image), file_name, syms, sink, options);
+                          image.rules(), image.refs.data(), image.leaves.data());
+    return expand_with(program, slp_stream::Locations(image), file_name, syms, sink, options);
 }
 
 TraceResult expand_slp(const Slp& slp, std::string_view file_name, const Symbols& syms,
                        Analysis& sink, const SlpExpandOptions& options) {
-    // The rules in one array, as an image has them.
+    // The rules in one array and their index, as an image has them.
     std::vector<SlpSymbol> symbols;
     symbols.reserve(slp.size());
     std::vector<std::uint64_t> start;
@@ -505,17 +493,14 @@ TraceResult expand_slp(const Slp& slp, std::string_view file_name, const Symbols
         symbols.insert(symbols.end(), rule.begin(), rule.end());
     }
     start.push_back(symbols.size());
-    std::vector<std::uint64_t> lengths = slp.lengths;
-    if (lengths.size() != slp.rules.size()) { // not computed: the caller's Slp is well-formed
-        Slp copy;
-        copy.terminals = slp.terminals;
-        copy.rules = slp.rules;
-        if (auto e = copy.compute_lengths())
-            throw std::invalid_argument("expand_slp: " + *e);
-        lengths = std::move(copy.lengths);
-    }
-    const Program program(slp.terminals.data(), symbols.data(), start.data(), lengths.data(),
-                          slp.rules.size());
+    std::vector<std::uint64_t> lengths(slp.rules.size()), refs;
+    std::vector<std::uint32_t> leaves;
+    if (auto r = slp_stream::index_rules(symbols.data(), start.data(), slp.rules.size(),
+                                         lengths.data(), refs, leaves))
+        throw std::invalid_argument(
+            fmt::format("expand_slp: rule {} generates 2^62 events or more", *r));
+    const Program program(slp.terminals.data(), symbols.data(), start.data(), slp.rules.size(),
+                          refs.data(), leaves.data());
     return expand_with(program, SlpLocations(slp), file_name, syms, sink, options);
 }
 
@@ -527,7 +512,7 @@ TraceResult expand_slp(const Slp& slp, std::string_view file_name, const Symbols
 TraceResult read_slp_trace(std::string_view bytes, std::string_view file_name, Symbols& syms,
                            Analysis& sink, const SlpExpandOptions& options) {
     SlpImage image;
-    if (auto e = read_slp_image(bytes, file_name, syms, image)) {
+    if (auto e = read_slp_image(bytes, file_name, syms, image, options.threads)) {
         TraceResult r;
         r.error = std::move(e);
         return r;

@@ -3,10 +3,15 @@
 // than a small multiple of its size.
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/slp_expand.hpp"
-#include "slp_varint.hpp"
+#include "slp_stream.hpp"
 #include "trace_text_parser.hpp"
 
 #include <algorithm>
+#include <system_error>
+#include <thread>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <fmt/format.h>
 #include <ostream>
 
@@ -15,8 +20,7 @@ namespace sfg {
 namespace {
 
 constexpr std::string_view magic{"SFGSLP1\n", 8};
-// Traces of 2^62 events or more are refused: event numbers stay far from overflow.
-constexpr std::uint64_t max_events = std::uint64_t{1} << 62;
+using slp_stream::max_events;
 
 void put_varint(std::string& out, std::uint64_t v) {
     while (v >= 0x80) {
@@ -26,13 +30,117 @@ void put_varint(std::string& out, std::uint64_t v) {
     out += static_cast<char>(v);
 }
 
+// A checked-free varint for the scans below: false at the end of the bytes or past 64 bits.
+bool scan_varint(const unsigned char* p, std::size_t n, std::size_t& pos, std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (pos >= n)
+            return false;
+        const unsigned char b = p[pos++];
+        if (shift == 63 && b > 1)
+            return false;
+        v |= std::uint64_t{b & 0x7fu} << shift;
+        if (!(b & 0x80))
+            return true;
+    }
+    return false;
+}
+
+// The rules section skipped, from its count at `at` (a varint is its bytes up to the first below
+// 0x80): how many symbols it holds, and where the locations section starts. Not `ok` when it is
+// malformed (the reader then finds out how).
+struct RulesScan {
+    bool ok = false;
+    std::uint64_t symbols = 0;
+    std::size_t end = 0;
+};
+
+RulesScan scan_rules(std::string_view in, std::size_t at) {
+    RulesScan r;
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t n = in.size();
+    std::size_t pos = at;
+    std::uint64_t rules = 0;
+    if (!scan_varint(p, n, pos, rules) || rules > n - pos)
+        return r;
+    for (std::uint64_t i = 0; i < rules; ++i) {
+        std::uint64_t len = 0;
+        if (!scan_varint(p, n, pos, len) || len > n - pos)
+            return r;
+        r.symbols += len;
+#if defined(__SSE2__)
+        // A long rule (the start rule) sixteen bytes at a time: their varints' last bytes.
+        while (len >= 16 && n - pos >= 16) {
+            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+            unsigned ends = ~static_cast<unsigned>(_mm_movemask_epi8(bytes)) & 0xffff;
+            ends -= (ends >> 1) & 0x5555; // a popcount without POPCNT (not in x86-64's baseline)
+            ends = (ends & 0x3333) + ((ends >> 2) & 0x3333);
+            ends = (ends + (ends >> 4)) & 0x0f0f;
+            len -= (ends + (ends >> 8)) & 0x1f;
+            pos += 16;
+        }
+#endif
+        while (len > 0) {
+            if (pos >= n)
+                return r;
+            len -= p[pos++] < 0x80;
+        }
+    }
+    r.end = pos;
+    r.ok = true;
+    return r;
+}
+
+// The locations section at `at` checked ahead (on a second thread while the reader reads the
+// rules): every check of SlpReader::locations but the events' range, which needs the rules'
+// lengths: the sum of the gaps instead. Not `ok` when anything is amiss: the reader then checks
+// in order, for its error.
+struct EarlyLocations {
+    bool ok = false;
+    std::size_t begin = 0;   // its first entry
+    std::uint64_t count = 0; // entries
+    std::uint64_t last = 0;  // the number of the last event with a location
+};
+
+EarlyLocations early_locations(std::string_view in, std::size_t at, std::size_t table) {
+    EarlyLocations r;
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t n = in.size();
+    std::size_t pos = at;
+    std::uint64_t count = 0;
+    if (!scan_varint(p, n, pos, count) || count > n - pos)
+        return r;
+    r.begin = pos;
+    r.count = count;
+    std::uint64_t last = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        std::uint64_t gap = 0, loc = 0;
+        if (n - pos >= 2 && p[pos] < 0x80 && p[pos + 1] < 0x80) {
+            gap = p[pos];
+            loc = p[pos + 1];
+            pos += 2;
+        } else if (!scan_varint(p, n, pos, gap) || !scan_varint(p, n, pos, loc)) {
+            return r;
+        }
+        if (gap == 0 || gap >= max_events || loc >= table)
+            return r;
+        last += gap;
+        if (last >= max_events)
+            return r;
+    }
+    r.last = last;
+    r.ok = pos == n;
+    return r;
+}
+
 // Reads the binary form into an image (slp_expand.hpp): one pass, the rules' symbols into one
 // array, the locations checked but left in the bytes. read_slp makes its Slp from the image, so
 // both read alike, errors included.
 class SlpReader {
 public:
-    SlpReader(std::string_view in, std::string_view file, Symbols& syms, SlpImage& out)
-        : in_(in), file_(file), syms_(syms), out_(out) {}
+    SlpReader(std::string_view in, std::string_view file, Symbols& syms, SlpImage& out,
+              unsigned threads)
+        : in_(in), file_(file), syms_(syms), out_(out), threads_(threads) {}
 
     std::optional<TraceError> run() {
         if (!is_slp(in_))
@@ -120,11 +228,42 @@ public:
             }
             out_.terminals.push_back(t);
         }
+        out_.location_ids = std::move(ids[static_cast<std::size_t>(Namespace::location)]);
+        // The rules' symbols counted ahead: their array is allocated once. And with a second
+        // thread, the locations (a location a line makes theirs the file's largest section, as
+        // in the benchmarks' realistic trace) are checked meanwhile.
+        const RulesScan scan = scan_rules(in_, pos_);
+        if (scan.ok)
+            out_.symbols.reserve(scan.symbols);
+        EarlyLocations early;
+        std::thread helper;
+        struct Join {
+            std::thread& t;
+            ~Join() {
+                if (t.joinable())
+                    t.join();
+            }
+        } join{helper};
+        if (scan.ok && threads_ >= 2 && in_.size() - scan.end >= (std::size_t{1} << 20)) {
+            try {
+                helper = std::thread([this, &early, at = scan.end] {
+                    early = early_locations(in_, at, out_.location_ids.size());
+                });
+            } catch (const std::system_error&) {
+                // No thread: this one checks them below.
+            }
+        }
         if (!rules(nterms))
             return error_;
         if (!check_lengths())
             return error_;
-        out_.location_ids = std::move(ids[static_cast<std::size_t>(Namespace::location)]);
+        if (helper.joinable())
+            helper.join();
+        if (early.ok && scan.end == pos_ && early.last <= out_.events()) {
+            out_.location_bytes = in_.substr(early.begin);
+            out_.location_count = early.count;
+            return std::nullopt;
+        }
         if (!locations())
             return error_;
         if (pos_ != in_.size())
@@ -254,22 +393,14 @@ private:
     }
 
     // The lengths, as Slp::compute_lengths computes them (the rules are known to be ordered and
-    // in range here: only a trace of 2^62 events or more is left to refuse).
+    // in range here: only a trace of 2^62 events or more is left to refuse), and with them
+    // expand_slp's index.
     bool check_lengths() {
         const std::size_t n = out_.rule_start.size() - 1;
         out_.lengths.assign(n, 0);
-        std::uint64_t* const lengths = out_.lengths.data();
-        const SlpSymbol* const symbols = out_.symbols.data();
-        for (std::size_t r = n; r-- > 0;) {
-            std::uint64_t total = 0;
-            for (std::uint64_t i = out_.rule_start[r]; i < out_.rule_start[r + 1]; ++i) {
-                const SlpSymbol s = symbols[i];
-                total += slp_is_rule(s) ? lengths[slp_index(s)] : 1;
-                if (total >= max_events)
-                    return fail(fmt::format("rule {} generates 2^62 events or more", r));
-            }
-            lengths[r] = total;
-        }
+        if (auto r = slp_stream::index_rules(out_.symbols.data(), out_.rule_start.data(), n,
+                                             out_.lengths.data(), out_.refs, out_.leaves))
+            return fail(fmt::format("rule {} generates 2^62 events or more", *r));
         return true;
     }
 
@@ -302,6 +433,7 @@ private:
     std::string_view file_;
     Symbols& syms_;
     SlpImage& out_;
+    unsigned threads_;
     std::size_t pos_ = 0, start_ = 0;
     std::optional<TraceError> error_;
 };
@@ -353,8 +485,8 @@ bool is_slp(std::string_view bytes) {
 }
 
 std::optional<TraceError> read_slp_image(std::string_view bytes, std::string_view file_name,
-                                         Symbols& syms, SlpImage& out) {
-    return SlpReader(bytes, file_name, syms, out).run();
+                                         Symbols& syms, SlpImage& out, unsigned threads) {
+    return SlpReader(bytes, file_name, syms, out, threads).run();
 }
 
 Slp to_slp(const SlpImage& image) {
@@ -367,7 +499,7 @@ Slp to_slp(const SlpImage& image) {
             image.symbols.begin() + static_cast<std::ptrdiff_t>(image.rule_start[r + 1]));
     slp.lengths = image.lengths;
     slp.locations.reserve(image.location_count);
-    slp_varint::Locations locs(image);
+    slp_stream::Locations locs(image);
     for (std::uint64_t i = 0; i < image.location_count; ++i) {
         const std::uint64_t number = locs.next_number();
         slp.locations.emplace_back(number, locs.take());

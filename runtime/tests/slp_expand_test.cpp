@@ -578,3 +578,65 @@ TEST_CASE("read_trace_file_parallel on an SLP file: two threads, the same events
     if (!one.ok())
         CHECK(one.error->to_string() == two.error->to_string());
 }
+
+TEST_CASE("read_slp_image on two threads (locations checked ahead): the same image and errors") {
+    // 800,000 events, each with one of 300 locations (two-byte ids): a locations section of
+    // two megabytes, which a second thread checks while the rules are read.
+    Symbols syms;
+    Terminals t = terminals_of("T0|acq(m)\nT0|w(x)\nT0|r(y)\nT0|rel(m)\n", syms);
+    std::vector<std::uint32_t> seq;
+    std::mt19937_64 rng(4);
+    for (int i = 0; i < 200000; ++i)
+        seq.insert(seq.end(), {0, 1 + static_cast<std::uint32_t>(rng() % 2), 2, 3});
+    // (r(y) and w(x) in random order inside the critical section: not too compressible.)
+    for (std::size_t i = 0; i < seq.size(); i += 4)
+        seq[i + 2] = seq[i + 1] == 1 ? 2 : 1;
+    Slp slp = t.slp;
+    slp.locations.clear();
+    for (int i = 0; i < 300; ++i)
+        syms.locations.intern("L" + std::to_string(i));
+    for (std::uint64_t e = 1; e <= seq.size(); ++e)
+        slp.locations.emplace_back(e, static_cast<ObjId>(rng() % 300));
+    slp = grammar_by(0, slp, seq, rng);
+    const std::string good = bytes_of(slp, syms);
+    REQUIRE(good.size() > (std::size_t{3} << 19));
+    auto read = [&](const std::string& bytes, unsigned threads, SlpImage& image) {
+        Symbols s;
+        return read_slp_image(bytes, "t.slp", s, image, threads);
+    };
+    {
+        SlpImage one, two;
+        REQUIRE(!read(good, 1, one));
+        REQUIRE(!read(good, 2, two));
+        CHECK(two.location_bytes == one.location_bytes);
+        CHECK(two.location_count == one.location_count);
+        CHECK(to_slp(two).locations == slp.locations);
+    }
+    // Bytes changed in the locations section (its last megabyte), in the rules and the names:
+    // the error of one thread, and of the reader before images.
+    int rejected = 0;
+    for (int round = 0; round < 120; ++round) {
+        std::string bad = good;
+        const std::size_t at =
+            round % 10 == 0 ? 8 + rng() % 200 : bad.size() - 1 - rng() % (std::size_t{1} << 20);
+        bad[at] = static_cast<char>(round % 3 == 0 ? 0x00 : round % 3 == 1 ? 0xff : rng());
+        if (round % 7 == 0)
+            bad.resize(bad.size() - rng() % 1000); // truncated too
+        SlpImage one, two;
+        Symbols s;
+        Slp ref;
+        const auto want = reference_read(bad, s, ref);
+        const auto e1 = read(bad, 1, one);
+        const auto e2 = read(bad, 2, two);
+        REQUIRE(e1.has_value() == want.has_value());
+        REQUIRE(e2.has_value() == want.has_value());
+        if (want) {
+            ++rejected;
+            CHECK(e1->to_string() == want->to_string());
+            CHECK(e2->to_string() == want->to_string());
+        } else {
+            CHECK(two.location_bytes == one.location_bytes);
+        }
+    }
+    CHECK(rejected > 60);
+}

@@ -32,6 +32,10 @@ struct SlpImage {
     std::string_view location_bytes;
     std::uint64_t location_count = 0;
     std::vector<ObjId> location_ids;
+    // expand_slp's index of the rules, made with the lengths (slp_stream.hpp): a word a rule,
+    // and the events of every rule of at most 16 events, stored expanded.
+    std::vector<std::uint64_t> refs;
+    std::vector<std::uint32_t> leaves;
 
     std::size_t rules() const { return lengths.size(); }
     std::uint64_t events() const { return lengths.empty() ? 0 : lengths[0]; }
@@ -39,9 +43,10 @@ struct SlpImage {
 };
 
 // read_slp into an image: the same checks, the same errors (byte offsets included), the same
-// names interned into `syms`.
+// names interned into `syms`. With two threads or more, a second thread checks the locations
+// while this one reads the rules.
 std::optional<TraceError> read_slp_image(std::string_view bytes, std::string_view file_name,
-                                         Symbols& syms, SlpImage& out);
+                                         Symbols& syms, SlpImage& out, unsigned threads = 1);
 // The Slp read_slp gives for the same bytes (for the analyses on the grammar).
 Slp to_slp(const SlpImage& image);
 
