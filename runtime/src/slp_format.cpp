@@ -363,16 +363,35 @@ private:
             if (symbols.capacity() < at + len)
                 symbols.reserve(std::max<std::size_t>(at + len, 2 * symbols.capacity()));
             symbols.resize(at + len);
-            SlpSymbol* out = symbols.data() + at;
+            SlpSymbol* const out = symbols.data() + at;
+            // The position in locals (varint() and fail() see pos_ and start_ set on the way
+            // out): a member stored and loaded back every symbol cost a third of the loop.
+            const auto* const base = reinterpret_cast<const unsigned char*>(in_.data());
+            const std::size_t size = in_.size();
+            std::size_t pos = pos_, symbol = pos_;
             for (std::uint64_t i = 0; i < len; ++i) {
                 std::uint64_t s = 0;
-                start_ = pos_;
-                if (!fast_varint(s))
-                    return false;
+                symbol = pos;
+                if (size - pos >= 4 && base[pos] < 0x80) [[likely]] {
+                    s = base[pos++];
+                } else if (size - pos >= 4 && base[pos + 1] < 0x80) {
+                    s = (base[pos] & 0x7fu) | std::uint64_t{base[pos + 1]} << 7;
+                    pos += 2;
+                } else if (size - pos >= 4 && base[pos + 2] < 0x80) {
+                    s = (base[pos] & 0x7fu) | std::uint64_t{base[pos + 1] & 0x7fu} << 7 |
+                        std::uint64_t{base[pos + 2]} << 14;
+                    pos += 3;
+                } else {
+                    pos_ = start_ = pos;
+                    if (!varint(s))
+                        return false;
+                    pos = pos_;
+                }
                 // Terminals and rules mix at random in a rule: no branch on which it is.
                 const std::uint64_t k = s >> 1;
                 const bool rule = (s & 1) != 0;
                 if (k >= (rule ? nrules : nterms) || (rule & (k <= r))) [[unlikely]] {
+                    pos_ = start_ = symbol;
                     if (!rule)
                         return fail(fmt::format("rule {} refers to terminal {}, out of range "
                                                 "(the file has {} terminals)",
@@ -387,6 +406,9 @@ private:
                 }
                 out[i] = static_cast<SlpSymbol>(k) | (rule ? slp_rule_bit : 0);
             }
+            pos_ = pos;
+            if (len > 0)
+                start_ = symbol; // the last symbol's (an error of the lengths names it)
         }
         out_.rule_start.push_back(symbols.size());
         return true;
