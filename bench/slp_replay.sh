@@ -13,6 +13,8 @@
 # the text taken round by round: its median and [min, max] over the rounds.
 # Usage: bench/slp_replay.sh [BUILD_DIR] [RUNS] [EVENTS] [LOOP_EVENTS]
 # GRAMMAR=0 leaves out the realistic trace on the grammar (some 13 s and 3.5 GB a run).
+# BASELINE=OTHER_SFGC adds the SLP rows run by another build's sfgc, in the same rounds (before
+# and after a change).
 set -euo pipefail
 build=${1:-build} runs=${2:-7} events=${3:-5000000} loop_events=${4:-64000000}
 sfgc=$build/sfgc/sfgc
@@ -37,19 +39,27 @@ run() {
     e=$(date +%s%N)
     echo "$(((e - s) / 1000))" >>"$tmp/$name"
 }
+base=${BASELINE:-}
 rows=(real_ft real_hb_text real_auto real_expand)
+[ -z "$base" ] || rows+=(base_real_auto base_real_expand)
 [ "${GRAMMAR:-1}" = 0 ] || rows+=(real_grammar)
 rows+=(loop_ft loop_auto)
+[ -z "$base" ] || rows+=(base_loop_auto)
 for _ in $(seq "$runs"); do
     run real_ft "$sfgc" trace "$tmp/real.std" --analysis fasttrack
     run real_hb_text "$sfgc" trace "$tmp/real.std" --analysis hb
     run real_auto "$sfgc" trace "$tmp/real.slp" --analysis hb
     run real_expand "$sfgc" trace "$tmp/real.slp" --analysis hb --slp-mode expand
+    if [ -n "$base" ]; then
+        run base_real_auto "$base" trace "$tmp/real.slp" --analysis hb
+        run base_real_expand "$base" trace "$tmp/real.slp" --analysis hb --slp-mode expand
+    fi
     [ "${GRAMMAR:-1}" = 0 ] ||
         run real_grammar "$sfgc" trace "$tmp/real.slp" --analysis hb --slp-mode grammar \
             --max-memory 8192
     run loop_ft "$sfgc" trace "$tmp/loop.std" --analysis fasttrack
     run loop_auto "$sfgc" trace "$tmp/loop.slp" --analysis hb
+    [ -z "$base" ] || run base_loop_auto "$base" trace "$tmp/loop.slp" --analysis hb
 done
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -72,12 +82,17 @@ label() {
     real_grammar) echo "realistic: hb on the SLP (grammar)" ;;
     loop_ft) echo "loop: fasttrack on the text" ;;
     loop_auto) echo "loop: hb on the SLP (auto: the grammar)" ;;
+    base_real_auto) echo "realistic: hb on the SLP (auto), baseline" ;;
+    base_real_expand) echo "realistic: hb on the SLP (expand), baseline" ;;
+    base_loop_auto) echo "loop: hb on the SLP (auto), baseline" ;;
     esac
 }
 for row in "${rows[@]}"; do
     ref=real_ft
-    [[ $row == loop_* ]] && ref=loop_ft
+    [[ $row == *loop_* ]] && ref=loop_ft
     printf '%-44s %10.1f  %s\n' "$(label "$row")" "$(median <"$tmp/$row" | awk '{print $1 / 1000}')" \
         "$(ratios "$row" "$ref")"
 done
 echo "loop: the grammar is $(ratios loop_ft loop_auto)x faster than fasttrack on the text"
+[ -z "$base" ] ||
+    echo "loop, baseline: the grammar is $(ratios loop_ft base_loop_auto)x faster than fasttrack on the text"

@@ -26,9 +26,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include <chrono>
 namespace sfgc {
-static auto process_start = std::chrono::steady_clock::now();
 
 namespace {
 
@@ -166,11 +164,8 @@ int run_trace(int argc, char** argv) {
     bool found = false;
     if (slp_format.format == "ziptrack" || is_slp_file(file)) {
         LoadedSlp slp;
-        auto t0 = std::chrono::steady_clock::now();
         if (!load_slp(file, slp_format, syms, slp, slp_reading_threads(threads)))
             return 2;
-        auto t1 = std::chrono::steady_clock::now();
-        if (getenv("SFG_T")) fprintf(stderr, "start->load %.1f load %.1f\n", std::chrono::duration<double>(t0-process_start).count()*1e3, std::chrono::duration<double>(t1-t0).count()*1e3);
         // On the grammar when it pays (docs/compressed.md, "When compression pays"): its cost
         // is per grammar symbol and many times a streamed event's.
         const bool on_grammar =
@@ -196,10 +191,8 @@ int run_trace(int argc, char** argv) {
         if (!on_events.empty()) {
             // One analysis takes the events directly, as for a trace.
             sfg::Analysis& sink = on_events.size() == 1 ? *on_events.front() : streamed;
-            auto t2 = std::chrono::steady_clock::now();
             sfg::TraceResult read =
                 slp.expand(file, syms, sink, {expansion_threads(threads, slp.events())});
-            if (getenv("SFG_T")) fprintf(stderr, "expand %.1f\n", std::chrono::duration<double>(std::chrono::steady_clock::now()-t2).count()*1e3);
             if (!read.ok()) {
                 fmt::print(stderr, "{}\n", read.error->to_string());
                 return 2;

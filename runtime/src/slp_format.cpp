@@ -421,7 +421,7 @@ private:
         const std::size_t n = out_.rule_start.size() - 1;
         out_.lengths.assign(n, 0);
         if (auto r = slp_stream::index_rules(out_.symbols.data(), out_.rule_start.data(), n,
-                                             out_.lengths.data(), out_.refs, out_.leaves))
+                                             out_.lengths.data(), out_.refs, out_.leaves, threads_))
             return fail(fmt::format("rule {} generates 2^62 events or more", *r));
         return true;
     }

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace sfg::slp_stream {
@@ -34,11 +36,30 @@ inline constexpr std::uint64_t max_events = std::uint64_t{1} << 62;
 // The rules' lengths and the index, rules (symbols[rule_start[r] .. rule_start[r + 1]), each
 // referring only to later rules, in range) from the last to the first, in one pass: the rule
 // whose length reaches 2^62 if any (the highest, as Slp::compute_lengths finds it).
-inline std::optional<std::size_t> index_rules(const SlpSymbol* symbols,
-                                              const std::uint64_t* rule_start, std::size_t rules,
-                                              std::uint64_t* lengths,
-                                              std::vector<std::uint64_t>& refs,
-                                              std::vector<std::uint32_t>& leaves) {
+// The events of symbols [begin, end), all of whose rules are indexed: at least max_events
+// when they reach it.
+inline std::uint64_t events_of(const SlpSymbol* begin, const SlpSymbol* end,
+                               const std::uint64_t* lengths, const std::uint64_t* refs) {
+    std::uint64_t total = 0;
+    for (const SlpSymbol* s = begin; s < end; ++s) {
+        if (!slp_is_rule(*s)) {
+            ++total;
+            continue;
+        }
+        const std::uint64_t child = refs[slp_index(*s)];
+        total += child & leaf_bit ? (child >> 56) & 0x7f : lengths[slp_index(*s)];
+        if (total >= max_events) // (a sum below 2^62 plus a length below it: no overflow)
+            return max_events;
+    }
+    return total;
+}
+
+// With `threads` of 2 or more, a start rule of a million symbols or more (a grammar of low
+// ratio) is summed half on another thread.
+inline std::optional<std::size_t>
+index_rules(const SlpSymbol* symbols, const std::uint64_t* rule_start, std::size_t rules,
+            std::uint64_t* lengths, std::vector<std::uint64_t>& refs,
+            std::vector<std::uint32_t>& leaves, unsigned threads = 1) {
     const std::uint64_t size = rules ? rule_start[rules] : 0;
     if (size > offset_mask)
         throw std::length_error("SLP too large to expand (2^40 symbols or more)");
@@ -48,7 +69,8 @@ inline std::optional<std::size_t> index_rules(const SlpSymbol* symbols,
     // each must not multiply its memory); children come first, so a rule is a leaf when its
     // rules are.
     const std::uint64_t budget = std::max<std::uint64_t>(2 * size, std::uint64_t{1} << 16);
-    for (std::size_t r = rules; r-- > 0;) {
+    const bool split = threads >= 2 && rules > 0 && rule_start[1] - rule_start[0] >= (1u << 20);
+    for (std::size_t r = rules; r-- > (split ? 1 : 0);) {
         const SlpSymbol* const begin = symbols + rule_start[r];
         const SlpSymbol* const end = symbols + rule_start[r + 1];
         // Terminals and leaves add at most leaf_events each: the sum cannot overflow between
@@ -91,6 +113,25 @@ inline std::optional<std::size_t> index_rules(const SlpSymbol* symbols,
                 leaves.push_back(leaves[from + i]); // no reallocation: reserved above
         }
         refs[r] = leaf_bit | total << 56 | offset;
+    }
+    if (split) { // the start rule: no leaf, and a sum of independent terms
+        const SlpSymbol* const begin = symbols + rule_start[0];
+        const SlpSymbol* const end = symbols + rule_start[1];
+        const SlpSymbol* const mid = begin + (end - begin) / 2;
+        std::uint64_t second = 0;
+        std::thread helper;
+        try {
+            helper = std::thread([&] { second = events_of(mid, end, lengths, refs.data()); });
+        } catch (const std::system_error&) {
+            second = events_of(mid, end, lengths, refs.data()); // no thread to be had
+        }
+        const std::uint64_t first = events_of(begin, mid, lengths, refs.data());
+        if (helper.joinable())
+            helper.join();
+        if (first >= max_events || second >= max_events - first)
+            return 0;
+        lengths[0] = first + second;
+        refs[0] = rule_start[0] | std::min<std::uint64_t>(end - begin, max_count) << 40;
     }
     leaves.resize(leaves.size() + leaf_events); // a leaf is copied leaf_events at a time
     return std::nullopt;

@@ -543,10 +543,12 @@ TEST_CASE("long rules and deep grammars expand as the definition") {
     }
     CHECK(want.n == slp.events() + 2); // and T0's implicit start and end
     const std::string bytes = bytes_of(slp, syms);
-    Symbols syms2;
-    SlpImage image;
-    REQUIRE(!read_slp_image(bytes, "t.slp", syms2, image));
     for (unsigned threads : {1u, 2u}) {
+        // Read on two threads, the start rule is summed in two halves.
+        Symbols syms2;
+        SlpImage image;
+        REQUIRE(!read_slp_image(bytes, "t.slp", syms2, image, threads));
+        CHECK(image.lengths == slp.lengths);
         Digest a, b;
         CHECK(expand_slp(slp, "t.slp", syms, a, {threads, 4096}).ok());
         CHECK(expand_slp(image, "t.slp", syms2, b, {threads, 4096}).ok());
@@ -639,4 +641,36 @@ TEST_CASE("read_slp_image on two threads (locations checked ahead): the same ima
         }
     }
     CHECK(rejected > 60);
+}
+
+TEST_CASE("a start rule of a million symbols and 2^62 events: the same error on two threads") {
+    Symbols syms;
+    Terminals t = terminals_of("T0|w(x)\n", syms);
+    for (std::uint32_t half : {0u, 1u}) { // the excess in the first half, or in the second
+        Slp slp = t.slp;
+        slp.locations.clear();
+        // Rule k (1..42) is rule k+1 twice, rule 43 the terminal: rule 1 has 2^42 events; the
+        // start rule refers to it 2^20 times (2^62 events), after 2^20 terminals or before them.
+        slp.rules.assign(44, {});
+        for (std::uint32_t k = 1; k <= 42; ++k)
+            slp.rules[k] = {slp_rule_bit | (k + 1), slp_rule_bit | (k + 1)};
+        slp.rules[43] = {0};
+        std::vector<SlpSymbol> terminals(1u << 20, 0), big(1u << 20, slp_rule_bit | 1);
+        slp.rules[0] = half ? terminals : big;
+        slp.rules[0].insert(slp.rules[0].end(), (half ? big : terminals).begin(),
+                            (half ? big : terminals).end());
+        const std::string bytes = bytes_of(slp, syms);
+        Symbols s0, s1, s2;
+        Slp ref;
+        SlpImage one, two;
+        const auto want = reference_read(bytes, s0, ref);
+        REQUIRE(want);
+        CHECK(want->message.find("rule 0 generates 2^62 events or more") != std::string::npos);
+        const auto e1 = read_slp_image(bytes, "t.slp", s1, one, 1);
+        const auto e2 = read_slp_image(bytes, "t.slp", s2, two, 2);
+        REQUIRE(e1);
+        REQUIRE(e2);
+        CHECK(e1->to_string() == want->to_string());
+        CHECK(e2->to_string() == want->to_string());
+    }
 }
