@@ -233,8 +233,10 @@ public:
         // thread, the locations (a location a line makes theirs the file's largest section, as
         // in the benchmarks' realistic trace) are checked meanwhile.
         const RulesScan scan = scan_rules(in_, pos_);
-        if (scan.ok)
+        if (scan.ok) {
             out_.symbols.reserve(scan.symbols);
+            slp_stream::huge_pages(out_.symbols);
+        }
         EarlyLocations early;
         std::thread helper;
         struct Join {
