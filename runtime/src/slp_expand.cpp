@@ -372,11 +372,17 @@ private:
         b.total = producer_.events();
     }
 
+    // With the lock held.
+    void set_producing(bool on) {
+        producing_ = on;
+        producing_flag_.store(on, std::memory_order_release);
+    }
+
     // Called with the lock held, after produce(k).
     void produced(std::size_t k) {
         ready_[k % window] = true;
         produced_count_.store(k + 1, std::memory_order_release);
-        producing_ = false;
+        set_producing(false);
         if (slots_[k % window].last)
             ended_ = true;
     }
@@ -387,11 +393,15 @@ private:
             {
                 std::unique_lock lock(m_);
                 while (!(stop_ || ended_ || claimable())) {
-                    // The window is full: the caller's thread frees a slot within a batch's time.
+                    // The window is full, or the caller's thread is making a batch: either is
+                    // over within a batch's time. Awake, this thread claims the next batch as
+                    // soon as it may (asleep, it would wake too late, and the caller's thread
+                    // would make every batch itself).
                     const std::size_t next = next_;
                     lock.unlock();
                     spin_until([&] {
-                        return delivered_count_.load(std::memory_order_acquire) + window > next;
+                        return delivered_count_.load(std::memory_order_acquire) + window > next &&
+                               !producing_flag_.load(std::memory_order_acquire);
                     });
                     lock.lock();
                     if (!(stop_ || ended_ || claimable()))
@@ -400,7 +410,7 @@ private:
                 if (stop_ || ended_)
                     return;
                 k = next_++;
-                producing_ = true;
+                set_producing(true);
             }
             produce(k);
             {
@@ -417,7 +427,7 @@ private:
         while (!ready_[k % window]) {
             if (claimable()) {
                 const std::size_t j = next_++;
-                producing_ = true;
+                set_producing(true);
                 lock.unlock();
                 produce(j);
                 lock.lock();
@@ -458,8 +468,9 @@ private:
     bool producing_ = false;
     bool ended_ = false; // the last batch is produced
     bool stop_ = false;
-    // next_ once produced, delivered_: for waiting awake, without the lock.
+    // next_ once produced, delivered_, producing_: for waiting awake, without the lock.
     std::atomic<std::size_t> produced_count_{0}, delivered_count_{0};
+    std::atomic<bool> producing_flag_{false};
 };
 
 template <class Locations>
