@@ -9,12 +9,12 @@
 #              which auto runs on the grammar. Row: hb on the SLP.
 #
 # Every command runs RUNS times, one of each per round (a slow stretch of this shared machine
-# falls on all of them alike); a row gives the median wall time, and the ratio to fasttrack on
-# the text taken round by round: its median and [min, max] over the rounds.
+# falls on all of them alike), after a round not timed; a row gives the median wall time, and the
+# ratio to fasttrack on the text taken round by round: its median and [min, max] over the rounds.
 # Usage: bench/slp_replay.sh [BUILD_DIR] [RUNS] [EVENTS] [LOOP_EVENTS]
 # GRAMMAR=0 leaves out the realistic trace on the grammar (some 13 s and 3.5 GB a run).
 # BASELINE=OTHER_SFGC adds the SLP rows run by another build's sfgc, in the same rounds (before
-# and after a change).
+# and after a change). VERBOSE=1 prints every round's times too.
 set -euo pipefail
 build=${1:-build} runs=${2:-7} events=${3:-5000000} loop_events=${4:-64000000}
 sfgc=$build/sfgc/sfgc
@@ -29,6 +29,9 @@ echo "files: realistic $(du -h "$tmp/real.std" | cut -f1) text, $(du -h "$tmp/re
     cut -f1) SLP; loop $(du -h "$tmp/loop.std" | cut -f1) text, $(du -h "$tmp/loop.slp" |
     cut -f1) SLP"
 
+# The files written, to disk before any timing (their write-back would fall on the first rounds).
+sync "$tmp"/*
+
 # NAME COMMAND...: one timed run, its wall seconds appended to $tmp/NAME.
 run() {
     local name=$1
@@ -37,7 +40,7 @@ run() {
     s=$(date +%s%N)
     "$@" >/dev/null 2>&1 || [ $? -eq 1 ] # exit 1: a race found
     e=$(date +%s%N)
-    echo "$(((e - s) / 1000))" >>"$tmp/$name"
+    [ "$round" = 0 ] || echo "$(((e - s) / 1000))" >>"$tmp/$name"
 }
 base=${BASELINE:-}
 rows=(real_ft real_hb_text real_auto real_expand)
@@ -45,7 +48,8 @@ rows=(real_ft real_hb_text real_auto real_expand)
 [ "${GRAMMAR:-1}" = 0 ] || rows+=(real_grammar)
 rows+=(loop_ft loop_auto)
 [ -z "$base" ] || rows+=(base_loop_auto)
-for _ in $(seq "$runs"); do
+# A round not timed first: the files in the page cache, the machine's caches warm for each command.
+for round in $(seq 0 "$runs"); do
     run real_ft "$sfgc" trace "$tmp/real.std" --analysis fasttrack
     run real_hb_text "$sfgc" trace "$tmp/real.std" --analysis hb
     run real_auto "$sfgc" trace "$tmp/real.slp" --analysis hb
@@ -93,6 +97,11 @@ for row in "${rows[@]}"; do
     printf '%-44s %10.1f  %s\n' "$(label "$row")" "$(median <"$tmp/$row" | awk '{print $1 / 1000}')" \
         "$(ratios "$row" "$ref")"
 done
+if [ "${VERBOSE:-0}" != 0 ]; then # every round's milliseconds, in order
+    for row in "${rows[@]}"; do
+        printf '%-18s %s\n' "$row" "$(awk '{printf "%.0f ", $1 / 1000}' "$tmp/$row")"
+    done
+fi
 echo "loop: the grammar is $(ratios loop_ft loop_auto)x faster than fasttrack on the text"
 [ -z "$base" ] ||
     echo "loop, baseline: the grammar is $(ratios loop_ft base_loop_auto)x faster than fasttrack on the text"

@@ -4,7 +4,7 @@
 //
 // The walk follows the expansion index (slp_stream.hpp: a word a rule, rules of up to 16 events
 // stored expanded). With two threads the walk and the well-formedness checks run a few batches
-// of events ahead of the analyses (docs/compressed.md, "When compression pays").
+// of events ahead of the analyses (docs/compressed.md, "How an SLP is expanded").
 #include "sfg/runtime/slp_expand.hpp"
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/well_formed.hpp"

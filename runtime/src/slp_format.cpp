@@ -30,7 +30,8 @@ void put_varint(std::string& out, std::uint64_t v) {
     out += static_cast<char>(v);
 }
 
-// A checked-free varint for the scans below: false at the end of the bytes or past 64 bits.
+// A varint for the scans below, without the reader's messages: false at the end of the bytes or
+// past 64 bits.
 bool scan_varint(const unsigned char* p, std::size_t n, std::size_t& pos, std::uint64_t& v) {
     v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
