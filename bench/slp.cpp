@@ -8,13 +8,15 @@
 //   bufwriter    the same loop, the threads in turn (the paper's bufwriter: ratio > 40,000)
 //
 // The uncompressed trace is the binary form in memory (no parsing cost beyond the format's); the
-// SLP is read from memory too, and checked for well-formedness, as `sfgc trace` does. Counters:
+// SLP is read from memory too, and checked for well-formedness, as `sfgc trace` does; `expand2`
+// expands on two threads. Counters:
 // `events`, `ratio` (events / grammar size), `Mevents_per_s`. SFG_BENCH_EVENTS sets the size
 // (default 1,000,000).
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/analysis_eraser.hpp"
 #include "sfg/runtime/analysis_fasttrack.hpp"
 #include "sfg/runtime/slp_eraser.hpp"
+#include "sfg/runtime/slp_expand.hpp"
 #include "sfg/runtime/slp_hb.hpp"
 #include "sfg/runtime/trace.hpp"
 
@@ -168,12 +170,15 @@ void BM_flat(benchmark::State& state, std::string name) {
     counters(state, f, "sequitur");
 }
 
-void BM_expand(benchmark::State& state, std::string name) {
+// The expansion alone (reading included), on one thread or, as `sfgc trace` on two cores, two
+// (docs/compressed.md, "How an SLP is expanded"; wall time for two).
+void BM_expand(benchmark::State& state, std::string name, unsigned threads) {
     const Family& f = family(name);
     for (auto _ : state) {
         Symbols syms;
         NoSink none;
-        benchmark::DoNotOptimize(read_slp_trace(f.slp.at("sequitur"), "t.slp", syms, none));
+        benchmark::DoNotOptimize(
+            read_slp_trace(f.slp.at("sequitur"), "t.slp", syms, none, SlpExpandOptions{threads}));
     }
     counters(state, f, "sequitur");
 }
@@ -205,8 +210,11 @@ void register_all() {
             ->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(("eraser/" + n).c_str(), BM_flat<EraserDetector>, n)
             ->Unit(benchmark::kMillisecond);
-        benchmark::RegisterBenchmark(("expand/" + n).c_str(), BM_expand, n)
+        benchmark::RegisterBenchmark(("expand/" + n).c_str(), BM_expand, n, 1u)
             ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("expand2/" + n).c_str(), BM_expand, n, 2u)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
         for (const char* algo : {"sequitur", "repair"}) {
             benchmark::RegisterBenchmark(("hb_slp/" + n + "/" + algo).c_str(), BM_grammar, n,
                                          std::string("hb"), std::string(algo))
@@ -220,7 +228,38 @@ void register_all() {
 
 } // namespace
 
+// `bench_slp --write-trace FAMILY FILE [EVENTS]` writes a family's text trace (the repetitive
+// one of bench/slp_replay.sh: bufwriter at 64 million events), streamed for bufwriter.
+int write_trace(const std::string& family, const std::string& path, std::uint64_t n) {
+    std::ofstream out(path, std::ios::binary);
+    if (family != "bufwriter") {
+        out << generate(family, n);
+    } else { // generate()'s bufwriter, a round at a time
+        std::string buf = "T0|fork(T1,T2,T3,T4,T5,T6,T7)\n";
+        for (std::uint64_t i = 0; i * 5 < n; ++i) {
+            const char t = static_cast<char>('0' + i % 6);
+            for (const char* op : {"acq(m)", "r(pos)", "w(buf)", "w(pos)", "rel(m)"}) {
+                buf += 'T';
+                buf += t;
+                buf += '|';
+                buf += op;
+                buf += '\n';
+            }
+            if (buf.size() >= (1u << 20)) {
+                out << buf;
+                buf.clear();
+            }
+        }
+        out << buf;
+    }
+    out.close();
+    return out ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
+    if (argc >= 4 && std::string(argv[1]) == "--write-trace")
+        return write_trace(argv[2], argv[3],
+                           argc >= 5 ? std::strtoull(argv[4], nullptr, 10) : target_events());
     register_all();
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

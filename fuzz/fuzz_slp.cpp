@@ -1,13 +1,16 @@
 // fuzz_slp: bytes as an SLP (docs/compressed.md; the magic is prepended when missing, so
 // mutations reach the sections): read_slp, well-formedness on the grammar, and hb and eraser on
 // the grammar; when the trace it generates is small, these must agree with the expansion: the
-// checker's verdict and error, hb's races, eraser's warnings.
+// checker's verdict and error, hb's races, eraser's warnings. The fast reader and expansion
+// (slp_expand.hpp), on two threads in tiny batches, must give read_slp's error and
+// expand_slp's events and error.
 #include "trace_harness.hpp"
 
 #include "sfg/runtime/analysis_eraser.hpp"
 #include "sfg/runtime/analysis_hb.hpp"
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/slp_eraser.hpp"
+#include "sfg/runtime/slp_expand.hpp"
 #include "sfg/runtime/slp_hb.hpp"
 
 #include <cstddef>
@@ -22,7 +25,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         bytes.insert(0, magic);
     sfg::Symbols syms;
     sfg::Slp slp;
-    if (sfg::read_slp(bytes, "fuzz.slp", syms, slp))
+    const auto read_error = sfg::read_slp(bytes, "fuzz.slp", syms, slp);
+    sfg::Symbols image_syms;
+    sfg::SlpImage image;
+    const auto image_error = sfg::read_slp_image(bytes, "fuzz.slp", image_syms, image, 2);
+    if (read_error.has_value() != image_error.has_value() ||
+        (read_error && read_error->to_string() != image_error->to_string()))
+        sfg::fuzz::fail("read_slp and read_slp_image disagree: " +
+                        (read_error ? read_error->to_string() : std::string("read")) + " | " +
+                        (image_error ? image_error->to_string() : std::string("read")));
+    if (read_error)
         return 0;
     // As in the trace harnesses: vector clocks and summaries over thousands of threads are what
     // --max-memory stops in sfgc.
@@ -38,10 +50,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     sfg::HbDetector hb;
     sfg::EraserDetector eraser;
+    sfg::fuzz::Recorder serial, threaded;
     sfg::Fanout both;
     both.add(hb);
     both.add(eraser);
+    both.add(serial);
     const sfg::TraceResult r = sfg::expand_slp(slp, "fuzz.slp", syms, both);
+    const sfg::TraceResult t =
+        sfg::expand_slp(image, "fuzz.slp", image_syms, threaded, {.threads = 2, .batch_events = 3});
+    if (serial.lines != threaded.lines || r.events != t.events ||
+        r.error.has_value() != t.error.has_value() ||
+        (r.error && r.error->to_string() != t.error->to_string()))
+        sfg::fuzz::fail("the expansion on two threads differs from expand_slp: " +
+                        std::to_string(threaded.lines.size()) + " events against " +
+                        std::to_string(serial.lines.size()) + "; " +
+                        (t.error ? t.error->to_string() : std::string("well-formed")) + " | " +
+                        (r.error ? r.error->to_string() : std::string("well-formed")));
     if (error.has_value() != r.error.has_value() ||
         (error && error->to_string() != r.error->to_string()))
         sfg::fuzz::fail("well-formedness on the grammar disagrees with the expansion: " +

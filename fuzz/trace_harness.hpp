@@ -1,7 +1,9 @@
 // What fuzz_trace_text and fuzz_trace_binary share: every analysis and the enforcer over the
 // events a reader delivers, every rendering of their findings, and the oracles that need no
 // expected output (abort() on a mismatch, so the fuzzer saves the input):
-// - hb, fasttrack and goldilocks report the same first racy event of the same variables;
+// - hb, fasttrack and goldilocks report the same first racy event of the same variables, and on
+//   traces of up to 512 events those of happens-before by its definition (runtime/tests'
+//   brute-force oracle: barrier generations, fork and join, locks, volatiles);
 // - the enforcer as sfgc runs it (one-token variables grouped, the others' candidate sets as
 //   products) gives the verdicts and explanations of the per-variable reference with explicit
 //   candidate sets (enforce.hpp), for the first violations and with report_all;
@@ -9,6 +11,7 @@
 #pragma once
 
 #include "fuzz_limits.hpp"
+#include "random_trace.hpp" // the brute-force happens-before oracle (runtime/tests)
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/diagnostics.hpp"
 #include "sfg/runtime/analyses.hpp"
@@ -21,6 +24,7 @@
 #include "sfg/runtime/report.hpp"
 #include "sfg/runtime/trace.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -98,8 +102,9 @@ struct Analysed {
     bool over_budget = false; // stopped by max_trace_threads: nothing else to compare
 };
 
-// Vector clocks have a component per thread, so the analyses' state grows with the square of
-// the threads (30,000 threads: 3.5 GB). sfgc stops that with --max-memory (RLIMIT_DATA), which
+// Vector clocks have a component per thread alive at once (a root thread never gives its slot
+// back), so the analyses' state can grow with the square of the threads (30,000 root threads:
+// 3.5 GB). sfgc stops that with --max-memory (RLIMIT_DATA), which
 // AddressSanitizer's shadow memory rules out here; this sink, first in the fan-out, stops the
 // read at the same kind of point instead.
 struct ThreadBound : Analysis {
@@ -149,6 +154,22 @@ Analysed analyse(std::string_view file_name, Read&& read) {
         fail("hb, fasttrack and goldilocks disagree: hb " + hb_key + "| fasttrack " +
              race_key(fasttrack.races(), syms) + "| goldilocks " +
              race_key(goldilocks.races(), syms));
+    std::vector<Event> events;
+    for (const Event& e : out.recorded.all)
+        if (!e.implicit)
+            events.push_back(e);
+    if (events.size() <= testing::HbOracle::max_events) {
+        std::vector<std::pair<std::uint64_t, ObjId>> first; // (event, variable) in event order
+        for (const auto& [var, race] : testing::HbOracle(events, syms).first_races())
+            first.emplace_back(race.event, var);
+        std::sort(first.begin(), first.end());
+        std::string want;
+        for (const auto& [event, var] : first)
+            want += syms.vars.name(var) + "@" + std::to_string(event) + " ";
+        if (want != hb_key)
+            fail("hb and happens-before by its definition disagree: hb " + hb_key +
+                 "| the definition " + want);
+    }
     if (violation_key(enforce.violations()) != violation_key(all_reference.violations()))
         fail("enforce (grouped) and the reference disagree on first violations:\n" +
              violation_key(enforce.violations()) + "--- reference:\n" +

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 namespace sfgc {
 
@@ -54,8 +55,9 @@ void add_slp_format_options(CLI::App& app, SlpFormat& f) {
     app.add_option("--map", f.map, "ziptrack: the map file (default: the grammar's name + .map)");
 }
 
-bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, sfg::Slp& slp) {
-    sfg::MappedFile in;
+bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, LoadedSlp& out,
+              unsigned threads) {
+    sfg::MappedFile& in = out.bytes_;
     if (!in.open(file)) {
         fmt::print(stderr, "{}: error: cannot read the file: {}\n", file, in.error());
         return false;
@@ -69,15 +71,46 @@ bool load_slp(const std::string& file, const SlpFormat& f, sfg::Symbols& syms, s
             fmt::print(stderr, "{}: error: cannot read the map file: {}\n", map_file, map.error());
             return false;
         }
-        e = sfg::read_ziptrack(map.data(), map_file, in.data(), name, syms, slp);
+        e = sfg::read_ziptrack(map.data(), map_file, in.data(), name, syms, out.slp_);
+        out.has_slp_ = true;
     } else {
-        e = sfg::read_slp(in.data(), name, syms, slp);
+        out.image_.emplace();
+        e = sfg::read_slp_image(in.data(), name, syms, *out.image_, threads);
     }
     if (e) {
         fmt::print(stderr, "{}\n", e->to_string());
         return false;
     }
     return true;
+}
+
+const sfg::Slp& LoadedSlp::grammar() {
+    if (!has_slp_) {
+        slp_ = sfg::to_slp(*image_);
+        has_slp_ = true;
+        image_.reset();
+    }
+    return slp_;
+}
+
+sfg::TraceResult LoadedSlp::expand(std::string_view file_name, const sfg::Symbols& syms,
+                                   sfg::Analysis& sink,
+                                   const sfg::SlpExpandOptions& options) const {
+    return image_ ? sfg::expand_slp(*image_, file_name, syms, sink, options)
+                  : sfg::expand_slp(slp_, file_name, syms, sink, options);
+}
+
+unsigned slp_reading_threads(const std::string& threads) {
+    if (threads != "auto")
+        return static_cast<unsigned>(std::stoul(threads));
+    return std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+}
+
+unsigned expansion_threads(const std::string& threads, std::uint64_t events) {
+    if (threads != "auto")
+        return static_cast<unsigned>(std::stoul(threads));
+    // A thread costs some tens of microseconds to start; 64K events take a millisecond or more.
+    return events >= (1u << 16) && std::thread::hardware_concurrency() >= 2 ? 2 : 1;
 }
 
 int run_compress(int argc, char** argv) {
@@ -177,8 +210,8 @@ int run_decompress(int argc, char** argv) {
 
     const std::string name = file == "-" ? "<stdin>" : file;
     sfg::Symbols syms;
-    sfg::Slp slp;
-    if (!load_slp(file, slp_format, syms, slp))
+    LoadedSlp slp;
+    if (!load_slp(file, slp_format, syms, slp, slp_reading_threads("auto")))
         return 2;
     std::ofstream f;
     std::ostream* out = open_output(out_path, f);
@@ -189,7 +222,7 @@ int run_decompress(int argc, char** argv) {
         writer = std::make_unique<sfg::BinaryTraceWriter>(*out);
     else
         writer = std::make_unique<sfg::TextTraceWriter>(*out);
-    sfg::TraceResult r = sfg::expand_slp(slp, name, syms, *writer);
+    sfg::TraceResult r = slp.expand(name, syms, *writer, {expansion_threads("auto", slp.events())});
     writer->finish(syms);
     if (!r.ok()) {
         fmt::print(stderr, "{}\n", r.error->to_string());

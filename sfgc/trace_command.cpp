@@ -163,17 +163,17 @@ int run_trace(int argc, char** argv) {
     std::uint64_t events = 0;
     bool found = false;
     if (slp_format.format == "ziptrack" || is_slp_file(file)) {
-        sfg::Slp slp;
-        if (!load_slp(file, slp_format, syms, slp))
+        LoadedSlp slp;
+        if (!load_slp(file, slp_format, syms, slp, slp_reading_threads(threads)))
             return 2;
         // On the grammar when it pays (docs/compressed.md, "When compression pays"): its cost
-        // is per grammar symbol and some 50 times a streamed event's.
+        // is per grammar symbol and many times a streamed event's.
         const bool on_grammar =
             slp_mode == "grammar" ||
             (slp_mode == "auto" &&
              slp.events() / std::max<std::uint64_t>(slp.size(), 1) >= sfg::slp_grammar_ratio);
         if (on_grammar) {
-            if (auto error = sfg::check_slp_well_formed(slp, file, syms)) {
+            if (auto error = sfg::check_slp_well_formed(slp.grammar(), file, syms)) {
                 fmt::print(stderr, "{}\n", error->to_string());
                 return 2;
             }
@@ -191,7 +191,8 @@ int run_trace(int argc, char** argv) {
         if (!on_events.empty()) {
             // One analysis takes the events directly, as for a trace.
             sfg::Analysis& sink = on_events.size() == 1 ? *on_events.front() : streamed;
-            sfg::TraceResult read = sfg::expand_slp(slp, file, syms, sink);
+            sfg::TraceResult read =
+                slp.expand(file, syms, sink, {expansion_threads(threads, slp.events())});
             if (!read.ok()) {
                 fmt::print(stderr, "{}\n", read.error->to_string());
                 return 2;
@@ -201,10 +202,10 @@ int run_trace(int argc, char** argv) {
         events = slp.events();
         for (const auto& a : selected) {
             const std::string_view name = a->info().name;
-            reports.push_back(grammar(name)
-                                  ? sfg::AnalysisReport{std::string(name), a->info().kind,
-                                                        sfg::grammar_findings(name, slp, syms)}
-                                  : a->report(syms));
+            reports.push_back(grammar(name) ? sfg::AnalysisReport{std::string(name), a->info().kind,
+                                                                  sfg::grammar_findings(
+                                                                      name, slp.grammar(), syms)}
+                                            : a->report(syms));
         }
     } else {
         // One analysis takes the events directly: one virtual call an event fewer.

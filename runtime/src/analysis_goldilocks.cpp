@@ -88,14 +88,6 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
     append(t, e.op, e.target);
 }
 
-// TR Figure 3 lines 1-5: append the sync event; the sentinel cell becomes it.
-void GoldilocksDetector::append(ThreadId t, Op op, ObjId target) {
-    cells_.push_back({t, op, target});
-    refs_.push_back(0);
-    if (tail() - head_ >= catch_up_at_)
-        catch_up();
-}
-
 bool GoldilocksDetector::GenerationSet::has(std::uint32_t g) const {
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = (g * std::size_t{0x9E3779B1}) & mask;; i = (i + 1) & mask) {
@@ -278,22 +270,17 @@ void GoldilocksDetector::place(Lockset& ls, ThreadId t, const Event& e) {
     ls.site = Site::of(e);
 }
 
-void GoldilocksDetector::unref(std::uint64_t pos) {
-    --refs_[pos - base_];
-}
-
-void GoldilocksDetector::release(const Lockset& ls) {
-    unref(ls.pos);
-    if (ls.anchor != no_anchor && --anchors_[ls.anchor].refs == 0) {
-        Anchor& a = anchors_[ls.anchor];
-        for (auto [it, end] = anchor_index_.equal_range(a.hash); it != end; ++it)
-            if (it->second == ls.anchor) {
-                anchor_index_.erase(it);
-                break;
-            }
-        a = Anchor{};
-        free_anchors_.push_back(ls.anchor);
-    }
+void GoldilocksDetector::release_anchor(std::uint32_t anchor) {
+    Anchor& a = anchors_[anchor];
+    if (--a.refs != 0)
+        return;
+    for (auto [it, end] = anchor_index_.equal_range(a.hash); it != end; ++it)
+        if (it->second == anchor) {
+            anchor_index_.erase(it);
+            break;
+        }
+    a = Anchor{};
+    free_anchors_.push_back(anchor);
 }
 
 // Hash-consed: the locksets of variables left alone converge (every thread and lock that

@@ -2,9 +2,16 @@
 // count is checked against the bytes left, so a hostile file cannot make the reader allocate more
 // than a small multiple of its size.
 #include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp_expand.hpp"
+#include "slp_stream.hpp"
 #include "trace_text_parser.hpp"
 
 #include <algorithm>
+#include <system_error>
+#include <thread>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <fmt/format.h>
 #include <ostream>
 
@@ -13,8 +20,7 @@ namespace sfg {
 namespace {
 
 constexpr std::string_view magic{"SFGSLP1\n", 8};
-// Traces of 2^62 events or more are refused: event numbers stay far from overflow.
-constexpr std::uint64_t max_events = std::uint64_t{1} << 62;
+using slp_stream::max_events;
 
 void put_varint(std::string& out, std::uint64_t v) {
     while (v >= 0x80) {
@@ -24,16 +30,124 @@ void put_varint(std::string& out, std::uint64_t v) {
     out += static_cast<char>(v);
 }
 
+// A varint for the scans below, without the reader's messages: false at the end of the bytes or
+// past 64 bits.
+bool scan_varint(const unsigned char* p, std::size_t n, std::size_t& pos, std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (pos >= n)
+            return false;
+        const unsigned char b = p[pos++];
+        if (shift == 63 && b > 1)
+            return false;
+        v |= std::uint64_t{b & 0x7fu} << shift;
+        if (!(b & 0x80))
+            return true;
+    }
+    return false;
+}
+
+// The rules section skipped, from its count at `at` (a varint is its bytes up to the first below
+// 0x80): how many symbols it holds, and where the locations section starts. Not `ok` when it is
+// malformed (the reader then finds out how).
+struct RulesScan {
+    bool ok = false;
+    std::uint64_t symbols = 0;
+    std::size_t end = 0;
+};
+
+RulesScan scan_rules(std::string_view in, std::size_t at) {
+    RulesScan r;
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t n = in.size();
+    std::size_t pos = at;
+    std::uint64_t rules = 0;
+    if (!scan_varint(p, n, pos, rules) || rules > n - pos)
+        return r;
+    for (std::uint64_t i = 0; i < rules; ++i) {
+        std::uint64_t len = 0;
+        if (!scan_varint(p, n, pos, len) || len > n - pos)
+            return r;
+        r.symbols += len;
+#if defined(__SSE2__)
+        // A long rule (the start rule) sixteen bytes at a time: their varints' last bytes.
+        while (len >= 16 && n - pos >= 16) {
+            const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + pos));
+            unsigned ends = ~static_cast<unsigned>(_mm_movemask_epi8(bytes)) & 0xffff;
+            ends -= (ends >> 1) & 0x5555; // a popcount without POPCNT (not in x86-64's baseline)
+            ends = (ends & 0x3333) + ((ends >> 2) & 0x3333);
+            ends = (ends + (ends >> 4)) & 0x0f0f;
+            len -= (ends + (ends >> 8)) & 0x1f;
+            pos += 16;
+        }
+#endif
+        while (len > 0) {
+            if (pos >= n)
+                return r;
+            len -= p[pos++] < 0x80;
+        }
+    }
+    r.end = pos;
+    r.ok = true;
+    return r;
+}
+
+// The locations section at `at` checked ahead (on a second thread while the reader reads the
+// rules): every check of SlpReader::locations but the events' range, which needs the rules'
+// lengths: the sum of the gaps instead. Not `ok` when anything is amiss: the reader then checks
+// in order, for its error.
+struct EarlyLocations {
+    bool ok = false;
+    std::size_t begin = 0;   // its first entry
+    std::uint64_t count = 0; // entries
+    std::uint64_t last = 0;  // the number of the last event with a location
+};
+
+EarlyLocations early_locations(std::string_view in, std::size_t at, std::size_t table) {
+    EarlyLocations r;
+    const auto* const p = reinterpret_cast<const unsigned char*>(in.data());
+    const std::size_t n = in.size();
+    std::size_t pos = at;
+    std::uint64_t count = 0;
+    if (!scan_varint(p, n, pos, count) || count > n - pos)
+        return r;
+    r.begin = pos;
+    r.count = count;
+    std::uint64_t last = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+        std::uint64_t gap = 0, loc = 0;
+        if (n - pos >= 2 && p[pos] < 0x80 && p[pos + 1] < 0x80) {
+            gap = p[pos];
+            loc = p[pos + 1];
+            pos += 2;
+        } else if (!scan_varint(p, n, pos, gap) || !scan_varint(p, n, pos, loc)) {
+            return r;
+        }
+        if (gap == 0 || gap >= max_events || loc >= table)
+            return r;
+        last += gap;
+        if (last >= max_events)
+            return r;
+    }
+    r.last = last;
+    r.ok = pos == n;
+    return r;
+}
+
+// Reads the binary form into an image (slp_expand.hpp): one pass, the rules' symbols into one
+// array, the locations checked but left in the bytes. read_slp makes its Slp from the image, so
+// both read alike, errors included.
 class SlpReader {
 public:
-    SlpReader(std::string_view in, std::string_view file, Symbols& syms, Slp& out)
-        : in_(in), file_(file), syms_(syms), out_(out) {}
+    SlpReader(std::string_view in, std::string_view file, Symbols& syms, SlpImage& out,
+              unsigned threads)
+        : in_(in), file_(file), syms_(syms), out_(out), threads_(threads) {}
 
     std::optional<TraceError> run() {
         if (!is_slp(in_))
             return TraceError{std::string(file_), 0, 0, "not an SLP file (bad magic)"};
         pos_ = magic.size();
-        out_ = Slp{};
+        out_ = SlpImage{};
         std::vector<std::uint32_t> ids[namespace_count];
         for (std::size_t k = 0; k < namespace_count; ++k) {
             std::uint64_t n = 0;
@@ -87,6 +201,7 @@ public:
         std::uint64_t nterms = 0;
         if (!count(nterms, "terminal"))
             return error_;
+        out_.terminals.reserve(nterms);
         for (std::uint64_t i = 0; i < nterms; ++i) {
             start_ = pos_;
             if (pos_ >= in_.size())
@@ -114,68 +229,46 @@ public:
             }
             out_.terminals.push_back(t);
         }
-        std::uint64_t nrules = 0;
-        if (!count(nrules, "rule"))
-            return error_;
-        if (nrules == 0)
-            return fail("no rule (an SLP has at least its start rule)"), error_;
-        out_.rules.resize(nrules);
-        for (std::uint64_t r = 0; r < nrules; ++r) {
-            std::uint64_t len = 0;
-            start_ = pos_;
-            if (!count(len, "symbol"))
-                return error_;
-            if (len == 0 && !(r == 0 && nrules == 1)) // only the empty trace's start is empty
-                return fail(fmt::format("rule {} is empty", r)), error_;
-            auto& rule = out_.rules[r];
-            rule.reserve(len);
-            for (std::uint64_t i = 0; i < len; ++i) {
-                std::uint64_t s = 0;
-                start_ = pos_;
-                if (!varint(s))
-                    return error_;
-                const std::uint64_t k = s >> 1;
-                if (!(s & 1)) {
-                    if (k >= nterms)
-                        return fail(fmt::format("rule {} refers to terminal {}, out of range "
-                                                "(the file has {} terminals)",
-                                                r, k, nterms)),
-                               error_;
-                    rule.push_back(static_cast<SlpSymbol>(k));
-                } else {
-                    if (k >= nrules)
-                        return fail(fmt::format("rule {} refers to rule {}, out of range (the "
-                                                "file has {} rules)",
-                                                r, k, nrules)),
-                               error_;
-                    if (k <= r)
-                        return fail(fmt::format("rule {} refers to rule {}: a rule may refer "
-                                                "only to later rules (no cycles)",
-                                                r, k)),
-                               error_;
-                    rule.push_back(slp_rule_bit | static_cast<SlpSymbol>(k));
-                }
+        out_.location_ids = std::move(ids[static_cast<std::size_t>(Namespace::location)]);
+        // The rules' symbols counted ahead: their array is allocated once. And with a second
+        // thread, the locations (a location a line makes theirs the file's largest section, as
+        // in the benchmarks' realistic trace) are checked meanwhile.
+        const RulesScan scan = scan_rules(in_, pos_);
+        if (scan.ok) {
+            out_.symbols.reserve(scan.symbols);
+            slp_stream::huge_pages(out_.symbols);
+        }
+        EarlyLocations early;
+        std::thread helper;
+        struct Join {
+            std::thread& t;
+            ~Join() {
+                if (t.joinable())
+                    t.join();
+            }
+        } join{helper};
+        if (scan.ok && threads_ >= 2 && in_.size() - scan.end >= (std::size_t{1} << 20)) {
+            try {
+                helper = std::thread([this, &early, at = scan.end] {
+                    early = early_locations(in_, at, out_.location_ids.size());
+                });
+            } catch (const std::system_error&) {
+                // No thread: this one checks them below.
             }
         }
-        if (auto e = out_.compute_lengths())
-            return fail(*e), error_;
-        const auto& locs = ids[static_cast<std::size_t>(Namespace::location)];
-        std::uint64_t nlocs = 0;
-        if (!count(nlocs, "location"))
+        if (!rules(nterms))
             return error_;
-        std::uint64_t event = 0;
-        for (std::uint64_t i = 0; i < nlocs; ++i) {
-            std::uint64_t gap = 0, loc = 0;
-            start_ = pos_;
-            if (!varint(gap))
-                return error_;
-            if (gap == 0 || gap > out_.events() - event)
-                return fail("location of an event out of range"), error_;
-            event += gap;
-            if (!index(loc, locs.size(), "location"))
-                return error_;
-            out_.locations.emplace_back(event, locs[loc]);
+        if (!check_lengths())
+            return error_;
+        if (helper.joinable())
+            helper.join();
+        if (early.ok && scan.end == pos_ && early.last <= out_.events()) {
+            out_.location_bytes = in_.substr(early.begin);
+            out_.location_count = early.count;
+            return std::nullopt;
         }
+        if (!locations())
+            return error_;
         if (pos_ != in_.size())
             return fail("trailing bytes after the locations"), error_;
         return std::nullopt;
@@ -202,6 +295,38 @@ private:
         }
         return fail("varint out of range");
     }
+    // A varint of up to four bytes (rule references run to three) without a call or a bounds
+    // check a byte; anything else, and the last bytes of the file, through varint().
+    bool fast_varint(std::uint64_t& v) {
+        if (in_.size() - pos_ >= 4) [[likely]] {
+            const auto* p = reinterpret_cast<const unsigned char*>(in_.data()) + pos_;
+            std::uint64_t x = p[0];
+            if (x < 0x80) {
+                v = x;
+                pos_ += 1;
+                return true;
+            }
+            x = (x & 0x7f) | std::uint64_t{p[1]} << 7;
+            if (p[1] < 0x80) {
+                v = x;
+                pos_ += 2;
+                return true;
+            }
+            x = (x & 0x3fff) | std::uint64_t{p[2]} << 14;
+            if (p[2] < 0x80) {
+                v = x;
+                pos_ += 3;
+                return true;
+            }
+            x = (x & 0x1fffff) | std::uint64_t{p[3]} << 21;
+            if (p[3] < 0x80) {
+                v = x;
+                pos_ += 4;
+                return true;
+            }
+        }
+        return varint(v);
+    }
     // A count of items that take at least one byte each: no more than the bytes left.
     bool count(std::uint64_t& n, const char* what) {
         start_ = pos_;
@@ -212,17 +337,128 @@ private:
         return true;
     }
     bool index(std::uint64_t& v, std::size_t size, const char* what) {
-        if (!varint(v))
+        if (!fast_varint(v))
             return false;
         if (v >= size)
             return fail(fmt::format("{} id {} out of range", what, v));
         return true;
     }
 
+    // The rules, into one array: every count is bounded by the bytes left, so the array grows
+    // by doubling without ever holding more than a symbol per byte read.
+    bool rules(std::uint64_t nterms) {
+        std::uint64_t nrules = 0;
+        if (!count(nrules, "rule"))
+            return false;
+        if (nrules == 0)
+            return fail("no rule (an SLP has at least its start rule)");
+        out_.rule_start.reserve(nrules + 1);
+        std::vector<SlpSymbol>& symbols = out_.symbols;
+        for (std::uint64_t r = 0; r < nrules; ++r) {
+            std::uint64_t len = 0;
+            start_ = pos_;
+            if (!count(len, "symbol"))
+                return false;
+            if (len == 0 && !(r == 0 && nrules == 1)) // only the empty trace's start is empty
+                return fail(fmt::format("rule {} is empty", r));
+            out_.rule_start.push_back(symbols.size());
+            const std::size_t at = symbols.size();
+            if (symbols.capacity() < at + len)
+                symbols.reserve(std::max<std::size_t>(at + len, 2 * symbols.capacity()));
+            symbols.resize(at + len);
+            SlpSymbol* const out = symbols.data() + at;
+            // The position in locals (varint() and fail() see pos_ and start_ set on the way
+            // out): a member stored and loaded back every symbol cost a third of the loop.
+            const auto* const base = reinterpret_cast<const unsigned char*>(in_.data());
+            const std::size_t size = in_.size();
+            std::size_t pos = pos_, symbol = pos_;
+            for (std::uint64_t i = 0; i < len; ++i) {
+                std::uint64_t s = 0;
+                symbol = pos;
+                if (size - pos >= 4 && base[pos] < 0x80) [[likely]] {
+                    s = base[pos++];
+                } else if (size - pos >= 4 && base[pos + 1] < 0x80) {
+                    s = (base[pos] & 0x7fu) | std::uint64_t{base[pos + 1]} << 7;
+                    pos += 2;
+                } else if (size - pos >= 4 && base[pos + 2] < 0x80) {
+                    s = (base[pos] & 0x7fu) | std::uint64_t{base[pos + 1] & 0x7fu} << 7 |
+                        std::uint64_t{base[pos + 2]} << 14;
+                    pos += 3;
+                } else {
+                    pos_ = start_ = pos;
+                    if (!varint(s))
+                        return false;
+                    pos = pos_;
+                }
+                // Terminals and rules mix at random in a rule: no branch on which it is.
+                const std::uint64_t k = s >> 1;
+                const bool rule = (s & 1) != 0;
+                if (k >= (rule ? nrules : nterms) || (rule & (k <= r))) [[unlikely]] {
+                    pos_ = start_ = symbol;
+                    if (!rule)
+                        return fail(fmt::format("rule {} refers to terminal {}, out of range "
+                                                "(the file has {} terminals)",
+                                                r, k, nterms));
+                    if (k >= nrules)
+                        return fail(fmt::format("rule {} refers to rule {}, out of range (the "
+                                                "file has {} rules)",
+                                                r, k, nrules));
+                    return fail(fmt::format("rule {} refers to rule {}: a rule may refer "
+                                            "only to later rules (no cycles)",
+                                            r, k));
+                }
+                out[i] = static_cast<SlpSymbol>(k) | (rule ? slp_rule_bit : 0);
+            }
+            pos_ = pos;
+            if (len > 0)
+                start_ = symbol; // the last symbol's (an error of the lengths names it)
+        }
+        out_.rule_start.push_back(symbols.size());
+        return true;
+    }
+
+    // The lengths, as Slp::compute_lengths computes them (the rules are known to be ordered and
+    // in range here: only a trace of 2^62 events or more is left to refuse), and with them
+    // expand_slp's index.
+    bool check_lengths() {
+        const std::size_t n = out_.rule_start.size() - 1;
+        out_.lengths.assign(n, 0);
+        if (auto r = slp_stream::index_rules(out_.symbols.data(), out_.rule_start.data(), n,
+                                             out_.lengths.data(), out_.refs, out_.leaves, threads_))
+            return fail(fmt::format("rule {} generates 2^62 events or more", *r));
+        return true;
+    }
+
+    // Checks the locations and leaves them where they are.
+    bool locations() {
+        std::uint64_t nlocs = 0;
+        if (!count(nlocs, "location"))
+            return false;
+        const std::size_t begin = pos_;
+        const std::uint64_t events = out_.events();
+        const std::size_t table = out_.location_ids.size();
+        std::uint64_t event = 0;
+        for (std::uint64_t i = 0; i < nlocs; ++i) {
+            std::uint64_t gap = 0, loc = 0;
+            start_ = pos_;
+            if (!fast_varint(gap))
+                return false;
+            if (gap == 0 || gap > events - event)
+                return fail("location of an event out of range");
+            event += gap;
+            if (!index(loc, table, "location"))
+                return false;
+        }
+        out_.location_bytes = in_.substr(begin, pos_ - begin);
+        out_.location_count = nlocs;
+        return true;
+    }
+
     std::string_view in_;
     std::string_view file_;
     Symbols& syms_;
-    Slp& out_;
+    SlpImage& out_;
+    unsigned threads_;
     std::size_t pos_ = 0, start_ = 0;
     std::optional<TraceError> error_;
 };
@@ -273,9 +509,37 @@ bool is_slp(std::string_view bytes) {
     return bytes.substr(0, magic.size()) == magic;
 }
 
+std::optional<TraceError> read_slp_image(std::string_view bytes, std::string_view file_name,
+                                         Symbols& syms, SlpImage& out, unsigned threads) {
+    return SlpReader(bytes, file_name, syms, out, threads).run();
+}
+
+Slp to_slp(const SlpImage& image) {
+    Slp slp;
+    slp.terminals = image.terminals;
+    slp.rules.resize(image.rules());
+    for (std::size_t r = 0; r < image.rules(); ++r)
+        slp.rules[r].assign(
+            image.symbols.begin() + static_cast<std::ptrdiff_t>(image.rule_start[r]),
+            image.symbols.begin() + static_cast<std::ptrdiff_t>(image.rule_start[r + 1]));
+    slp.lengths = image.lengths;
+    slp.locations.reserve(image.location_count);
+    slp_stream::Locations locs(image);
+    for (std::uint64_t i = 0; i < image.location_count; ++i) {
+        const std::uint64_t number = locs.next_number();
+        slp.locations.emplace_back(number, locs.take());
+    }
+    return slp;
+}
+
 std::optional<TraceError> read_slp(std::string_view bytes, std::string_view file_name,
                                    Symbols& syms, Slp& out) {
-    return SlpReader(bytes, file_name, syms, out).run();
+    SlpImage image;
+    out = Slp{};
+    if (auto e = read_slp_image(bytes, file_name, syms, image))
+        return e;
+    out = to_slp(image);
+    return std::nullopt;
 }
 
 void write_slp(std::ostream& out, const Slp& slp, const Symbols& syms) {

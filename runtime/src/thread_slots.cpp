@@ -49,7 +49,7 @@ void RetiredClocks::keep(ThreadId t, const VectorClock& c) {
         v = v.first(v.size() - 1);
     if (at_.size() <= t)
         at_.resize(t + 1);
-    at_[t] = {arena_.size(), static_cast<std::uint32_t>(v.size())};
+    at_[t] = {static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(v.size())};
     arena_.insert(arena_.end(), v.begin(), v.end());
     ++kept_;
 }

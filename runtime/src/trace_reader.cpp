@@ -2,6 +2,7 @@
 // into Symbols on first sight and feeding the well-formedness checker directly.
 #include "sfg/runtime/mapped_file.hpp"
 #include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp_expand.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/well_formed.hpp"
 #include "trace_names.hpp"
@@ -69,7 +70,7 @@ TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Ana
     if (is_binary_trace(f.data()))
         return read_trace_binary(f.data(), name, syms, sink);
     if (is_slp(f.data())) // a compressed trace (docs/compressed.md): expanded as it streams
-        return read_slp_trace(f.data(), name, syms, sink);
+        return read_slp_trace(f.data(), name, syms, sink, SlpExpandOptions{options.threads});
     return read_trace_text_parallel(f.data(), name, syms, sink, options);
 }
 

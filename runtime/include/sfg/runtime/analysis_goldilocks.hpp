@@ -112,12 +112,23 @@ private:
     };
 
     std::uint64_t tail() const { return base_ + cells_.size(); }
-    void append(ThreadId t, Op op, ObjId target);
+    // TR Figure 3 lines 1-5: append the sync event; the sentinel cell becomes it.
+    void append(ThreadId t, Op op, ObjId target) {
+        cells_.push_back({t, op, target});
+        refs_.push_back(0);
+        if (tail() - head_ >= catch_up_at_)
+            catch_up();
+    }
     bool ordered(const Lockset& ls, ThreadId t);
     bool walk(std::uint64_t from, ThreadId owner, std::uint32_t anchor, ThreadId t);
     void place(Lockset& ls, ThreadId t, const Event& e);
-    void release(const Lockset& ls); // its position and anchor no longer pin anything
-    void unref(std::uint64_t pos);
+    // Its position and anchor no longer pin anything.
+    void release(const Lockset& ls) {
+        --refs_[ls.pos - base_];
+        if (ls.anchor != no_anchor)
+            release_anchor(ls.anchor);
+    }
+    void release_anchor(std::uint32_t anchor);
     void collect();
     // The periodic eager catch-up: every lockset positioned in the older half of a long list is
     // evaluated to the list's end and re-anchored there, so that variables never accessed again

@@ -75,7 +75,7 @@ public:
 private:
     static constexpr std::uint32_t none = ~std::uint32_t{0};
     struct At {
-        std::uint64_t offset = 0;
+        std::uint32_t offset = 0; // in clocks: 2^32 of them would be 16 GB
         std::uint32_t length = none;
     };
     std::vector<Clock> arena_;
