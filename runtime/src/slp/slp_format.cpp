@@ -4,7 +4,7 @@
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/slp_expand.hpp"
 #include "slp_stream.hpp"
-#include "trace_text_parser.hpp"
+#include "trace/trace_text_parser.hpp"
 
 #include <algorithm>
 #include <system_error>
