@@ -67,6 +67,7 @@ inline bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i) 
     switch (z.kind) {
     case MechKind::lock:
     case MechKind::volatile_:
+    case MechKind::queue:
         return o.threads.size() == 1 && i.threads.size() == 1;
     case MechKind::barrier:
         return subset(o.threads, z.threads) && subset(i.threads, z.threads);

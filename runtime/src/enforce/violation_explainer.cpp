@@ -135,6 +135,7 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
         case MechKind::lock:
         case MechKind::volatile_:
         case MechKind::barrier:
+        case MechKind::queue:
             f.snd_op = fmt::format("{}({})", spelling(snd_op(mi.kind)), mi.name);
             f.rcv_op = fmt::format("{}({})", spelling(rcv_op(mi.kind)), mi.name);
             break;
