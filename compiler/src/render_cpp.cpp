@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -78,6 +79,8 @@ const char* mech_enumerator(MechKind k) {
         return "barrier";
     case MechKind::fork:
         return "fork";
+    case MechKind::queue:
+        return "queue";
     case MechKind::join:
         break;
     }
@@ -113,6 +116,26 @@ std::string cpp_namespace_for(const std::string& file) {
     if (ns.empty() || (ns[0] >= '0' && ns[0] <= '9'))
         ns.insert(0, "_");
     return ns;
+}
+
+std::optional<CppUnsupported> cpp_unsupported(const CompiledSpec& spec) {
+    // spec.hpp's static data has no field for a mode's lock, a mechanism's value or a queue.
+    for (const MechanismDecl& m : spec.mechanisms)
+        if (m.kind == MechKind::queue)
+            return CppUnsupported{m.loc, fmt::format("queue '{}' (thesis §5.1)", m.name)};
+    for (const CompiledVariable& v : spec.variables) {
+        if (!v.sfg)
+            continue;
+        for (const AccessMode& a : v.sfg->modes)
+            if (a.kind == ModeKind::LOCK)
+                return CppUnsupported{v.loc, fmt::format("lock-held mode {} of '{}' (thesis §5.2)",
+                                                         a.label(), v.name)};
+        for (const ModeEdge& e : v.sfg->edges)
+            if (e.mech.value)
+                return CppUnsupported{v.loc, fmt::format("value label '{}' of '{}' (thesis §5.1)",
+                                                         e.mech.label(), v.name)};
+    }
+    return std::nullopt;
 }
 
 void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& ns,
