@@ -1,5 +1,6 @@
 // sfgc on the thesis' chapter 5 examples (specs/extensions/): golden DOT, JSON and PNML,
-// --verify-net, Graphviz accepting the DOT, and --emit-cpp refusing what it cannot emit yet.
+// --verify-net, Graphviz accepting the DOT, and --emit-cpp: LOCK modes emitted, what it cannot
+// emit yet refused.
 // Set SFG_UPDATE_GOLDEN=1 to rewrite tests/golden/extensions/ from the current output.
 #include "support.hpp"
 
@@ -120,10 +121,15 @@ TEST_CASE("the work queue: a queue mechanism, a group, EX(each workers)") {
 }
 
 TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups just work") {
+    // LOCK modes are emitted with their lock (tests/live/lock_mode_test.cpp runs them).
+    for (const char* stem : {"fig5_1_locked", "guarded_phase"}) {
+        CAPTURE(stem);
+        Run r = sfgc("specs/extensions/" + std::string(stem) + ".sfg --emit-cpp -");
+        CHECK(r.status == 0);
+        CHECK(r.err.empty());
+        CHECK(r.out.find("{::sfg::ModeKind::LOCK, ") != std::string::npos);
+    }
     const std::pair<const char*, const char*> refused[] = {
-        {"fig5_1_locked",
-         "specs/extensions/fig5_1_locked.sfg:7:5: error: --emit-cpp cannot emit the lock-held "
-         "mode LOCK_m(t0,t1,t2) of 'x' (thesis §5.2) yet: the live runtime does not enforce it\n"},
         {"vflag", "specs/extensions/vflag.sfg:6:5: error: --emit-cpp cannot emit the value label "
                   "'v==1' of 'x' (thesis §5.1) yet: the live runtime does not enforce it\n"},
         {"work_queue", "specs/extensions/work_queue.sfg:5:7: error: --emit-cpp cannot emit the "
@@ -162,6 +168,58 @@ TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups ju
         return h.substr(from, to - from);
     };
     CHECK(tables(g.out) == tables(b.out));
+}
+
+TEST_CASE("sfgc trace enforces LOCK modes: Figure 5.1 conforms to the order, not to the lock") {
+    Run r = sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/fig5_1_locked.sfg "
+                 "--analysis enforce,hb --format json");
+    CHECK(r.status == 1);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& violations = j["analyses"][0]["violations"];
+    REQUIRE(violations.size() == 1); // x; `ordered` conforms
+    CHECK(violations[0]["var"] == "x");
+    CHECK(violations[0]["event"] == 1);
+    CHECK(violations[0]["message"] ==
+          "w(x) by t0 is not permitted: LOCK_m(t0,t1,t2) needs t0 to hold m");
+    CHECK(j["analyses"][1]["races"].empty());
+}
+
+TEST_CASE("sfgc check enforces LOCK modes: the Figure 5.1 program violates LOCK(m: t0, t1, t2)") {
+    Run r = sfgc("check specs/programs/fig5_1_locked/fig5_1_locked.sfg");
+    CHECK(r.status == 1);
+    CHECK(r.out.find("violation on x at line 10: w(x) by t0 is not permitted: LOCK_m(t0,t1,t2) "
+                     "needs t0 to hold m") != std::string::npos);
+    CHECK(r.out.find("violation on ordered") == std::string::npos);
+}
+
+// Value and queue labels are not enforced yet: rather than report violations of edges that
+// never fire, sfgc trace (with enforce) and sfgc check refuse the spec, naming the construct.
+TEST_CASE("sfgc trace and sfgc check refuse value and queue labels: exit 2 at line:col") {
+    Run v = sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/vflag.sfg");
+    CHECK(v.status == 2);
+    CHECK(v.out.empty());
+    CHECK(v.err == "specs/extensions/vflag.sfg:6:5: error: sfgc trace cannot enforce the value "
+                   "label 'v==1' of 'x' (thesis §5.1) yet\n");
+    Run q = sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/work_queue.sfg "
+                 "--analysis hb,enforce");
+    CHECK(q.status == 2);
+    CHECK(q.err == "specs/extensions/work_queue.sfg:6:5: error: sfgc trace cannot enforce the "
+                   "queue label 'q' of 'task' (thesis §5.1) yet\n");
+    // Without enforce the spec's disciplines are not used.
+    CHECK(sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/vflag.sfg --analysis hb")
+              .status == 0);
+
+    fs::path program = scratch() / "vflag_program.sfg";
+    std::ofstream(program) << "threads a, b;\nvolatile v;\n"
+                              "var x : [EX(a) |> ^(v == 1) EX(b)]^(v == 0);\n"
+                              "program p { thread a { x = 1; v = 1; } "
+                              "thread b { await v == 1; x = 2; } }\n";
+    Run c = sfgc("check '" + program.string() + "'");
+    CHECK(c.status == 2);
+    CHECK(c.out.empty());
+    CHECK(c.err == program.string() +
+                       ":3:5: error: sfgc check cannot enforce the value label 'v==1' of 'x' "
+                       "(thesis §5.1) yet\n");
 }
 
 TEST_CASE("chapter 5 misuse: errors at line:col, exit 2") {

@@ -51,6 +51,11 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
         a.kind = m.kind;
         a.threads = r.names(m.threads);
         std::sort(a.threads.begin(), a.threads.end());
+        if (m.kind == ModeKind::LOCK) {
+            a.lock = r.name(m.lock);
+            if (a.lock.empty())
+                Reader::bad("the lock of a LOCK mode");
+        }
         g.modes.push_back(std::move(a));
     }
     const auto mode_index = [&](std::uint32_t i) {
