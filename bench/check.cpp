@@ -11,13 +11,19 @@
 //   racy      ti: let t = c; c = t + 1; x_i = 1;   (no lock)
 //             the reads and the writes of c interleave: (N!)^2 classes.
 //   barrier   ti: x_i = 1; barrier b; read x_(i+1 mod N);   (b of all threads)
-//             the order of the benters and of the bexits: (N!)^2 classes; blocking (bexit).
+//             arrivals commute, and so do departures (docs/programs.md, "Dependence"): 1 class
+//             (it was (N!)^2 while any two ops on one barrier were dependent); blocking (bexit).
+//   rounds    ti: repeat 2 { x_i = 1; barrier b; read x_(i+1 mod N); }
+//             a thread's next arrival against the others' departures: the classes of
+//             overlapping rounds.
+//
+// dpor_jobs2 is dpor on two threads (--jobs 2): wall time (the report is the same).
 //
 // Each run is check_model() as `sfgc check` runs it: the explorer plus FastTrack and the
-// Enforcer on every execution. Naive is capped at 20,000 executions (its rate is what counts;
-// `complete` says whether it finished); dpor runs to completion. Counters: executions,
-// classes, exec_per_s, ratio (executions / classes), complete, sleep_blocked (dpor's abandoned
-// paths).
+// Enforcer on every execution, on threads of the search's own (so CPU time is the process'). Naive
+// is capped at 20,000 executions (its rate is what counts; `complete` says whether it finished);
+// dpor runs to completion. Counters: executions, classes, exec_per_s, ratio (executions / classes),
+// complete, sleep_blocked (dpor's abandoned paths).
 #include "sfg/checker/checker.hpp"
 #include "sfg/checker/model.hpp"
 #include "sfg/compiler/compile.hpp"
@@ -49,9 +55,12 @@ std::string gen(const std::string& family, int n) {
             s += fmt::format("  thread t{0} {{ x{0} = 1; s = {0}; read x{0}; read c; }}\n", i);
         else if (family == "racy")
             s += fmt::format("  thread t{0} {{ let t = c; c = t + 1; x{0} = 1; }}\n", i);
-        else
+        else if (family == "barrier")
             s += fmt::format("  thread t{0} {{ x{0} = 1; barrier b; read x{1}; }}\n", i,
                              (i + 1) % n);
+        else
+            s += fmt::format("  thread t{0} {{ repeat 2 {{ x{0} = 1; barrier b; read x{1}; }} }}\n",
+                             i, (i + 1) % n);
     }
     return s + "}\n";
 }
@@ -72,7 +81,8 @@ std::optional<Loaded> load(const std::string& text) {
     return l;
 }
 
-void run(benchmark::State& state, const std::string& family, sfg::check::Mode mode) {
+void run(benchmark::State& state, const std::string& family, sfg::check::Mode mode,
+         std::uint32_t jobs) {
     const int n = static_cast<int>(state.range(0));
     std::optional<Loaded> l = load(gen(family, n));
     if (!l) {
@@ -81,6 +91,7 @@ void run(benchmark::State& state, const std::string& family, sfg::check::Mode mo
     }
     sfg::check::CheckOptions o;
     o.mode = mode;
+    o.jobs = jobs;
     if (mode == sfg::check::Mode::naive)
         o.max_executions = 20000;
     sfg::check::CheckResult r;
@@ -101,16 +112,26 @@ void run(benchmark::State& state, const std::string& family, sfg::check::Mode mo
 }
 
 void register_all() {
-    for (const char* family : {"locked", "lockfree", "racy", "barrier"})
-        for (auto [name, mode] : {std::pair{"naive", sfg::check::Mode::naive},
-                                  std::pair{"dpor", sfg::check::Mode::dpor}}) {
-            auto* b =
-                benchmark::RegisterBenchmark(fmt::format("check/{}/{}", family, name).c_str(),
-                                             [family = std::string(family), mode = mode](
-                                                 benchmark::State& s) { run(s, family, mode); });
-            b->DenseRange(2, family == std::string("barrier") ? 5 : 6)
+    struct Variant {
+        const char* name;
+        sfg::check::Mode mode;
+        std::uint32_t jobs;
+    };
+    for (const char* family : {"locked", "lockfree", "racy", "barrier", "rounds"})
+        for (Variant v : {Variant{"naive", sfg::check::Mode::naive, 1},
+                          Variant{"dpor", sfg::check::Mode::dpor, 1},
+                          Variant{"dpor_jobs2", sfg::check::Mode::dpor, 2}}) {
+            auto* b = benchmark::RegisterBenchmark(
+                fmt::format("check/{}/{}", family, v.name).c_str(),
+                [family = std::string(family), v](benchmark::State& s) {
+                    run(s, family, v.mode, v.jobs);
+                });
+            b->DenseRange(2, family == std::string("rounds") ? 4 : 6)
                 ->Unit(benchmark::kMillisecond)
-                ->MinTime(0.2);
+                ->MinTime(0.2)
+                ->MeasureProcessCPUTime(); // the search runs on threads of its own
+            if (v.jobs > 1)
+                b->UseRealTime();
         }
 }
 

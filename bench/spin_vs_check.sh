@@ -6,8 +6,9 @@
 #
 # Environment: SFGC (default $SFG_BUILD_DIR/sfgc/sfgc, SFG_BUILD_DIR default build-rel: build it
 # with `SFG_BUILD_DIR=build-rel SFG_BUILD_TYPE=Release scripts/build.sh`), RUNS (repetitions,
-# the fastest is kept, default 3), TIMEOUT (seconds per run, default 120), KEEP=1 keeps the
-# scratch directory. Wall-clock times in ms (hyperfine is not assumed).
+# the fastest is kept, default 3), TIMEOUT (seconds per run, default 120), JOBS (sfgc check's
+# --jobs, default 1: one core, as pan), KEEP=1 keeps the scratch directory. Wall-clock times in ms
+# (hyperfine is not assumed).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SFG_BUILD_DIR:-$root/build-rel}
@@ -15,6 +16,7 @@ case $build in /*) ;; *) build=$root/$build ;; esac
 sfgc=${SFGC:-$build/sfgc/sfgc}
 runs=${RUNS:-3}
 timeout_s=${TIMEOUT:-120}
+jobs=${JOBS:-1}
 for tool in "$sfgc" spin gcc jq; do
     command -v "$tool" >/dev/null || { echo "spin_vs_check: $tool not found" >&2; exit 2; }
 done
@@ -94,8 +96,11 @@ else
     gen_philosophers 5 >"$work/philosophers_5.sfg"
     gen_particles 3 1 >"$work/particles_3x1.sfg"
     gen_particles 4 1 >"$work/particles_4x1.sfg"
+    gen_particles 3 2 >"$work/particles_3x2.sfg"
+    gen_particles 5 1 >"$work/particles_5x1.sfg"
     programs+=("$work/counter_4x2.sfg" "$work/philosophers_4.sfg" "$work/philosophers_5.sfg"
-        "$work/particles_3x1.sfg" "$work/particles_4x1.sfg")
+        "$work/particles_3x1.sfg" "$work/particles_4x1.sfg" "$work/particles_3x2.sfg"
+        "$work/particles_5x1.sfg")
 fi
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -146,7 +151,7 @@ for f in "${programs[@]}"; do
     dir=$work/$name
     mkdir -p "$dir"
     # Ours: a complete search (no execution bound in practice) for every finding kind.
-    check="'$sfgc' check '$f' --max-executions 1000000000 --format json"
+    check="'$sfgc' check '$f' --max-executions 1000000000 --max-states 100000000000 --jobs $jobs --format json"
     naive=$(best_ms "$check --mode naive")
     cp "$work/out" "$dir/naive.json"
     dpor=$(best_ms "$check --mode dpor")

@@ -27,8 +27,10 @@ install(TARGETS sfg_runtime sfgc
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
-# Every header of runtime/include/sfg/ is public: the live runtime (sfg/sfg.hpp, sfg/spec.hpp)
-# and the runtime library (sfg/runtime/); internal ones live in runtime/src/.
+# The headers of runtime/include/sfg/ are the public API: the live runtime (sfg/sfg.hpp,
+# sfg/spec.hpp, the test adapters) and the analyses of traces by name (sfg/runtime/analyses.hpp,
+# trace.hpp). runtime/internal/ (the detectors, SLPs, nets' analyses: what sfgc's libraries use)
+# and runtime/src/ are not installed.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/sfg/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/sfg
   FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")

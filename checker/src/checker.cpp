@@ -1,16 +1,23 @@
 // Checks on every execution and findings with shortest counterexamples (checker.hpp).
 #include "sfg/checker/checker.hpp"
 
+#include "engine.hpp"
+
 #include "sfg/runtime/analyses.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/well_formed.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
-#include <tuple>
 #include <unordered_set>
 
 namespace sfg::check {
@@ -41,40 +48,94 @@ std::uint64_t count_events(const std::vector<Step>& steps, std::size_t upto) {
 
 } // namespace
 
+bool operator<(const ExecOrder& a, const ExecOrder& b) {
+    // Pre-order: a task's own executions before its children's (whose paths extend its path).
+    if (a.task != b.task) {
+        const std::size_t n = std::min(a.task.size(), b.task.size());
+        for (std::size_t i = 0; i < n; ++i)
+            if (a.task[i] != b.task[i])
+                return a.task[i] < b.task[i];
+        return a.task.size() < b.task.size();
+    }
+    return a.index < b.index;
+}
+
+FindingKey key_of(const CheckFinding& f) {
+    // Conflicts: f.line is their block's; cycles: none (docs/determinism.md, "Model checking"):
+    // keys that every execution of a Mazurkiewicz class shares.
+    const bool by_var = f.kind == FindingKind::race || f.kind == FindingKind::violation;
+    return FindingKey{f.kind, by_var ? f.var : std::string(), by_var ? 0 : f.line.value_or(0)};
+}
+
+namespace {
+
+// Is a counterexample of `events` events and `steps` steps from execution `order` shorter than
+// `f`'s? Fewer events, then fewer steps, then the execution first in canonical order.
+bool shorter(std::uint64_t events, std::size_t steps, const ExecOrder& order,
+             const CheckFinding& f) {
+    if (events != f.events)
+        return events < f.events;
+    if (steps != f.steps.size())
+        return steps < f.steps.size();
+    return order < f.order;
+}
+
+} // namespace
+
+void CheckPartial::add(CheckFinding&& f) {
+    auto [it, fresh] = findings.try_emplace(key_of(f));
+    if (fresh) {
+        it->second = std::move(f);
+        return;
+    }
+    const std::uint64_t executions = it->second.executions + f.executions;
+    if (shorter(f.events, f.steps.size(), f.order, it->second))
+        it->second = std::move(f);
+    it->second.executions = executions;
+}
+
+void CheckPartial::merge(CheckPartial&& o) {
+    stats.executions += o.stats.executions;
+    stats.sleep_blocked += o.stats.sleep_blocked;
+    stats.max_depth = std::max(stats.max_depth, o.stats.max_depth);
+    stats.complete = stats.complete && o.stats.complete;
+    stats.hit_max_executions = stats.hit_max_executions || o.stats.hit_max_executions;
+    stats.hit_max_steps = stats.hit_max_steps || o.stats.hit_max_steps;
+    stats.hit_max_states = stats.hit_max_states || o.stats.hit_max_states;
+    stats.pruned = stats.pruned || o.stats.pruned;
+    states += o.states;
+    counted_classes += o.counted_classes;
+    if (classes.size() < o.classes.size())
+        std::swap(classes, o.classes);
+    classes.insert(o.classes.begin(), o.classes.end());
+    if (finals.size() < o.finals.size())
+        std::swap(finals, o.finals);
+    finals.merge(o.finals);
+    for (auto& [key, f] : o.findings)
+        add(std::move(f));
+}
+
 struct Checker::Impl {
     const Interpreter& in;
     const Model& m;
-    std::unordered_set<ClassId, ClassIdHash> classes;
-    std::set<std::vector<std::int64_t>> finals;
-    // (kind, var, line) -> finding; var empty or line 0 as docs/programs.md groups them.
-    std::map<std::tuple<int, std::string, std::uint32_t>, CheckFinding> findings;
+    CheckPartial own;
+    CheckPartial* into = &own;
+    ExecOrder order;              // of the current execution
+    std::vector<FindingKey> last; // the keys recorded for the current execution
 
     // Records `f` (its steps: the prefix `steps[0, upto)`), keeping the shortest.
     void record(CheckFinding f, const std::vector<Step>& steps, std::size_t upto) {
-        // Conflicts: f.line is their block's; cycles: none (docs/determinism.md, "Model
-        // checking"): keys that every execution of a Mazurkiewicz class shares.
-        std::uint32_t key_line = f.kind == FindingKind::race || f.kind == FindingKind::violation
-                                     ? 0
-                                     : f.line.value_or(0);
-        auto key = std::make_tuple(
-            static_cast<int>(f.kind),
-            f.kind == FindingKind::race || f.kind == FindingKind::violation ? f.var : std::string(),
-            key_line);
+        last.push_back(key_of(f));
         f.events = count_events(steps, upto);
-        auto it = findings.find(key);
-        if (it != findings.end()) {
-            ++it->second.executions;
-            if (it->second.events < f.events ||
-                (it->second.events == f.events && it->second.steps.size() <= upto))
-                return;
-            f.executions = it->second.executions;
-            f.steps.assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(upto));
-            it->second = std::move(f);
+        f.executions = 1;
+        auto it = into->findings.find(last.back());
+        if (it != into->findings.end() && !shorter(f.events, upto, order, it->second)) {
+            ++it->second.executions; // not shorter: the steps are not copied
             return;
         }
-        f.executions = 1;
+        f.order = order;
         f.steps.assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(upto));
-        findings.emplace(key, std::move(f));
+        into->add(std::move(f));
     }
 
     // The analyses of every execution (docs/programs.md), made once from the registry and
@@ -218,9 +279,12 @@ struct Checker::Impl {
     }
 
     void on_execution(const Execution& e) {
+        last.clear();
         const std::vector<Step>& steps = *e.steps;
-        classes.insert(foata_class(m, steps));
-        finals.insert(e.final_state->shared);
+        into->stats.executions += 1;
+        into->states += steps.size();
+        into->classes.insert(foata_class(m, steps));
+        into->finals.insert(e.final_state->shared);
         analyse(steps);
         auto failure = [&](const Failure& x, std::size_t upto) {
             CheckFinding f;
@@ -269,12 +333,27 @@ struct Checker::Impl {
 };
 
 Checker::Checker(const Interpreter& in, std::uint64_t max_states)
-    : impl_(new Impl{in, in.model(), {}, {}, {}}), max_states_(max_states) {}
+    : impl_(new Impl{in, in.model(), {}, nullptr, {}, {}}), max_states_(max_states) {
+    impl_->into = &impl_->own;
+}
 Checker::~Checker() = default;
 
 void Checker::on_execution(const Execution& e) {
     states_ += e.steps->size();
     impl_->on_execution(e);
+    ++impl_->order.index;
+}
+
+void Checker::begin_task(const std::vector<std::uint32_t>& path, CheckPartial* into) {
+    impl_->into = into ? into : &impl_->own;
+    impl_->order = ExecOrder{path, 0};
+}
+
+std::vector<FindingKey> Checker::last_findings() const {
+    std::vector<FindingKey> out = impl_->last;
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
 }
 
 bool Checker::stop() const {
@@ -282,42 +361,147 @@ bool Checker::stop() const {
 }
 
 CheckResult Checker::finish(const ExploreStats& stats, const CheckOptions& options) {
+    CheckPartial part = std::move(impl_->own);
+    impl_->own = CheckPartial();
+    part.stats = stats;
+    part.stats.hit_max_states = stats.hit_max_states || (stop() && !stats.complete);
+    return check::finish(impl_->m, std::move(part), options, false);
+}
+
+CheckResult finish(const Model& model, CheckPartial&& part, const CheckOptions& options,
+                   bool fell_back) {
     CheckResult r;
-    r.program = impl_->m.name;
+    r.program = model.name;
     r.mode = options.mode;
-    r.stats = stats;
-    r.classes = impl_->classes.size();
-    r.final_states = impl_->finals.size();
-    if (stats.hit_max_executions) {
+    r.fell_back = fell_back;
+    r.stats = part.stats;
+    r.classes = part.classes.size() + part.counted_classes;
+    r.final_states = part.finals.size();
+    // A bound without a counterexample: it replaces a step bound's unless that one is as short
+    // (docs/programs.md: one finding per kind and line).
+    auto bound = [&](std::string message) {
         CheckFinding f;
         f.kind = FindingKind::bound;
-        f.message = fmt::format("stopped after {} executions (--max-executions); the search is "
-                                "incomplete",
-                                stats.executions);
-        impl_->record(std::move(f), {}, 0);
-    } else if (stop() && !stats.complete) {
-        CheckFinding f;
-        f.kind = FindingKind::bound;
-        f.message = fmt::format("stopped after {} executions of {} steps in all (--max-states); "
-                                "the search is incomplete",
-                                stats.executions, states_);
-        impl_->record(std::move(f), {}, 0);
-    }
-    for (auto& [key, f] : impl_->findings)
+        f.message = std::move(message);
+        f.executions = 1;
+        f.order = ExecOrder{{std::numeric_limits<std::uint32_t>::max()},
+                            std::numeric_limits<std::uint64_t>::max()};
+        part.add(std::move(f));
+    };
+    if (part.stats.hit_max_executions)
+        bound(fmt::format("stopped after {} executions (--max-executions); the search is "
+                          "incomplete",
+                          part.stats.executions));
+    else if (part.stats.hit_max_states)
+        bound(fmt::format("stopped after {} executions of {} steps in all (--max-states); the "
+                          "search is incomplete",
+                          part.stats.executions, part.states));
+    for (auto& [key, f] : part.findings)
         r.findings.push_back(std::move(f));
-    impl_->findings.clear();
     return r;
 }
 
-CheckResult check_model(const Model& model, const CheckOptions& options) {
+namespace {
+
+// A Checker per thread of the search (engine.hpp).
+class CheckerSink : public TaskSink {
+public:
+    explicit CheckerSink(const Interpreter& in) : checker_(in, TaskLimits::none) {}
+    void on_execution(const Execution& e) override { checker_.on_execution(e); }
+    void begin_task(const std::vector<std::uint32_t>& path, CheckPartial* into) override {
+        checker_.begin_task(path, into);
+    }
+
+private:
+    Checker checker_;
+};
+
+struct ProgressInfo {
+    std::uint64_t executions = 0, estimate = 0;
+};
+
+// "N executions, R/s, ~T in all" on stderr (docs/programs.md): T is Knuth's estimate of the
+// executions of the whole search, refined by more random probes every time it is shown.
+class ProgressLine {
+public:
+    ~ProgressLine() {
+        if (shown_)
+            std::fputs("\r\033[K", stderr);
+    }
+    void show(const ProgressInfo& p) {
+        const double secs =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        if (secs < 1.0)
+            return; // a short search shows nothing
+        std::string line =
+            fmt::format("{} executions, {:.0f}/s", p.executions, p.executions / secs);
+        if (p.estimate > 0) {
+            const double done = 100.0 * static_cast<double>(p.executions) /
+                                static_cast<double>(std::max(p.estimate, p.executions));
+            line += fmt::format(", ~{} in all (estimate), {:.0f}% done", p.estimate, done);
+        }
+        std::fprintf(stderr, "\r\033[K%s", line.c_str());
+        std::fflush(stderr);
+        shown_ = true;
+    }
+
+private:
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    bool shown_ = false;
+};
+
+} // namespace
+
+CheckPartial explore_model(const Model& model, const CheckOptions& options, bool* fell_back) {
     Interpreter in(model);
-    Checker checker(in, options.max_states);
+    Exploration x(in, options);
+    if (fell_back)
+        *fell_back = x.fell_back;
+    std::vector<Task> tasks = top_tasks(x);
+    if (options.shard_count > 1)
+        tasks = shard_tasks(std::move(tasks), options.shard_index, options.shard_count);
+    // Knuth's estimate of this search's size: the top tasks' estimates, or, for one task,
+    // random probes from its root, more at every tick.
+    std::uint64_t estimate_sum = 0;
+    for (const Task& t : tasks)
+        estimate_sum += t.estimate;
+    // (A copy: the tasks move into the search.)
+    const std::optional<Task> probed = tasks.size() == 1 && options.mode != Mode::random
+                                           ? std::optional<Task>(tasks[0])
+                                           : std::nullopt;
+    double probe_mean = 0; // of every probe so far (a progress line needs no more precision)
+    std::uint64_t probes = 0;
+    std::atomic<std::uint64_t> delivered{0};
+    std::optional<ProgressLine> line;
+    if (options.progress)
+        line.emplace();
+    auto tick = [&] {
+        if (!line)
+            return;
+        if (probed) {
+            // About 20 ms of probing per tick; the threads keep the cores meanwhile.
+            const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+            do {
+                const double w = static_cast<double>(
+                    check::estimate(x, *probed, 0x9e3779b97f4a7c15ULL * (probes + 1), 1));
+                ++probes;
+                probe_mean += (w - probe_mean) / static_cast<double>(probes);
+            } while (std::chrono::steady_clock::now() < until);
+            estimate_sum = static_cast<std::uint64_t>(std::min(probe_mean, 1.8e19));
+        }
+        line->show(ProgressInfo{delivered.load(std::memory_order_relaxed), estimate_sum});
+    };
+    CheckPartial out;
+    explore_tasks(
+        x, std::move(tasks), [&] { return std::make_unique<CheckerSink>(in); }, out, delivered,
+        line ? std::function<void()>(tick) : std::function<void()>());
+    return out;
+}
+
+CheckResult check_model(const Model& model, const CheckOptions& options) {
     bool fell_back = false;
-    std::unique_ptr<Explorer> ex = make_explorer(options, &fell_back);
-    ExploreStats stats = ex->explore(in, options, checker);
-    CheckResult r = checker.finish(stats, options);
-    r.fell_back = fell_back;
-    return r;
+    CheckPartial part = explore_model(model, options, &fell_back);
+    return finish(model, std::move(part), options, fell_back);
 }
 
 } // namespace sfg::check

@@ -6,7 +6,7 @@
 //
 // 1. Only races that can be reversed are: e' must be able to run before e when the two may
 //    be co-enabled (Flanagan and Godefroid, POPL'05). rel m then acq m, u's steps then
-//    join u, or the benter that completes a round then a bexit of it, cannot; such an e is
+//    join u, or a benter that a bexit waits for, cannot; such an e is
 //    skipped, and the search for races of e' goes on behind it, so that e' races with the
 //    event that disabled it instead (acq m with the previous acq m).
 // 2. A blocked thread's next step never becomes an event of the path, yet a later class may
@@ -22,6 +22,17 @@
 //
 // Sleep sets make every delivered (maximal) execution a different class; paths where every
 // enabled thread sleeps are abandoned and counted in ExploreStats::sleep_blocked.
+//
+// The search runs as tasks (engine.hpp): a task starts at a node of the tree with the sleep set
+// it has there and explores the subtree below it. The races it reverses are those between its
+// own events; a race with a step above its root would add a thread to the backtrack set of a
+// node above the root, and every such node explores every enabled thread that does not sleep
+// there (each was handed on, or is in top_tasks()), which covers any reversal. Every budget of
+// executions, a task hands the alternatives left at the shallowest node of its stack that has
+// any on as child tasks — every enabled thread not asleep there, each with the sleep set it
+// would have had had they been explored in thread order — and goes on below that node. That may
+// be more branches than Algorithm 1 would take, so some may end sleep-set blocked; never a class
+// explored twice (sleep sets) or missed.
 #include "dpor.hpp"
 
 #include "explore_detail.hpp"
@@ -31,14 +42,6 @@
 namespace sfg::check {
 
 namespace {
-
-// A visible instruction as DPOR sees it before running it: the step's thread and actions,
-// an await's being a read of every shared variable of its condition (change 3 above).
-struct Summary {
-    Code code = Code::halt;
-    std::uint32_t arg = 0;
-    Step step;
-};
 
 struct Event {
     ThreadId thread = 0;
@@ -66,37 +69,43 @@ void join_clock(std::vector<std::uint32_t>& into, const std::vector<std::uint32_
 
 class Dpor {
 public:
-    Dpor(const Interpreter& in, const CheckOptions& o, ExecutionSink& sink)
-        : in_(in), m_(in.model()), o_(o), sink_(sink), nt_(in.model().threads.size()), evidx_(nt_),
-          zero_(nt_, 0) {
-        summaries();
-    }
+    Dpor(const Exploration& x, const TaskLimits& lim, ExecutionSink& sink)
+        : x_(x), in_(x.in), m_(x.m), o_(x.options), dm_(*x.dpor), lim_(lim), sink_(sink),
+          nt_(x.m.threads.size()), evidx_(nt_), zero_(nt_, 0) {}
 
-    ExploreStats run() {
-        Progress progress(o_.progress);
-        push(in_.initial(init_failures_), std::vector<std::uint8_t>(nt_, 0),
+    TaskOutcome run(const Task& t) {
+        base_ = std::make_shared<const std::vector<Step>>(t.steps());
+        path_ = *base_;
+        push(State(t.state),
+             t.sleep.empty() ? std::vector<std::uint8_t>(nt_, 0)
+                             : std::vector<std::uint8_t>(t.sleep),
              std::vector<std::uint32_t>(nt_, 0));
         std::vector<ThreadId> enabled;
         while (!frames_.empty()) {
-            if (st_.executions >= o_.max_executions || sink_.stop()) {
-                st_.hit_max_executions = st_.executions >= o_.max_executions;
-                st_.complete = false;
+            if (out_.stats.executions >= lim_.executions || out_.states >= lim_.states ||
+                sink_.stop() || (lim_.abort && lim_.abort->load(std::memory_order_relaxed))) {
+                out_.stats.complete = false;
+                out_.stopped = true;
                 break;
+            }
+            if (lim_.budget && out_.stats.executions >= next_split_) {
+                hand_off(t.path);
+                next_split_ = out_.stats.executions + lim_.budget;
             }
             Frame& f = frames_.back();
             if (!f.started) {
                 f.started = true;
                 blocked_races(f.state);
                 in_.enabled(f.state, enabled);
-                if (enabled.empty() || events_.size() >= o_.max_steps) {
-                    deliver(enabled, progress);
+                if (enabled.empty() || path_.size() >= o_.max_steps) {
+                    deliver(enabled);
                     pop();
                     continue;
                 }
                 auto it = std::find_if(enabled.begin(), enabled.end(),
-                                       [&](ThreadId t) { return !f.sleep[t]; });
+                                       [&](ThreadId q) { return !f.sleep[q]; });
                 if (it == enabled.end()) { // sleep-set blocked: equivalent to an explored path
-                    ++st_.sleep_blocked;
+                    ++out_.stats.sleep_blocked;
                     pop();
                     continue;
                 }
@@ -112,10 +121,7 @@ public:
             // Algorithm 1, lines 6-13: reverse the races of p's step, then explore it with the
             // sleeping threads whose steps are independent of it.
             const Summary& sum = summary(f.state, p);
-            std::vector<std::uint8_t> sleep(nt_, 0);
-            for (ThreadId q = 0; q < nt_; ++q)
-                sleep[q] =
-                    f.sleep[q] && q != p && !dependent(m_, summary(f.state, q).step, sum.step);
+            std::vector<std::uint8_t> sleep = dm_.sleep_after(f.state, f.sleep, p);
             f.sleep[p] = 1;
             Event ev;
             ev.thread = p;
@@ -134,85 +140,53 @@ public:
             path_.push_back(std::move(step));
             push(std::move(s), std::move(sleep), std::move(count)); // f is invalid from here
         }
-        if (st_.hit_max_steps)
-            st_.complete = false;
-        return st_;
+        if (out_.stats.hit_max_steps)
+            out_.stats.complete = false;
+        return std::move(out_);
     }
 
 private:
-    void summaries() {
-        sums_.resize(nt_);
-        for (ThreadId t = 0; t < nt_; ++t) {
-            const std::vector<Instr>& code = m_.threads[t].code;
-            sums_[t].resize(code.size());
-            for (std::uint32_t pc = 0; pc < code.size(); ++pc) {
-                const Instr& in = code[pc];
-                if (!is_visible(in.code))
+    // Another budget is spent: the alternatives left at the shallowest node that has any become
+    // tasks, in thread order, each with the sleep set it would have had had they been explored
+    // in that order after the ones explored (f.sleep holds those); they join f.sleep, so this
+    // task explores them no more, and a race reversed at this node or above later is covered
+    // (every enabled thread there is explored or asleep). The nodes below stay this task's.
+    void hand_off(const std::vector<std::uint32_t>& path) {
+        const std::size_t base = base_->size();
+        std::vector<ThreadId> enabled;
+        for (std::size_t d = 0; d < frames_.size(); ++d) {
+            Frame& f = frames_[d];
+            if (!f.started)
+                return;
+            in_.enabled(f.state, enabled);
+            bool any = false;
+            for (ThreadId q : enabled) {
+                if (f.sleep[q])
                     continue;
-                Summary& s = sums_[t][pc];
-                s.code = in.code;
-                s.arg = in.arg;
-                s.step.thread = t;
-                auto add = [&](Op op, ObjId target) {
-                    s.step.actions.push_back(Action{t, op, target, in.line, true});
-                };
-                auto access = [&](std::uint32_t shared, bool write) {
-                    const SharedVar& v = m_.shared[shared];
-                    add(v.is_volatile ? (write ? Op::vol_write : Op::vol_read)
-                                      : (write ? Op::write : Op::read),
-                        v.sym);
-                };
-                switch (in.code) {
-                case Code::load_s:
-                case Code::read_s:
-                    access(in.arg, false);
-                    break;
-                case Code::store_s:
-                case Code::write_s:
-                    access(in.arg, true);
-                    break;
-                case Code::acq:
-                    add(Op::acquire, in.arg);
-                    break;
-                case Code::rel:
-                    add(Op::release, in.arg);
-                    break;
-                case Code::fork:
-                    add(Op::fork, in.arg);
-                    break;
-                case Code::join:
-                    add(Op::join, in.arg);
-                    break;
-                case Code::benter:
-                    add(Op::barrier_enter, in.arg);
-                    break;
-                case Code::bexit:
-                    add(Op::barrier_exit, in.arg);
-                    break;
-                case Code::await_: {
-                    std::vector<std::uint32_t> seen;
-                    for (const Instr& c : m_.awaits[in.arg])
-                        if (c.code == Code::load_s &&
-                            std::find(seen.begin(), seen.end(), c.arg) == seen.end()) {
-                            seen.push_back(c.arg);
-                            access(c.arg, false);
-                        }
-                    break;
-                }
-                case Code::begin:
-                    add(Op::begin, no_object);
-                    break;
-                case Code::end:
-                    add(Op::end, no_object);
-                    break;
-                default:
-                    break;
-                }
+                any = true;
+                std::vector<std::uint8_t> after = dm_.sleep_after(f.state, f.sleep, q);
+                f.sleep[q] = 1;
+                Task c;
+                c.path = path;
+                c.path.push_back(children_++);
+                c.base = base_;
+                c.extra.assign(path_.begin() + static_cast<std::ptrdiff_t>(base),
+                               path_.begin() + static_cast<std::ptrdiff_t>(base + d));
+                c.extra.emplace_back();
+                c.state = f.state;
+                in_.step(c.state, q, c.extra.back());
+                c.sleep = std::move(after);
+                if (lim_.on_child)
+                    lim_.on_child(std::move(c));
+                else
+                    out_.children.push_back(std::move(c));
             }
+            if (any)
+                return;
         }
     }
 
-    const Summary& summary(const State& s, ThreadId t) const { return sums_[t][s.threads[t].pc]; }
+    const Summary& summary(const State& s, ThreadId t) const { return dm_.summary(s, t); }
 
     bool in_set(std::uint32_t set, ThreadId u) const {
         const auto& ts = m_.thread_sets[set];
@@ -238,15 +212,15 @@ private:
     }
 
     // A maximal path (or one cut by --max-steps) goes to the sink.
-    void deliver(const std::vector<ThreadId>& enabled, Progress& progress) {
+    void deliver(const std::vector<ThreadId>& enabled) {
         const State& s = frames_.back().state;
-        Execution e{&init_failures_, &path_, &s, end_of(s, !enabled.empty())};
+        Execution e{&x_.init_failures, &path_, &s, end_of(s, !enabled.empty())};
         if (e.end == EndKind::steps)
-            st_.hit_max_steps = true;
-        st_.max_depth = std::max<std::uint64_t>(st_.max_depth, path_.size());
-        ++st_.executions;
+            out_.stats.hit_max_steps = true;
+        out_.stats.max_depth = std::max<std::uint64_t>(out_.stats.max_depth, path_.size());
+        ++out_.stats.executions;
+        out_.states += path_.size();
         sink_.on_execution(e);
-        progress.tick(st_.executions, path_.size());
         std::vector<std::uint32_t> clock;
         for (ThreadId q : enabled) // cut by --max-steps: these next steps were never taken
             analyze(q, summary(s, q), clock);
@@ -307,8 +281,8 @@ private:
         case Code::acq: // after rel m the lock is held; after acq m it was free before it
             return es.code == Code::acq || (es.code != Code::rel && simulate(i, p));
         case Code::bexit:
-            if ((es.code == Code::benter || es.code == Code::bexit) && es.arg == sum.arg)
-                return exit_ok(frames_[i].state, sum.arg, p);
+            if (es.code == Code::benter && es.arg == sum.arg)
+                return exit_ok(i, sum.arg, p);
             return simulate(i, p);
         case Code::join:
             if (in_set(sum.arg, e.thread) || (es.code == Code::fork && !e.failed_fork))
@@ -320,12 +294,22 @@ private:
         }
     }
 
-    // bexit(b) by p: every member entered b as often as p (Interpreter::is_enabled). Barrier
-    // ops after e happen after it, so the counts before e are those after notdep(e).
-    bool exit_ok(const State& s, std::uint32_t b, ThreadId p) const {
+    // bexit(b) by p after notdep(e, E), e = events_[i] an arrival at b: every member entered b
+    // as often as p (Interpreter::is_enabled). Arrivals commute (docs/programs.md,
+    // "Dependence"), so an arrival after e need not happen after it: the counts are those
+    // before e plus the arrivals at b in notdep(e).
+    bool exit_ok(std::size_t i, std::uint32_t b, ThreadId p) const {
+        const Event& e = events_[i];
         const std::size_t n = nt_;
+        std::vector<std::uint32_t> enters(frames_[i].state.enters.begin() + b * n,
+                                          frames_[i].state.enters.begin() + (b + 1) * n);
+        for (std::size_t k = i + 1; k < events_.size(); ++k) {
+            const Summary& s = *events_[k].sum;
+            if (s.code == Code::benter && s.arg == b && events_[k].clock[e.thread] <= e.pos)
+                ++enters[events_[k].thread];
+        }
         for (ThreadId u : m_.barriers[b].members)
-            if (s.enters[b * n + u] < s.enters[b * n + p])
+            if (enters[u] < enters[p])
                 return false;
         return true;
     }
@@ -390,33 +374,122 @@ private:
         // Every initial is blocked before e: e enabled an await (change 2).
     }
 
+    const Exploration& x_;
     const Interpreter& in_;
     const Model& m_;
     const CheckOptions& o_;
+    const DporModel& dm_;
+    const TaskLimits& lim_;
     ExecutionSink& sink_;
     const std::size_t nt_;
-    ExploreStats st_;
-    std::vector<std::vector<Summary>> sums_; // [thread][pc], for visible instructions
-    std::vector<Failure> init_failures_;
-    std::vector<Frame> frames_; // frames_[d]: the state before events_[d]
-    std::vector<Event> events_;
-    std::vector<Step> path_;                      // the steps of events_, as executed
+    TaskOutcome out_;
+    std::uint64_t next_split_ = lim_.budget;        // executions at which to hand on next
+    std::uint32_t children_ = 0;                    // handed on so far
+    std::shared_ptr<const std::vector<Step>> base_; // the steps to the task's root
+    std::vector<Frame> frames_;                     // frames_[d]: the state before events_[d]
+    std::vector<Event> events_; // the task's: races with steps above its root are not reversed
+    std::vector<Step> path_;    // the steps from the initial state: base_, then those of events_
     std::vector<std::vector<std::size_t>> evidx_; // [thread]: its events' indices in events_
     std::vector<std::uint32_t> zero_;
 };
 
-class DporExplorer : public Explorer {
+class DporRunner : public TaskRunner {
 public:
-    ExploreStats explore(const Interpreter& in, const CheckOptions& options,
-                         ExecutionSink& sink) override {
-        return Dpor(in, options, sink).run();
+    explicit DporRunner(const Exploration& x) : x_(x) {}
+    TaskOutcome run(const Task& t, const TaskLimits& limits, ExecutionSink& sink) override {
+        return Dpor(x_, limits, sink).run(t);
     }
+
+private:
+    const Exploration& x_;
 };
 
 } // namespace
 
-std::unique_ptr<Explorer> make_dpor_explorer() {
-    return std::make_unique<DporExplorer>();
+DporModel::DporModel(const Model& m) : m_(m) {
+    const std::size_t nt = m_.threads.size();
+    sums_.resize(nt);
+    for (ThreadId t = 0; t < nt; ++t) {
+        const std::vector<Instr>& code = m_.threads[t].code;
+        sums_[t].resize(code.size());
+        for (std::uint32_t pc = 0; pc < code.size(); ++pc) {
+            const Instr& in = code[pc];
+            if (!is_visible(in.code))
+                continue;
+            Summary& s = sums_[t][pc];
+            s.code = in.code;
+            s.arg = in.arg;
+            s.step.thread = t;
+            auto add = [&](Op op, ObjId target) {
+                s.step.actions.push_back(Action{t, op, target, in.line, true});
+            };
+            auto access = [&](std::uint32_t shared, bool write) {
+                const SharedVar& v = m_.shared[shared];
+                add(v.is_volatile ? (write ? Op::vol_write : Op::vol_read)
+                                  : (write ? Op::write : Op::read),
+                    v.sym);
+            };
+            switch (in.code) {
+            case Code::load_s:
+            case Code::read_s:
+                access(in.arg, false);
+                break;
+            case Code::store_s:
+            case Code::write_s:
+                access(in.arg, true);
+                break;
+            case Code::acq:
+                add(Op::acquire, in.arg);
+                break;
+            case Code::rel:
+                add(Op::release, in.arg);
+                break;
+            case Code::fork:
+                add(Op::fork, in.arg);
+                break;
+            case Code::join:
+                add(Op::join, in.arg);
+                break;
+            case Code::benter:
+                add(Op::barrier_enter, in.arg);
+                break;
+            case Code::bexit:
+                add(Op::barrier_exit, in.arg);
+                break;
+            case Code::await_: {
+                std::vector<std::uint32_t> seen;
+                for (const Instr& c : m_.awaits[in.arg])
+                    if (c.code == Code::load_s &&
+                        std::find(seen.begin(), seen.end(), c.arg) == seen.end()) {
+                        seen.push_back(c.arg);
+                        access(c.arg, false);
+                    }
+                break;
+            }
+            case Code::begin:
+                add(Op::begin, no_object);
+                break;
+            case Code::end:
+                add(Op::end, no_object);
+                break;
+            default:
+                break;
+            }
+        }
+    }
+}
+
+std::vector<std::uint8_t>
+DporModel::sleep_after(const State& s, const std::vector<std::uint8_t>& sleep, ThreadId p) const {
+    const Summary& sum = summary(s, p);
+    std::vector<std::uint8_t> out(sleep.size(), 0);
+    for (ThreadId q = 0; q < sleep.size(); ++q)
+        out[q] = sleep[q] && q != p && !dependent(m_, summary(s, q).step, sum.step);
+    return out;
+}
+
+std::unique_ptr<TaskRunner> make_dpor_runner(const Exploration& x) {
+    return std::make_unique<DporRunner>(x);
 }
 
 } // namespace sfg::check

@@ -1,15 +1,39 @@
-// The DPOR explorer (docs/programs.md), internal to the checker: make_explorer(Mode::dpor) returns
-// it. See dpor.cpp and docs/programs.md ("Modes").
+// The DPOR explorer (docs/programs.md), internal to the checker: make_runner() returns its task
+// runner in Mode::dpor. See dpor.cpp and docs/programs.md ("Modes").
 #pragma once
+
+#include "engine.hpp"
 
 #include "sfg/checker/explore.hpp"
 
 #include <memory>
+#include <vector>
 
 namespace sfg::check {
 
-// Source-DPOR with sleep sets (Abdulla et al., JACM 2017, Algorithm 1), extended for blocking
-// steps. Explores at least one execution of every Mazurkiewicz class of maximal executions.
-std::unique_ptr<Explorer> make_dpor_explorer();
+// A visible instruction as DPOR sees it before running it: the step's thread and actions, an
+// await's being a read of every shared variable of its condition (dpor.cpp, change 3).
+struct Summary {
+    Code code = Code::halt;
+    std::uint32_t arg = 0;
+    Step step;
+};
+
+// The summaries of every visible instruction of a model, built once and shared (read-only) by
+// the threads of the search.
+class DporModel {
+public:
+    explicit DporModel(const Model& m);
+    // Thread t's next step in s (t must be ready, or the summary is empty).
+    const Summary& summary(const State& s, ThreadId t) const { return sums_[t][s.threads[t].pc]; }
+    // The sleep set after p's step from a node with sleep set `sleep` and state `s`: the
+    // sleeping threads whose next steps are independent of p's (Algorithm 1, line 12).
+    std::vector<std::uint8_t> sleep_after(const State& s, const std::vector<std::uint8_t>& sleep,
+                                          ThreadId p) const;
+
+private:
+    const Model& m_;
+    std::vector<std::vector<Summary>> sums_; // [thread][pc], for visible instructions
+};
 
 } // namespace sfg::check

@@ -1,7 +1,8 @@
-// Naive DFS and random exploration, the dependence relation and Foata classes (explore.hpp).
+// Naive DFS and random runs as task runners (engine.hpp), the dependence relation and Foata
+// classes (explore.hpp).
 #include "sfg/checker/explore.hpp"
 
-#include "dpor.hpp"
+#include "engine.hpp"
 #include "explore_detail.hpp"
 
 #include <fmt/format.h>
@@ -25,13 +26,29 @@ const char* to_string(Mode m) {
 
 namespace {
 
-class NaiveExplorer : public Explorer {
+// splitmix64: the seed of random run i (docs/programs.md: the same seed, the same schedules,
+// whichever thread or shard runs which runs).
+std::uint64_t run_seed(std::uint64_t seed, std::uint64_t run) {
+    std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (run + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+bool aborted(const TaskLimits& lim) {
+    return lim.abort && lim.abort->load(std::memory_order_relaxed);
+}
+
+// Depth-first over every interleaving below the task's root, in thread order.
+class NaiveRunner : public TaskRunner {
 public:
-    ExploreStats explore(const Interpreter& in, const CheckOptions& o,
-                         ExecutionSink& sink) override {
-        ExploreStats st;
-        Progress progress(o.progress);
-        std::vector<Failure> init_failures;
+    explicit NaiveRunner(const Exploration& x) : x_(x) {}
+
+    TaskOutcome run(const Task& t, const TaskLimits& lim, ExecutionSink& sink) override {
+        const Interpreter& in = x_.in;
+        const CheckOptions& o = x_.options;
+        TaskOutcome out;
+        ExploreStats& st = out.stats;
         struct Frame {
             State state;
             std::vector<ThreadId> enabled;
@@ -39,19 +56,20 @@ public:
             std::uint32_t preemptions = 0;
         };
         std::vector<Frame> stack;
-        std::vector<Step> path;
+        auto base = std::make_shared<const std::vector<Step>>(t.steps());
+        std::vector<Step> path = *base;
         // Pushes the node for `s` or, at a leaf, delivers the execution.
         auto visit = [&](State&& s, std::uint32_t preemptions) {
             Frame f;
             in.enabled(s, f.enabled);
             if (f.enabled.empty() || path.size() >= o.max_steps) {
-                Execution e{&init_failures, &path, &s, end_of(s, !f.enabled.empty())};
+                Execution e{&x_.init_failures, &path, &s, end_of(s, !f.enabled.empty())};
                 if (e.end == EndKind::steps)
                     st.hit_max_steps = true;
                 st.max_depth = std::max<std::uint64_t>(st.max_depth, path.size());
                 ++st.executions;
+                out.states += path.size();
                 sink.on_execution(e);
-                progress.tick(st.executions, path.size());
                 return false;
             }
             if (o.preemption_bound && !path.empty() && preemptions >= *o.preemption_bound) {
@@ -67,85 +85,135 @@ public:
             stack.push_back(std::move(f));
             return true;
         };
-        visit(in.initial(init_failures), 0);
+        // Preemptions after t's step from the node of `f` at path length `depth`.
+        auto preempts = [&](const Frame& f, std::size_t depth, ThreadId q) {
+            std::uint32_t pre = f.preemptions;
+            if (depth > 0 && path[depth - 1].thread != q &&
+                std::find(f.enabled.begin(), f.enabled.end(), path[depth - 1].thread) !=
+                    f.enabled.end())
+                ++pre;
+            return pre;
+        };
+        std::uint64_t next_split = lim.budget;
+        std::uint32_t children = 0;
+        visit(State(t.state), t.preemptions);
         while (!stack.empty()) {
-            if (st.executions >= o.max_executions || sink.stop()) {
-                st.hit_max_executions = st.executions >= o.max_executions;
+            if (st.executions >= lim.executions || out.states >= lim.states || sink.stop() ||
+                aborted(lim)) {
                 st.complete = false;
+                out.stopped = true;
                 break;
+            }
+            if (lim.budget && st.executions >= next_split) {
+                // The alternatives left at the shallowest node that has any become tasks, in
+                // thread order; the nodes below stay this task's.
+                next_split = st.executions + lim.budget;
+                for (std::size_t d = 0; d < stack.size(); ++d) {
+                    Frame& f = stack[d];
+                    if (f.next == f.enabled.size())
+                        continue;
+                    const std::size_t depth = base->size() + d;
+                    for (; f.next < f.enabled.size(); ++f.next) {
+                        const ThreadId q = f.enabled[f.next];
+                        Task c;
+                        c.path = t.path;
+                        c.path.push_back(children++);
+                        c.base = base;
+                        c.extra.assign(path.begin() + static_cast<std::ptrdiff_t>(base->size()),
+                                       path.begin() + static_cast<std::ptrdiff_t>(depth));
+                        c.preemptions = preempts(f, depth, q);
+                        c.state = f.state;
+                        c.extra.emplace_back();
+                        in.step(c.state, q, c.extra.back());
+                        if (lim.on_child)
+                            lim.on_child(std::move(c));
+                        else
+                            out.children.push_back(std::move(c));
+                    }
+                    break;
+                }
             }
             Frame& f = stack.back();
             if (f.next == f.enabled.size()) {
                 stack.pop_back();
-                if (!path.empty())
+                if (path.size() > base->size())
                     path.pop_back();
                 continue;
             }
-            ThreadId t = f.enabled[f.next++];
-            std::uint32_t pre = f.preemptions;
-            if (!path.empty() && path.back().thread != t &&
-                std::find(f.enabled.begin(), f.enabled.end(), path.back().thread) !=
-                    f.enabled.end())
-                ++pre;
+            ThreadId q = f.enabled[f.next++];
+            std::uint32_t pre = preempts(f, path.size(), q);
             State s = f.next == f.enabled.size() ? std::move(f.state) : f.state;
             Step step;
-            in.step(s, t, step);
+            in.step(s, q, step);
             path.push_back(std::move(step));
             if (!visit(std::move(s), pre))
                 path.pop_back();
         }
         if (st.pruned || st.hit_max_steps)
             st.complete = false;
-        return st;
+        return out;
     }
+
+private:
+    const Exploration& x_;
 };
 
-class RandomExplorer : public Explorer {
+// Runs [t.first, t.last): run i follows its own random stream (run_seed), so the runs are the
+// same whoever runs them.
+class RandomRunner : public TaskRunner {
 public:
-    ExploreStats explore(const Interpreter& in, const CheckOptions& o,
-                         ExecutionSink& sink) override {
-        ExploreStats st;
+    explicit RandomRunner(const Exploration& x) : x_(x) {}
+
+    TaskOutcome run(const Task& t, const TaskLimits& lim, ExecutionSink& sink) override {
+        const Interpreter& in = x_.in;
+        const CheckOptions& o = x_.options;
+        TaskOutcome out;
+        ExploreStats& st = out.stats;
         st.complete = false; // a sample, never a proof
-        Progress progress(o.progress);
-        std::mt19937_64 rng(o.seed);
-        std::vector<Failure> init_failures;
         std::vector<Step> path;
         std::vector<ThreadId> enabled;
-        for (std::uint64_t i = 0; i < o.max_executions && !sink.stop(); ++i) {
-            init_failures.clear();
+        for (std::uint64_t i = t.first; i < t.last; ++i) {
+            if (st.executions >= lim.executions || out.states >= lim.states || sink.stop() ||
+                aborted(lim)) {
+                out.stopped = true;
+                break;
+            }
+            std::mt19937_64 rng(run_seed(o.seed, i));
             path.clear();
-            State s = in.initial(init_failures);
+            State s = x_.initial;
             std::uint32_t preemptions = 0;
             for (;;) {
                 in.enabled(s, enabled);
                 if (enabled.empty() || path.size() >= o.max_steps)
                     break;
-                ThreadId t =
-                    enabled[std::uniform_int_distribution<std::size_t>(0, enabled.size() - 1)(rng)];
+                ThreadId q = enabled[rng() % enabled.size()];
                 if (!path.empty()) {
                     ThreadId last = path.back().thread;
                     bool last_enabled =
                         std::find(enabled.begin(), enabled.end(), last) != enabled.end();
-                    if (last_enabled && t != last) {
+                    if (last_enabled && q != last) {
                         if (o.preemption_bound && preemptions >= *o.preemption_bound)
-                            t = last;
+                            q = last;
                         else
                             ++preemptions;
                     }
                 }
                 path.emplace_back();
-                in.step(s, t, path.back());
+                in.step(s, q, path.back());
             }
-            Execution e{&init_failures, &path, &s, end_of(s, !enabled.empty())};
+            Execution e{&x_.init_failures, &path, &s, end_of(s, !enabled.empty())};
             if (e.end == EndKind::steps)
                 st.hit_max_steps = true;
             st.max_depth = std::max<std::uint64_t>(st.max_depth, path.size());
             ++st.executions;
+            out.states += path.size();
             sink.on_execution(e);
-            progress.tick(st.executions, path.size());
         }
-        return st;
+        return out;
     }
+
+private:
+    const Exploration& x_;
 };
 
 bool names(const Model& m, const Action& a, ThreadId u) {
@@ -172,36 +240,29 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 } // namespace
 
-std::unique_ptr<Explorer> make_explorer(const CheckOptions& options, bool* fell_back) {
-    if (fell_back)
-        *fell_back = false;
-    switch (options.mode) {
-    case Mode::random:
-        return std::make_unique<RandomExplorer>();
-    case Mode::dpor:
-        // A preemption bound prunes branches, and a pruned branch may be the only one that
-        // reverses some race (Coons et al., OOPSLA'13): bounded DPOR is not simply DPOR plus a
-        // bound. Bounded searches use naive DFS instead.
-        if (!options.preemption_bound)
-            return make_dpor_explorer();
-        if (fell_back)
-            *fell_back = true;
-        break;
-    case Mode::naive:
-        break;
-    }
-    return std::make_unique<NaiveExplorer>();
+std::unique_ptr<TaskRunner> make_naive_runner(const Exploration& x) {
+    return std::make_unique<NaiveRunner>(x);
+}
+
+std::unique_ptr<TaskRunner> make_random_runner(const Exploration& x) {
+    return std::make_unique<RandomRunner>(x);
 }
 
 bool dependent(const Model& m, const Action& a, const Action& b) {
     if (a.thread == b.thread)
         return true;
     // Two ops on one variable, volatile, lock or barrier: dependent unless both read one
-    // variable or volatile.
+    // variable or volatile, or both arrive at one barrier, or both leave it (docs/programs.md,
+    // "Dependence": arrivals commute, and so do departures; an arrival and a departure do not).
     const OpInfo &x = op_info(a.op), &y = op_info(b.op);
     if (x.operand == Operand::name && y.operand == Operand::name && x.space == y.space) {
-        const bool values = x.space == Namespace::variable || x.space == Namespace::volatile_;
-        return a.target == b.target && (!values || x.writes || y.writes);
+        if (a.target != b.target)
+            return false;
+        if (x.space == Namespace::variable || x.space == Namespace::volatile_)
+            return x.writes || y.writes;
+        if (x.space == Namespace::barrier)
+            return a.op != b.op;
+        return true;
     }
     if (names(m, a, b.thread) || names(m, b, a.thread))
         return true;
@@ -232,7 +293,9 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
     const std::size_t nv = m.syms.vars.size(), nvol = m.syms.volatiles.size();
     std::vector<std::uint32_t> thread_l(nt), fork_l(nt), join_l(nt);
     std::vector<std::uint32_t> var_any(nv), var_w(nv), vol_any(nvol), vol_w(nvol);
-    std::vector<std::uint32_t> lock_l(m.locks.size()), bar_l(m.barriers.size());
+    std::vector<std::uint32_t> lock_l(m.locks.size());
+    // A barrier's arrivals depend on its departures and the other way round (dependent()).
+    std::vector<std::uint32_t> enter_l(m.barriers.size()), exit_l(m.barriers.size());
     std::vector<std::uint32_t> level(steps.size());
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const Step& s = steps[i];
@@ -257,8 +320,10 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
                 l = std::max(l, lock_l[a.target]);
                 break;
             case Op::barrier_enter:
+                l = std::max(l, exit_l[a.target]);
+                break;
             case Op::barrier_exit:
-                l = std::max(l, bar_l[a.target]);
+                l = std::max(l, enter_l[a.target]);
                 break;
             case Op::fork:
                 for (ThreadId u : m.thread_sets[a.target])
@@ -294,8 +359,10 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
                 lock_l[a.target] = l;
                 break;
             case Op::barrier_enter:
+                enter_l[a.target] = std::max(enter_l[a.target], l);
+                break;
             case Op::barrier_exit:
-                bar_l[a.target] = l;
+                exit_l[a.target] = std::max(exit_l[a.target], l);
                 break;
             case Op::fork:
                 for (ThreadId u : m.thread_sets[a.target])

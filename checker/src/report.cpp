@@ -82,11 +82,12 @@ void print_table(std::ostream& out, const Model& m, const CheckFinding& f) {
     }
 }
 
-void print_text(std::ostream& out, const Model& m, const CheckResult& r) {
+void print_text(std::ostream& out, const Model& m, const CheckResult& r, const std::string& part) {
     out << fmt::format(
-        "program {}: {} executions, {} classes, {} final states, {} ({})\n", r.program,
+        "program {}: {} executions, {} classes, {} final states, {} ({}{})\n", r.program,
         r.stats.executions, r.classes, r.final_states, r.stats.complete ? "complete" : "incomplete",
-        r.fell_back ? "naive: dpor does not take --preemption-bound" : to_string(r.mode));
+        r.fell_back ? "naive: dpor does not take --preemption-bound" : to_string(r.mode),
+        part.empty() ? "" : ", " + part);
     for (const CheckFinding& f : r.findings) {
         out << '\n';
         std::string head = to_string(f.kind);

@@ -64,4 +64,201 @@ inline std::string random_program(std::uint64_t seed) {
     return s;
 }
 
+// More blocking than random_program(): 2-4 threads (t2, t3 forked by t0 when used, joined or
+// not), nested locks in random orders (deadlocks), awaits on volatiles and on data variables
+// with && and || (short-circuit reads), a barrier of t0 and t1 crossed a random number of
+// times, volatile hand-offs, failures (assert, division by zero, rel without acq), and x, y
+// annotated with one of several disciplines so that the Enforcer has work.
+inline std::string blocking_program(std::uint64_t seed, bool* multi_var_await) {
+    std::mt19937_64 rng(seed * 7919 + 13);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    const char* vars[] = {"x", "y", "z", "v", "u"};
+    const char* locks[] = {"m", "n"};
+    const char* disc[] = {
+        "[EX(t0) ⊔ EX(t1) ⊔ EX(t2) ⊔ EX(t3)]^m",
+        "EX(t0) ▷^v EX(t1) ▷^v EX(t0)",
+        "[RS(t0, t1) ▷^b EX(t0)]^b",
+        "EX(t0) ▷^fork EX(t2) ▷^join EX(t0)",
+        "[EX(t0) ⊔ EX(t1)]^m ▷^n [EX(t0) ⊔ EX(t1)]^n",
+        "RS(t0, t1, t2, t3)",
+    };
+    int threads = 2 + pick(3);
+    std::string s = "threads t0, t1, t2, t3;\nlock m, n;\nvolatile v, u;\nbarrier b(t0, t1);\n";
+    s += std::string("var x : ") + disc[pick(6)] + ";\n";
+    s += std::string("var y : ") + disc[pick(6)] + ";\nvar z;\n";
+    s += "program p {\n";
+    if (pick(3) == 0)
+        s += "  init x = 1;\n";
+    bool forks = threads > 2;
+    int crossings = pick(4) == 0 ? 1 + pick(2) : 0;
+    *multi_var_await = false;
+    int budget = 9 + pick(4); // visible steps, roughly: keeps naive exploration small
+    for (int t = 0; t < threads; ++t) {
+        s += "  thread t" + std::to_string(t) + " {";
+        if (t == 0 && forks) {
+            s += threads == 4 && pick(2) ? " fork t2, t3;"
+                 : threads == 4          ? " fork t2; fork t3;"
+                                         : " fork t2;";
+            --budget;
+        }
+        int n = 1 + pick(3);
+        for (int i = 0; i < n && budget > 0; ++i) {
+            std::string a = vars[pick(5)], c = vars[pick(5)];
+            std::string k = std::to_string(pick(3));
+            switch (pick(13)) {
+            case 0:
+                s += " " + a + " = " + c + " + " + k + ";";
+                budget -= 2;
+                break;
+            case 1:
+                s += " let r" + std::to_string(i) + " = " + a + ";";
+                budget -= 1;
+                break;
+            case 2: {
+                std::string l = locks[pick(2)];
+                s += " acq " + l + "; " + a + " = " + k + "; rel " + l + ";";
+                budget -= 3;
+                break;
+            }
+            case 3: {
+                int first = pick(2);
+                std::string l1 = locks[first], l2 = locks[1 - first];
+                s += " acq " + l1 + "; acq " + l2 + "; write " + a + "; rel " + l2 + "; rel " + l1 +
+                     ";";
+                budget -= 5;
+                break;
+            }
+            case 4:
+                s += " assert " + a + " != " + std::to_string(1 + pick(2)) + " || " + c + " == 0;";
+                budget -= 2;
+                break;
+            case 5:
+                s += " await v < " + std::to_string(1 + pick(2)) + ";";
+                budget -= 1;
+                break;
+            case 6:
+                *multi_var_await = true;
+                s += pick(2) ? " await x == 1 || y == 0;" : " await v + x > 0 && u == 0;";
+                budget -= 2;
+                break;
+            case 7:
+                s += pick(2) ? " read " + a + ";" : " write " + a + ";";
+                budget -= 1;
+                break;
+            case 8:
+                s += std::string(" ") + (pick(2) ? "v" : "u") + " = " + k + ";";
+                budget -= 1;
+                break;
+            case 9:
+                s += " v = " + k + "; if (x == 1) { y = 2 / v; }";
+                budget -= 3;
+                break;
+            case 10:
+                s += pick(4) == 0 ? " rel m;" : " deterministic { " + a + " = 1; }";
+                budget -= 3;
+                break;
+            case 11:
+                s += " acq m; let w" + std::to_string(i) + " = x; x = w" + std::to_string(i) +
+                     " + 1; rel m;";
+                budget -= 4;
+                break;
+            default:
+                s += " repeat 2 { " + a + " = 1; }";
+                budget -= 2;
+                break;
+            }
+        }
+        if (t < 2)
+            for (int k = 0; k < crossings; ++k)
+                s += " barrier b; write x;";
+        if (t == 0 && forks && pick(3) != 0)
+            s += threads == 4 && pick(2) ? " join t2, t3;" : " join t2;";
+        s += " }\n";
+    }
+    s += "}\n";
+    return s;
+}
+
+// Programs of 2-4 threads that cross barrier b (all of them) 1-3 times, with accesses between
+// the crossings to variables annotated with barrier disciplines (the thesis' Figure 4.5 and
+// others), a lock, a volatile, asserts, sometimes a second barrier of two threads, a
+// deterministic block around a round, a thread forked late, or one crossing missing (a
+// deadlock).
+inline std::string barrier_program(std::uint64_t seed) {
+    std::mt19937_64 rng(seed * 104729 + 7);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    const int k = 2 + pick(3), rounds = 1 + pick(3);
+    std::string all;
+    for (int t = 0; t < k; ++t)
+        all += (t ? ", t" : "t") + std::to_string(t);
+    const std::string disc[] = {
+        "[RS(" + all + ") ▷^b EX(t0)]^b",
+        "[EX(t0) ⊔ EX(t1)]^b",
+        "EX(t0) ▷^b RS(" + all + ") ▷^b EX(t1)",
+        "[EX(t0) ⊔ EX(t1) ⊔ RS(" + all + ")]^b",
+        "[EX(t0) ⊔ EX(t1)]^m",
+        "RS(" + all + ")",
+    };
+    std::string s =
+        "threads " + all + ";\nlock m;\nvolatile v;\nbarrier b(" + all + ");\nbarrier c(t0, t1);\n";
+    s += "var x : " + disc[pick(6)] + ";\nvar y : " + disc[pick(6)] + ";\nvar z;\n";
+    s += "program p {\n";
+    // Keep naive exploration small: fewer statements when there are more threads and rounds.
+    const int per_round = k * rounds >= 6 ? 1 : 2;
+    const int short_thread = pick(8) == 0 ? pick(k) : -1; // crosses b once less: deadlock
+    const bool late = k >= 3 && pick(4) == 0;             // t0 forks the last thread
+    const bool second = pick(4) == 0;                     // t0 and t1 also cross c
+    const int block = pick(3) == 0 ? pick(k) : -1;        // a deterministic round
+    const char* vars[] = {"x", "y", "z"};
+    for (int t = 0; t < k; ++t) {
+        s += "  thread t" + std::to_string(t) + " {";
+        if (t == 0 && late)
+            s += " fork t" + std::to_string(k - 1) + ";";
+        const int crossings = rounds - (t == short_thread ? 1 : 0);
+        for (int r = 0; r < crossings; ++r) {
+            const bool det = t == block && r == 0;
+            if (det)
+                s += " deterministic {";
+            for (int i = 0, n = pick(per_round + 1); i < n; ++i) {
+                std::string a = vars[pick(3)], o = vars[pick(3)];
+                switch (pick(8)) {
+                case 0:
+                    s += " " + a + " = " + std::to_string(r + t) + ";";
+                    break;
+                case 1:
+                    s += " read " + a + ";";
+                    break;
+                case 2:
+                    s += " " + a + " = " + o + " + 1;";
+                    break;
+                case 3:
+                    s += " acq m; " + a + " = " + std::to_string(t) + "; rel m;";
+                    break;
+                case 4:
+                    s += " v = " + std::to_string(r) + ";";
+                    break;
+                case 5:
+                    s += " assert " + a + " != " + std::to_string(1 + pick(2)) + ";";
+                    break;
+                case 6:
+                    s += " let l" + std::to_string(r) + std::to_string(i) + " = v;";
+                    break;
+                default:
+                    s += " write " + a + ";";
+                    break;
+                }
+            }
+            s += " barrier b;";
+            if (det)
+                s += " }";
+            if (second && t < 2 && r == 0)
+                s += " barrier c;";
+        }
+        if (pick(2))
+            s += std::string(" read ") + vars[pick(3)] + ";";
+        s += " }\n";
+    }
+    return s + "}\n";
+}
+
 } // namespace sfg::check::test

@@ -5,7 +5,7 @@
 #include "sfg/runtime/slp_expand.hpp"
 #include "sfg/runtime/well_formed.hpp"
 #include "slp_test_util.hpp"
-#include "trace_text_parser.hpp"
+#include "trace/trace_text_parser.hpp"
 
 #include <doctest/doctest.h>
 

@@ -2,8 +2,8 @@
 // its reference, parse_line alone: on every input both must produce the same names, events and
 // errors. Without SFG_SIMD only the reference is built, and this checks it on its own.
 #include "random_trace.hpp"
-#include "trace_names.hpp"
-#include "trace_text_parser.hpp"
+#include "trace/trace_names.hpp"
+#include "trace/trace_text_parser.hpp"
 
 #include <doctest/doctest.h>
 

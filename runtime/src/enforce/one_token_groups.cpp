@@ -1,5 +1,5 @@
 #include "one_token_groups.hpp"
-#include "../avx2_clone.hpp"
+#include "core/avx2_clone.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -4,7 +4,7 @@
 // (analyses.hpp) and, when recording, to the text trace writer.
 #include "session_impl.hpp"
 
-#include "../trace_text_parser.hpp"
+#include "trace/trace_text_parser.hpp"
 #include "sfg/runtime/report.hpp"
 
 #include <fmt/format.h>

@@ -4,7 +4,8 @@
 // goldilocks cross-checks fasttrack in debug builds);
 // failures, deadlocks and bounds come from the interpreter. One finding per (kind, variable)
 // for races and violations and per (kind, line) otherwise, each keeping its shortest
-// counterexample (fewest events).
+// counterexample (fewest events; among equals, fewest steps, then the execution first in the
+// exploration's canonical order, so that the choice does not depend on who explored what when).
 #pragma once
 
 #include "sfg/checker/explore.hpp"
@@ -12,8 +13,13 @@
 #include "sfg/runtime/report.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace sfg::check {
@@ -21,6 +27,16 @@ namespace sfg::check {
 // The kinds of findings are the runtime's (report.hpp): race, violation, assert_, divzero,
 // deadlock, ill_formed, bound.
 using sfg::FindingKind;
+
+// Where an execution is in the exploration's canonical order (docs/programs.md, "More than one
+// core"): the path of its task in the task tree, then its place among the task's executions. A
+// task's executions come before its children's; children in order (pre-order).
+struct ExecOrder {
+    std::vector<std::uint32_t> task;
+    std::uint64_t index = 0;
+    friend bool operator==(const ExecOrder&, const ExecOrder&) = default;
+};
+bool operator<(const ExecOrder& a, const ExecOrder& b);
 
 struct CheckFinding {
     FindingKind kind = FindingKind::race;
@@ -34,6 +50,31 @@ struct CheckFinding {
     std::uint64_t event = 0;        // race/violation: the number of the reported event
     std::optional<ThreadId> thread; // the failing / reporting thread
     std::uint64_t executions = 0;   // executions that showed it
+    ExecOrder order;                // the execution `steps` comes from
+};
+
+// What identifies a finding (docs/programs.md): its kind and variable for races and violations,
+// its kind and line otherwise.
+struct FindingKey {
+    FindingKind kind = FindingKind::race;
+    std::string var;
+    std::uint32_t line = 0;
+    friend auto operator<=>(const FindingKey&, const FindingKey&) = default;
+};
+FindingKey key_of(const CheckFinding& f);
+
+// The results of exploring some executions, in a form that merges: what each task of the search
+// adds up to, and what a part of a sharded search (--shard) writes for --merge.
+struct CheckPartial {
+    ExploreStats stats; // executions, sleep_blocked, max_depth and the flags
+    std::uint64_t states = 0;
+    std::unordered_set<ClassId, ClassIdHash> classes;
+    std::uint64_t counted_classes = 0; // classes known by their number only (disjoint parts)
+    std::set<std::vector<std::int64_t>> finals;
+    std::map<FindingKey, CheckFinding> findings;
+    // Adds `f` (seen in f.executions executions), keeping the shorter counterexample.
+    void add(CheckFinding&& f);
+    void merge(CheckPartial&& other);
 };
 
 struct CheckResult {
@@ -47,10 +88,18 @@ struct CheckResult {
     bool found() const { return !findings.empty(); }
 };
 
-// Explores `model` with `options.mode` and runs every check on every execution.
+// Explores `model` with `options.mode` on options.jobs threads — only part
+// options.shard_index of options.shard_count of the search — and runs every check on every
+// execution. With options.progress, a progress line on stderr (docs/programs.md).
+CheckPartial explore_model(const Model& model, const CheckOptions& options,
+                           bool* fell_back = nullptr);
+// The report of explored executions: counts, and the bound findings the flags imply.
+CheckResult finish(const Model& model, CheckPartial&& part, const CheckOptions& options,
+                   bool fell_back);
+// Both.
 CheckResult check_model(const Model& model, const CheckOptions& options);
 
-// The sink that does the checking, for explorers under test.
+// The sink that does the checking, for explorers under test and for the threads of the search.
 class Checker : public ExecutionSink {
 public:
     // Stops the exploration (stop()) once the executions delivered hold `max_states` steps.
@@ -58,8 +107,14 @@ public:
     ~Checker() override;
     void on_execution(const Execution& e) override;
     bool stop() const override;
+    // The findings of the last execution delivered, sorted (for tests of the dependence: every
+    // execution of a class shows the same ones).
+    std::vector<FindingKey> last_findings() const;
     // Adds the bound findings implied by `stats` and returns the result.
     CheckResult finish(const ExploreStats& stats, const CheckOptions& options);
+    // From now on, results go into `into` (not the Checker's own), the executions ordered
+    // within the task at `path`, from index 0.
+    void begin_task(const std::vector<std::uint32_t>& path, CheckPartial* into);
 
 private:
     struct Impl;

@@ -28,6 +28,19 @@ struct CheckOptions {
     std::uint64_t max_states = 100000000;
     std::optional<std::uint32_t> preemption_bound;
     bool progress = false; // a progress line on stderr
+
+    // How the work is divided (docs/programs.md, "More than one core"). None of these changes a
+    // count or a finding; the task tree, and so which execution of a class is explored and the
+    // counterexamples, depend on task_budget and split_above only, never on jobs or shards.
+    std::uint32_t jobs = 1; // threads exploring
+    // The part of the exploration to explore: part shard_index (1-based) of shard_count.
+    std::uint32_t shard_index = 1, shard_count = 1;
+    // Every this many executions, a task hands the alternatives left at the shallowest node of
+    // its stack on as new tasks (0: never).
+    std::uint64_t task_budget = 4096;
+    // Above this many executions (Knuth's estimate), the top of the tree is divided before the
+    // exploration starts, into subtrees of at most a 64th of the estimate each (0: never).
+    std::uint64_t split_above = 50000;
 };
 
 enum class EndKind : std::uint8_t {
@@ -59,6 +72,7 @@ struct ExploreStats {
     bool complete = true; // every execution (or class, for dpor) was explored
     bool hit_max_executions = false;
     bool hit_max_steps = false;  // some execution was cut by max_steps
+    bool hit_max_states = false; // the steps of all executions reached max_states
     bool pruned = false;         // the preemption bound cut some branch
     std::uint64_t max_depth = 0; // longest execution, in steps
     // dpor: paths abandoned because every enabled thread slept (equivalent to an explored
@@ -82,9 +96,10 @@ std::unique_ptr<Explorer> make_explorer(const CheckOptions& options, bool* fell_
 
 // ---- the dependence relation (docs/programs.md, "Modes") ----
 
-// Two actions are dependent (same thread; same variable or volatile and one writes; same lock;
-// same barrier; a fork or join naming u and any action of u; a fork naming u and a join naming
-// u; two forks naming u).
+// Two actions are dependent (docs/programs.md, "Dependence"): of one thread; on one variable or
+// volatile, one of them a write; on one lock; on one barrier, one an arrival (benter) and the
+// other a departure (bexit); a fork or join naming u and any action of u; a fork naming u and a
+// join naming u; two forks naming u.
 bool dependent(const Model& m, const Action& a, const Action& b);
 // Two steps are dependent when they are of one thread or some of their actions are.
 bool dependent(const Model& m, const Step& a, const Step& b);

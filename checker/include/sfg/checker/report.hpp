@@ -17,7 +17,9 @@ namespace sfg::check {
 std::string op_text(const Model& m, const Action& a);
 
 void print_table(std::ostream& out, const Model& m, const CheckFinding& f);
-void print_text(std::ostream& out, const Model& m, const CheckResult& r);
+// `part`: "part K of N" for one part of a divided search (--shard), shown after the mode.
+void print_text(std::ostream& out, const Model& m, const CheckResult& r,
+                const std::string& part = "");
 nlohmann::ordered_json to_json(const Model& m, const CheckResult& r);
 
 // The counterexample as a text trace (docs/traces.md): `THREAD|OP|PROGRAM:LINE` lines after a

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -47,11 +49,57 @@ private:
     std::vector<std::uint32_t> index_ = std::vector<std::uint32_t>(16, no_object);
 };
 
+// The operands of fork/join events: sets of threads, each stored as one run of a flat array (a
+// program may fork a thread per task, so a set costs 8 bytes beside its members, not a vector).
+class ThreadSets {
+public:
+    using Set = std::span<const ThreadId>;
+
+    Set operator[](std::size_t i) const {
+        return Set(members_.data() + starts_[i], starts_[i + 1] - starts_[i]);
+    }
+    std::size_t size() const { return starts_.size() - 1; }
+    bool empty() const { return size() == 0; }
+    void push_back(Set set) {
+        members_.insert(members_.end(), set.begin(), set.end());
+        starts_.push_back(static_cast<std::uint32_t>(members_.size()));
+    }
+    void push_back(const std::vector<ThreadId>& set) { push_back(Set(set)); }
+    void push_back(std::initializer_list<ThreadId> set) { push_back(Set(set.begin(), set.size())); }
+    bool operator==(const ThreadSets&) const = default;
+    void clear() {
+        members_.clear();
+        starts_.assign(1, 0);
+    }
+
+    class iterator {
+    public:
+        iterator(const ThreadSets* s, std::size_t i) : s_(s), i_(i) {}
+        Set operator*() const { return (*s_)[i_]; }
+        iterator& operator++() {
+            ++i_;
+            return *this;
+        }
+        bool operator==(const iterator& o) const { return i_ == o.i_; }
+
+    private:
+        const ThreadSets* s_;
+        std::size_t i_;
+    };
+    iterator begin() const { return {this, 0}; }
+    iterator end() const { return {this, size()}; }
+
+private:
+    std::vector<ThreadId> members_;
+    std::vector<std::uint32_t> starts_ =
+        std::vector<std::uint32_t>(1, 0); // set i: members_[starts_[i], starts_[i + 1])
+};
+
 // Names behind the ids in events. Each object kind has its own namespace.
 struct Symbols {
     SymbolTable threads, vars, locks, volatiles, barriers, locations;
     // fork/join operands: Event::target indexes this table; each set is sorted and distinct.
-    std::vector<std::vector<ThreadId>> thread_sets;
+    ThreadSets thread_sets;
 
     // The table of a namespace.
     SymbolTable& names(Namespace n) {

@@ -182,7 +182,7 @@ public:
                 return single_[u];
             const auto id = static_cast<std::uint32_t>(syms_.thread_sets.size());
             syms_.thread_sets.push_back(set);
-            remember(set, id);
+            remember(ThreadSets::Set(set), id);
             ++known_;
             return id;
         }
@@ -192,15 +192,15 @@ public:
             return it->second;
         auto id = static_cast<std::uint32_t>(syms_.thread_sets.size());
         syms_.thread_sets.push_back(set);
-        remember(set, id);
+        remember(ThreadSets::Set(set), id);
         ++known_;
         return id;
     }
 
 private:
-    void remember(const std::vector<ThreadId>& set, std::uint32_t id) {
+    void remember(ThreadSets::Set set, std::uint32_t id) {
         if (set.size() != 1) {
-            ids_.emplace(set, id);
+            ids_.emplace(std::vector<ThreadId>(set.begin(), set.end()), id);
             return;
         }
         if (single_.size() <= set[0])

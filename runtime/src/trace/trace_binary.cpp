@@ -1,5 +1,6 @@
 // The compact binary trace form; trace.hpp specifies it. About 4 bytes an access event against
 // about 12 in text, and no tokenizing: large traces are cheaper to store and to read.
+#include "core/varint.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/well_formed.hpp"
 #include "trace_names.hpp"
@@ -52,14 +53,6 @@ std::string show_name(std::string_view name) {
                                                   : fmt::format("\\x{:02x}", c);
     }
     return out + (name.size() > 40 ? "...'" : "'");
-}
-
-void put_varint(std::string& out, std::uint32_t v) {
-    while (v >= 0x80) {
-        out += static_cast<char>((v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    out += static_cast<char>(v);
 }
 
 class BinaryReader {

@@ -57,7 +57,7 @@ void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
         if (th.own_open)
             return fail(e, fmt::format("thread {} begins a deterministic block inside its own "
                                        "block of event {} (blocks do not nest)",
-                                       syms.threads.name(t), th.own_begin));
+                                       syms.threads.name(t), std::uint64_t{th.own_begin}));
         th.own_open = true;
         th.own_begin = e.number;
         if (th.block) { // forked inside a block: this one is part of it (docs/determinism.md)
@@ -86,7 +86,7 @@ void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
         return;
     }
     case Op::fork: {
-        const std::vector<ThreadId>& children = syms.thread_sets[e.target];
+        const ThreadSets::Set children = syms.thread_sets[e.target];
         for (ThreadId u : children)
             thread(u);
         const std::uint64_t b = threads_[t].block;
@@ -100,7 +100,7 @@ void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
         return cycle(e, syms);
     }
     case Op::join: {
-        const std::vector<ThreadId>& joined = syms.thread_sets[e.target];
+        const ThreadSets::Set joined = syms.thread_sets[e.target];
         cf_.join(t, joined);
         xs_.join(t, threads_[t].block, joined, e);
         return cycle(e, syms);

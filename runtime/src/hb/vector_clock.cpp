@@ -1,5 +1,5 @@
 #include "sfg/runtime/vector_clock.hpp"
-#include "avx2_clone.hpp"
+#include "core/avx2_clone.hpp"
 
 #include <algorithm>
 

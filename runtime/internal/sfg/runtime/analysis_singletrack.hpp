@@ -37,11 +37,11 @@ public:
     std::size_t peak_nodes() const { return xs_.peak_nodes(); }
 
 private:
-    struct ThreadState {
-        std::uint64_t block = 0;     // the transaction it is in: its block's `begin` (0: none)
-        bool own_open = false;       // its own `begin` is open
-        std::uint64_t own_begin = 0; // ... at this event
-        bool flattened = false;      // ... inside a block it was forked in
+    struct ThreadState {                  // 16 bytes: one per thread that ever existed
+        std::uint64_t block = 0;          // the transaction it is in: its block's `begin` (0: none)
+        std::uint64_t own_begin : 62 = 0; // its own open `begin` is at this event
+        std::uint64_t own_open : 1 = 0;   // its own `begin` is open
+        std::uint64_t flattened : 1 = 0;  // ... inside a block it was forked in
     };
     ThreadState& thread(ThreadId t);
     void leave(std::uint64_t block);

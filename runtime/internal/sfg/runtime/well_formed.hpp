@@ -51,14 +51,14 @@ public:
 
 private:
     enum class State : std::uint8_t { fresh, forked, started, ended };
-    struct Thread {
+    struct Thread { // 16 bytes: one per thread that ever existed
         State state = State::fresh;
         bool has_events = false;
+        bool has_last = false;
+        Op last_op = Op::begin;
         ThreadId forker = no_object;
         std::uint32_t line = 0; // line of the fork / first event / join, for messages
-        Op last_op = Op::begin;
         ObjId last_target = no_object;
-        bool has_last = false;
     };
 
     bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line);

@@ -2,7 +2,7 @@
 // of its Sequitur. Rules may come in any order and refer to any rule: they are renumbered so that
 // every rule refers only to later ones, and a cycle is an error.
 #include "sfg/runtime/slp.hpp"
-#include "trace_text_parser.hpp"
+#include "trace/trace_text_parser.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,10 +1,11 @@
 // The binary SLP form (slp.hpp; byte layout in docs/compressed.md) and the Slp helpers. Every
 // count is checked against the bytes left, so a hostile file cannot make the reader allocate more
 // than a small multiple of its size.
+#include "core/varint.hpp"
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/slp_expand.hpp"
 #include "slp_stream.hpp"
-#include "trace_text_parser.hpp"
+#include "trace/trace_text_parser.hpp"
 
 #include <algorithm>
 #include <system_error>
@@ -21,14 +22,6 @@ namespace {
 
 constexpr std::string_view magic{"SFGSLP1\n", 8};
 using slp_stream::max_events;
-
-void put_varint(std::string& out, std::uint64_t v) {
-    while (v >= 0x80) {
-        out += static_cast<char>((v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    out += static_cast<char>(v);
-}
 
 // A varint for the scans below, without the reader's messages: false at the end of the bytes or
 // past 64 bits.
