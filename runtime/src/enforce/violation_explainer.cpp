@@ -223,8 +223,8 @@ std::string explain(const EnforceViolation& v) {
     if (v.after_resync)
         out += " (after re-synchronizing from an earlier violation)";
     out += ": ";
-    if (!v.locks_needed
-             .empty()) { // [READ LOCKED], [WRITE LOCKED]: "LOCK_m(t0,t1) needs t1 to hold m"
+    // [READ LOCKED], [WRITE LOCKED]: "LOCK_m(t0,t1) needs t1 to hold m".
+    if (!v.locks_needed.empty()) {
         std::vector<std::string> others = v.possible_modes;
         for (std::size_t i = 0; i < v.locks_needed.size(); ++i) {
             const EnforceLockNeeded& l = v.locks_needed[i];
