@@ -15,6 +15,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <vector>
 
 using namespace sfg::testing;
 
@@ -126,4 +127,17 @@ TEST_CASE("the runtime's LOCK modes from a generated header are the compiler's, 
         CHECK(k == nets.size());
         CHECK(locked > 0);
     }
+}
+
+// Value labels cannot be written in spec_data; a queue edge can, by hand: the runtime refuses it
+// rather than check a discipline whose edge never fires.
+TEST_CASE("spec data with a queue edge is refused, naming it") {
+    sfg::spec_data::spec d = guarded_phase::sfg_spec_data::data;
+    std::vector<sfg::spec_data::edge> edges(d.edges, d.edges + d.edge_count);
+    edges[0].kind = sfg::MechKind::queue;
+    d.edges = edges.data();
+    CHECK_THROWS_WITH_AS(
+        sfg::spec{d},
+        "sfg::spec: a queue label (thesis §5.1) is not enforced by the live runtime yet",
+        std::invalid_argument);
 }
