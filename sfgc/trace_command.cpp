@@ -103,27 +103,20 @@ int run_trace(int argc, char** argv) {
     // The analyses, in the order asked for, each once.
     if (list.empty())
         list = spec_file.empty() ? "hb" : "enforce,hb";
+    const sfg::AnalysisList parsed = sfg::parse_analysis_list(list);
+    if (parsed.unknown) {
+        fmt::print(stderr, "sfgc trace: error: unknown analysis '{}' (choose from {})\n",
+                   *parsed.unknown, sfg::analysis_names());
+        return 2;
+    }
     std::vector<std::string> names;
-    for (std::size_t pos = 0; pos <= list.size();) {
-        std::size_t comma = std::min(list.find(',', pos), list.size());
-        std::string name = list.substr(pos, comma - pos);
-        name.erase(0, name.find_first_not_of(" \t"));
-        name.erase(name.find_last_not_of(" \t") + 1);
-        pos = comma + 1;
-        if (std::find(names.begin(), names.end(), name) != names.end())
-            continue;
-        const sfg::AnalysisInfo* info = sfg::find_analysis(name);
-        if (!info) {
-            fmt::print(stderr, "sfgc trace: error: unknown analysis '{}' (choose from {})\n", name,
-                       sfg::analysis_names());
-            return 2;
-        }
+    for (const sfg::AnalysisInfo* info : parsed.analyses) {
         if (info->needs_disciplines && spec_file.empty()) {
             fmt::print(stderr, "sfgc trace: error: enforce needs --spec SPEC.sfg: the "
                                "disciplines to enforce\n");
             return 2;
         }
-        names.push_back(name);
+        names.emplace_back(info->name);
     }
 
     // The specification, when given: its errors are input errors (exit 2).

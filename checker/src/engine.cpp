@@ -284,7 +284,9 @@ std::vector<Task> top_tasks(const Exploration& x) {
     root.state = x.initial;
     if (o.mode == Mode::dpor)
         root.sleep.assign(x.m.threads.size(), 0);
-    if (o.split_above == 0) {
+    // No division when it is off, or when the bound on executions stops the search before a
+    // tree worth dividing: the estimates' probes would cost more than the search.
+    if (o.split_above == 0 || (o.max_executions != 0 && o.max_executions < o.split_above)) {
         out.push_back(std::move(root));
         return out;
     }

@@ -137,4 +137,27 @@ std::unique_ptr<RunningAnalysis> make_analysis(std::string_view name,
     return std::make_unique<EnforceAnalysis>(*info, inputs); // no disciplines: nothing to enforce
 }
 
+AnalysisList parse_analysis_list(std::string_view list, bool skip_empty) {
+    AnalysisList out;
+    for (std::size_t pos = 0; pos <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', pos), list.size());
+        std::string_view name = list.substr(pos, comma - pos);
+        pos = comma + 1;
+        const std::size_t first = name.find_first_not_of(" \t");
+        name = first == std::string_view::npos
+                   ? std::string_view()
+                   : name.substr(first, name.find_last_not_of(" \t") - first + 1);
+        if (name.empty() && skip_empty)
+            continue;
+        const AnalysisInfo* info = find_analysis(name);
+        if (!info) {
+            out.unknown = std::string(name);
+            return out;
+        }
+        if (std::find(out.analyses.begin(), out.analyses.end(), info) == out.analyses.end())
+            out.analyses.push_back(info);
+    }
+    return out;
+}
+
 } // namespace sfg

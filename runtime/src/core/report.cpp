@@ -133,8 +133,6 @@ std::string format_finding(const Finding& f, std::string_view analysis, const Sy
         block += fmt::format("  Previous {}{} by thread {}, {}\n", describe(w.op), of,
                              syms.threads.name(w.thread), place(w, syms, trace_file));
     }
-    if (f.witness)
-        block += fmt::format("  Witnessed by events {} to {}\n", f.witness->first, f.witness->last);
     if (!f.message.empty())
         block += fmt::format("  {}\n", f.message);
     block += rule + "\n";

@@ -63,8 +63,6 @@ Json finding_json(const Finding& f, const Symbols& syms) {
         if (f.with->location != no_object)
             j["with_location"] = syms.locations.name(f.with->location);
     }
-    if (f.witness)
-        j["witness"] = {{"first", f.witness->first}, {"last", f.witness->last}};
     if (!f.message.empty())
         j["message"] = f.message;
     return j;

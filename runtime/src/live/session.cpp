@@ -4,8 +4,8 @@
 // (analyses.hpp) and, when recording, to the text trace writer.
 #include "session_impl.hpp"
 
-#include "trace/trace_text_parser.hpp"
 #include "sfg/runtime/report.hpp"
+#include "trace/trace_text_parser.hpp"
 
 #include <fmt/format.h>
 
@@ -100,24 +100,15 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
         fanout.add(a);
         (sinks++ == 0 ? first : second).add(a);
     };
-    const std::string& list = options.analyses;
-    for (std::size_t pos = 0; pos <= list.size();) {
-        const std::size_t comma = std::min(list.find(',', pos), list.size());
-        std::string name = list.substr(pos, comma - pos);
-        pos = comma + 1;
-        name.erase(0, name.find_first_not_of(" \t"));
-        name.erase(name.find_last_not_of(" \t") + 1);
-        if (name.empty())
+    const AnalysisList parsed = parse_analysis_list(options.analyses, true);
+    if (parsed.unknown)
+        throw std::invalid_argument(
+            fmt::format("sfg::session: unknown analysis '{}' (choose from {})", *parsed.unknown,
+                        analysis_names()));
+    for (const AnalysisInfo* info : parsed.analyses) {
+        if (info->needs_disciplines && !spec_)
             continue;
-        const AnalysisInfo* info = find_analysis(name);
-        if (!info)
-            throw std::invalid_argument(fmt::format(
-                "sfg::session: unknown analysis '{}' (choose from {})", name, analysis_names()));
-        if ((info->needs_disciplines && !spec_) ||
-            std::any_of(analyses.begin(), analyses.end(),
-                        [&](const auto& a) { return a->info().name == name; }))
-            continue;
-        analyses.push_back(make_analysis(name, inputs));
+        analyses.push_back(make_analysis(info->name, inputs));
         add_sink(analyses.back()->analysis());
     }
     seen.assign(analyses.size(), 0);

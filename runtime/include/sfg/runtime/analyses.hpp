@@ -44,6 +44,15 @@ const AnalysisInfo* find_analysis(std::string_view name);
 // "hb, fasttrack, goldilocks, eraser, enforce, singletrack".
 std::string analysis_names();
 
+// A comma-separated list of analysis names ("enforce, hb"), blanks around names ignored: each
+// analysis once, in the order first named; `unknown` is the first name that names none (then
+// `analyses` is incomplete). Empty names are skipped when `skip_empty`, unknown otherwise.
+struct AnalysisList {
+    std::vector<const AnalysisInfo*> analyses;
+    std::optional<std::string> unknown;
+};
+AnalysisList parse_analysis_list(std::string_view list, bool skip_empty = false);
+
 // One running analysis: feed analysis() the events of a trace, then ask for findings().
 class RunningAnalysis {
 public:

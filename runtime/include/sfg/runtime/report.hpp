@@ -76,12 +76,6 @@ enum class FindingKind : std::uint8_t {
 // "ill-formed", "bound"
 const char* to_string(FindingKind k);
 
-// Events first .. last (numbers) that witness a finding, e.g. where in a trace it shows.
-struct EventSpan {
-    std::uint64_t first = 0;
-    std::uint64_t last = 0;
-};
-
 // One finding of any analysis: plain data, rendered by print_text_report and write_json_report.
 struct Finding {
     FindingKind kind = FindingKind::race;
@@ -93,7 +87,6 @@ struct Finding {
     // order.
     std::optional<std::uint64_t> block;
     std::vector<std::uint64_t> cycle;
-    std::optional<EventSpan> witness;
     std::string message; // may be empty
 };
 
