@@ -147,6 +147,13 @@ void hostile_specs() {
             threads(k) + "barrier b(" + list("t", 0, k) + ");\nvar x : [RS(" + list("t", 0, k) +
                 ") |> ^b EX(t0)]^b;\n");
     }
+    // A group of k threads: EX(each W) is k modes and [·] k^2 edges; RS(W) and LOCK(m: W) one
+    // mode of k threads, which a barrier's fork / join edges reach.
+    for (const int k : {64, 3000}) {
+        put("spec", "hostile_group_threads_" + std::to_string(k) + ".sfg",
+            threads(k) + "lock m;\nqueue q;\ngroup W = " + list("t", 0, k) +
+                ";\nbarrier b(W);\nvar x : [EX(each W)]^q;\nvar y : [RS(W) |> ^b LOCK(m: W)]^b;\n");
+    }
     // fork/join over many threads, bare and explicit.
     for (const int k : {100, 1000}) {
         put("spec", "hostile_fork_threads_" + std::to_string(k) + ".sfg",

@@ -9,6 +9,8 @@ item
     | 'lock' ID (',' ID)* ';'                          # lockDecl
     | 'volatile' ID (',' ID)* ';'                      # volatileDecl
     | 'barrier' ID '(' ID (',' ID)* ')' ';'            # barrierDecl
+    | 'queue' ID (',' ID)* ';'                         # queueDecl
+    | 'group' ID '=' idList? ';'                       # groupDecl
     | 'discipline' ID '=' disc ';'                     # disciplineDecl
     | 'var' ID (',' ID)* (':' disc)? ';'               # varDecl
     | program                                          # programDecl
@@ -18,10 +20,12 @@ item
 disc : seq (OR seq)* ;
 seq  : atom (SEQ label atom)* ;
 
-// EX and RS take any thread list here so that sema can say what is wrong with it.
+// EX, RS and LOCK take any thread list here so that sema can say what is wrong with it.
 atom
     : 'EX' '(' idList? ')'                             # exAtom
+    | 'EX' '(' 'each' ID ')'                           # eachAtom
     | 'RS' '(' idList? ')'                             # rsAtom
+    | 'LOCK' '(' ID ':' idList? ')'                    # lockAtom
     | '[' disc ']' label                               # loopAtom
     | '(' disc ')'                                     # parenAtom
     | ID                                               # nameAtom
@@ -33,14 +37,19 @@ label
     : '^' ID                                           # caretNamed
     | '^' 'fork'                                       # caretFork
     | '^' 'join'                                       # caretJoin
+    | '^' '(' valueMech ')'                            # caretValue
     | '{' mech '}'                                     # braceLabel
     ;
 
 mech
     : ID                                               # namedMech
+    | valueMech                                        # valueMechAlt
     | 'fork' '(' ID '->' idList ')'                    # forkMech
     | 'join' '(' idList '->' ID ')'                    # joinMech
     ;
+
+// v == K (thesis §5.1, vflag); sema checks that K fits in 64 bits.
+valueMech : ID '==' '-'? INT ;
 
 // ---- Programs (model checking) ----
 program : 'program' ID '{' programItem* '}' ;

@@ -17,6 +17,7 @@
 #include "sfg/checker/promela.hpp"
 #include "sfg/checker/report.hpp"
 #include "sfg/compiler/compile.hpp"
+#include "sfg/compiler/render.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -357,6 +358,12 @@ int run_check(int argc, char** argv) {
             return 2;
         }
         return emit_promela(file, *spec, *chosen.front(), promela);
+    }
+    // A value label or queue edge would never fire: refuse rather than report false violations.
+    if (auto no = sfg::unenforced_construct(*spec)) {
+        fmt::print(stderr, "{}:{}:{}: error: sfgc check cannot enforce the {} yet\n", file,
+                   no->loc.line, no->loc.col, no->what);
+        return 2;
     }
 
     sfg::check::CheckOptions options;

@@ -256,7 +256,7 @@ Model lower(const CompiledSpec& spec, const ast::Program& program) {
         } else if (d.kind == MechKind::lock) {
             slots[i] = m.syms.locks.intern(d.name);
             m.locks.push_back(d.name);
-        } else {
+        } else if (d.kind == MechKind::barrier) {
             slots[i] = m.syms.barriers.intern(d.name);
             BarrierInfo b{d.name, {}};
             for (const std::string& t : d.threads)

@@ -578,7 +578,7 @@ PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec
             locks.push_back(i);
         else if (spec.mechanisms[i].kind == MechKind::volatile_)
             volatiles.push_back(i);
-        else
+        else if (spec.mechanisms[i].kind == MechKind::barrier)
             barriers.push_back(i);
     }
     std::sort(barriers.begin(), barriers.end(), [&](std::size_t a, std::size_t b) {

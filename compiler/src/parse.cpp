@@ -260,9 +260,16 @@ struct Builder {
         if (auto* ex = dynamic_cast<P::ExAtomContext*>(c)) {
             n->kind = ast::Disc::Kind::ex;
             n->threads = id_list(ex->idList());
+        } else if (auto* each = dynamic_cast<P::EachAtomContext*>(c)) {
+            n->kind = ast::Disc::Kind::each;
+            n->name = ident(each->ID());
         } else if (auto* rs = dynamic_cast<P::RsAtomContext*>(c)) {
             n->kind = ast::Disc::Kind::rs;
             n->threads = id_list(rs->idList());
+        } else if (auto* lock = dynamic_cast<P::LockAtomContext*>(c)) {
+            n->kind = ast::Disc::Kind::lock;
+            n->name = ident(lock->ID());
+            n->threads = id_list(lock->idList());
         } else if (auto* loop = dynamic_cast<P::LoopAtomContext*>(c)) {
             n->kind = ast::Disc::Kind::loop;
             n->lhs = disc(loop->disc());
@@ -287,12 +294,16 @@ struct Builder {
             l.kind = ast::Label::Kind::bare_fork;
         } else if (dynamic_cast<P::CaretJoinContext*>(c)) {
             l.kind = ast::Label::Kind::bare_join;
+        } else if (auto* value = dynamic_cast<P::CaretValueContext*>(c)) {
+            value_label(value->valueMech(), l);
         } else {
             auto* mech = static_cast<P::BraceLabelContext*>(c)->mech();
             l.loc = loc_of(mech);
             if (auto* nm = dynamic_cast<P::NamedMechContext*>(mech)) {
                 l.kind = ast::Label::Kind::named;
                 l.name = ident(nm->ID());
+            } else if (auto* vm = dynamic_cast<P::ValueMechAltContext*>(mech)) {
+                value_label(vm->valueMech(), l);
             } else if (auto* fk = dynamic_cast<P::ForkMechContext*>(mech)) {
                 l.kind = ast::Label::Kind::fork;
                 l.thread = ident(fk->ID());
@@ -305,6 +316,18 @@ struct Builder {
             }
         }
         return l;
+    }
+
+    // v == K: K keeps its sign and digits as written, located at its first character.
+    static void value_label(P::ValueMechContext* c, ast::Label& l) {
+        l.kind = ast::Label::Kind::value;
+        l.name = ident(c->ID());
+        l.value = {c->INT()->getText(), loc_of(c->INT())};
+        for (antlr4::tree::ParseTree* child : c->children)
+            if (child->getText() == "-") {
+                l.value.name.insert(0, "-");
+                l.value.loc = loc_of(static_cast<antlr4::tree::TerminalNode*>(child));
+            }
     }
 
     ast::Spec spec(P::SpecContext* c) {
@@ -326,6 +349,13 @@ struct Builder {
                 auto ids = idents(b->ID());
                 d.names.push_back(ids.front());
                 d.barrier_threads.assign(ids.begin() + 1, ids.end());
+            } else if (auto* q = dynamic_cast<P::QueueDeclContext*>(item)) {
+                d.kind = ast::Decl::Kind::queue;
+                d.names = idents(q->ID());
+            } else if (auto* g = dynamic_cast<P::GroupDeclContext*>(item)) {
+                d.kind = ast::Decl::Kind::group;
+                d.names.push_back(ident(g->ID()));
+                d.members = id_list(g->idList());
             } else if (auto* dd = dynamic_cast<P::DisciplineDeclContext*>(item)) {
                 d.kind = ast::Decl::Kind::discipline;
                 d.names.push_back(ident(dd->ID()));

@@ -56,9 +56,11 @@ public:
             globals_.emplace(spec.threads[i], Global{{Kind::thread, index_of(i)}, std::nullopt});
         for (std::size_t i = 0; i < spec.mechanisms.size(); ++i) {
             const MechanismDecl& m = spec.mechanisms[i];
+            // No statement takes a queue: it resolves to nothing a statement accepts.
             Kind k = m.kind == MechKind::lock        ? Kind::lock
                      : m.kind == MechKind::volatile_ ? Kind::volatile_
-                                                     : Kind::barrier;
+                     : m.kind == MechKind::barrier   ? Kind::barrier
+                                                     : Kind::none;
             globals_.emplace(m.name, Global{{k, index_of(i)}, m.loc, &m});
         }
         for (std::size_t i = 0; i < spec.variables.size(); ++i)
@@ -105,8 +107,9 @@ private:
     }
 
     void wrong_kind(const prog::Ident& id, const Global& g, const char* wanted) {
-        diags_.error(id.loc,
-                     fmt::format("'{}' is {}, not {}", id.name, describe(g.ref.kind), wanted));
+        const char* what =
+            g.mech && g.mech->kind == MechKind::queue ? "a queue" : describe(g.ref.kind);
+        diags_.error(id.loc, fmt::format("'{}' is {}, not {}", id.name, what, wanted));
         if (g.loc)
             diags_.note(*g.loc, fmt::format("'{}' is declared here", id.name));
     }

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -78,6 +79,8 @@ const char* mech_enumerator(MechKind k) {
         return "barrier";
     case MechKind::fork:
         return "fork";
+    case MechKind::queue:
+        return "queue";
     case MechKind::join:
         break;
     }
@@ -113,6 +116,31 @@ std::string cpp_namespace_for(const std::string& file) {
     if (ns.empty() || (ns[0] >= '0' && ns[0] <= '9'))
         ns.insert(0, "_");
     return ns;
+}
+
+std::optional<CppUnsupported> cpp_unsupported(const CompiledSpec& spec) {
+    // spec.hpp's static data has no field for a queue or a mechanism's value, which no enforcer
+    // enforces yet either.
+    for (const MechanismDecl& m : spec.mechanisms)
+        if (m.kind == MechKind::queue)
+            return CppUnsupported{m.loc, fmt::format("queue '{}' (thesis §5.1)", m.name)};
+    return unenforced_construct(spec);
+}
+
+std::optional<CppUnsupported> unenforced_construct(const CompiledSpec& spec) {
+    for (const CompiledVariable& v : spec.variables) {
+        if (!v.sfg)
+            continue;
+        for (const ModeEdge& e : v.sfg->edges) {
+            if (e.mech.value)
+                return CppUnsupported{v.loc, fmt::format("value label '{}' of '{}' (thesis §5.1)",
+                                                         e.mech.label(), v.name)};
+            if (e.mech.kind == MechKind::queue)
+                return CppUnsupported{v.loc, fmt::format("queue label '{}' of '{}' (thesis §5.1)",
+                                                         e.mech.label(), v.name)};
+        }
+    }
+    return std::nullopt;
 }
 
 void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& ns,
@@ -151,6 +179,12 @@ void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& n
         const std::size_t first_mode = mode_rows.size(), first_edge = edge_rows.size();
         for (const AccessMode& a : g.modes) {
             const std::string threads = t.names_list(a.threads);
+            if (a.kind == ModeKind::LOCK) { // (EX and RS rows leave the lock out: names[0])
+                const std::uint32_t lock = t.name(a.lock);
+                mode_rows.push_back(fmt::format("{{::sfg::ModeKind::LOCK, {}, {}}}, // {}: {}",
+                                                threads, lock, v.name, a.label()));
+                continue;
+            }
             mode_rows.push_back(fmt::format("{{::sfg::ModeKind::{}, {}}}, // {}: {}",
                                             a.kind == ModeKind::EX ? "EX" : "RS", threads, v.name,
                                             a.label()));

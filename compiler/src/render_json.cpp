@@ -14,14 +14,29 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+const char* kind_name(ModeKind k) {
+    switch (k) {
+    case ModeKind::EX:
+        return "EX";
+    case ModeKind::RS:
+        return "RS";
+    case ModeKind::LOCK:
+        return "LOCK";
+    }
+    return "?";
+}
+
 void write_sfg(JsonStream& js, const Discipline& g) {
     js.begin_object();
     js.key("modes");
     js.begin_array();
     int a = 0;
-    for (const AccessMode& m : g.modes)
-        js.item(json{
-            {"id", a++}, {"kind", m.kind == ModeKind::EX ? "EX" : "RS"}, {"threads", m.threads}});
+    for (const AccessMode& m : g.modes) {
+        json j = {{"id", a++}, {"kind", kind_name(m.kind)}, {"threads", m.threads}};
+        if (m.kind == ModeKind::LOCK)
+            j["lock"] = m.lock;
+        js.item(j);
+    }
     js.end_array();
     js.key("edges");
     js.begin_array();
@@ -94,6 +109,14 @@ void write_json(std::ostream& out, const std::string& file, const CompiledSpec* 
             js.item(j);
         }
     js.end_array();
+    // Groups are sugar, expanded everywhere else; listed only in specs that declare one.
+    if (spec && !spec->groups.empty()) {
+        js.key("groups");
+        js.begin_array();
+        for (const GroupDecl& g : spec->groups)
+            js.item(json{{"name", g.name}, {"threads", g.threads}});
+        js.end_array();
+    }
     js.key("variables");
     js.begin_array();
     if (spec)

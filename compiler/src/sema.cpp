@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 
@@ -13,7 +14,7 @@ namespace sfg {
 
 namespace {
 
-enum class NameKind { thread, lock, volatile_, barrier, discipline, var };
+enum class NameKind { thread, lock, volatile_, barrier, discipline, var, queue, group };
 
 const char* describe(NameKind k) {
     switch (k) {
@@ -29,6 +30,10 @@ const char* describe(NameKind k) {
         return "a discipline";
     case NameKind::var:
         return "a variable";
+    case NameKind::queue:
+        return "a queue";
+    case NameKind::group:
+        return "a group";
     }
     return "?";
 }
@@ -103,10 +108,20 @@ private:
             case ast::Decl::Kind::var:
                 k = NameKind::var;
                 break;
+            case ast::Decl::Kind::queue:
+                k = NameKind::queue;
+                break;
+            case ast::Decl::Kind::group:
+                k = NameKind::group;
+                break;
             }
             for (const ast::Ident& id : d.names)
                 declare(id, k, &d);
         }
+        // Groups first: a barrier may name a group declared after it.
+        for (const ast::Decl& d : spec_.decls)
+            if (d.kind == ast::Decl::Kind::group && symbols_.at(d.names[0].name).decl == &d)
+                declare_group(d, out);
         // Now that every name is known (declarations may come in any order), collect them.
         std::set<std::string> seen_vars;
         for (const ast::Decl& d : spec_.decls) {
@@ -128,6 +143,9 @@ private:
                     out.mechanisms.push_back({id.name, MechKind::barrier,
                                               thread_set(d.barrier_threads, "barrier"), id.loc});
                     break;
+                case ast::Decl::Kind::queue:
+                    out.mechanisms.push_back({id.name, MechKind::queue, {}, id.loc});
+                    break;
                 case ast::Decl::Kind::var:
                     if (s.kind == NameKind::var && seen_vars.insert(id.name).second)
                         out.variables.push_back({id.name, s.loc, std::nullopt, std::nullopt});
@@ -138,6 +156,28 @@ private:
             }
         }
         std::sort(out.threads.begin(), out.threads.end());
+    }
+
+    // group W = t1, t2, ...: distinct declared threads, at least one (the thesis' ⊔_{t∈W}).
+    void declare_group(const ast::Decl& d, CompiledSpec& out) {
+        const ast::Ident& w = d.names[0];
+        if (d.members.empty())
+            diags_.error(w.loc, fmt::format("group '{}' needs at least one thread", w.name));
+        std::vector<std::string>& members = groups_[w.name];
+        std::set<std::string> seen;
+        for (const ast::Ident& id : d.members) {
+            if (!expect(id, {NameKind::thread}, "thread"))
+                continue;
+            if (!seen.insert(id.name).second) {
+                diags_.error(id.loc, fmt::format("thread '{}' appears twice in group '{}'", id.name,
+                                                 w.name));
+                continue;
+            }
+            members.push_back(id.name);
+        }
+        std::vector<std::string> sorted = members;
+        std::sort(sorted.begin(), sorted.end());
+        out.groups.push_back({w.name, std::move(sorted), w.loc});
     }
 
     // ---- lookups ----
@@ -162,14 +202,34 @@ private:
         return (vowel ? "an " : "a ") + r;
     }
 
-    // A list of distinct declared threads, sorted; reports unknown and repeated ones.
-    std::vector<std::string> thread_set(const std::vector<ast::Ident>& ids, const char* where) {
+    // A list of distinct declared threads, sorted; a group stands for its threads. Reports
+    // unknown and repeated ones (also those a group brings in twice).
+    std::vector<std::string> thread_set(const std::vector<ast::Ident>& ids, const char* where,
+                                        bool groups = true) {
         std::vector<std::string> out;
-        std::map<std::string, SourceLoc> seen;
+        std::set<std::string> seen;
         for (const ast::Ident& id : ids) {
-            if (!expect(id, {NameKind::thread}, "thread"))
+            if (!expect(id, {NameKind::thread, NameKind::group}, "thread"))
                 continue;
-            if (auto [it, fresh] = seen.emplace(id.name, id.loc); !fresh) {
+            if (symbols_.at(id.name).kind == NameKind::group) {
+                if (!groups) {
+                    diags_.error(id.loc, fmt::format("'{}' is a group, not a thread; did you mean "
+                                                     "{}(each {})?",
+                                                     id.name, where, id.name));
+                    continue;
+                }
+                for (const std::string& t : groups_[id.name]) {
+                    if (!seen.insert(t).second) {
+                        diags_.error(id.loc, fmt::format("thread '{}' appears twice in {} (group "
+                                                         "'{}' has it)",
+                                                         t, where, id.name));
+                        continue;
+                    }
+                    out.push_back(t);
+                }
+                continue;
+            }
+            if (!seen.insert(id.name).second) {
                 diags_.error(id.loc,
                              fmt::format("thread '{}' appears twice in {}", id.name, where));
                 continue;
@@ -177,6 +237,20 @@ private:
             out.push_back(id.name);
         }
         std::sort(out.begin(), out.end());
+        return out;
+    }
+    // The threads of a list as they stand (groups expanded), sorted; for terms already checked.
+    std::vector<std::string> threads_of(const std::vector<ast::Ident>& ids) {
+        std::vector<std::string> out;
+        for (const ast::Ident& id : ids) {
+            auto it = groups_.find(id.name);
+            if (it == groups_.end())
+                out.push_back(id.name);
+            else
+                out.insert(out.end(), it->second.begin(), it->second.end());
+        }
+        std::sort(out.begin(), out.end());
+        out.erase(std::unique(out.begin(), out.end()), out.end());
         return out;
     }
 
@@ -228,12 +302,27 @@ private:
                                         : fmt::format("EX takes exactly one thread, not {}; "
                                                       "use RS(...) for read-shared access",
                                                       d.threads.size()));
-            thread_set(d.threads, "EX");
+            thread_set(d.threads, "EX", false);
             break;
         case ast::Disc::Kind::rs:
             if (d.threads.empty())
                 diags_.error(d.loc, "RS needs at least one thread");
             thread_set(d.threads, "RS");
+            break;
+        case ast::Disc::Kind::lock:
+            expect(d.name, {NameKind::lock}, "lock");
+            if (d.threads.empty())
+                diags_.error(d.loc, "LOCK needs at least one thread");
+            thread_set(d.threads, "LOCK");
+            break;
+        case ast::Disc::Kind::each:
+            if (auto it = symbols_.find(d.name.name);
+                it != symbols_.end() && it->second.kind == NameKind::thread)
+                diags_.error(d.name.loc, fmt::format("'{}' is a thread, not a group; did you mean "
+                                                     "EX({})?",
+                                                     d.name.name, d.name.name));
+            else
+                expect(d.name, {NameKind::group}, "group");
             break;
         case ast::Disc::Kind::name:
             if (auto it = symbols_.find(d.name.name);
@@ -261,7 +350,17 @@ private:
     void check_label(const ast::Label& l) {
         switch (l.kind) {
         case ast::Label::Kind::named:
-            expect(l.name, {NameKind::lock, NameKind::volatile_, NameKind::barrier}, "mechanism");
+            expect(l.name,
+                   {NameKind::lock, NameKind::volatile_, NameKind::barrier, NameKind::queue},
+                   "mechanism");
+            break;
+        case ast::Label::Kind::value:
+            // Only a volatile carries a value (thesis §5.1, vflag).
+            expect(l.name, {NameKind::volatile_}, "volatile");
+            if (!parse_value(l.value.name))
+                diags_.error(l.value.loc, fmt::format("value {} does not fit in a signed 64-bit "
+                                                      "integer",
+                                                      l.value.name));
             break;
         case ast::Label::Kind::fork:
         case ast::Label::Kind::join: {
@@ -307,42 +406,57 @@ private:
             case NameKind::volatile_:
                 z.mech = {MechKind::volatile_, l.name.name, "", {}};
                 return z;
-            case NameKind::barrier: {
-                std::vector<std::string> ts;
-                for (const ast::Ident& t : d.barrier_threads)
-                    ts.push_back(t.name);
-                std::sort(ts.begin(), ts.end());
-                ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
-                z.mech = {MechKind::barrier, l.name.name, "", ts};
+            case NameKind::barrier:
+                z.mech = {MechKind::barrier, l.name.name, "", threads_of(d.barrier_threads)};
                 return z;
-            }
+            case NameKind::queue:
+                z.mech = {MechKind::queue, l.name.name, "", {}};
+                return z;
             default:
                 return std::nullopt;
             }
         }
-        case ast::Label::Kind::fork:
-        case ast::Label::Kind::join: {
-            std::vector<std::string> ts;
-            for (const ast::Ident& t : l.threads)
-                ts.push_back(t.name);
-            std::sort(ts.begin(), ts.end());
-            z.mech = {l.kind == ast::Label::Kind::fork ? MechKind::fork : MechKind::join, "",
-                      l.thread.name, ts};
+        case ast::Label::Kind::value: {
+            auto k = parse_value(l.value.name);
+            if (!k)
+                return std::nullopt;
+            z.mech = {MechKind::volatile_, l.name.name, "", {}, *k};
             return z;
         }
+        case ast::Label::Kind::fork:
+        case ast::Label::Kind::join:
+            z.mech = {l.kind == ast::Label::Kind::fork ? MechKind::fork : MechKind::join, "",
+                      l.thread.name, threads_of(l.threads)};
+            return z;
         }
         return std::nullopt;
+    }
+
+    static std::optional<std::int64_t> parse_value(const std::string& text) {
+        std::int64_t k = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), k);
+        if (ec != std::errc() || end != text.data() + text.size())
+            return std::nullopt;
+        return k;
     }
 
     std::optional<SfgBuilder::Fragment> build(const ast::Disc& d, SfgBuilder& b, int depth) {
         switch (d.kind) {
         case ast::Disc::Kind::ex:
-        case ast::Disc::Kind::rs: {
-            std::vector<std::string> ts;
-            for (const ast::Ident& t : d.threads)
-                ts.push_back(t.name);
-            std::sort(ts.begin(), ts.end());
-            return b.base({d.kind == ast::Disc::Kind::ex ? ModeKind::EX : ModeKind::RS, ts}, d.loc);
+            return b.base({ModeKind::EX, threads_of(d.threads)}, d.loc);
+        case ast::Disc::Kind::rs:
+            return b.base({ModeKind::RS, threads_of(d.threads)}, d.loc);
+        case ast::Disc::Kind::lock:
+            // LOCK_m(T) (thesis §5.2): Tid = T, so it composes like RS(T).
+            return b.base({ModeKind::LOCK, threads_of(d.threads), d.name.name}, d.loc);
+        case ast::Disc::Kind::each: {
+            // EX(each W) = EX(t1) ⊔ EX(t2) ⊔ ..., in the order W lists its threads.
+            std::optional<SfgBuilder::Fragment> f;
+            for (const std::string& t : groups_.at(d.name.name)) {
+                auto g = b.base({ModeKind::EX, {t}}, d.loc);
+                f = f ? b.disjunction(*f, g) : g;
+            }
+            return f;
         }
         case ast::Disc::Kind::name: {
             // A named discipline used twice gives two disjoint copies of its modes.
@@ -412,19 +526,18 @@ private:
                                            mode(e.from), e.mech.label(), mode(e.to)));
     }
 
-    static std::string label_text(const ast::Label& l) {
+    std::string label_text(const ast::Label& l) {
         switch (l.kind) {
         case ast::Label::Kind::named:
             return l.name.name;
+        case ast::Label::Kind::value:
+            return fmt::format("{}=={}", l.name.name, parse_value(l.value.name).value_or(0));
         case ast::Label::Kind::bare_fork:
             return "fork";
         case ast::Label::Kind::bare_join:
             return "join";
         default: {
-            std::vector<std::string> ts;
-            for (const auto& t : l.threads)
-                ts.push_back(t.name);
-            std::sort(ts.begin(), ts.end());
+            std::vector<std::string> ts = threads_of(l.threads);
             return l.kind == ast::Label::Kind::fork
                        ? fmt::format("fork({}->{})", l.thread.name, fmt::join(ts, ","))
                        : fmt::format("join({}->{})", fmt::join(ts, ","), l.thread.name);
@@ -502,6 +615,7 @@ private:
     std::size_t used_modes_ = 0, used_candidates_ = 0;
     std::map<std::string, Symbol> symbols_;
     std::set<std::string> done_, recursive_, referenced_;
+    std::map<std::string, std::vector<std::string>> groups_; // threads as the group lists them
     static constexpr int max_expansion_depth_ = 10000;
 };
 

@@ -23,12 +23,14 @@ std::string why_invalid(const AccessMode& o, const Mechanism& z, const AccessMod
     switch (z.kind) {
     case MechKind::lock:
     case MechKind::volatile_:
-        // Msg(m) = Msg(v) = {({s},{t})}: one releasing/writing thread, one acquiring/reading.
+    case MechKind::queue:
+        // Msg(m) = Msg(v) = Msg(v==K) = Msg(q(o)) = {({s},{t})} (thesis §4.2.3, §5.1): one
+        // releasing / writing / enqueueing thread, one acquiring / reading / dequeueing thread.
         if (so.size() == 1 && si.size() == 1)
             return {};
         return fmt::format(
             "{} '{}' passes from one thread to one thread, but {} has {} and {} has {}",
-            to_string(z.kind), z.name, o.label(), so.size(), i.label(), si.size());
+            to_string(z.kind), z.label(), o.label(), so.size(), i.label(), si.size());
     case MechKind::barrier:
         if (subset(so, z.threads) && subset(si, z.threads))
             return {};

@@ -37,6 +37,8 @@ std::string show(const ast::Disc& d) {
             return "fork(" + l.thread.name + "->" + names(l.threads) + ")";
         case ast::Label::Kind::join:
             return "join(" + names(l.threads) + "->" + l.thread.name + ")";
+        case ast::Label::Kind::value:
+            return "(" + l.name.name + "==" + l.value.name + ")";
         }
         return "?";
     };
@@ -45,6 +47,10 @@ std::string show(const ast::Disc& d) {
         return "EX(" + names(d.threads) + ")";
     case ast::Disc::Kind::rs:
         return "RS(" + names(d.threads) + ")";
+    case ast::Disc::Kind::lock:
+        return "LOCK(" + d.name.name + ":" + names(d.threads) + ")";
+    case ast::Disc::Kind::each:
+        return "EX(each " + d.name.name + ")";
     case ast::Disc::Kind::name:
         return d.name.name;
     case ast::Disc::Kind::disj:

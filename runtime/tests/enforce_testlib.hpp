@@ -37,6 +37,12 @@ inline Discipline RS(std::vector<std::string> ts) {
     return {{{ModeKind::RS, std::move(ts)}}, {}, {0}, {0}};
 }
 
+// LOCK_m(T) (thesis §5.2): composes like RS(T), permits reads and writes while m is held.
+inline Discipline LOCK(std::string m, std::vector<std::string> ts) {
+    std::sort(ts.begin(), ts.end());
+    return {{{ModeKind::LOCK, std::move(ts), std::move(m)}}, {}, {0}, {0}};
+}
+
 inline Mechanism lock(std::string m) {
     return {MechKind::lock, std::move(m), "", {}};
 }
@@ -67,6 +73,7 @@ inline bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i) 
     switch (z.kind) {
     case MechKind::lock:
     case MechKind::volatile_:
+    case MechKind::queue:
         return o.threads.size() == 1 && i.threads.size() == 1;
     case MechKind::barrier:
         return subset(o.threads, z.threads) && subset(i.threads, z.threads);
@@ -249,6 +256,10 @@ public:
     }
     void on_event(const Event& e, const Symbols& syms) override {
         const std::string t = syms.threads.name(e.thread);
+        if (e.op == Op::acquire)
+            held_.insert({t, std::string(syms.locks.name(e.target))});
+        else if (e.op == Op::release)
+            held_.erase({t, std::string(syms.locks.name(e.target))});
         if (is_memory(e.op)) {
             const std::string x = syms.vars.name(e.target);
             for (V& v : vars_) {
@@ -256,7 +267,7 @@ public:
                     continue;
                 std::set<Marking> kept;
                 for (const Marking& m : v.cands)
-                    if (permits(v.net, m, t, e.op == Op::write))
+                    if (permits(v.net, m, t, e.op == Op::write, held_))
                         kept.insert(m);
                 if (kept.empty())
                     v.first = e.number;
@@ -292,11 +303,16 @@ private:
         std::set<Marking> cands;
         std::uint64_t first;
     };
-    static bool permits(const Net& n, const Marking& m, const std::string& t, bool write) {
+    // [READ/WRITE EXCLUSIVE], [READ SHARED], [READ/WRITE LOCKED] (LOCK_m(T): while t holds m).
+    static bool permits(const Net& n, const Marking& m, const std::string& t, bool write,
+                        const std::set<std::pair<std::string, std::string>>& held) {
         for (int p : m) {
             const Place& pl = n.places[static_cast<std::size_t>(p)];
-            if (pl.kind == PlaceKind::Acc && pl.thread == t &&
-                (!write || n.modes[static_cast<std::size_t>(pl.mode)].kind == ModeKind::EX))
+            if (pl.kind != PlaceKind::Acc || pl.thread != t)
+                continue;
+            const AccessMode& a = n.modes[static_cast<std::size_t>(pl.mode)];
+            if (a.kind == ModeKind::LOCK ? held.count({t, a.lock}) != 0
+                                         : !write || a.kind == ModeKind::EX)
                 return true;
         }
         return false;
@@ -360,6 +376,7 @@ private:
         }
     }
     std::vector<V> vars_;
+    std::set<std::pair<std::string, std::string>> held_; // (thread, lock)
 };
 
 // Random disciplines over T0..T(threads-1), locks m0.., volatiles v0.. and barrier b0, built with

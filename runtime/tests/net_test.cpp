@@ -20,3 +20,14 @@ TEST_CASE("elementary firing rule: pre marked, post unmarked") {
     CHECK_FALSE(n.enabled({0, 1}, 0)); // post-set occupied
     CHECK(n.fire({0}, 0) == Marking{1});
 }
+
+TEST_CASE("chapter 5 labels: LOCK_m(T), v==K and queues") {
+    CHECK(AccessMode{ModeKind::LOCK, {"t0", "t1"}, "m"}.label() == "LOCK_m(t0,t1)");
+    CHECK(Mechanism{MechKind::volatile_, "v", "", {}, 1}.label() == "v==1");
+    CHECK(Mechanism{MechKind::volatile_, "v", "", {}, -42}.label() == "v==-42");
+    CHECK(Mechanism{MechKind::volatile_, "v", "", {}}.label() == "v");
+    CHECK(Mechanism{MechKind::volatile_, "v", "", {}, 0} !=
+          Mechanism{MechKind::volatile_, "v", "", {}});
+    CHECK(Mechanism{MechKind::queue, "q", "", {}}.label() == "q");
+    CHECK(std::string(to_string(MechKind::queue)) == "queue");
+}

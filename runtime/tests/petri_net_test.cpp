@@ -133,3 +133,27 @@ TEST_CASE("petri_net_size = |places| + |transitions| on random disciplines") {
     }
     CHECK(largest > 50); // the generator makes nets of some size
 }
+
+TEST_CASE("N(G) of LOCK_m(T) is that of RS(T); its Acc places reach m through their mode") {
+    Discipline rs{{{ModeKind::EX, {"t0"}}, {ModeKind::RS, {"t1", "t2"}}},
+                  {{0, 1, {MechKind::fork, "", "t0", {"t1", "t2"}}}},
+                  {0},
+                  {1}};
+    Discipline lock = rs;
+    lock.modes[1] = {ModeKind::LOCK, {"t1", "t2"}, "m"};
+    const Net a = build_petri_net(lock), b = build_petri_net(rs);
+    check_places(a, b.places);
+    REQUIRE(a.transitions.size() == b.transitions.size());
+    for (std::size_t r = 0; r < a.transitions.size(); ++r) {
+        CHECK(a.transitions[r].id == b.transitions[r].id);
+        CHECK(a.transitions[r].pre == b.transitions[r].pre);
+        CHECK(a.transitions[r].post == b.transitions[r].post);
+    }
+    CHECK(a.initial_markings == b.initial_markings);
+    CHECK(petri_net_size(lock) == petri_net_size(rs));
+    int locked = 0;
+    for (const Place& p : a.places)
+        if (p.kind == PlaceKind::Acc && a.modes[static_cast<std::size_t>(p.mode)].lock == "m")
+            ++locked;
+    CHECK(locked == 2);
+}

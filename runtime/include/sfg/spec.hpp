@@ -31,7 +31,8 @@ struct list {
 
 struct mode {
     ModeKind kind;
-    list threads; // names
+    list threads;          // names
+    std::uint32_t lock{0}; // LOCK_m(T): the name m (thesis §5.2); EX and RS: names[0] ("")
 };
 
 // An edge from -z-> to; z resolved as in the compiled net: a lock, volatile or barrier by name,

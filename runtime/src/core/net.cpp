@@ -23,6 +23,8 @@ std::string Mechanism::label() const {
         return "fork(" + thread + "->" + join_names(threads) + ")";
     case MechKind::join:
         return "join(" + join_names(threads) + "->" + thread + ")";
+    case MechKind::volatile_:
+        return value ? name + "==" + std::to_string(*value) : name;
     default:
         return name;
     }
@@ -40,12 +42,22 @@ const char* to_string(MechKind k) {
         return "fork";
     case MechKind::join:
         return "join";
+    case MechKind::queue:
+        return "queue";
     }
     return "?";
 }
 
 std::string AccessMode::label() const {
-    return std::string(kind == ModeKind::EX ? "EX(" : "RS(") + join_names(threads) + ")";
+    switch (kind) {
+    case ModeKind::EX:
+        return "EX(" + join_names(threads) + ")";
+    case ModeKind::RS:
+        return "RS(" + join_names(threads) + ")";
+    case ModeKind::LOCK:
+        return "LOCK_" + lock + "(" + join_names(threads) + ")";
+    }
+    return "?";
 }
 
 const char* to_string(PlaceKind k) {

@@ -12,7 +12,7 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
     var.eager = eager;
     if (!eager)
         return;
-    if (memoize_ && automata_.size() <= shape.ix())
+    if (memoized(s) && automata_.size() <= shape.ix())
         automata_.resize(shape.ix() + 1);
     if (factor_ && factored_.size() <= shape.ix())
         factored_.resize(shape.ix() + 1);
@@ -39,7 +39,7 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
             transitions_.push_back(keyed[j].second);
         sub.count = static_cast<std::uint32_t>(j - i);
         index.subscribe(keyed[i].first, sub);
-        if (memoize_) {
+        if (memoized(s)) {
             sub_lists_.resize(transitions_.size());
             sub_lists_[sub.begin] = automata_[shape].intern_list(transitions(sub));
         }
@@ -59,7 +59,7 @@ void CandidateMarkings::start(VarState& var, const NetShape& s) {
     }
     for (const auto& m : s.initial)
         var.cands.push(m);
-    if (memoize_) { // the automaton is kept across resets: its steps do not depend on the trace
+    if (memoized(s)) { // the automaton is kept across resets: its steps do not depend on the trace
         const std::size_t before = automata_[var.shape].bytes();
         var.set = automata_[var.shape].intern(var.cands.view(), s);
         var.cands.clear();
@@ -71,7 +71,7 @@ void CandidateMarkings::unfactor(VarState& var, const NetShapes& shapes) {
     var.products.materialize(factored_[var.shape], var.cands);
     var.factored = false;
     ++unfactored_;
-    if (!memoize_)
+    if (!memoized(shapes[var.shape]))
         return;
     const std::size_t before = automata_[var.shape].bytes();
     var.set = automata_[var.shape].intern(var.cands.view(), shapes[var.shape]);
@@ -180,16 +180,17 @@ bool CandidateMarkings::memo_memory_step(VarState& var, NetThread t, bool write,
 // The re-synchronized state (docs/enforcement.md): { P(a) | a permits the offending access },
 // as if the discipline had been (re-)entered at such a mode just before it. When no mode
 // permits it at all, the access is ignored and the candidates are kept.
-void CandidateMarkings::resync(VarIx v, NetThread t, bool write, const NetShapes& shapes) {
+void CandidateMarkings::resync(VarIx v, NetThread t, bool write, HeldLocks held,
+                               const NetShapes& shapes) {
     VarState& var = vars_[v];
     const NetShape& s = shapes[var.shape];
     if (!t.valid())
         return;
     if (var.factored)
-        return var.products.resync(factored_[var.shape], t, write);
+        return var.products.resync(factored_[var.shape], t, write, held);
     bool any = false;
     for (ModeIx a : s.mode_acc.indices())
-        if (s.permits(a, t, write) && !s.mode_acc[a].empty()) {
+        if (s.permits(a, t, write, held) && !s.mode_acc[a].empty()) {
             if (!any)
                 builder_.start(next_, s.mode_acc.size());
             any = true;

@@ -78,11 +78,12 @@ public:
     // candidate update in the stats).
     bool sync_step(const Subscription& sub, const NetShapes& shapes);
     bool sync_step(VarIx v, std::span<const TransitionIx> trs, const NetShapes& shapes);
-    // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED]); false: a violation, the
-    // candidates left as they were (for the explanation), then resync().
+    // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
+    // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
+    // were (for the explanation), then resync().
     // Inline: the coordinator's memory op is one function, as memory ops are most events.
-    bool memory_step(VarIx v, NetThread t, bool write, const NetShapes& shapes);
-    void resync(VarIx v, NetThread t, bool write, const NetShapes& shapes);
+    bool memory_step(VarIx v, NetThread t, bool write, HeldLocks held, const NetShapes& shapes);
+    void resync(VarIx v, NetThread t, bool write, HeldLocks held, const NetShapes& shapes);
 
 private:
     struct VarState {
@@ -93,14 +94,18 @@ private:
         SetIx set;                   // memoized: the state in automata_[shape]
         CandidateSet cands;          // neither
     };
-    static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write) {
+    static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write,
+                        HeldLocks held) {
         if (!t.valid())
             return false;
         for (PlaceIx p : m)
-            if (s.acc_thread[p] == t && (!write || s.acc_ex[p]))
+            if (s.acc_permits(p, t, write, held))
                 return true;
         return false;
     }
+    // Whether the sets of shape s are interned and their steps memoized: not with LOCK modes,
+    // whose memory steps depend on the locks held as well.
+    bool memoized(const NetShape& s) const { return memoize_ && !s.lock_modes; }
     // next_ = L ∪ successors when a transition fires; false (next_ unspecified) otherwise.
     bool successors(CandidateView cands, std::span<const TransitionIx> trs, const NetShape& s);
     bool memo_sync_step(VarState& var, TrListIx l, const NetShapes& shapes);
@@ -142,18 +147,18 @@ private:
 };
 
 // L' = { M ∈ L | Acc[t:a] ∈ M, a permits it }; an empty L' is a violation.
-inline bool CandidateMarkings::memory_step(VarIx v, NetThread t, bool write,
+inline bool CandidateMarkings::memory_step(VarIx v, NetThread t, bool write, HeldLocks held,
                                            const NetShapes& shapes) {
     VarState& var = vars_[v];
     if (var.factored)
-        return var.products.memory_step(factored_[var.shape], t, write);
+        return var.products.memory_step(factored_[var.shape], t, write, held);
     const NetShape& s = shapes[var.shape];
     if (var.set.valid()) {
         if (automata_[var.shape].keeps_all(var.set, t, write))
             return true;
         return memo_memory_step(var, t, write, shapes);
     }
-    auto keep = [&](std::span<const PlaceIx> m) { return permits(s, m, t, write); };
+    auto keep = [&](std::span<const PlaceIx> m) { return permits(s, m, t, write, held); };
     std::uint32_t kept = 0;
     var.cands.for_each([&](std::span<const PlaceIx> m) { kept += keep(m); });
     if (kept == var.cands.count() && kept > 0)

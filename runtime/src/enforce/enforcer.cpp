@@ -51,6 +51,7 @@ void Enforcer::Impl::reset() {
     groups.reset(shapes);
     for (Variable& v : vars.list)
         v.violations = 0;
+    held = {};
     first.clear();
     all.clear();
     stats = {};
@@ -70,18 +71,30 @@ void Enforcer::Impl::record(EnforceViolation viol, VarIx v) {
     all.push_back(std::move(viol));
 }
 
-// [WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED]; no candidate permitting the access is a
-// violation, after which the variable is re-synchronized (docs/enforcement.md).
+// [WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED], [READ LOCKED]; no
+// candidate permitting the access is a violation, after which the variable is re-synchronized
+// (docs/enforcement.md).
 void Enforcer::Impl::eager_memory(VarIx v, NetThread t, const Event& e) {
     const bool write = e.op == Op::write;
-    if (markings.memory_step(v, t, write, shapes))
+    const HeldLocks h = held_by(t);
+    if (markings.memory_step(v, t, write, h, shapes))
         return;
     if (count_violation(v)) {
         const CandidateView cands = markings.explained(v, t, materialized);
-        record(explainer.describe(v, cands, t, e, resolver.symbols()), v);
+        record(explainer.describe(v, cands, t, h, e, resolver.symbols()), v);
         materialized.clear();
     }
-    markings.resync(v, t, write, shapes);
+    markings.resync(v, t, write, h, shapes);
+}
+
+void Enforcer::Impl::track_mode_lock(NetThread t, MechIx m, bool acquired) {
+    if (held.size() <= t.ix())
+        held.resize(t.ix() + 1);
+    std::vector<MechIx>& mine = held[t];
+    if (acquired)
+        mine.push_back(m); // not re-entrant: a well-formed trace does not acquire it twice
+    else if (auto it = std::find(mine.begin(), mine.end(), m); it != mine.end())
+        mine.erase(it);
 }
 
 void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t want,
@@ -90,7 +103,7 @@ void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t 
         return;
     if (count_violation(v)) {
         groups.materialize(v, shapes, materialized);
-        record(explainer.describe(v, materialized.view(), t, e, resolver.symbols()), v);
+        record(explainer.describe(v, materialized.view(), t, {}, e, resolver.symbols()), v);
         materialized.clear();
     }
     groups.resync(v, want, stats.events);
@@ -137,6 +150,8 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     if (op.operand == Operand::name) { // acq .. bexit (r and w never come here): one key
         ++stats.sync_ops;
         const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
+        if (op.mech == MechKind::lock && m.valid() && names.mechanism(m).mode_lock) [[unlikely]]
+            track_mode_lock(t, m, e.op == Op::acquire);
         const std::span<const Subscription> found =
             m.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
         stats.sync_ops_irrelevant += found.empty();

@@ -55,6 +55,8 @@ struct Enforcer::Impl {
 
     std::vector<EnforceViolation> first, all;
     Stats stats;
+    // The locks each thread holds, of those LOCK modes name ([READ LOCKED], [WRITE LOCKED]).
+    enforce::IndexVec<NetThread, std::vector<MechIx>> held;
 
     // Scratch.
     std::vector<Subscription> gathered;
@@ -87,6 +89,12 @@ struct Enforcer::Impl {
     }
     [[gnu::noinline]] void on_sync(const Event& e, NetThread t); // every op but r and w
     void eager_memory(VarIx v, NetThread t, const Event& e);
+    enforce::HeldLocks held_by(NetThread t) const {
+        return t.valid() && t.ix() < held.size() ? enforce::HeldLocks(held[t])
+                                                 : enforce::HeldLocks();
+    }
+    // acq(m) / rel(m) by t of a lock some LOCK mode names.
+    void track_mode_lock(NetThread t, MechIx m, bool acquired);
     void lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t want, const Event& e);
     // Counts a violation of v; true when it is to be recorded (the first, or every one with
     // report_all).

@@ -63,12 +63,13 @@ FactoredShape factor(const NetShape& s) {
         return f;
     f.first.resize(nm + 1, 0);
     f.exclusive.resize(nm, 0);
+    f.lock = s.mode_lock;
     for (ModeIx a : s.mode_threads.indices()) {
         if (s.mode_threads[a].empty())
             return f;
         f.first[ModeIx(a.v + 1)] =
             f.first[a] + static_cast<std::uint32_t>(s.mode_threads[a].size());
-        f.exclusive[a] = net.modes[a.ix()].kind == ModeKind::EX;
+        f.exclusive[a] = net.modes[a.ix()].kind != ModeKind::RS;
         for (NetThread t : s.mode_threads[a])
             f.thread_count = std::max(f.thread_count, t.v + 1);
     }
@@ -212,10 +213,11 @@ bool FactoredCandidates::contains(const FactoredShape& f, ModeIx a,
     return found;
 }
 
-bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool write) {
+bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool write,
+                                     HeldLocks held) {
     bool any = false, all = true;
     for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
-        const std::uint32_t c = f.permitting_coord(a, t, write);
+        const std::uint32_t c = f.permitting_coord(a, t, write, held);
         if (c == FactoredShape::none) {
             all = false;
             return;
@@ -228,7 +230,7 @@ bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool w
         return any;
     scratch_.clear();
     for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
-        const std::uint32_t c = f.permitting_coord(a, t, write);
+        const std::uint32_t c = f.permitting_coord(a, t, write, held);
         if (c == FactoredShape::none)
             return;
         const std::uint64_t acc = f.acc_bit[f.first[a] + c];
@@ -294,10 +296,10 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     return fired ? 1 : 0;
 }
 
-void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write) {
+void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held) {
     scratch_.clear();
     for (ModeIx a : f.exclusive.indices()) {
-        if (f.permitting_coord(a, t, write) == FactoredShape::none)
+        if (f.permitting_coord(a, t, write, held) == FactoredShape::none)
             continue;
         scratch_.push_back(a.v);
         for (std::uint32_t g = f.first[a]; g < f.first[ModeIx(a.v + 1)]; ++g)

@@ -34,7 +34,8 @@ struct FactoredShape {
     // Whether the net has Figure 4.11's form that the products rely on (see factor()).
     bool factorable = false;
     IndexVec<ModeIx, std::uint32_t> first;      // mode a's coordinates: [first[a], first[a + 1])
-    IndexVec<ModeIx, std::uint8_t> exclusive;   // EX(t): permits writes
+    IndexVec<ModeIx, std::uint8_t> exclusive;   // EX(t), LOCK_m(T): permits writes
+    IndexVec<ModeIx, MechIx> lock;              // LOCK_m(T): m, which t must hold; else none
     std::vector<std::uint64_t> acc_bit;         // per coordinate: the Acc[t:a] position
     std::vector<std::vector<PlaceIx>> position; // per coordinate: bit -> place
     IndexVec<PlaceIx, std::uint32_t> place_coord;
@@ -68,10 +69,12 @@ struct FactoredShape {
     std::uint32_t coord_of(ModeIx a, NetThread t) const {
         return t.valid() && t.v < thread_count ? coord[a.ix() * thread_count + t.v] : none;
     }
-    // t's coordinate in a when a permits t's access ([READ SHARED], [READ/WRITE EXCLUSIVE]);
-    // none otherwise.
-    std::uint32_t permitting_coord(ModeIx a, NetThread t, bool write) const {
-        return write && !exclusive[a] ? none : coord_of(a, t);
+    // t's coordinate in a when a permits t's access ([READ SHARED], [READ/WRITE EXCLUSIVE],
+    // [READ/WRITE LOCKED]); none otherwise.
+    std::uint32_t permitting_coord(ModeIx a, NetThread t, bool write, HeldLocks held) const {
+        if ((write && !exclusive[a]) || (lock[a].valid() && !holds(held, lock[a])))
+            return none;
+        return coord_of(a, t);
     }
 };
 
@@ -86,15 +89,15 @@ public:
     // The most products one mode has.
     std::size_t crowd() const { return crowd_; }
 
-    // [READ/WRITE EXCLUSIVE], [READ SHARED]: false (and the set unchanged) when no candidate
-    // permits the access.
-    bool memory_step(const FactoredShape& f, NetThread t, bool write);
+    // [READ/WRITE EXCLUSIVE], [READ SHARED], [READ/WRITE LOCKED]: false (and the set unchanged)
+    // when no candidate permits the access.
+    bool memory_step(const FactoredShape& f, NetThread t, bool write, HeldLocks held = {});
     // [SKIP], [SEND], [RECEIVE] and [SYNC] for the transitions trs of one op. Returns 1 when a
     // transition fired, 0 when none did, -1 (the set unchanged) when trs move two threads of
     // one mode: one op fires one transition per marking, which a product cannot say.
     int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs);
     // The re-synchronized state { P(a) | a permits the access } (docs/enforcement.md).
-    void resync(const FactoredShape& f, NetThread t, bool write);
+    void resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held = {});
 
     // The number of candidates (inert points not counted; saturated at 2^64 - 1).
     std::uint64_t count(const FactoredShape& f) const {

@@ -48,4 +48,13 @@ MechIx NetNames::intern_mechanism(const Mechanism& m) {
     return slot;
 }
 
+MechIx NetNames::intern_mode_lock(const std::string& lock) {
+    Mechanism m;
+    m.kind = MechKind::lock;
+    m.name = lock;
+    const MechIx slot = intern_mechanism(m);
+    mechs_[slot].mode_lock = true;
+    return slot;
+}
+
 } // namespace sfg::enforce

@@ -19,6 +19,7 @@ struct MechanismInfo {
     NetThread thread;               // fork: the forker t; join: the joiner t
     std::vector<NetThread> threads; // fork: U; join: S (sorted, distinct)
     std::string label;              // Mechanism::label()
+    bool mode_lock = false;         // a lock a LOCK mode names: who holds it matters (§5.2)
 };
 
 // The key mechanisms are interned by, from a kind and a label (or a trace's name).
@@ -28,6 +29,9 @@ class NetNames {
 public:
     NetThread intern_thread(const std::string& name);
     MechIx intern_mechanism(const Mechanism& m);
+    // The lock m of a LOCK_m(T) mode (thesis §5.2), marked so that the enforcer follows who
+    // holds it.
+    MechIx intern_mode_lock(const std::string& lock);
 
     std::size_t thread_count() const { return thread_names_.size(); }
     const std::string& thread_name(NetThread t) const { return thread_names_[t]; }

@@ -15,7 +15,7 @@ void append_key(std::string& key, std::int64_t v) {
 std::string structural_key(const Net& net) {
     std::string key;
     for (const AccessMode& a : net.modes) {
-        key += a.kind == ModeKind::EX ? "E" : "R";
+        key += a.kind == ModeKind::EX ? "E" : a.kind == ModeKind::RS ? "R" : "L" + a.lock + ":";
         for (const std::string& t : a.threads)
             key += t + ",";
         key += ';';
@@ -82,7 +82,9 @@ void find_one_token(NetShape& s) {
     const std::size_t np = net.places.size();
     s.place_row.assign(np, NetShape::no_row);
     s.is_column.assign(np, 0);
-    bool one = !net.modes.empty();
+    // LOCK modes: what their rows permit depends on the locks held, which the groups' tables
+    // do not know.
+    bool one = !net.modes.empty() && !s.lock_modes;
     for (const auto& threads : s.mode_threads)
         one = one && threads.size() == 1;
     for (PlaceIx p : s.place_row.indices()) {
@@ -141,11 +143,15 @@ void find_one_token(NetShape& s) {
 
 } // namespace
 
-bool NetShape::permits(ModeIx a, NetThread t, bool write) const {
-    if (write && net.modes[a.ix()].kind != ModeKind::EX)
+bool NetShape::permits_locked(ModeIx a, NetThread t, bool write) const {
+    if (write && net.modes[a.ix()].kind == ModeKind::RS)
         return false;
     const auto& threads = mode_threads[a];
     return std::find(threads.begin(), threads.end(), t) != threads.end();
+}
+
+bool NetShape::permits(ModeIx a, NetThread t, bool write, HeldLocks held) const {
+    return permits_locked(a, t, write) && (!mode_lock[a].valid() || holds(held, mode_lock[a]));
 }
 
 ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
@@ -159,13 +165,21 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
     s.place_thread.resize(np);
     s.acc_thread.assign(np, NetThread::none());
     s.acc_ex.assign(np, 0);
+    s.acc_lock.assign(np, MechIx::none());
+    s.mode_lock.assign(nm, MechIx::none());
     s.place_mode.assign(np, ModeIx::none());
     s.place_syncs.resize(np);
     s.mode_acc.resize(nm);
     s.mode_threads.resize(nm);
-    for (ModeIx a : s.mode_threads.indices())
-        for (const std::string& t : net.modes[a.ix()].threads)
+    for (ModeIx a : s.mode_threads.indices()) {
+        const AccessMode& mode = net.modes[a.ix()];
+        for (const std::string& t : mode.threads)
             s.mode_threads[a].push_back(names.intern_thread(t));
+        if (mode.kind == ModeKind::LOCK) {
+            s.mode_lock[a] = names.intern_mode_lock(mode.lock);
+            s.lock_modes = true;
+        }
+    }
     for (PlaceIx p : s.place_thread.indices()) {
         const Place& pl = net.places[p.ix()];
         s.place_thread[p] = names.intern_thread(pl.thread);
@@ -179,7 +193,8 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
             s.place_mode[p] = ModeIx::at(pl.mode); // -1: none
             if (pl.mode >= 0 && std::size_t(pl.mode) < nm) {
                 s.acc_thread[p] = s.place_thread[p];
-                s.acc_ex[p] = net.modes[std::size_t(pl.mode)].kind == ModeKind::EX;
+                s.acc_ex[p] = net.modes[std::size_t(pl.mode)].kind != ModeKind::RS;
+                s.acc_lock[p] = s.mode_lock[ModeIx::at(pl.mode)];
                 s.mode_acc[ModeIx::at(pl.mode)].push_back(p);
             }
             break;

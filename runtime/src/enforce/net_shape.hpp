@@ -8,6 +8,7 @@
 
 #include "sfg/runtime/net.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -16,13 +17,23 @@
 
 namespace sfg::enforce {
 
+// The locks an accessing thread holds, of those that LOCK modes name (their mechanisms): what
+// [READ LOCKED] and [WRITE LOCKED] ask about (thesis §5.2, docs/enforcement.md).
+using HeldLocks = std::span<const MechIx>;
+inline bool holds(HeldLocks held, MechIx m) {
+    return std::find(held.begin(), held.end(), m) != held.end();
+}
+
 // Variables whose nets differ only in which lock (volatile, ...) they use share one NetShape.
 // Places, transitions and modes are indexed as in the net.
 struct NetShape {
     Net net;                                      // a representative (labels, edges' from/to)
     IndexVec<PlaceIx, NetThread> place_thread;    // Pid(p)
     IndexVec<PlaceIx, NetThread> acc_thread;      // Acc[t:a]: t; other places: none
-    IndexVec<PlaceIx, std::uint8_t> acc_ex;       // Acc[t:a] with a = EX(t)
+    IndexVec<PlaceIx, std::uint8_t> acc_ex;       // Acc[t:a] permits writes: EX(t), LOCK_m(T)
+    IndexVec<PlaceIx, MechIx> acc_lock;           // Acc[t:a], a = LOCK_m(T): m; others: none
+    IndexVec<ModeIx, MechIx> mode_lock;           // LOCK_m(T): m; EX and RS: none
+    bool lock_modes = false;                      // some mode is a LOCK mode
     IndexVec<PlaceIx, ModeIx> place_mode;         // the mode b with p in Q(b) (Definition 4.3.6)
     IndexVec<TransitionIx, std::uint32_t> tr_off; // transition r: pre [tr_off[r], tr_mid[r]),
     IndexVec<TransitionIx, std::uint32_t> tr_mid; //               post [tr_mid[r], tr_off[r + 1])
@@ -57,8 +68,16 @@ struct NetShape {
     std::span<const PlaceIx> post(TransitionIx r) const {
         return {tr_places.data() + tr_mid[r], tr_places.data() + tr_off[TransitionIx(r.v + 1)]};
     }
-    // Whether mode a permits `write ? w : r` by thread t ([WRITE/READ EXCLUSIVE], [READ SHARED]).
-    bool permits(ModeIx a, NetThread t, bool write) const;
+    // Whether mode a permits `write ? w : r` by thread t holding `held` ([WRITE/READ
+    // EXCLUSIVE], [READ SHARED], [WRITE/READ LOCKED]).
+    bool permits(ModeIx a, NetThread t, bool write, HeldLocks held) const;
+    // The same, but for a LOCK mode whether it would if t held its lock.
+    bool permits_locked(ModeIx a, NetThread t, bool write) const;
+    // Whether a candidate holding Acc place p permits the access.
+    bool acc_permits(PlaceIx p, NetThread t, bool write, HeldLocks held) const {
+        return acc_thread[p] == t && (!write || acc_ex[p]) &&
+               (!acc_lock[p].valid() || holds(held, acc_lock[p]));
+    }
 };
 
 // Interns nets by structure.

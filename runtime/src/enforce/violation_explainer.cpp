@@ -25,7 +25,8 @@ std::string join_list(const std::vector<std::string>& v, const char* last_sep) {
 namespace enforce {
 
 EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, NetThread g,
-                                              const Event& e, const Symbols* syms) const {
+                                              HeldLocks held, const Event& e,
+                                              const Symbols* syms) const {
     const Variable& v = vars_.list[vi];
     const NetShape& s = shapes_[v.shape];
     const Net& net = s.net;
@@ -56,13 +57,22 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
     for (ModeIx a : possible)
         out.possible_modes.push_back(s.mode_labels[a]);
 
+    // A possible LOCK mode that lacks only its lock is the whole story ([READ/WRITE LOCKED]):
+    // the ways in are then those into modes that permit the access as it was made. Otherwise
+    // they are those into any mode that permits it, holding the lock the mode needs.
+    const auto unheld = [&](ModeIx a) {
+        return s.mode_lock[a].valid() && !holds(held, s.mode_lock[a]);
+    };
+    for (ModeIx a : possible)
+        if (g.valid() && s.permits_locked(a, g, write) && unheld(a))
+            out.locks_needed.push_back({s.mode_labels[a], net.modes[a.ix()].lock});
     IndexVec<ModeIx, char> permitting(net.modes.size(), 0);
     for (ModeIx a : permitting.indices())
-        if (g.valid() && s.permits(a, g, write)) {
-            permitting[a] = 1;
+        if (g.valid() && s.permits_locked(a, g, write)) {
+            permitting[a] = out.locks_needed.empty() || !unheld(a);
             out.permitting_modes.push_back(s.mode_labels[a]);
         }
-    if (out.permitting_modes.empty())
+    if (std::find(permitting.begin(), permitting.end(), 1) == permitting.end())
         return out;
 
     // Fixes: for every candidate M in mode c and edge e = c -z-> b with b permitting the access,
@@ -131,10 +141,13 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
         for (NetThread t : w.senders)
             f.senders.push_back(name(t));
         f.receiver = out.thread_name;
+        if (unheld(ModeIx::at(edge.to)))
+            f.hold_lock = net.modes[std::size_t(edge.to)].lock;
         switch (mi.kind) { // the snd and rcv ops of the mechanism, thesis Figure 4.2
         case MechKind::lock:
         case MechKind::volatile_:
         case MechKind::barrier:
+        case MechKind::queue:
             f.snd_op = fmt::format("{}({})", spelling(snd_op(mi.kind)), mi.name);
             f.rcv_op = fmt::format("{}({})", spelling(rcv_op(mi.kind)), mi.name);
             break;
@@ -212,12 +225,24 @@ std::string explain(const EnforceViolation& v) {
     if (v.after_resync)
         out += " (after re-synchronizing from an earlier violation)";
     out += ": ";
-    if (v.possible_modes.empty())
+    // [READ LOCKED], [WRITE LOCKED]: "LOCK_m(t0,t1) needs t1 to hold m".
+    if (!v.locks_needed.empty()) {
+        std::vector<std::string> others = v.possible_modes;
+        for (std::size_t i = 0; i < v.locks_needed.size(); ++i) {
+            const EnforceLockNeeded& l = v.locks_needed[i];
+            out += (i == 0 ? "" : "; ") + l.mode + " needs " + v.thread_name + " to hold " + l.lock;
+            others.erase(std::remove(others.begin(), others.end(), l.mode), others.end());
+        }
+        if (!others.empty())
+            out += std::string("; the other possible mode") +
+                   (others.size() > 1 ? "s were " : " was ") + join_list(others, ", ");
+    } else if (v.possible_modes.empty()) {
         out += "no mode of the discipline was possible any more";
-    else
+    } else {
         out += std::string("the possible mode") +
                (v.possible_modes.size() > 1 ? "s were " : " was ") +
                join_list(v.possible_modes, ", ");
+    }
     if (v.permitting_modes.empty()) {
         out += "; no mode of the discipline permits " + v.thread_name + " " + verb;
         return out;
@@ -225,7 +250,7 @@ std::string explain(const EnforceViolation& v) {
     if (!v.fixes.empty()) {
         for (std::size_t i = 0; i < v.fixes.size(); ++i) {
             const EnforceFix& f = v.fixes[i];
-            out += i == 0 ? "; to enter " : "; or, to enter ";
+            out += i == 0 && v.locks_needed.empty() ? "; to enter " : "; or, to enter ";
             out += f.to_mode + " (edge " + f.from_mode + " -" + f.mechanism + "-> " + f.to_mode +
                    "), ";
             if (f.senders.size() == 1)
@@ -235,9 +260,13 @@ std::string explain(const EnforceViolation& v) {
                 out += join_list(f.senders, " and ") + " must each " + f.snd_op +
                        " after their accesses in " + f.from_mode + " and ";
             out += f.receiver + " must " + f.rcv_op + " before " + verb;
+            if (!f.hold_lock.empty())
+                out += ", holding " + f.hold_lock;
         }
         return out;
     }
+    if (!v.locks_needed.empty())
+        return out;
     if (!v.route.empty())
         return out + "; the modes that permit it are reached only by " + v.route;
     return out + "; no mode that permits it (" + join_list(v.permitting_modes, ", ") +

@@ -19,9 +19,10 @@ public:
     ViolationExplainer(const NetShapes& shapes, const NetNames& names, const Variables& vars)
         : shapes_(shapes), names_(names), vars_(vars) {}
 
-    // The memory op e by thread t on v, which none of the candidates `cands` permits.
-    EnforceViolation describe(VarIx v, CandidateView cands, NetThread t, const Event& e,
-                              const Symbols* syms) const;
+    // The memory op e by thread t, holding `held`, on v, which none of the candidates `cands`
+    // permits.
+    EnforceViolation describe(VarIx v, CandidateView cands, NetThread t, HeldLocks held,
+                              const Event& e, const Symbols* syms) const;
 
 private:
     const NetShapes& shapes_;

@@ -51,6 +51,11 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
         a.kind = m.kind;
         a.threads = r.names(m.threads);
         std::sort(a.threads.begin(), a.threads.end());
+        if (m.kind == ModeKind::LOCK) {
+            a.lock = r.name(m.lock);
+            if (a.lock.empty())
+                Reader::bad("the lock of a LOCK mode");
+        }
         g.modes.push_back(std::move(a));
     }
     const auto mode_index = [&](std::uint32_t i) {
@@ -63,6 +68,9 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
         ModeEdge me;
         me.from = mode_index(e.from);
         me.to = mode_index(e.to);
+        if (e.kind == MechKind::queue) // no op of a live program sends or receives it yet
+            throw std::invalid_argument(
+                "sfg::spec: a queue label (thesis §5.1) is not enforced by the live runtime yet");
         me.mech.kind = e.kind;
         me.mech.name = r.name(e.name);
         me.mech.thread = r.name(e.thread);

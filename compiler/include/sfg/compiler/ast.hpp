@@ -19,33 +19,36 @@ struct Ident {
     SourceLoc loc;
 };
 
-// A transition label z: `^m`, `^fork`, `^join`, `{m}`, `{fork(t -> U)}`, `{join(S -> t)}`.
+// A transition label z: `^m`, `^fork`, `^join`, `{m}`, `{fork(t -> U)}`, `{join(S -> t)}`, and
+// the value labels `^(v == K)`, `{v == K}` (thesis §5.1).
 struct Label {
-    enum class Kind { named, bare_fork, bare_join, fork, join };
+    enum class Kind { named, bare_fork, bare_join, fork, join, value };
     Kind kind = Kind::named;
     SourceLoc loc;
-    Ident name;                 // named: the lock, volatile or barrier
+    Ident name;                 // named: the lock, volatile, barrier or queue; value: the volatile
     Ident thread;               // fork: the forking thread; join: the joining thread
-    std::vector<Ident> threads; // fork: U; join: S
+    std::vector<Ident> threads; // fork: U; join: S (thread or group names)
+    Ident value;                // value: K as written, with its '-' if any (sema checks its range)
 };
 
-// A discipline term (thesis §4.2.1 grammar).
+// A discipline term (thesis §4.2.1 grammar, with LOCK_m(T) of §5.2 and EX(each W) = ⊔_{t∈W} EX(t)).
 struct Disc {
-    enum class Kind { ex, rs, disj, seq, loop, name };
+    enum class Kind { ex, rs, disj, seq, loop, name, lock, each };
     Kind kind = Kind::ex;
     SourceLoc loc;                  // the term's first token; for disj/seq the operator
-    std::vector<Ident> threads;     // ex, rs (as written; sema checks arity)
-    Ident name;                     // name: a named discipline
+    std::vector<Ident> threads;     // ex, rs, lock (thread or group names as written)
+    Ident name;                     // name: a named discipline; lock: the lock; each: the group
     std::unique_ptr<Disc> lhs, rhs; // disj, seq: both; loop: lhs
     Label label;                    // seq, loop
 };
 
 struct Decl {
-    enum class Kind { threads, lock, volatile_, barrier, discipline, var };
+    enum class Kind { threads, lock, volatile_, barrier, discipline, var, queue, group };
     Kind kind = Kind::threads;
     SourceLoc loc;
-    std::vector<Ident> names;           // the declared names (one for barrier and discipline)
-    std::vector<Ident> barrier_threads; // barrier
+    std::vector<Ident> names;           // the declared names (one for barrier, discipline, group)
+    std::vector<Ident> barrier_threads; // barrier (thread or group names)
+    std::vector<Ident> members;         // group: its threads
     std::unique_ptr<Disc> disc;         // discipline; var (may be null)
 };
 

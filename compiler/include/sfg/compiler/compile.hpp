@@ -13,11 +13,19 @@
 
 namespace sfg {
 
-// A declared lock, volatile or barrier (barriers carry their thread set, sorted).
+// A declared lock, volatile, barrier or queue (barriers carry their thread set, sorted).
 struct MechanismDecl {
     std::string name;
-    MechKind kind = MechKind::lock; // lock, volatile_ or barrier
+    MechKind kind = MechKind::lock; // lock, volatile_, barrier or queue
     std::vector<std::string> threads;
+    SourceLoc loc;
+};
+
+// A declared thread group (docs/language.md, "Thread groups"): only sugar, already expanded in
+// every SFG and net; kept so that writers can list it.
+struct GroupDecl {
+    std::string name;
+    std::vector<std::string> threads; // sorted
     SourceLoc loc;
 };
 
@@ -32,6 +40,7 @@ struct CompiledSpec {
     std::string file;
     std::vector<std::string> threads; // sorted by name
     std::vector<MechanismDecl> mechanisms;
+    std::vector<GroupDecl> groups;           // in declaration order
     std::vector<CompiledVariable> variables; // in declaration order
     std::vector<ast::Program> programs;      // checked by program_sema; run by `sfgc check`
 };

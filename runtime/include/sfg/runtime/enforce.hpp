@@ -67,6 +67,16 @@ struct EnforceFix {
     std::string snd_op; // "rel(m)", "vw(v)", "benter(b)", "fork(t1,t2)", "end"
     std::string receiver;
     std::string rcv_op; // "acq(m)", "vr(v)", "bexit(b)", "start", "join(t1,t2)"
+    // `to` is LOCK_m(T) and the receiver did not hold m at the access: "m", which it must hold
+    // then ([READ LOCKED], [WRITE LOCKED], thesis §5.2); empty otherwise.
+    std::string hold_lock;
+};
+
+// A possible mode LOCK_m(T) that would have permitted the access had the thread held m
+// ([READ LOCKED], [WRITE LOCKED], thesis §5.2).
+struct EnforceLockNeeded {
+    std::string mode; // "LOCK_m(t0,t1)"
+    std::string lock; // "m"
 };
 
 // A memory op that no candidate marking permits (Figure 4.15 with an empty result). Plain data;
@@ -76,13 +86,16 @@ struct EnforceViolation {
     std::uint64_t event = 0; // the event number (docs/traces.md)
     ThreadId thread = 0;
     std::string thread_name;
-    Op op = Op::read;                          // Op::read or Op::write
-    ObjId location = no_object;                // Symbols::locations id, as in the event
-    std::uint32_t line = 0;                    // as in the event
-    bool after_resync = false;                 // false for the first violation of the variable
-    std::vector<std::string> possible_modes;   // modes the candidates were in, before the access
-    std::vector<std::string> permitting_modes; // modes of the discipline that permit the access
-    std::vector<EnforceFix> fixes;             // the cheapest ways in (fewest missing ops) first
+    Op op = Op::read;                        // Op::read or Op::write
+    ObjId location = no_object;              // Symbols::locations id, as in the event
+    std::uint32_t line = 0;                  // as in the event
+    bool after_resync = false;               // false for the first violation of the variable
+    std::vector<std::string> possible_modes; // modes the candidates were in, before the access
+    // Modes of the discipline that permit the access (a LOCK mode counts: it would, with its
+    // lock held).
+    std::vector<std::string> permitting_modes;
+    std::vector<EnforceLockNeeded> locks_needed; // possible LOCK modes whose lock was not held
+    std::vector<EnforceFix> fixes;               // the cheapest ways in (fewest missing ops) first
     // When no edge leads from a possible mode straight into a permitting mode: a shortest route
     // through the discipline, e.g. "EX(t0) -m-> EX(t1) -n-> EX(t2)" (empty if there is none).
     std::string route;

@@ -8,6 +8,7 @@
 #include "sfg/runtime/op.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,24 +18,30 @@ namespace sfg {
 // `join` label has already been turned into fork(t -> U) / join(S -> t) for its edge.
 struct Mechanism {
     MechKind kind = MechKind::lock;
-    std::string name;                 // lock, volatile or barrier name; empty for fork/join
+    std::string name;                 // lock, volatile, barrier or queue name; empty for fork/join
     std::string thread;               // fork: the forking thread t; join: the joining thread t
     std::vector<std::string> threads; // fork: U; join: S; barrier: its thread set (sorted)
+    // volatile only: the mechanism v==K of thesis §5.1 (vflag), whose snd writes K to v and whose
+    // rcv reads K from it; empty for the plain volatile v.
+    std::optional<std::int64_t> value{};
 
-    // The canonical label (docs/tutorial.md): "m", "fork(t0->t1,t2)", "join(t1,t2->t0)".
+    // The canonical label (docs/tutorial.md): "m", "v==1", "fork(t0->t1,t2)", "join(t1,t2->t0)".
     std::string label() const;
     friend bool operator==(const Mechanism&, const Mechanism&) = default;
 };
 
-const char* to_string(MechKind k); // "lock", "volatile", "barrier", "fork", "join"
+const char* to_string(MechKind k); // "lock", "volatile", "barrier", "fork", "join", "queue"
 
-// An access mode EX(t) or RS(T) (thesis §4.2.1); threads sorted by name.
-enum class ModeKind : std::uint8_t { EX, RS };
+// An access mode EX(t), RS(T) (thesis §4.2.1) or LOCK_m(T) (thesis §5.2); threads sorted by name.
+// LOCK_m(T) composes and refines like RS(T); only what its Acc places permit differs: any access
+// by t, but only while t holds m (docs/language.md, "Lock-held modes").
+enum class ModeKind : std::uint8_t { EX, RS, LOCK };
 
 struct AccessMode {
     ModeKind kind = ModeKind::EX;
     std::vector<std::string> threads;
-    std::string label() const; // "EX(t0)", "RS(t0,t1)"
+    std::string lock{};        // LOCK: the lock m; empty for EX and RS
+    std::string label() const; // "EX(t0)", "RS(t0,t1)", "LOCK_m(t0,t1)"
 };
 
 // An SFG edge a -z-> b between mode indices.
@@ -49,7 +56,8 @@ enum class TransitionKind : std::uint8_t { snd, sync, rcv };
 const char* to_string(PlaceKind k);
 const char* to_string(TransitionKind k);
 
-// Acc[t:a] (mode set, edge -1), PostSnd[s:e] / PreRcv[t:e] (edge set, mode -1).
+// Acc[t:a] (mode set, edge -1), PostSnd[s:e] / PreRcv[t:e] (edge set, mode -1). The lock that
+// Acc[t:a] of a LOCK mode requires is modes[a].lock.
 struct Place {
     std::string id;
     PlaceKind kind = PlaceKind::Acc;

@@ -35,8 +35,9 @@ enum class Op : std::uint8_t {
 };
 inline constexpr std::size_t op_count = 14;
 
-// A synchronization mechanism's kind in SyncMech (thesis §4.1.1).
-enum class MechKind : std::uint8_t { lock, volatile_, barrier, fork, join };
+// A synchronization mechanism's kind in SyncMech (thesis §4.1.1); `queue` is the hand-off q(o)
+// of thesis §5.1 (docs/language.md, "Queues").
+enum class MechKind : std::uint8_t { lock, volatile_, barrier, fork, join, queue };
 
 // The namespaces of names (docs/traces.md): each kind of object has its own.
 enum class Namespace : std::uint8_t { thread, variable, lock, volatile_, barrier, location };
@@ -126,18 +127,18 @@ constexpr std::optional<Op> op_from_wire(unsigned code) {
 }
 
 // The op that is the snd / rcv of a mechanism kind (thesis Figure 4.2): rel/acq, vw/vr,
-// benter/bexit, fork/start, exit/join.
+// benter/bexit, fork/start, exit/join; Op::begin for a kind no trace op sends (queue).
 constexpr Op snd_op(MechKind k) {
     for (const OpInfo& i : op_table)
         if (i.role == Role::snd && i.mech == k)
             return i.op;
-    return Op::begin; // unreachable: every kind has its snd
+    return Op::begin; // a kind without a trace op
 }
 constexpr Op rcv_op(MechKind k) {
     for (const OpInfo& i : op_table)
         if (i.role == Role::rcv && i.mech == k)
             return i.op;
-    return Op::begin; // unreachable: every kind has its rcv
+    return Op::begin; // a kind without a trace op
 }
 
 // The binary trace's name-record code of each namespace (docs/traces.md): tag 0x40 + code.
