@@ -62,9 +62,9 @@ struct OpInfo {
     Namespace space; // of the operand's names (threads for sets and threads)
     Role role;
     std::optional<MechKind> mech; // of a snd or rcv; none for accesses and block boundaries
-    bool writes;       // changes its object: w (a variable), vw (a volatile)
-    bool implicit;     // made by streams, never written to a file
-    std::uint8_t wire; // binary trace code (docs/traces.md); no_wire for implicit ops
+    bool writes;                  // changes its object: w (a variable), vw (a volatile)
+    bool implicit;                // made by streams, never written to a file
+    std::uint8_t wire;            // binary trace code (docs/traces.md); no_wire for implicit ops
 };
 inline constexpr std::uint8_t no_wire = 0xff;
 
