@@ -28,6 +28,7 @@ struct RandomTraceOptions {
     int barriers = 1;  // b0..
     int events = 40;   // about this many lines
     int guarded = 0;   // percent of accesses to x(i) made only while holding m(i % locks)
+    int rejoin = 0;    // percent chance that a join may name each thread joined before
 };
 
 inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& o) {
@@ -108,9 +109,16 @@ inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& 
                 }
             } else if (k < 90) {
                 std::vector<int> live;
-                for (int u = 0; u < n; ++u)
-                    if (u != t && state[u] != S::joined && (state[u] == S::runnable || chance(10)))
+                for (int u = 0; u < n; ++u) {
+                    if (u == t)
+                        continue;
+                    if (state[u] == S::joined) { // no draw when rejoin is 0: the same traces
+                        if (o.rejoin > 0 && chance(o.rejoin))
+                            live.push_back(u);
+                    } else if (state[u] == S::runnable || chance(10)) {
                         live.push_back(u);
+                    }
+                }
                 if (live.empty()) {
                     line += "r(x0)";
                 } else {

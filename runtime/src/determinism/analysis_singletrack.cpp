@@ -14,12 +14,6 @@ std::uint64_t object_key(Namespace space, ObjId obj) {
 
 } // namespace
 
-SingleTrackDetector::ThreadState& SingleTrackDetector::thread(ThreadId t) {
-    if (threads_.size() <= t)
-        threads_.resize(t + 1);
-    return threads_[t];
-}
-
 void SingleTrackDetector::leave(std::uint64_t block) {
     auto it = members_.find(block);
     if (it == members_.end() || --it->second)
@@ -39,15 +33,16 @@ void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
     if (error_)
         return;
     const ThreadId t = e.thread;
-    thread(t);
     if (e.implicit) {
         // A thread is in its transaction until it ends (a thread forked inside a block also
         // after the block's `end`; a block of its own may be left open).
-        if (e.op == Op::thread_end && threads_[t].block) {
-            const std::uint64_t b = threads_[t].block;
-            threads_[t].block = 0;
-            threads_[t].own_open = threads_[t].flattened = false;
-            leave(b);
+        if (e.op == Op::thread_end) {
+            const ThreadState* th = threads_.find(t);
+            const std::uint64_t b = th ? th->block : 0;
+            threads_.retire(t); // it has no more events: nothing of its state is needed
+            xs_.retire(t);
+            if (b)
+                leave(b);
         }
         return;
     }
@@ -87,8 +82,6 @@ void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
     }
     case Op::fork: {
         const ThreadSets::Set children = syms.thread_sets[e.target];
-        for (ThreadId u : children)
-            thread(u);
         const std::uint64_t b = threads_[t].block;
         for (ThreadId u : children) { // XS FORK IN: the children join the forker's transaction
             threads_[u].block = b;

@@ -31,10 +31,25 @@ TransactionalHbGraph::Reads& TransactionalHbGraph::reads(Namespace space, ObjId 
     return v[obj];
 }
 
-TransactionalHbGraph::Ref& TransactionalHbGraph::last(ThreadId t) {
-    if (last_.size() <= t)
-        last_.resize(t + 1);
-    return last_[t];
+void TransactionalHbGraph::retire(ThreadId t) {
+    Ref* r = last_.find(t);
+    if (!r)
+        return;
+    if (live(*r)) {
+        ended_[t] = *r; // the reference moves with it
+        if (ended_.size() >= sweep_at_) {
+            std::erase_if(ended_, [this](const auto& kv) { return !live(kv.second); });
+            sweep_at_ = std::max<std::size_t>(64, 2 * ended_.size());
+        }
+    }
+    last_.retire(t); // a freed node needs no drop: its handle finds nothing
+}
+
+TransactionalHbGraph::Ref TransactionalHbGraph::ended_last(ThreadId t) {
+    if (Ref* r = last_.find(t))
+        return *r;
+    auto it = ended_.find(t);
+    return it == ended_.end() ? Ref{} : it->second;
 }
 
 void TransactionalHbGraph::set(Ref& slot, Ref r) {
@@ -312,12 +327,10 @@ void TransactionalHbGraph::join(ThreadId t, Node block, std::span<const ThreadId
     start_event();
     bool preds = false;
     for (ThreadId u : joined)
-        preds = preds || live(last(u));
+        preds = preds || live(ended_last(u));
     const Handle cur = current(t, block, e, preds);
-    for (ThreadId u : joined) {
-        const Ref from = last(u);
-        edge(from, cur, e.number);
-    }
+    for (ThreadId u : joined)
+        edge(ended_last(u), cur, e.number);
     finish_event(block ? Handle{0} : cur);
 }
 

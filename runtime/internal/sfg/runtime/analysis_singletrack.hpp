@@ -14,8 +14,10 @@
 #include "sfg/runtime/barrier_generations.hpp"
 #include "sfg/runtime/conflict_freedom.hpp"
 #include "sfg/runtime/report.hpp"
+#include "sfg/runtime/thread_records.hpp"
 #include "sfg/runtime/transactional_hb_graph.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -35,15 +37,18 @@ public:
     std::size_t live_blocks() const { return cf_.live_blocks(); }
     std::size_t live_nodes() const { return xs_.live_nodes(); }
     std::size_t peak_nodes() const { return xs_.peak_nodes(); }
+    // Per-thread records held (of this detector and of the graph): the threads alive at once.
+    std::size_t thread_records() const {
+        return std::max(threads_.capacity(), xs_.thread_records());
+    }
 
 private:
-    struct ThreadState {                  // 16 bytes: one per thread that ever existed
+    struct ThreadState {                  // 16 bytes: one per thread alive
         std::uint64_t block = 0;          // the transaction it is in: its block's `begin` (0: none)
         std::uint64_t own_begin : 62 = 0; // its own open `begin` is at this event
         std::uint64_t own_open : 1 = 0;   // its own `begin` is open
         std::uint64_t flattened : 1 = 0;  // ... inside a block it was forked in
     };
-    ThreadState& thread(ThreadId t);
     void leave(std::uint64_t block);
     void fail(const Event& e, std::string message);
     void check(const Event& e, const Symbols& syms);
@@ -52,7 +57,7 @@ private:
 
     ConflictFreedom cf_;
     TransactionalHbGraph xs_;
-    std::vector<ThreadState> threads_;
+    ThreadRecords<ThreadState> threads_;                       // retired at the thread's end
     std::unordered_map<std::uint64_t, std::uint32_t> members_; // threads in each open block
     BarrierGenerations generations_;
     std::vector<Finding> findings_;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "sfg/runtime/event.hpp"
+#include "sfg/runtime/thread_records.hpp"
 
 #include <cstdint>
 #include <span>
@@ -63,12 +64,15 @@ public:
                       const Event& e);
     // No thread is in block b any more: it receives no more edges.
     void close(Node b);
+    // Thread t ended: it has no more events, only joins of it to come.
+    void retire(ThreadId t);
 
     // The blocks the last event applied put on a cycle for the first time, by `begin`.
     const std::vector<Cycle>& cycles() const { return cycles_; }
 
     std::size_t live_nodes() const { return live_; }
     std::size_t peak_nodes() const { return peak_; }
+    std::size_t thread_records() const { return last_.capacity(); }
 
 private:
     // A node's slot and the generation of the slot (a freed node's handle finds nothing);
@@ -116,7 +120,9 @@ private:
     void collect();
     void erase(Handle n);
     void bypass(Handle n);
-    Ref& last(ThreadId t);
+    Ref& last(ThreadId t) { return last_[t]; }
+    // ℒ(t) of a thread that may have ended: what a join of it draws its edge from.
+    Ref ended_last(ThreadId t);
     struct Reads {
         std::vector<std::pair<ThreadId, Ref>> by_thread; // ℛ(x, ·) since the last write
         Ref write;                                       // 𝒲(x)
@@ -127,7 +133,11 @@ private:
     std::vector<std::uint32_t> free_;
     std::size_t live_ = 0, peak_ = 0;
     std::unordered_map<Node, Handle> open_blocks_;
-    std::vector<Ref> last_;      // ℒ
+    ThreadRecords<Ref> last_; // ℒ, of the threads that have not ended
+    // ℒ of ended threads whose last node is alive, for joins (a thread may be joined twice);
+    // entries whose node was freed are swept when the map has doubled.
+    std::unordered_map<ThreadId, Ref> ended_;
+    std::size_t sweep_at_ = 64;
     std::vector<Reads> vars_[2]; // 𝒲, ℛ: variables, volatiles
     std::vector<Ref> releases_;  // 𝒰
     std::unordered_map<std::uint64_t, std::vector<Ref>> arrivals_; // by barrier generation
