@@ -9,7 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include <random>
 #include <string>
+#include <vector>
 
 using namespace sfg;
 using namespace sfg::testing;
@@ -105,4 +107,31 @@ TEST_CASE("thread slots: 10^5 short-lived threads, every analysis, a slot or two
     CHECK(st.findings().empty());
     Clocks c(text);
     CHECK(c.clocks.slots() == 2);
+}
+
+TEST_CASE("retired clocks: a kept final clock is found as it was, zeros at the end dropped") {
+    RetiredClocks r;
+    std::mt19937 rng(5);
+    std::vector<std::vector<Clock>> want(300);
+    for (ThreadId t = 0; t < want.size(); t += 1 + rng() % 3) {
+        VectorClock c;
+        const std::uint32_t width = rng() % 12;
+        for (std::uint32_t s = 0; s < width; ++s) {
+            const Clock v = rng() % 4 == 0 ? 0 : rng() >> (rng() % 32);
+            c.set(s, v);
+        }
+        std::vector<Clock> parts(c.components().begin(), c.components().end());
+        while (!parts.empty() && parts.back() == 0)
+            parts.pop_back();
+        want[t] = parts;
+        r.keep(t, c);
+    }
+    for (ThreadId t = 0; t < want.size(); ++t) {
+        const auto found = r.find(t);
+        if (want[t].empty() && !found)
+            continue; // never kept
+        REQUIRE(found);
+        CHECK(std::vector<Clock>(found->begin(), found->end()) == want[t]);
+    }
+    CHECK_FALSE(r.find(1000));
 }

@@ -1,4 +1,8 @@
 #include "sfg/runtime/thread_slots.hpp"
+#include "core/varint.hpp"
+
+#include <limits>
+#include <stdexcept>
 
 namespace sfg {
 
@@ -48,10 +52,34 @@ void RetiredClocks::keep(ThreadId t, const VectorClock& c) {
     while (!v.empty() && v.back() == 0) // the padding and the slots it never learned of
         v = v.first(v.size() - 1);
     if (at_.size() <= t)
-        at_.resize(t + 1);
-    at_[t] = {static_cast<std::uint32_t>(arena_.size()), static_cast<std::uint32_t>(v.size())};
-    arena_.insert(arena_.end(), v.begin(), v.end());
+        at_.resize(t + 1, 0);
+    // An offset past 4 GiB would take some 10^9 retired threads: the memory limit comes first.
+    if (arena_.size() >= std::numeric_limits<std::uint32_t>::max())
+        throw std::length_error("retired thread clocks exceed 4 GiB");
+    at_[t] = static_cast<std::uint32_t>(arena_.size()) + 1;
+    put_varint(arena_, v.size());
+    for (Clock x : v)
+        put_varint(arena_, x);
     ++kept_;
+}
+
+std::optional<std::span<const Clock>> RetiredClocks::find(ThreadId t) const {
+    if (t >= at_.size() || !at_[t])
+        return std::nullopt;
+    std::size_t i = at_[t] - 1;
+    auto next = [&] {
+        std::uint64_t v = 0;
+        for (int shift = 0;; shift += 7) {
+            const auto b = static_cast<unsigned char>(arena_[i++]);
+            v |= std::uint64_t{b & 0x7fu} << shift;
+            if (!(b & 0x80))
+                return v;
+        }
+    };
+    found_.resize(next());
+    for (Clock& x : found_)
+        x = next();
+    return std::span<const Clock>(found_);
 }
 
 } // namespace sfg

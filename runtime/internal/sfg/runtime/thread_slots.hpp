@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace sfg {
@@ -59,27 +60,19 @@ private:
 };
 
 // The final clocks of threads whose slot went to another thread, kept for a second join of them:
-// one flat arena of their components (as many as slots were in use), nothing allocated per
-// thread.
+// one flat arena of their components as LEB128 varints (docs/traces.md; mostly a byte or three a
+// component), a 4-byte offset per thread, nothing allocated per thread.
 class RetiredClocks {
 public:
     void keep(ThreadId t, const VectorClock& c);
-    // t's final clock, if t's slot went to another thread.
-    std::optional<std::span<const Clock>> find(ThreadId t) const {
-        if (t >= at_.size() || at_[t].length == none)
-            return std::nullopt;
-        return std::span<const Clock>(arena_).subspan(at_[t].offset, at_[t].length);
-    }
+    // t's final clock, if t's slot went to another thread; valid until the next find.
+    std::optional<std::span<const Clock>> find(ThreadId t) const;
     std::size_t size() const { return kept_; }
 
 private:
-    static constexpr std::uint32_t none = ~std::uint32_t{0};
-    struct At {
-        std::uint32_t offset = 0; // in clocks: 2^32 of them would be 16 GB
-        std::uint32_t length = none;
-    };
-    std::vector<Clock> arena_;
-    std::vector<At> at_; // by thread
+    std::string arena_;                // per thread: its length, then its components
+    std::vector<std::uint32_t> at_;    // by thread: 1 + its offset in arena_, 0: none
+    mutable std::vector<Clock> found_; // the last clock found, decoded
     std::size_t kept_ = 0;
 };
 
