@@ -204,8 +204,7 @@ struct Checker::Impl {
                 return;
             f.var = x.var;
             f.line = x.access.line;
-            f.event = x.access.event;
-            f.thread = x.access.thread;
+            f.access = x.access;
             record(std::move(f), steps, step_of[x.access.event - 1] + 1);
         };
         for (const Finding& r : races) {
@@ -255,8 +254,7 @@ struct Checker::Impl {
                 continue;
             CheckFinding f;
             f.kind = x.kind;
-            f.event = x.access.event;
-            f.thread = x.access.thread;
+            f.access = x.access;
             if (x.kind == FindingKind::conflict) {
                 f.line = x.block && *x.block <= ev.size() ? ev[*x.block - 1]->line : 0;
                 f.message = fmt::format(
@@ -291,7 +289,8 @@ struct Checker::Impl {
             f.kind = kind_of(x.kind);
             if (f.kind != FindingKind::bound)
                 f.line = x.line;
-            f.thread = x.thread;
+            f.access.thread = x.thread;
+            f.access.line = x.line;
             f.message = x.message;
             record(std::move(f), steps, upto);
         };
@@ -309,7 +308,10 @@ struct Checker::Impl {
             CheckFinding f;
             f.kind = FindingKind::deadlock;
             f.line = waits.empty() ? 0 : waits.front().line;
-            f.thread = waits.empty() ? std::optional<ThreadId>() : waits.front().thread;
+            if (!waits.empty()) {
+                f.access.thread = waits.front().thread;
+                f.access.line = waits.front().line;
+            }
             f.message = "deadlock: " + who;
             record(std::move(f), steps, steps.size());
             for (const Wait& w : waits)
@@ -317,7 +319,8 @@ struct Checker::Impl {
                     CheckFinding g;
                     g.kind = FindingKind::ill_formed;
                     g.line = w.line;
-                    g.thread = w.thread;
+                    g.access.thread = w.thread;
+                    g.access.line = w.line;
                     g.message = fmt::format("{} waits at line {}: {}: a join of a thread that is "
                                             "never forked",
                                             m.syms.threads.name(w.thread), w.line, w.what);

@@ -61,8 +61,8 @@ ojson finding_json(const CheckFinding& f) {
                  {"line", f.line ? ojson(*f.line) : ojson()},
                  {"message", f.message},
                  {"events", f.events},
-                 {"event", f.event},
-                 {"thread", f.thread ? ojson(*f.thread) : ojson()},
+                 {"event", f.access.event},
+                 {"thread", f.has_thread() ? ojson(f.access.thread) : ojson()},
                  {"executions", f.executions},
                  {"order", ojson{{"task", f.order.task}, {"index", f.order.index}}},
                  {"steps", std::move(steps)}};
@@ -348,12 +348,12 @@ ProgramPart read_program(const Part& part, std::size_t i, const Model& m) {
             f.line = static_cast<std::uint32_t>(count(path, jf, "line"));
         f.message = field(path, jf, "message", json::value_t::string).get<std::string>();
         f.events = count(path, jf, "events");
-        f.event = count(path, jf, "event");
+        f.access.event = count(path, jf, "event");
         if (jf.contains("thread") && !jf["thread"].is_null()) {
             const std::uint64_t t = count(path, jf, "thread");
             if (t >= m.threads.size())
                 bad(path, "a finding names a thread the program does not have");
-            f.thread = static_cast<ThreadId>(t);
+            f.access.thread = static_cast<ThreadId>(t);
         }
         f.executions = count(path, jf, "executions");
         const json& order = field(path, jf, "order", json::value_t::object);

@@ -44,8 +44,8 @@ void print_table(std::ostream& out, const Model& m, const CheckFinding& f) {
     };
     for (const Step& s : f.steps)
         add(s.thread);
-    if (f.thread)
-        add(*f.thread);
+    if (f.has_thread())
+        add(f.access.thread);
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"STEP"});
     for (ThreadId t : cols)
@@ -56,7 +56,7 @@ void print_table(std::ostream& out, const Model& m, const CheckFinding& f) {
             row.push_back(f.steps[i].thread == t ? cell(m, f.steps[i]) : "");
         rows.push_back(std::move(row));
     }
-    if (f.kind != FindingKind::race && f.kind != FindingKind::violation && f.thread &&
+    if (f.kind != FindingKind::race && f.kind != FindingKind::violation && f.has_thread() &&
         f.kind != FindingKind::bound && f.kind != FindingKind::conflict &&
         f.kind != FindingKind::cycle) {
         std::vector<std::string> row{""};
@@ -65,7 +65,8 @@ void print_table(std::ostream& out, const Model& m, const CheckFinding& f) {
                            : f.kind == FindingKind::deadlock ? "waits forever"
                                                              : "ill-formed";
         for (ThreadId t : cols)
-            row.push_back(t == *f.thread ? fmt::format("// {} :{}", what, f.line.value_or(0)) : "");
+            row.push_back(t == f.access.thread ? fmt::format("// {} :{}", what, f.line.value_or(0))
+                                               : "");
         rows.push_back(std::move(row));
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
@@ -96,7 +97,7 @@ void print_text(std::ostream& out, const Model& m, const CheckResult& r, const s
         if (f.line)
             head += fmt::format(" at line {}", *f.line);
         out << fmt::format("{}: {}\n", head, f.message);
-        if (f.steps.empty() && !f.thread)
+        if (f.steps.empty() && !f.has_thread())
             continue;
         out << fmt::format("  shortest counterexample ({} events, seen in {} executions):\n",
                            f.events, f.executions);

@@ -25,7 +25,7 @@ std::string report(const Model& m, const CheckResult& r) {
     out << to_json(m, r).dump() << '\n';
     out << "complete " << r.stats.complete << " max_depth " << r.stats.max_depth << '\n';
     for (const CheckFinding& f : r.findings)
-        out << "event " << f.event << " executions " << f.executions << '\n';
+        out << "event " << f.access.event << " executions " << f.executions << '\n';
     return out.str();
 }
 

@@ -156,7 +156,7 @@ TEST_CASE("every counterexample replays with `sfgc trace` to the same finding") 
                 nlohmann::json j = nlohmann::json::parse(out);
                 bool same = false;
                 for (const auto& x : j["analyses"][0]["findings"])
-                    same = same || (x["kind"] == to_string(f.kind) && x["event"] == f.event);
+                    same = same || (x["kind"] == to_string(f.kind) && x["event"] == f.access.event);
                 CHECK(same);
                 continue;
             }
@@ -172,7 +172,7 @@ TEST_CASE("every counterexample replays with `sfgc trace` to the same finding") 
                 if ((a["name"] == "fasttrack") != (f.kind == FindingKind::race) || !a.contains(key))
                     continue;
                 for (const auto& x : a[key])
-                    same = same || (x["var"] == f.var && x["event"] == f.event);
+                    same = same || (x["var"] == f.var && x["event"] == f.access.event);
             }
             CHECK(same);
         }

@@ -38,19 +38,24 @@ struct ExecOrder {
 };
 bool operator<(const ExecOrder& a, const ExecOrder& b);
 
-struct CheckFinding {
-    FindingKind kind = FindingKind::race;
-    std::string var;                   // race, violation (empty otherwise)
-    std::optional<std::uint32_t> line; // the failing statement / reported event; none for bound
-    std::string message;
+// A finding of `sfgc check`: the runtime's Finding (report.hpp) plus its counterexample. Of the
+// Finding: `kind`, `message`; `var` for races and violations (empty otherwise); `access` the
+// reported event of a race, violation, conflict or cycle (its number in the counterexample's
+// events), or only the failing thread and line of an assert, a division by zero, a deadlock or an
+// ill-formed operation; no thread (no_object) for a bound.
+struct CheckFinding : Finding {
+    CheckFinding() { access.thread = no_object; }
+    bool has_thread() const { return access.thread != no_object; }
+
+    // The line the report names: the failing statement, the reported event's, a conflict's
+    // block's (docs/determinism.md, "Model checking"); none for a bound or a cycle.
+    std::optional<std::uint32_t> line;
     // The shortest counterexample: the steps of an execution up to and including the step
     // where the finding happens (the whole execution for a deadlock or a step bound).
     std::vector<Step> steps;
-    std::uint64_t events = 0;       // emitted events in `steps` (what "shortest" minimizes)
-    std::uint64_t event = 0;        // race/violation: the number of the reported event
-    std::optional<ThreadId> thread; // the failing / reporting thread
-    std::uint64_t executions = 0;   // executions that showed it
-    ExecOrder order;                // the execution `steps` comes from
+    std::uint64_t events = 0;     // emitted events in `steps` (what "shortest" minimizes)
+    std::uint64_t executions = 0; // executions that showed it
+    ExecOrder order;              // the execution `steps` comes from
 };
 
 // What identifies a finding (docs/programs.md): its kind and variable for races and violations,
