@@ -26,6 +26,7 @@
 #include <optional>
 #include <thread>
 #include <unistd.h>
+#include <variant>
 
 namespace sfgc {
 
@@ -160,8 +161,8 @@ int run_trace(int argc, char** argv) {
         selected.push_back(std::move(a));
     }
 
-    // One pass: the analyses see each event as it is read. An SLP: `hb` and `eraser` run on the
-    // grammar (slp_analyses.hpp), the others on its expansion.
+    // One pass: the analyses see each event as it is read. An SLP: `hb` and `eraser` may run on
+    // the grammar (analyse_slp), the others on its expansion.
     sfg::Symbols syms;
     std::vector<sfg::AnalysisReport> reports;
     std::uint64_t events = 0;
@@ -170,47 +171,21 @@ int run_trace(int argc, char** argv) {
         LoadedSlp slp;
         if (!load_slp(file, slp_format, syms, slp, slp_reading_threads(threads)))
             return 2;
-        // On the grammar when it pays (docs/compressed.md, "When compression pays"): its cost
-        // is per grammar symbol and many times a streamed event's.
-        const bool on_grammar =
-            slp_mode == "grammar" ||
-            (slp_mode == "auto" &&
-             slp.events() / std::max<std::uint64_t>(slp.size(), 1) >= sfg::slp_grammar_ratio);
-        if (on_grammar) {
-            if (auto error = sfg::check_slp_well_formed(slp.grammar(), file, syms)) {
-                fmt::print(stderr, "{}\n", error->to_string());
-                return 2;
-            }
+        const sfg::SlpSource source{
+            slp.events(), slp.size(), [&]() -> const sfg::Slp& { return slp.grammar(); },
+            [&](sfg::Analysis& sink) {
+                return slp.expand(file, syms, sink, {expansion_threads(threads, slp.events())});
+            }};
+        const sfg::SlpMode mode = slp_mode == "grammar"  ? sfg::SlpMode::grammar
+                                  : slp_mode == "expand" ? sfg::SlpMode::expand
+                                                         : sfg::SlpMode::automatic;
+        auto result = sfg::analyse_slp(source, mode, selected, file, syms);
+        if (const auto* error = std::get_if<sfg::TraceError>(&result)) {
+            fmt::print(stderr, "{}\n", error->to_string());
+            return 2;
         }
-        auto grammar = [&](std::string_view name) {
-            return on_grammar && sfg::runs_on_grammar(name);
-        };
-        sfg::Fanout streamed;
-        std::vector<sfg::Analysis*> on_events;
-        for (const auto& a : selected)
-            if (!grammar(a->info().name)) {
-                streamed.add(a->analysis());
-                on_events.push_back(&a->analysis());
-            }
-        if (!on_events.empty()) {
-            // One analysis takes the events directly, as for a trace.
-            sfg::Analysis& sink = on_events.size() == 1 ? *on_events.front() : streamed;
-            sfg::TraceResult read =
-                slp.expand(file, syms, sink, {expansion_threads(threads, slp.events())});
-            if (!read.ok()) {
-                fmt::print(stderr, "{}\n", read.error->to_string());
-                return 2;
-            }
-            streamed.finish(syms);
-        }
+        reports = std::move(std::get<std::vector<sfg::AnalysisReport>>(result));
         events = slp.events();
-        for (const auto& a : selected) {
-            const std::string_view name = a->info().name;
-            reports.push_back(grammar(name) ? sfg::AnalysisReport{std::string(name), a->info().kind,
-                                                                  sfg::grammar_findings(
-                                                                      name, slp.grammar(), syms)}
-                                            : a->report(syms));
-        }
     } else {
         // One analysis takes the events directly: one virtual call an event fewer.
         sfg::Analysis& sink = selected.size() == 1 ? selected.front()->analysis() : fanout;
