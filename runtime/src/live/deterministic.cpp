@@ -4,6 +4,9 @@
 // methods): the session refuses a `begin` inside the thread's open block, or an `end` outside
 // one, as a misuse (session_impl::deliver_block); the scope object keeps its own begin and end
 // paired, so that a nested block ends nothing.
+#include "event_lock.hpp"
+#include "event_queue.hpp"
+#include "global_state.hpp"
 #include "session_impl.hpp"
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// The runtime's one lock (session_impl.hpp) as ThreadSanitizer must not see it (docs/enforcers.md,
+// The runtime's one lock (global_state.hpp) as ThreadSanitizer must not see it (docs/enforcers.md,
 // "ThreadSanitizer"): it orders sfg's events, not the program, so TSan ignores its
 // synchronization and the bookkeeping done under it; the program's own synchronization (its
 // sfg::mutex, barrier, threads: real std primitives) TSan sees as always, and a volatile_var's
@@ -7,7 +7,8 @@
 //
 // The annotations are weak: they resolve to ThreadSanitizer's runtime in a process that has it
 // (whether or not this library was built with -fsanitize=thread) and to nothing otherwise.
-#include "session_impl.hpp"
+#include "event_lock.hpp"
+#include "global_state.hpp"
 
 extern "C" {
 __attribute__((weak)) void AnnotateIgnoreSyncBegin(const char* file, int line);

@@ -1,5 +1,8 @@
 // sfg::thread and sfg::thread_group (docs/enforcers.md): a fork event before the threads run, a
 // join event after they have ended, and each thread's identity in the session for its own events.
+#include "event_lock.hpp"
+#include "event_queue.hpp"
+#include "global_state.hpp"
 #include "session_impl.hpp"
 
 #include <fmt/format.h>
