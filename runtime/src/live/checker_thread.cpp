@@ -26,14 +26,14 @@ namespace sfg::detail {
 namespace {
 
 // The checker takes at most this many events at once: the analyses run on a batch under
-// event_lock, which the program's slow paths (a new object, a fork) wait for.
+// EventLock, which the program's slow paths (a new object, a fork) wait for.
 constexpr std::size_t batch_size = 4096;
 
 } // namespace
 
-void event_queue::open(session_impl* s) {
-    hidden_scope hidden;
-    // Not under check_lock_, which is taken before event_lock (held here): no thread checks
+void EventQueue::open(SessionImpl* s) {
+    HiddenScope hidden;
+    // Not under check_lock_, which is taken before EventLock (held here): no thread checks
     // until serial_ names this session (close() left the checking side as new).
     session_ = s;
     std::lock_guard l(lock_);
@@ -54,9 +54,9 @@ void event_queue::open(session_impl* s) {
     }
 }
 
-void event_queue::close() {
+void EventQueue::close() {
     {
-        hidden_scope hidden;
+        HiddenScope hidden;
         std::lock_guard l(lock_);
         // The tickets below final_ have been taken: their entries are being written.
         final_ = ticket_.exchange(0, std::memory_order_relaxed) & ticket_mask;
@@ -67,7 +67,7 @@ void event_queue::close() {
     }
     if (checker_.joinable())
         checker_.join(); // it checks what is left first
-    hidden_scope hidden;
+    HiddenScope hidden;
     {
         std::lock_guard c(check_lock_); // a thread helping has finished
         checking_.clear();
@@ -82,13 +82,13 @@ void event_queue::close() {
 
 // Takes the entries up to the next ticket's, ticket after ticket, into the batch. False when
 // the next ticket is not in a ring yet.
-bool event_queue::gather(std::vector<queued_event>& batch) {
+bool EventQueue::gather(std::vector<QueuedEvent>& batch) {
     // Whether ring r's first ticketed entry is the next ticket's (scanning it once).
-    auto has_next = [&](event_ring& r) {
+    auto has_next = [&](EventRing& r) {
         if (r.found_ticket == 0) {
             const std::uint64_t tail = r.tail.load(std::memory_order_acquire);
             for (; r.scanned < tail; ++r.scanned)
-                if (const std::uint64_t t = r.entries[r.scanned % event_ring::capacity].ticket) {
+                if (const std::uint64_t t = r.entries[r.scanned % EventRing::capacity].ticket) {
                     r.found_ticket = t;
                     break;
                 }
@@ -107,9 +107,9 @@ bool event_queue::gather(std::vector<queued_event>& batch) {
             if (last_ == checking_.size())
                 return !batch.empty();
         }
-        event_ring& r = *checking_[last_];
+        EventRing& r = *checking_[last_];
         for (std::uint64_t i = r.head.load(std::memory_order_relaxed); i <= r.scanned; ++i) {
-            const ring_entry& x = r.entries[i % event_ring::capacity];
+            const RingEntry& x = r.entries[i % EventRing::capacity];
             if (!x.marker)
                 batch.push_back({x.file, x.line, x.column, x.target, r.thread, x.op});
         }
@@ -121,7 +121,7 @@ bool event_queue::gather(std::vector<queued_event>& batch) {
     return true;
 }
 
-bool event_queue::check_some(session_impl* s) {
+bool EventQueue::check_some(SessionImpl* s) {
     if (const std::uint64_t v = rings_version_.load(std::memory_order_acquire);
         v != checking_version_) {
         std::lock_guard l(rings_lock_);
@@ -130,12 +130,12 @@ bool event_queue::check_some(session_impl* s) {
         last_ = 0;
     }
     if (batch_.capacity() == 0)
-        batch_.reserve(batch_size + event_ring::capacity);
+        batch_.reserve(batch_size + EventRing::capacity);
     if (!gather(batch_)) {
         // Nothing new: the last batch's second group is finished now.
         if (job_.load(std::memory_order_relaxed) == job_none)
             return false;
-        event_lock lock;
+        EventLock lock;
         return finish_second_group();
     }
     std::atomic_thread_fence(std::memory_order_seq_cst); // the heads stored, then:
@@ -144,7 +144,7 @@ bool event_queue::check_some(session_impl* s) {
         room_.notify_all();
     }
     {
-        event_lock lock;
+        EventLock lock;
         s->check(batch_);
         if (s->split) {
             offer_second_group(*s);
@@ -159,7 +159,7 @@ bool event_queue::check_some(session_impl* s) {
     return true;
 }
 
-void event_queue::offer_second_group(session_impl& s) {
+void EventQueue::offer_second_group(SessionImpl& s) {
     // The first group runs here; meanwhile the last batch's second group may be running on a
     // thread waiting for room, over the other buffer. That one is finished next, and this
     // batch's second group is offered to work() until the next batch (or a look that finds
@@ -187,11 +187,11 @@ void event_queue::offer_second_group(session_impl& s) {
     job_events_ = s.stream->events();
     job_tickets_ = next_ - 1;
     s.buffered.fill ^= 1;
-    event_buffer::publish();
+    EventBuffer::publish();
     job_.store(job_offered, std::memory_order_release);
 }
 
-bool event_queue::finish_second_group() {
+bool EventQueue::finish_second_group() {
     int offered = job_offered;
     if (job_.load(std::memory_order_relaxed) == job_none)
         return false;
@@ -202,7 +202,7 @@ bool event_queue::finish_second_group() {
             cpu_relax();
         else
             std::this_thread::yield();
-    session_impl& s = *job_session_;
+    SessionImpl& s = *job_session_;
     s.buffered.clear(job_buffer_);
     job_.store(job_none, std::memory_order_relaxed);
     if (std::exception_ptr e = std::exchange(job_error_, nullptr)) {
@@ -216,14 +216,14 @@ bool event_queue::finish_second_group() {
     return true;
 }
 
-void event_queue::mark_checked(std::uint64_t ticket) {
+void EventQueue::mark_checked(std::uint64_t ticket) {
     std::lock_guard l(lock_);
     checked_ = ticket;
     room_.notify_all();
 }
 
-void event_queue::run_second_group() {
-    // Without event_lock, unless the thread checking runs it: names are not added meanwhile.
+void EventQueue::run_second_group() {
+    // Without EventLock, unless the thread checking runs it: names are not added meanwhile.
     try {
         std::shared_lock names(job_session_->names_lock);
         job_session_->buffered.replay(job_buffer_, job_session_->second, job_session_->syms);
@@ -233,21 +233,21 @@ void event_queue::run_second_group() {
     job_.store(job_done, std::memory_order_release);
 }
 
-bool event_queue::work() {
+bool EventQueue::work() {
     int offered = job_offered;
     if (job_.load(std::memory_order_relaxed) != job_offered ||
         !job_.compare_exchange_strong(offered, job_taken, std::memory_order_acquire))
         return false;
-    hidden_scope hidden;
+    HiddenScope hidden;
     run_second_group();
     return true;
 }
 
-bool event_queue::help(std::uint64_t serial) {
-    // Checking takes event_lock, and no object lock may be held then.
+bool EventQueue::help(std::uint64_t serial) {
+    // Checking takes EventLock, and no object lock may be held then.
     if (checking_forbidden > 0)
         return false;
-    hidden_scope hidden;
+    HiddenScope hidden;
     std::unique_lock c(check_lock_, std::try_to_lock);
     // The session may have closed: then its checker thread checks the rest.
     if (!c.owns_lock() || serial_.load(std::memory_order_acquire) != serial)
@@ -255,8 +255,8 @@ bool event_queue::help(std::uint64_t serial) {
     return check_some(session_);
 }
 
-void event_queue::run(session_impl* s) {
-    hidden_scope hidden;
+void EventQueue::run(SessionImpl* s) {
+    HiddenScope hidden;
     for (;;) {
         std::uint64_t next = 0;
         {
@@ -264,7 +264,7 @@ void event_queue::run(session_impl* s) {
             if (check_some(s))
                 continue;
             // Nothing to check now. The rings of threads that have ended, once empty, go.
-            const auto gone = [](const std::shared_ptr<event_ring>& r) {
+            const auto gone = [](const std::shared_ptr<EventRing>& r) {
                 return r->abandoned.load(std::memory_order_acquire) &&
                        r->head.load(std::memory_order_relaxed) ==
                            r->tail.load(std::memory_order_acquire);
@@ -300,20 +300,20 @@ void event_queue::run(session_impl* s) {
     }
 }
 
-void session_impl::check(const std::vector<queued_event>& events) {
+void SessionImpl::check(const std::vector<QueuedEvent>& events) {
     // The last call sites seen, so that a loop's accesses skip the session's table.
-    struct site {
+    struct Site {
         const char* file = nullptr;
         std::uint32_t line = 0, column = 0;
         std::uint64_t serial = 0;
         ObjId id = no_object;
     };
-    thread_local std::array<site, 64> sites;
+    thread_local std::array<Site, 64> sites;
     static const std::string no_name; // push names the event's object if it is ill-formed
-    for (const queued_event& e : events) {
+    for (const QueuedEvent& e : events) {
         ObjId loc = no_object;
         if (e.file) {
-            site& c =
+            Site& c =
                 sites[(reinterpret_cast<std::uintptr_t>(e.file) >> 3 ^ e.line * 31u ^ e.column) %
                       sites.size()];
             if (c.file != e.file || c.line != e.line || c.column != e.column || c.serial != serial)

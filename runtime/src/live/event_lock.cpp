@@ -34,7 +34,7 @@ bool under_tsan() {
 
 } // namespace
 
-hidden_scope::hidden_scope() {
+HiddenScope::HiddenScope() {
     if (under_tsan()) {
         AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
         AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
@@ -42,7 +42,7 @@ hidden_scope::hidden_scope() {
     }
 }
 
-hidden_scope::~hidden_scope() {
+HiddenScope::~HiddenScope() {
     if (under_tsan()) {
         AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
         AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
@@ -51,12 +51,12 @@ hidden_scope::~hidden_scope() {
 }
 
 // hidden_ is built before the lock is taken and destroyed after it is let go.
-event_lock::event_lock() {
+EventLock::EventLock() {
     global().lock.lock();
     ++checking_forbidden;
 }
 
-event_lock::~event_lock() {
+EventLock::~EventLock() {
     --checking_forbidden;
     global().lock.unlock();
 }

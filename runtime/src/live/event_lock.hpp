@@ -8,24 +8,24 @@ namespace sfg::detail {
 
 // While it lives, ThreadSanitizer ignores the calling thread's synchronization and memory
 // accesses: the runtime's bookkeeping.
-class hidden_scope {
+class HiddenScope {
 public:
-    hidden_scope();
-    ~hidden_scope();
-    hidden_scope(const hidden_scope&) = delete;
-    hidden_scope& operator=(const hidden_scope&) = delete;
+    HiddenScope();
+    ~HiddenScope();
+    HiddenScope(const HiddenScope&) = delete;
+    HiddenScope& operator=(const HiddenScope&) = delete;
 };
 
 // Holds global().lock (global_state.hpp), hidden from ThreadSanitizer.
-class event_lock {
+class EventLock {
 public:
-    event_lock();
-    ~event_lock();
-    event_lock(const event_lock&) = delete;
-    event_lock& operator=(const event_lock&) = delete;
+    EventLock();
+    ~EventLock();
+    EventLock(const EventLock&) = delete;
+    EventLock& operator=(const EventLock&) = delete;
 
 private:
-    hidden_scope hidden_;
+    HiddenScope hidden_;
 };
 // Performs an access that must be atomic with its event, under the object's lock and hidden
 // from ThreadSanitizer; a volatile's store and load are told to it as a release and an acquire.

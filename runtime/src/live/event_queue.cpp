@@ -21,29 +21,29 @@ namespace sfg::detail {
 namespace {
 
 // The calling thread's ring, read on every event: a trivial thread_local, so no TLS wrapper.
-constinit thread_local event_ring* current_ring = nullptr;
+constinit thread_local EventRing* current_ring = nullptr;
 // Its owner while the thread's thread_local objects live; it is marked abandoned when the
 // thread ends, so that the checker lets it go once it has taken its entries, its accesses not
 // placed yet placed first (a thread that is not an sfg::thread, such as the main thread, ends
 // without flushing).
-struct ring_holder {
-    std::shared_ptr<event_ring> ring;
-    ~ring_holder();
+struct RingHolder {
+    std::shared_ptr<EventRing> ring;
+    ~RingHolder();
 };
-thread_local ring_holder this_ring;
+thread_local RingHolder this_ring;
 // Set once this_ring is destroyed: a thread still using sfg then (a session closed by a static
 // destructor, after the main thread's thread_local objects) gets rings kept until the process
 // ends (reachable from here, so not leaks).
 constinit thread_local bool ring_holder_gone = false;
 
-event_ring* own(std::shared_ptr<event_ring> r) {
+EventRing* own(std::shared_ptr<EventRing> r) {
     current_ring = r.get();
     if (!ring_holder_gone) {
         this_ring.ring = std::move(r);
     } else {
-        static auto* kept = new std::vector<std::shared_ptr<event_ring>>;
+        static auto* kept = new std::vector<std::shared_ptr<EventRing>>;
         static std::mutex kept_lock;
-        hidden_scope hidden;
+        HiddenScope hidden;
         std::lock_guard l(kept_lock);
         kept->push_back(std::move(r));
     }
@@ -52,7 +52,7 @@ event_ring* own(std::shared_ptr<event_ring> r) {
 
 // The accesses after a ring's last ticketed entry, which nothing will check any more (their
 // session has closed), reported.
-void report_dropped(const event_ring& r) {
+void report_dropped(const EventRing& r) {
     if (r.unticketed == 0)
         return;
     std::fputs(fmt::format("sfg: misuse: {} accesses to sfg::shared variables were queued in a "
@@ -63,19 +63,19 @@ void report_dropped(const event_ring& r) {
     std::fflush(stderr);
 }
 
-bool full(event_ring& r, std::uint64_t tail) {
-    return tail - r.head_seen >= event_ring::capacity &&
-           tail - (r.head_seen = r.head.load(std::memory_order_acquire)) >= event_ring::capacity;
+bool full(EventRing& r, std::uint64_t tail) {
+    return tail - r.head_seen >= EventRing::capacity &&
+           tail - (r.head_seen = r.head.load(std::memory_order_acquire)) >= EventRing::capacity;
 }
 
 } // namespace
 
-event_queue& queue() {
-    static auto* q = new event_queue; // never destroyed: threads may outlive static destructors
+EventQueue& queue() {
+    static auto* q = new EventQueue; // never destroyed: threads may outlive static destructors
     return *q;
 }
 
-ring_holder::~ring_holder() {
+RingHolder::~RingHolder() {
     if (ring && ring->unticketed > 0)
         queue().append(ring->serial, nullptr, nullptr, nullptr, nullptr);
     if (ring)
@@ -84,25 +84,25 @@ ring_holder::~ring_holder() {
     current_ring = nullptr;
 }
 
-event_ring* event_queue::ring(std::uint64_t serial) {
-    event_ring* r = current_ring;
+EventRing* EventQueue::ring(std::uint64_t serial) {
+    EventRing* r = current_ring;
     return r && r->serial == serial ? r : new_ring(serial);
 }
 
-event_ring* event_queue::new_ring(std::uint64_t serial) {
+EventRing* EventQueue::new_ring(std::uint64_t serial) {
     forget_stale_ring(serial);
-    hidden_scope hidden;
+    HiddenScope hidden;
     std::lock_guard l(rings_lock_);
     if (serial_.load(std::memory_order_acquire) != serial)
         return nullptr;
-    auto r = std::make_shared<event_ring>(serial, this_thread.id);
+    auto r = std::make_shared<EventRing>(serial, this_thread.id);
     rings_.push_back(r);
     rings_version_.fetch_add(1, std::memory_order_release);
     return own(std::move(r));
 }
 
 void forget_stale_ring(std::uint64_t serial) {
-    event_ring* r = current_ring;
+    EventRing* r = current_ring;
     if (!r || r->serial == serial)
         return;
     report_dropped(*r);
@@ -112,7 +112,7 @@ void forget_stale_ring(std::uint64_t serial) {
         this_ring.ring.reset();
 }
 
-bool event_queue::wait_for_room(event_ring& r, std::uint64_t limit) {
+bool EventQueue::wait_for_room(EventRing& r, std::uint64_t limit) {
     const std::uint64_t tail = r.tail.load(std::memory_order_relaxed);
     for (int spins = 0;; ++spins) {
         r.head_seen = r.head.load(std::memory_order_acquire);
@@ -126,7 +126,7 @@ bool event_queue::wait_for_room(event_ring& r, std::uint64_t limit) {
             std::this_thread::yield();
             continue;
         }
-        hidden_scope hidden;
+        HiddenScope hidden;
         std::unique_lock l(lock_);
         if (serial_.load(std::memory_order_relaxed) != r.serial)
             return false;
@@ -146,7 +146,7 @@ bool event_queue::wait_for_room(event_ring& r, std::uint64_t limit) {
     }
 }
 
-std::uint64_t event_queue::take_ticket(std::uint64_t serial) {
+std::uint64_t EventQueue::take_ticket(std::uint64_t serial) {
     const std::uint64_t t = tag(serial);
     // The whole serial first: a thread of a session closed 2^24 sessions ago has its tag.
     if (serial_.load(std::memory_order_relaxed) != serial)
@@ -163,7 +163,7 @@ std::uint64_t event_queue::take_ticket(std::uint64_t serial) {
     return v & ticket_mask;
 }
 
-void event_queue::published(event_ring& r, std::uint64_t tail) {
+void EventQueue::published(EventRing& r, std::uint64_t tail) {
     // Every 512 events, a filling ring is emptied by this thread checking a batch itself, which
     // costs no system call and no switch (on few cores, a woken checker thread would take this
     // one's core). Not inside the program's critical sections: the others would wait for it
@@ -173,34 +173,34 @@ void event_queue::published(event_ring& r, std::uint64_t tail) {
         return;
     r.head_seen = r.head.load(std::memory_order_acquire);
     const std::uint64_t pending = tail - r.head_seen;
-    if (pending < event_ring::capacity / 4) {
+    if (pending < EventRing::capacity / 4) {
         r.next_check = tail + 512;
         return;
     }
     if (mutexes_held == 0 && checking_forbidden == 0) {
         r.next_check = tail + 512;
         // Reachable: the entries before the last ticketed one can all be taken.
-        static_assert(pending_capacity < event_ring::capacity / 2);
-        if (!help(r.serial) && pending >= event_ring::capacity / 2)
-            wait_for_room(r, event_ring::capacity / 2);
+        static_assert(pending_capacity < EventRing::capacity / 2);
+        if (!help(r.serial) && pending >= EventRing::capacity / 2)
+            wait_for_room(r, EventRing::capacity / 2);
         return;
     }
     r.next_check = tail + 1;
-    if (pending >= event_ring::capacity / 2 && idle_.load(std::memory_order_relaxed)) {
-        hidden_scope hidden;
+    if (pending >= EventRing::capacity / 2 && idle_.load(std::memory_order_relaxed)) {
+        HiddenScope hidden;
         std::lock_guard l(lock_);
         work_.notify_one();
     }
 }
 
-bool event_queue::push_access(std::uint64_t serial, const queued_event& e) {
-    event_ring* r = ring(serial);
+bool EventQueue::push_access(std::uint64_t serial, const QueuedEvent& e) {
+    EventRing* r = ring(serial);
     if (!r)
         return false;
     const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
-    if (full(*r, tail) && !wait_for_room(*r, event_ring::capacity))
+    if (full(*r, tail) && !wait_for_room(*r, EventRing::capacity))
         return false;
-    r->entries[tail % event_ring::capacity] = {e.file, e.line, e.column, e.target, e.op, false, 0};
+    r->entries[tail % EventRing::capacity] = {e.file, e.line, e.column, e.target, e.op, false, 0};
     r->tail.store(tail + 1, std::memory_order_release);
     // A thread whose thread_local objects are gone has no later event to place its accesses.
     if (++r->unticketed >= pending_capacity || ring_holder_gone) {
@@ -217,18 +217,17 @@ std::mutex& object_lock(const void* object) {
     return locks[(reinterpret_cast<std::uintptr_t>(object) >> 4) % locks.size()];
 }
 
-append_result event_queue::append(std::uint64_t serial, const queued_event* e,
-                                  void (*access)(void*), void* context, const void* object,
-                                  bool may_wait) {
-    event_ring* r = ring(serial);
+AppendResult EventQueue::append(std::uint64_t serial, const QueuedEvent* e, void (*access)(void*),
+                                void* context, const void* object, bool may_wait) {
+    EventRing* r = ring(serial);
     if (!r)
-        return append_result::refused;
+        return AppendResult::refused;
     // The object's lock, taken and let go hidden from ThreadSanitizer, on every path.
-    struct hidden_lock {
+    struct HiddenLock {
         std::mutex* m = nullptr;
-        ~hidden_lock() {
+        ~HiddenLock() {
             if (m) {
-                hidden_scope hidden;
+                HiddenScope hidden;
                 --checking_forbidden;
                 m->unlock();
             }
@@ -237,34 +236,34 @@ append_result event_queue::append(std::uint64_t serial, const queued_event* e,
     if (access) {
         // Accesses of one object take their tickets in the order they happen: a vw is ordered
         // before every vr that reads it.
-        hidden_scope hidden;
+        HiddenScope hidden;
         object_lock(object).lock();
         ++checking_forbidden;
         locked.m = &object_lock(object);
         access_atomically(e ? e->op : Op::read, object, access, context);
     }
-    const append_result refused =
-        access ? append_result::refused_after_access : append_result::refused;
+    const AppendResult refused =
+        access ? AppendResult::refused_after_access : AppendResult::refused;
     // Read after the access: an access may append events of its own (a copy that touches
     // another sfg object), which come first.
     const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
-    if (full(*r, tail) && (!may_wait || !wait_for_room(*r, event_ring::capacity)))
+    if (full(*r, tail) && (!may_wait || !wait_for_room(*r, EventRing::capacity)))
         return refused; // closed, or (!may_wait) no room was reserved
     const std::uint64_t ticket = take_ticket(serial);
     if (ticket == 0)
         return refused;
-    r->entries[tail % event_ring::capacity] =
-        e ? ring_entry{e->file, e->line, e->column, e->target, e->op, false, ticket}
-          : ring_entry{nullptr, 0, 0, no_object, Op::read, true, ticket};
+    r->entries[tail % EventRing::capacity] =
+        e ? RingEntry{e->file, e->line, e->column, e->target, e->op, false, ticket}
+          : RingEntry{nullptr, 0, 0, no_object, Op::read, true, ticket};
     r->tail.store(tail + 1, std::memory_order_release);
     r->unticketed = 0;
     published(*r, tail + 1);
-    return append_result::appended;
+    return AppendResult::appended;
 }
 
-void event_queue::reserve(std::uint64_t serial) {
-    if (event_ring* r = ring(serial); r && full(*r, r->tail.load(std::memory_order_relaxed)))
-        wait_for_room(*r, event_ring::capacity);
+void EventQueue::reserve(std::uint64_t serial) {
+    if (EventRing* r = ring(serial); r && full(*r, r->tail.load(std::memory_order_relaxed)))
+        wait_for_room(*r, EventRing::capacity);
 }
 
 void reserve_event() {
@@ -274,23 +273,23 @@ void reserve_event() {
 }
 
 void flush_pending_of_this_thread() {
-    event_ring* r = current_ring;
+    EventRing* r = current_ring;
     if (!r || r->unticketed == 0)
         return;
-    if (queue().append(r->serial, nullptr, nullptr, nullptr, nullptr) != append_result::appended)
+    if (queue().append(r->serial, nullptr, nullptr, nullptr, nullptr) != AppendResult::appended)
         forget_stale_ring(0);
 }
 
-void event_queue::drain(std::uint64_t serial) {
+void EventQueue::drain(std::uint64_t serial) {
     if (this_thread.serial == serial) {
-        if (event_ring* r = current_ring; r && r->serial == serial && r->unticketed > 0)
+        if (EventRing* r = current_ring; r && r->serial == serial && r->unticketed > 0)
             append(serial, nullptr, nullptr, nullptr, nullptr); // places the caller's accesses
     }
     const std::uint64_t v = ticket_.load(std::memory_order_relaxed);
     if (v >> tag_shift != tag(serial))
         return;
     const std::uint64_t target = (v & ticket_mask) - 1; // every ticket taken so far
-    hidden_scope hidden;
+    HiddenScope hidden;
     const auto done = [&] {
         return serial_.load(std::memory_order_relaxed) != serial || checked_ >= target;
     };

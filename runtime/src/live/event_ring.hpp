@@ -12,7 +12,7 @@
 namespace sfg::detail {
 
 // An event on its way to the session's checker thread (checker_thread.cpp).
-struct queued_event {
+struct QueuedEvent {
     const char* file; // the source location's (a string literal), or nullptr
     std::uint32_t line, column;
     ObjId target;
@@ -25,7 +25,7 @@ struct queued_event {
 // event that other threads can order against (a synchronization, a volatile access) carries a
 // ticket, its place in the linearization; a shared<T> access carries none and is placed just
 // before the thread's next ticketed entry.
-struct ring_entry {
+struct RingEntry {
     const char* file;
     std::uint32_t line, column;
     ObjId target;
@@ -33,13 +33,13 @@ struct ring_entry {
     bool marker;          // no event: only places the accesses before it
     std::uint64_t ticket; // 0: an access
 };
-struct event_ring {
+struct EventRing {
     static constexpr std::uint64_t capacity = 4096; // 128 KB, touched as used
-    event_ring(std::uint64_t serial, ThreadId thread)
-        : serial(serial), thread(thread), entries(new ring_entry[capacity]) {}
+    EventRing(std::uint64_t serial, ThreadId thread)
+        : serial(serial), thread(thread), entries(new RingEntry[capacity]) {}
     const std::uint64_t serial; // the session
     const ThreadId thread;      // the thread's id in it
-    const std::unique_ptr<ring_entry[]> entries;
+    const std::unique_ptr<RingEntry[]> entries;
     // The thread's side: entries [head, tail) are written.
     alignas(64) std::atomic<std::uint64_t> tail{0};
     std::uint64_t head_seen = 0;        // a value head had

@@ -14,11 +14,11 @@
 
 namespace sfg::detail {
 
-struct session_impl;
+struct SessionImpl;
 
-struct global_state {
-    std::mutex lock;                 // orders every event: one linearization
-    session_impl* current = nullptr; // the open session
+struct GlobalState {
+    std::mutex lock;                // orders every event: one linearization
+    SessionImpl* current = nullptr; // the open session
     session* current_session = nullptr;
     std::uint64_t next_serial = 1; // sessions are numbered; 0 is "none"
     std::set<std::string> orphans; // objects reported as used with no session
@@ -30,19 +30,19 @@ struct global_state {
     std::mutex lifecycle;
 };
 // Defined in record.cpp, with the recording that reads it on every event.
-global_state& global();
+GlobalState& global();
 
 // Who the calling thread is: its id in session `serial` (0: not an sfg thread of any session).
 // These thread_locals are defined in record.cpp too.
-struct thread_record {
+struct ThreadRecord {
     std::uint64_t serial = 0;
     ThreadId id = 0;
 };
-extern constinit thread_local thread_record this_thread;
+extern constinit thread_local ThreadRecord this_thread;
 // How many sfg::mutex the calling thread holds: it checks events for the checker thread only
 // outside critical sections, unless it must wait anyway (event_queue.cpp).
 extern constinit thread_local unsigned mutexes_held;
-// How many locks the calling thread holds that checking must not be done under (event_lock,
+// How many locks the calling thread holds that checking must not be done under (EventLock,
 // which checking takes; an object lock, taken after it): while any, it never checks.
 extern constinit thread_local unsigned checking_forbidden;
 

@@ -19,18 +19,18 @@ namespace sfg::detail {
 
 // The global state and the calling thread's identity (global_state.hpp), defined here, with the
 // recording that reads them on every event.
-global_state& global() {
-    static auto* g = new global_state; // never destroyed: threads may outlive static destructors
+GlobalState& global() {
+    static auto* g = new GlobalState; // never destroyed: threads may outlive static destructors
     return *g;
 }
 
-constinit thread_local thread_record this_thread;
+constinit thread_local ThreadRecord this_thread;
 constinit thread_local unsigned mutexes_held = 0;
 constinit thread_local unsigned checking_forbidden = 0;
 
 namespace {
 
-queued_event make_event(Op op, ObjId target, const sfg::source_location* where) {
+QueuedEvent make_event(Op op, ObjId target, const sfg::source_location* where) {
     return {where ? where->file_name() : nullptr,
             where ? where->line() : 0,
             where ? where->column() : 0,
@@ -51,29 +51,29 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
         if (cache >> 32 != serial) {
             // Resolving may report a misuse of the name: after the events before it.
             queue().drain(serial);
-            event_lock lock;
-            if (session_impl* s = global().current; s && s->serial == serial)
+            EventLock lock;
+            if (SessionImpl* s = global().current; s && s->serial == serial)
                 cache = object_cache(serial, s->resolve(o, this_thread.id));
         }
         if (cache >> 32 == serial) {
-            const queued_event e = make_event(op, static_cast<ObjId>(cache), where);
-            const append_result r = queue().append(serial, &e, access, context, &o);
-            if (r == append_result::appended)
+            const QueuedEvent e = make_event(op, static_cast<ObjId>(cache), where);
+            const AppendResult r = queue().append(serial, &e, access, context, &o);
+            if (r == AppendResult::appended)
                 return std::nullopt;
-            if (r == append_result::refused_after_access)
+            if (r == AppendResult::refused_after_access)
                 access = nullptr; // done once
         }
         // The session has closed meanwhile: reported below.
     }
-    event_lock lock;
+    EventLock lock;
     if (access) { // under the object's lock too: a session's threads access it under that alone
         std::lock_guard object(object_lock(&o));
         access_atomically(op, &o, access, context);
     }
-    session_impl* s = global().current;
+    SessionImpl* s = global().current;
     if (!s)
         return orphan(o, "used");
-    const thread_record& me = this_thread;
+    const ThreadRecord& me = this_thread;
     if (me.serial != s->serial) {
         s->add_misuse(o.name, no_object,
                       fmt::format("{} '{}' used by a thread not started through sfg::thread or "
@@ -118,21 +118,21 @@ void record(const object& o, Op op, const sfg::source_location* where, void (*ac
 
 std::optional<finding> misuse(const object& o, const std::string& what) {
     drain_before_misuse();
-    event_lock lock;
-    session_impl* s = global().current;
+    EventLock lock;
+    SessionImpl* s = global().current;
     if (!s)
         return orphan(o, "misused");
-    const thread_record& me = this_thread;
+    const ThreadRecord& me = this_thread;
     s->add_misuse(o.name, me.serial == s->serial ? me.id : no_object, what);
     return s->take_fresh();
 }
 
-bool session_impl::event(ThreadId t, Op op, ObjId target, const std::string& object) {
+bool SessionImpl::event(ThreadId t, Op op, ObjId target, const std::string& object) {
     if (!queued())
         return push(t, op, target, no_object, object);
-    const queued_event e{nullptr, 0, 0, target, t, op};
-    // The caller holds event_lock, which the checker needs to make room: reserve_event() made it.
-    return queue().append(serial, &e, nullptr, nullptr, nullptr, false) == append_result::appended;
+    const QueuedEvent e{nullptr, 0, 0, target, t, op};
+    // The caller holds EventLock, which the checker needs to make room: reserve_event() made it.
+    return queue().append(serial, &e, nullptr, nullptr, nullptr, false) == AppendResult::appended;
 }
 
 } // namespace sfg::detail

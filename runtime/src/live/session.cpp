@@ -16,14 +16,14 @@ namespace sfg {
 
 namespace {
 
-std::unique_ptr<detail::session_impl> open_session(const spec* s, session_options o) {
-    detail::global_state& g = detail::global();
-    detail::hidden_scope hidden;
+std::unique_ptr<detail::SessionImpl> open_session(const spec* s, session_options o) {
+    detail::GlobalState& g = detail::global();
+    detail::HiddenScope hidden;
     std::lock_guard opening(g.lifecycle);
     std::optional<finding> second;
     {
-        detail::event_lock lock;
-        if (detail::session_impl* open = g.current) {
+        detail::EventLock lock;
+        if (detail::SessionImpl* open = g.current) {
             const std::size_t before = open->fresh.size();
             open->add_misuse("session", open->main_thread,
                              "a second sfg::session was opened while one is open (one at a time)");
@@ -33,7 +33,7 @@ std::unique_ptr<detail::session_impl> open_session(const spec* s, session_option
         } else {
             if (g.next_serial > 0xffffffffu) // serials fit object::cache's upper half
                 g.next_serial = 1;
-            auto impl = std::make_unique<detail::session_impl>(g.next_serial++, s, std::move(o));
+            auto impl = std::make_unique<detail::SessionImpl>(g.next_serial++, s, std::move(o));
             if (impl->queued()) // first: starting the checker thread may throw
                 detail::queue().open(impl.get());
             detail::this_thread = {impl->serial, impl->main_thread};
@@ -56,11 +56,11 @@ std::unique_ptr<detail::session_impl> open_session(const spec* s, session_option
 } // namespace
 
 session::session(const spec& s, session_options o) : impl_(open_session(&s, std::move(o))) {
-    detail::event_lock lock;
+    detail::EventLock lock;
     detail::global().current_session = this;
 }
 session::session(session_options o) : impl_(open_session(nullptr, std::move(o))) {
-    detail::event_lock lock;
+    detail::EventLock lock;
     detail::global().current_session = this;
 }
 
@@ -69,15 +69,15 @@ session::~session() {
 }
 
 void session::close() {
-    detail::global_state& g = detail::global();
+    detail::GlobalState& g = detail::global();
     // Until the checker thread has stopped: no other session opens meanwhile.
-    detail::hidden_scope hidden;
+    detail::HiddenScope hidden;
     std::lock_guard closing(g.lifecycle);
     const bool queued = impl_->queued();
     if (queued) // every event appended so far is checked (not under the lock: the checker takes it)
         detail::queue().drain(impl_->serial);
     {
-        detail::event_lock lock;
+        detail::EventLock lock;
         if (impl_->closed)
             return;
         impl_->closed = true;
@@ -89,21 +89,21 @@ void session::close() {
     }
     if (queued)
         detail::queue().close();
-    detail::event_lock lock;
+    detail::EventLock lock;
     impl_->finish();
 }
 
 std::size_t session::mark() const {
     if (impl_->queued())
         detail::queue().drain(impl_->serial);
-    detail::event_lock lock;
+    detail::EventLock lock;
     return impl_->findings.size();
 }
 
 bool session::expect(std::size_t mark, std::string_view kind, std::string_view var) {
     if (impl_->queued())
         detail::queue().drain(impl_->serial);
-    detail::event_lock lock;
+    detail::EventLock lock;
     bool found = false;
     for (std::size_t i = mark; i < impl_->findings.size(); ++i)
         if (impl_->findings[i].kind == kind && impl_->findings[i].var == var)
@@ -114,7 +114,7 @@ bool session::expect(std::size_t mark, std::string_view kind, std::string_view v
 std::vector<finding> session::unexpected_findings() const {
     if (impl_->queued())
         detail::queue().drain(impl_->serial);
-    detail::event_lock lock;
+    detail::EventLock lock;
     std::vector<finding> out;
     for (std::size_t i = 0; i < impl_->findings.size(); ++i)
         if (!impl_->expected[i])
@@ -123,21 +123,21 @@ std::vector<finding> session::unexpected_findings() const {
 }
 
 session* session::current() {
-    detail::event_lock lock;
+    detail::EventLock lock;
     return detail::global().current_session;
 }
 
 std::vector<finding> session::findings() const {
     if (impl_->queued())
         detail::queue().drain(impl_->serial);
-    detail::event_lock lock;
+    detail::EventLock lock;
     return impl_->findings;
 }
 
 std::uint64_t session::events() const {
     if (impl_->queued())
         detail::queue().drain(impl_->serial);
-    detail::event_lock lock;
+    detail::EventLock lock;
     return impl_->stream->events();
 }
 

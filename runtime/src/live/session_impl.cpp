@@ -29,7 +29,7 @@ bool writable_name(const std::string& name, Namespace kind) {
 
 } // namespace
 
-session_impl::session_impl(std::uint64_t serial, const spec* s, session_options o)
+SessionImpl::SessionImpl(std::uint64_t serial, const spec* s, session_options o)
     : serial(serial), options(std::move(o)) {
     apply_environment(options);
     if (s)
@@ -79,13 +79,13 @@ session_impl::session_impl(std::uint64_t serial, const spec* s, session_options 
     main_thread = syms.threads.intern(options.main_thread);
 }
 
-void session_impl::analyse_buffered() {
+void SessionImpl::analyse_buffered() {
     buffered.replay(buffered.fill, first, syms);
     buffered.replay(buffered.fill, second, syms);
     buffered.clear(buffered.fill);
 }
 
-ObjId session_impl::resolve(const object& o, ThreadId t) {
+ObjId SessionImpl::resolve(const object& o, ThreadId t) {
     const std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
     if (cache >> 32 == serial)
         return static_cast<ObjId>(cache);
@@ -96,7 +96,7 @@ ObjId session_impl::resolve(const object& o, ThreadId t) {
     return id;
 }
 
-void session_impl::check_name(const std::string& name, Namespace kind, ThreadId t) {
+void SessionImpl::check_name(const std::string& name, Namespace kind, ThreadId t) {
     if (spec_) {
         const auto& kinds = spec_->impl().kinds;
         if (auto it = kinds.find(name); it != kinds.end() && it->second != kind)
@@ -111,7 +111,7 @@ void session_impl::check_name(const std::string& name, Namespace kind, ThreadId 
                                to_string(kind), name));
 }
 
-ObjId session_impl::location(const char* file, std::uint32_t line, std::uint32_t column) {
+ObjId SessionImpl::location(const char* file, std::uint32_t line, std::uint32_t column) {
     const auto key = std::make_tuple(static_cast<const void*>(file), line, column);
     if (auto it = locations.find(key); it != locations.end())
         return it->second;
@@ -125,7 +125,7 @@ ObjId session_impl::location(const char* file, std::uint32_t line, std::uint32_t
     return id;
 }
 
-void session_impl::add(finding f) {
+void SessionImpl::add(finding f) {
     if (options.policy == on_finding::log || options.policy == on_finding::abort) {
         std::fputs(f.message.c_str(), stderr);
         std::fflush(stderr);
@@ -135,14 +135,14 @@ void session_impl::add(finding f) {
     fresh.push_back(std::move(f));
 }
 
-void session_impl::add_misuse(const std::string& object, ThreadId t, const std::string& what, Op op,
-                              bool has_op) {
+void SessionImpl::add_misuse(const std::string& object, ThreadId t, const std::string& what, Op op,
+                             bool has_op) {
     if (std::optional<finding> f = make_misuse(object, t, what, op, has_op))
         add(std::move(*f));
 }
 
-std::optional<finding> session_impl::make_misuse(const std::string& object, ThreadId t,
-                                                 const std::string& what, Op op, bool has_op) {
+std::optional<finding> SessionImpl::make_misuse(const std::string& object, ThreadId t,
+                                                const std::string& what, Op op, bool has_op) {
     if (!misuses.insert(object + '\n' + what).second)
         return std::nullopt;
     Finding f;
@@ -158,7 +158,7 @@ std::optional<finding> session_impl::make_misuse(const std::string& object, Thre
     return out;
 }
 
-void session_impl::collect(std::uint64_t up_to) {
+void SessionImpl::collect(std::uint64_t up_to) {
     // New findings of every analysis, in event order (several events may have been pushed).
     std::vector<std::pair<std::uint64_t, finding>> found;
     for (std::size_t i = 0; i < analyses.size(); ++i) {
@@ -200,7 +200,7 @@ void session_impl::collect(std::uint64_t up_to) {
         add(std::move(f.second));
 }
 
-bool session_impl::deliver_block(ThreadId t, Op op, ObjId loc) {
+bool SessionImpl::deliver_block(ThreadId t, Op op, ObjId loc) {
     if (open_blocks.size() <= t)
         open_blocks.resize(t + 1, 0);
     if (op == Op::begin && open_blocks[t]) {
@@ -220,7 +220,7 @@ bool session_impl::deliver_block(ThreadId t, Op op, ObjId loc) {
     return true;
 }
 
-bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object) {
+bool SessionImpl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object) {
     const bool ok = deliver(t, op, target, loc);
     if (split)
         analyse_buffered();
@@ -230,14 +230,14 @@ bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::s
     return ok;
 }
 
-void session_impl::push_failed(ThreadId t, Op op, ObjId target, const std::string& object) {
+void SessionImpl::push_failed(ThreadId t, Op op, ObjId target, const std::string& object) {
     const std::string why = block_error.empty() ? stream->error() : std::exchange(block_error, {});
     if (std::optional<finding> f = make_misuse(object.empty() ? object_name(op, target) : object, t,
                                                "ill-formed operation: " + why, op, true))
         held_misuses.emplace_back(stream->events(), std::move(*f));
 }
 
-std::optional<finding> session_impl::take_fresh() {
+std::optional<finding> SessionImpl::take_fresh() {
     if (fresh.empty()) // the common case: nothing to do
         return std::nullopt;
     if (options.policy == on_finding::abort)
@@ -249,7 +249,7 @@ std::optional<finding> session_impl::take_fresh() {
     return out;
 }
 
-void session_impl::finish() {
+void SessionImpl::finish() {
     stream->finish();
     if (split)
         analyse_buffered();
@@ -260,7 +260,7 @@ void session_impl::finish() {
         trace_file.flush();
 }
 
-std::string session_impl::object_name(Op op, ObjId target) const {
+std::string SessionImpl::object_name(Op op, ObjId target) const {
     const OpInfo& info = op_table[static_cast<std::size_t>(op)];
     if (info.role == Role::block)
         return "deterministic"; // sfg::deterministic
@@ -277,7 +277,7 @@ std::string session_impl::object_name(Op op, ObjId target) const {
 
 std::optional<finding> orphan(const object& o, const char* what) {
     // No session to hold a finding: the report goes to standard error, once per object.
-    global_state& g = global();
+    GlobalState& g = global();
     if (g.orphans.insert(std::string(to_string(o.kind)) + ' ' + o.name).second) {
         std::fputs(fmt::format("sfg: misuse: {} '{}' {} with no open sfg::session\n",
                                to_string(o.kind), o.name, what)

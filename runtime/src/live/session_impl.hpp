@@ -32,8 +32,8 @@ namespace sfg::detail {
 // Everything below is touched under global().lock only, but for what a split batch's second
 // group reads holding names_lock shared: `second` and its analyses, `buffered`'s events of that
 // batch, `syms`.
-struct session_impl {
-    session_impl(std::uint64_t serial, const spec* s, session_options o);
+struct SessionImpl {
+    SessionImpl(std::uint64_t serial, const spec* s, session_options o);
 
     // The object's id in this session, interned (and its name checked) on first use.
     ObjId resolve(const object& o, ThreadId t);
@@ -41,13 +41,13 @@ struct session_impl {
     // in a trace.
     void check_name(const std::string& name, Namespace kind, ThreadId t);
     ObjId location(const char* file, std::uint32_t line, std::uint32_t column);
-    // Whether events go through the checker thread (event_queue).
+    // Whether events go through the checker thread (EventQueue).
     bool queued() const {
         return options.policy == on_finding::log || options.policy == on_finding::collect;
     }
     // The checker's work on a batch (checker_thread.cpp): the events, then the findings they
     // caused.
-    void check(const std::vector<queued_event>& events);
+    void check(const std::vector<QueuedEvent>& events);
     // An event with no location (fork, join) by thread t of this session: appended for the
     // checker thread, or pushed (record.cpp).
     bool event(ThreadId t, Op op, ObjId target, const std::string& object);
@@ -97,14 +97,14 @@ struct session_impl {
     // `first` (the first sink) runs over them, and `second` (the others) runs over them later,
     // on any thread, while the next batch is checked into the other buffer (the sinks share
     // nothing but the names, guarded by names_lock).
-    event_buffer buffered;
+    EventBuffer buffered;
     Fanout first, second;
     bool split = false;
     // Runs both groups over the events being buffered, then forgets them (with no batch pending
-    // in the event_queue: the session has no checker thread running).
+    // in the EventQueue: the session has no checker thread running).
     void analyse_buffered();
-    // Names are added under event_lock and this lock, held exclusively; the second group of a
-    // split batch reads them holding it shared, without event_lock.
+    // Names are added under EventLock and this lock, held exclusively; the second group of a
+    // split batch reads them holding it shared, without EventLock.
     std::shared_mutex names_lock;
     std::unique_lock<std::shared_mutex> adding_names() { return std::unique_lock(names_lock); }
     std::ofstream trace_file;
