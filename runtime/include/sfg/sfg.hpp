@@ -214,8 +214,8 @@ public:
 #else // !SFG_DISABLE
 
 namespace detail {
-struct session_impl;
-struct group_impl;
+struct SessionImpl;
+struct GroupImpl;
 
 // An instrumented object: its name and kind, and its id in the session that last saw it.
 struct object {
@@ -268,12 +268,12 @@ std::unique_ptr<task> make_task(F&& f) {
 }
 
 // Threads forked as one fork(u1, ..., uk) event and joined as one join(u1, ..., uk).
-std::unique_ptr<group_impl, void (*)(group_impl*)>
+std::unique_ptr<GroupImpl, void (*)(GroupImpl*)>
 start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks);
 // Waits for every thread, records the join, then rethrows the first exception a thread ended
 // with (finding_error under throw_error included).
-void join_group(group_impl& g);
-bool group_joinable(const group_impl& g);
+void join_group(GroupImpl& g);
+bool group_joinable(const GroupImpl& g);
 } // namespace detail
 
 // The checking of one program run. One is open at a time; opening a second is a misuse (it
@@ -310,7 +310,7 @@ public:
     static session* current();
 
 private:
-    std::unique_ptr<detail::session_impl> impl_;
+    std::unique_ptr<detail::SessionImpl> impl_;
 };
 
 // A thread named after a spec thread (any name if the spec does not mention it). Like
@@ -334,7 +334,7 @@ public:
     bool joinable() const;
 
 private:
-    using handle = std::unique_ptr<detail::group_impl, void (*)(detail::group_impl*)>;
+    using handle = std::unique_ptr<detail::GroupImpl, void (*)(detail::GroupImpl*)>;
     static handle start_one(std::string name, std::unique_ptr<detail::task> t);
     handle group_;
 };
@@ -352,7 +352,7 @@ public:
 
 private:
     std::vector<std::pair<std::string, std::unique_ptr<detail::task>>> pending_;
-    std::unique_ptr<detail::group_impl, void (*)(detail::group_impl*)> group_{nullptr, nullptr};
+    std::unique_ptr<detail::GroupImpl, void (*)(detail::GroupImpl*)> group_{nullptr, nullptr};
 };
 
 // A lock (std::lock_guard, std::unique_lock and std::scoped_lock work with it). acq is recorded

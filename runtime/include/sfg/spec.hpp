@@ -89,7 +89,7 @@ constexpr std::uint64_t spec_hash(std::string_view bytes) {
 }
 
 namespace detail {
-struct spec_impl;
+struct SpecImpl;
 } // namespace detail
 
 #if defined(SFG_DISABLE)
@@ -116,10 +116,10 @@ public:
     const std::vector<std::string>& variables() const; // annotated or not
 
     // The runtime's view (not for users).
-    const detail::spec_impl& impl() const { return *impl_; }
+    const detail::SpecImpl& impl() const { return *impl_; }
 
 private:
-    std::shared_ptr<const detail::spec_impl> impl_;
+    std::shared_ptr<const detail::SpecImpl> impl_;
 };
 #endif
 

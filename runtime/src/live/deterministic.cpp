@@ -2,8 +2,11 @@
 // `end` in the calling thread, recorded like any other event (a ticket of its own under log and
 // collect), for the `singletrack` analysis. Blocks do not nest (SingleTrack's `deterministic`
 // methods): the session refuses a `begin` inside the thread's open block, or an `end` outside
-// one, as a misuse (session_impl::deliver_block); the scope object keeps its own begin and end
+// one, as a misuse (SessionImpl::deliver_block); the scope object keeps its own begin and end
 // paired, so that a nested block ends nothing.
+#include "event_lock.hpp"
+#include "event_queue.hpp"
+#include "global_state.hpp"
 #include "session_impl.hpp"
 
 #include <fmt/format.h>
@@ -27,8 +30,8 @@ std::uint64_t pack(std::uint64_t serial, ThreadId t) {
 // report them for named objects.
 std::optional<finding> block_misuse(const std::string& what) {
     drain_before_misuse();
-    event_lock lock;
-    session_impl* s = global().current;
+    EventLock lock;
+    SessionImpl* s = global().current;
     if (!s) {
         if (global().orphans.insert(block_name).second) {
             std::fputs("sfg: misuse: deterministic block used with no open sfg::session\n", stderr);
@@ -46,21 +49,21 @@ std::optional<finding> record_block(Op op, const sfg::source_location* where, bo
     recorded = false;
     if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
         serial != 0 && this_thread.serial == serial) {
-        const queued_event e{where ? where->file_name() : nullptr,
-                             where ? where->line() : 0,
-                             where ? where->column() : 0,
-                             no_object,
-                             this_thread.id,
-                             op};
-        if (queue().append(serial, &e, nullptr, nullptr, nullptr) == append_result::appended) {
+        const QueuedEvent e{where ? where->file_name() : nullptr,
+                            where ? where->line() : 0,
+                            where ? where->column() : 0,
+                            no_object,
+                            this_thread.id,
+                            op};
+        if (queue().append(serial, &e, nullptr, nullptr, nullptr) == AppendResult::appended) {
             recorded = true;
             return std::nullopt;
         }
         // The session has closed meanwhile: reported below.
     }
     {
-        event_lock lock;
-        session_impl* s = global().current;
+        EventLock lock;
+        SessionImpl* s = global().current;
         if (s && this_thread.serial == s->serial) {
             forget_stale_ring(s->serial);
             recorded = s->push(
@@ -79,7 +82,7 @@ std::optional<finding> record_block(Op op, const sfg::source_location* where, bo
 } // namespace
 
 std::uint64_t begin_block(const sfg::source_location& where) {
-    const thread_record me = this_thread;
+    const ThreadRecord me = this_thread;
     // A block inside the thread's open one: recorded, so that the session reports the ill-formed
     // begin in event order (as sfgc trace would), but this object ends nothing: the open block
     // stays open until its own object ends it.
@@ -105,8 +108,8 @@ void end_block(std::uint64_t block) noexcept {
             // that thread's block, if any. The opener's block stays open until it ends.
             std::string owner, ender;
             {
-                event_lock lock;
-                if (session_impl* s = global().current; s && s->serial == serial) {
+                EventLock lock;
+                if (SessionImpl* s = global().current; s && s->serial == serial) {
                     owner = s->syms.threads.name(opener);
                     ender = s->syms.threads.name(this_thread.id);
                 }

@@ -19,7 +19,7 @@
 namespace sfg::detail {
 
 // Two buffers: the stream appends to buffers[fill] while the other is read.
-class event_buffer final : public Analysis {
+class EventBuffer final : public Analysis {
 public:
     std::size_t fill = 0;
 
@@ -32,7 +32,7 @@ public:
             v.number, std::uint64_t{v.thread} | std::uint64_t{v.target} << 32,
             std::uint64_t{v.location} | std::uint64_t{static_cast<std::uint8_t>(v.op)} << 32 |
                 std::uint64_t{v.implicit} << 40};
-        buffer& b = buffers_[fill];
+        Buffer& b = buffers_[fill];
         if (b.size == b.capacity)
             b.grow();
         std::uint64_t* out = b.words.get() + 3 * b.size++;
@@ -60,7 +60,7 @@ public:
     // Hands buffer b's events to `sink`, in order. The events have no line (the live stream has
     // none).
     void replay(std::size_t b, Analysis& sink, const Symbols& syms) const {
-        const buffer& from = buffers_[b];
+        const Buffer& from = buffers_[b];
         Event e;
         for (std::size_t i = 0; i < from.size; ++i) {
             const std::uint64_t* w = from.words.get() + 3 * i;
@@ -79,7 +79,7 @@ public:
     }
 
 private:
-    struct buffer {
+    struct Buffer {
         std::unique_ptr<std::uint64_t[]> words; // three per event, not initialized
         std::size_t size = 0, capacity = 0;     // in events
         void grow() {
@@ -90,7 +90,7 @@ private:
             capacity = c;
         }
     };
-    std::array<buffer, 2> buffers_;
+    std::array<Buffer, 2> buffers_;
 };
 
 } // namespace sfg::detail

@@ -1,4 +1,4 @@
-// The runtime's one lock (session_impl.hpp) as ThreadSanitizer must not see it (docs/enforcers.md,
+// The runtime's one lock (global_state.hpp) as ThreadSanitizer must not see it (docs/enforcers.md,
 // "ThreadSanitizer"): it orders sfg's events, not the program, so TSan ignores its
 // synchronization and the bookkeeping done under it; the program's own synchronization (its
 // sfg::mutex, barrier, threads: real std primitives) TSan sees as always, and a volatile_var's
@@ -7,7 +7,8 @@
 //
 // The annotations are weak: they resolve to ThreadSanitizer's runtime in a process that has it
 // (whether or not this library was built with -fsanitize=thread) and to nothing otherwise.
-#include "session_impl.hpp"
+#include "event_lock.hpp"
+#include "global_state.hpp"
 
 extern "C" {
 __attribute__((weak)) void AnnotateIgnoreSyncBegin(const char* file, int line);
@@ -33,7 +34,7 @@ bool under_tsan() {
 
 } // namespace
 
-hidden_scope::hidden_scope() {
+HiddenScope::HiddenScope() {
     if (under_tsan()) {
         AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
         AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
@@ -41,7 +42,7 @@ hidden_scope::hidden_scope() {
     }
 }
 
-hidden_scope::~hidden_scope() {
+HiddenScope::~HiddenScope() {
     if (under_tsan()) {
         AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
         AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
@@ -50,12 +51,12 @@ hidden_scope::~hidden_scope() {
 }
 
 // hidden_ is built before the lock is taken and destroyed after it is let go.
-event_lock::event_lock() {
+EventLock::EventLock() {
     global().lock.lock();
     ++checking_forbidden;
 }
 
-event_lock::~event_lock() {
+EventLock::~EventLock() {
     --checking_forbidden;
     global().lock.unlock();
 }

@@ -1,7 +1,8 @@
 // sfg::mutex and sfg::barrier (docs/enforcers.md): the real primitive does the synchronizing; the
 // event is recorded on the side of it that keeps the linearization true (acq after taking,
 // rel before letting go; benter before arriving, bexit after leaving).
-#include "session_impl.hpp"
+#include "event_lock.hpp"
+#include "global_state.hpp"
 
 namespace sfg {
 

@@ -88,7 +88,7 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
 } // namespace
 
 spec::spec(const spec_data::spec& d) {
-    auto impl = std::make_shared<detail::spec_impl>();
+    auto impl = std::make_shared<detail::SpecImpl>();
     const Reader r(d);
     impl->file = d.file ? d.file : "";
     impl->hash = d.hash;

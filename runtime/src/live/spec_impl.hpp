@@ -14,7 +14,7 @@
 
 namespace sfg::detail {
 
-struct spec_impl {
+struct SpecImpl {
     std::string file;
     std::uint64_t hash = 0;
     std::vector<std::string> threads, locks, volatiles, barriers, variables;

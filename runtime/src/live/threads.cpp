@@ -1,5 +1,8 @@
 // sfg::thread and sfg::thread_group (docs/enforcers.md): a fork event before the threads run, a
 // join event after they have ended, and each thread's identity in the session for its own events.
+#include "event_lock.hpp"
+#include "event_queue.hpp"
+#include "global_state.hpp"
 #include "session_impl.hpp"
 
 #include <fmt/format.h>
@@ -13,7 +16,7 @@ namespace sfg {
 
 namespace detail {
 
-struct group_impl {
+struct GroupImpl {
     std::vector<std::string> names;
     std::vector<std::thread> threads;
     std::vector<std::exception_ptr> errors; // written by each thread before it ends
@@ -24,12 +27,12 @@ struct group_impl {
 
 namespace {
 
-void destroy(group_impl* g) {
+void destroy(GroupImpl* g) {
     delete g;
 }
 
 // The operand of fork/join: the set's index in Symbols::thread_sets (sorted, distinct ids).
-ObjId thread_set(session_impl& s, std::vector<ThreadId> ids) {
+ObjId thread_set(SessionImpl& s, std::vector<ThreadId> ids) {
     std::sort(ids.begin(), ids.end());
     const auto adding = s.adding_names();
     s.syms.thread_sets.push_back(std::move(ids));
@@ -38,18 +41,18 @@ ObjId thread_set(session_impl& s, std::vector<ThreadId> ids) {
 
 } // namespace
 
-std::unique_ptr<group_impl, void (*)(group_impl*)>
+std::unique_ptr<GroupImpl, void (*)(GroupImpl*)>
 start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
-    std::unique_ptr<group_impl, void (*)(group_impl*)> g(new group_impl, destroy);
-    std::vector<thread_record> records(tasks.size());
+    std::unique_ptr<GroupImpl, void (*)(GroupImpl*)> g(new GroupImpl, destroy);
+    std::vector<ThreadRecord> records(tasks.size());
     std::optional<finding> pending;
     drain_before_misuse(); // a thread's name may be a misuse
-    reserve_event();       // the fork is appended under event_lock: no waiting then
+    reserve_event();       // the fork is appended under EventLock: no waiting then
     {
-        event_lock lock;
+        EventLock lock;
         for (const auto& t : tasks)
             g->names.push_back(t.first);
-        session_impl* s = global().current;
+        SessionImpl* s = global().current;
         const std::string label = fmt::format("{}", fmt::join(g->names, ","));
         if (!s) {
             orphan(object(label, Namespace::thread), "started");
@@ -103,11 +106,11 @@ start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
     return g;
 }
 
-bool group_joinable(const group_impl& g) {
+bool group_joinable(const GroupImpl& g) {
     return !g.joined;
 }
 
-void join_group(group_impl& g) {
+void join_group(GroupImpl& g) {
     if (g.joined)
         throw std::system_error(std::make_error_code(std::errc::invalid_argument),
                                 "sfg: join of threads already joined");
@@ -117,8 +120,8 @@ void join_group(group_impl& g) {
     std::optional<finding> pending;
     reserve_event();
     {
-        event_lock lock;
-        session_impl* s = global().current;
+        EventLock lock;
+        SessionImpl* s = global().current;
         const std::string label = fmt::format("{}", fmt::join(g.names, ","));
         if (s && g.serial == s->serial) {
             if (this_thread.serial != s->serial)
@@ -143,7 +146,7 @@ namespace {
 
 // A destructor joins (like std::jthread) and cannot throw: what join() would have thrown is
 // reported on standard error.
-void join_quietly(group_impl& g) noexcept {
+void join_quietly(GroupImpl& g) noexcept {
     try {
         join_group(g);
     } catch (const std::exception& e) {

@@ -1,0 +1,138 @@
+// Recording an event (docs/enforcers.md, "How it works"): the hot path of every instrumented
+// operation. Under log and collect, a thread of the session appends its event to its ring
+// (event_queue.hpp) without the global lock; otherwise one global lock orders every operation,
+// so that the events form one linearization of the real execution, and the event goes through
+// the session (session_impl.hpp) before the operation returns.
+#include "event_lock.hpp"
+#include "event_queue.hpp"
+#include "global_state.hpp"
+#include "session_impl.hpp"
+
+#include <fmt/format.h>
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace sfg::detail {
+
+// The global state and the calling thread's identity (global_state.hpp), defined here, with the
+// recording that reads them on every event.
+GlobalState& global() {
+    static auto* g = new GlobalState; // never destroyed: threads may outlive static destructors
+    return *g;
+}
+
+constinit thread_local ThreadRecord this_thread;
+constinit thread_local unsigned mutexes_held = 0;
+constinit thread_local unsigned checking_forbidden = 0;
+
+namespace {
+
+QueuedEvent make_event(Op op, ObjId target, const sfg::source_location* where) {
+    return {where ? where->file_name() : nullptr,
+            where ? where->line() : 0,
+            where ? where->column() : 0,
+            target,
+            this_thread.id,
+            op};
+}
+
+} // namespace
+
+std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
+                                    void (*access)(void*), void* context) {
+    // A session with a checker thread: a thread of it appends the event, resolving the object
+    // first if it is new (docs/enforcers.md, "How it works").
+    if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
+        serial != 0 && this_thread.serial == serial) {
+        std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
+        if (cache >> 32 != serial) {
+            // Resolving may report a misuse of the name: after the events before it.
+            queue().drain(serial);
+            EventLock lock;
+            if (SessionImpl* s = global().current; s && s->serial == serial)
+                cache = object_cache(serial, s->resolve(o, this_thread.id));
+        }
+        if (cache >> 32 == serial) {
+            const QueuedEvent e = make_event(op, static_cast<ObjId>(cache), where);
+            const AppendResult r = queue().append(serial, &e, access, context, &o);
+            if (r == AppendResult::appended)
+                return std::nullopt;
+            if (r == AppendResult::refused_after_access)
+                access = nullptr; // done once
+        }
+        // The session has closed meanwhile: reported below.
+    }
+    EventLock lock;
+    if (access) { // under the object's lock too: a session's threads access it under that alone
+        std::lock_guard object(object_lock(&o));
+        access_atomically(op, &o, access, context);
+    }
+    SessionImpl* s = global().current;
+    if (!s)
+        return orphan(o, "used");
+    const ThreadRecord& me = this_thread;
+    if (me.serial != s->serial) {
+        s->add_misuse(o.name, no_object,
+                      fmt::format("{} '{}' used by a thread not started through sfg::thread or "
+                                  "sfg::thread_group (nor the session's main thread)",
+                                  to_string(o.kind), o.name),
+                      op, true);
+        return s->take_fresh();
+    }
+    forget_stale_ring(s->serial);
+    const ObjId id = s->resolve(o, me.id);
+    s->push(me.id, op, id,
+            where ? s->location(where->file_name(), where->line(), where->column()) : no_object,
+            o.name);
+    return s->take_fresh();
+}
+
+void record_access(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+                   void* context) {
+    // The common case, without any lock: a thread of a session with a checker thread, an
+    // object it has resolved. The access is done now; its event waits in the thread's ring.
+    const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
+    const std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
+    if (serial == 0 || this_thread.serial != serial || cache >> 32 != serial)
+        return record(o, op, where, access, context);
+    hidden_access(access, context);
+    if (!queue().push_access(serial, make_event(op, static_cast<ObjId>(cache), where)))
+        record(o, op, where, nullptr, nullptr); // the session has closed meanwhile
+}
+
+void drain_before_misuse() {
+    // A misuse is reported after the events that came before it (findings in event order).
+    if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
+        serial != 0 && this_thread.serial == serial)
+        queue().drain(serial);
+}
+
+void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+            void* context) {
+    if (std::optional<finding> f = record_event(o, op, where, access, context))
+        throw finding_error(std::move(*f));
+}
+
+std::optional<finding> misuse(const object& o, const std::string& what) {
+    drain_before_misuse();
+    EventLock lock;
+    SessionImpl* s = global().current;
+    if (!s)
+        return orphan(o, "misused");
+    const ThreadRecord& me = this_thread;
+    s->add_misuse(o.name, me.serial == s->serial ? me.id : no_object, what);
+    return s->take_fresh();
+}
+
+bool SessionImpl::event(ThreadId t, Op op, ObjId target, const std::string& object) {
+    if (!queued())
+        return push(t, op, target, no_object, object);
+    const QueuedEvent e{nullptr, 0, 0, target, t, op};
+    // The caller holds EventLock, which the checker needs to make room: reserve_event() made it.
+    return queue().append(serial, &e, nullptr, nullptr, nullptr, false) == AppendResult::appended;
+}
+
+} // namespace sfg::detail
