@@ -27,6 +27,24 @@ bool writable_name(const std::string& name, Namespace kind) {
                                      : text_trace::is_valid_name(name);
 }
 
+// sfg::finding is the public view of a Finding (report.hpp): its fields as strings, its message
+// as `sfgc trace` prints it (docs/enforcers.md). A cycle is about transactions, not one object
+// (its message names the event's).
+finding public_view(const Finding& f, std::string_view analysis, const Symbols& syms) {
+    finding out;
+    out.kind = to_string(f.kind);
+    if (f.kind != FindingKind::misuse)
+        out.analysis = analysis;
+    if (f.kind != FindingKind::cycle)
+        out.var = f.var;
+    if (f.access.event) {
+        out.thread = syms.threads.name(f.access.thread);
+        out.op = to_string(f.access.op);
+    }
+    out.message = format_finding(f, analysis, syms, "");
+    return out;
+}
+
 } // namespace
 
 SessionImpl::SessionImpl(std::uint64_t serial, const spec* s, session_options o)
@@ -149,12 +167,10 @@ std::optional<finding> SessionImpl::make_misuse(const std::string& object, Threa
     f.kind = FindingKind::misuse;
     f.var = object;
     f.message = what;
-    finding out;
-    out.kind = "misuse";
-    out.var = object;
+    // A misuse may come before any event, or from a thread the session does not know.
+    finding out = public_view(f, "sfg", syms);
     out.thread = t == no_object ? "(a thread not started by sfg)" : syms.threads.name(t);
     out.op = has_op ? to_string(op) : "";
-    out.message = format_finding(f, "sfg", syms, "");
     return out;
 }
 
@@ -170,18 +186,7 @@ void SessionImpl::collect(std::uint64_t up_to) {
         std::size_t j = seen[i];
         for (; j < n && j < all.size() && all[j].access.event <= up_to; ++j) {
             const Finding& f = all[j];
-            finding out;
-            out.kind = to_string(f.kind);
-            out.analysis = a.info().name;
-            // A cycle is about transactions, not one object (its message names the event's).
-            if (f.kind != FindingKind::cycle)
-                out.var = f.var;
-            if (f.access.event) {
-                out.thread = syms.threads.name(f.access.thread);
-                out.op = to_string(f.access.op);
-            }
-            out.message = format_finding(f, a.info().name, syms, "");
-            found.emplace_back(f.access.event, std::move(out));
+            found.emplace_back(f.access.event, public_view(f, a.info().name, syms));
         }
         seen[i] = j;
     }
