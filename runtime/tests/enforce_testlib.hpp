@@ -68,28 +68,13 @@ inline bool subset(const std::vector<std::string>& a, const std::vector<std::str
     });
 }
 
-// Valid(o -z-> i) (§4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z).
-inline bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i) {
-    switch (z.kind) {
-    case MechKind::lock:
-    case MechKind::volatile_:
-    case MechKind::queue:
-        return o.threads.size() == 1 && i.threads.size() == 1;
-    case MechKind::barrier:
-        return subset(o.threads, z.threads) && subset(i.threads, z.threads);
-    case MechKind::fork:
-        return subset(o.threads, {z.thread}) && subset(i.threads, z.threads);
-    case MechKind::join:
-        return subset(o.threads, z.threads) && subset(i.threads, {z.thread});
-    }
-    return false;
-}
-
 inline void add_edge(Discipline& g, int from, int to, const Mechanism& z) {
     for (const ModeEdge& e : g.edges)
         if (e.from == from && e.to == to && e.mech == z)
             return; // edges form a set
-    if (valid(g.modes[static_cast<std::size_t>(from)], z, g.modes[static_cast<std::size_t>(to)]))
+    // Valid(o -z-> i) (§4.2.3): sfg::valid (petri_net.hpp), the one the compiler's SfgBuilder uses.
+    if (sfg::valid(g.modes[static_cast<std::size_t>(from)], z,
+                   g.modes[static_cast<std::size_t>(to)]))
         g.edges.push_back({from, to, z});
 }
 

@@ -8,6 +8,25 @@
 
 namespace sfg {
 
+bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i) {
+    const auto subset = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+        return std::includes(b.begin(), b.end(), a.begin(), a.end());
+    };
+    switch (z.kind) {
+    case MechKind::lock:
+    case MechKind::volatile_:
+    case MechKind::queue:
+        return o.threads.size() == 1 && i.threads.size() == 1;
+    case MechKind::barrier:
+        return subset(o.threads, z.threads) && subset(i.threads, z.threads);
+    case MechKind::fork:
+        return subset(o.threads, {z.thread}) && subset(i.threads, z.threads);
+    case MechKind::join:
+        return subset(o.threads, z.threads) && subset(i.threads, {z.thread});
+    }
+    return false;
+}
+
 Net build_petri_net(const Discipline& g) {
     Net n;
     n.modes = g.modes;
