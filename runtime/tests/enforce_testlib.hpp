@@ -117,10 +117,10 @@ inline Discipline loop(Discipline g, const Mechanism& z) {
 }
 
 // The place index of a place id (tests address places by their Figure 4.11 names).
-inline int place(const Net& n, const std::string& id) {
+inline std::uint32_t place(const Net& n, const std::string& id) {
     for (std::size_t p = 0; p < n.places.size(); ++p)
         if (n.places[p].id == id)
-            return static_cast<int>(p);
+            return static_cast<std::uint32_t>(p);
     throw std::runtime_error("no place " + id);
 }
 
@@ -295,7 +295,7 @@ private:
             const Place& pl = n.places[static_cast<std::size_t>(p)];
             if (pl.kind != PlaceKind::Acc || pl.thread != t)
                 continue;
-            const AccessMode& a = n.modes[static_cast<std::size_t>(pl.mode)];
+            const AccessMode& a = n.modes[*pl.mode];
             if (a.kind == ModeKind::LOCK ? held.count({t, a.lock}) != 0
                                          : !write || a.kind == ModeKind::EX)
                 return true;

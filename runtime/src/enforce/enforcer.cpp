@@ -268,7 +268,7 @@ std::vector<Marking> Enforcer::candidates(std::string_view var) const {
     impl_->candidates(v, scratch).for_each([&](std::span<const PlaceIx> m) {
         Marking& marking = out.emplace_back();
         for (PlaceIx p : m)
-            marking.push_back(static_cast<int>(p.v));
+            marking.push_back(p.v);
     });
     std::sort(out.begin(), out.end());
     return out;
