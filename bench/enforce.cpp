@@ -52,20 +52,21 @@ const Net& template_net() {
         Net n;
         n.modes = {{ModeKind::EX, {"t0"}}, {ModeKind::EX, {"t1"}}};
         const std::string t[2] = {"t0", "t1"};
-        for (int a = 0; a < 2; ++a)
-            n.places.push_back(
-                {"Acc[" + t[a] + ":" + std::to_string(a) + "]", PlaceKind::Acc, t[a], a, -1});
-        for (int a = 0; a < 2; ++a)
-            for (int b = 0; b < 2; ++b) {
-                const int e = static_cast<int>(n.edges.size());
+        for (std::uint32_t a = 0; a < 2; ++a)
+            n.places.push_back({"Acc[" + t[a] + ":" + std::to_string(a) + "]", PlaceKind::Acc, t[a],
+                                a, std::nullopt});
+        for (std::uint32_t a = 0; a < 2; ++a)
+            for (std::uint32_t b = 0; b < 2; ++b) {
+                const auto e = static_cast<std::uint32_t>(n.edges.size());
                 const std::string es = "e" + std::to_string(e);
-                n.edges.push_back({a, b, {MechKind::lock, "m", "", {}}});
-                const int ps = static_cast<int>(n.places.size());
+                n.edges.push_back(
+                    {static_cast<int>(a), static_cast<int>(b), {MechKind::lock, "m", "", {}}});
+                const auto ps = static_cast<std::uint32_t>(n.places.size());
+                n.places.push_back({"PostSnd[" + t[a] + ":" + es + "]", PlaceKind::PostSnd, t[a],
+                                    std::nullopt, e});
+                const std::uint32_t pr = ps + 1;
                 n.places.push_back(
-                    {"PostSnd[" + t[a] + ":" + es + "]", PlaceKind::PostSnd, t[a], -1, e});
-                const int pr = ps + 1;
-                n.places.push_back(
-                    {"PreRcv[" + t[b] + ":" + es + "]", PlaceKind::PreRcv, t[b], -1, e});
+                    {"PreRcv[" + t[b] + ":" + es + "]", PlaceKind::PreRcv, t[b], std::nullopt, e});
                 n.transitions.push_back(
                     {"snd[" + t[a] + ":" + es + "]", TransitionKind::snd, t[a], e, {a}, {ps}});
                 n.transitions.push_back(
@@ -114,8 +115,8 @@ public:
                 if (net_.transitions[r].kind != role || tr_thread_[r] != e.thread)
                     continue;
                 for (const Marking& m : v.cands)
-                    if (net_.enabled(m, static_cast<int>(r)))
-                        add(close(net_.fire(m, static_cast<int>(r))));
+                    if (net_.enabled(m, r))
+                        add(close(net_.fire(m, r)));
             }
             v.cands.swap(next_);
         }
@@ -128,16 +129,15 @@ private:
         std::vector<Marking> cands;
     };
     bool permits(const Marking& m, const Event& e) const {
-        for (int p : m) // the template's modes are all EX
+        for (std::uint32_t p : m) // the template's modes are all EX
             if (acc_thread_[static_cast<std::size_t>(p)] == e.thread)
                 return true;
         return false;
     }
     Marking close(Marking m) const { // [SYNC]
         for (std::size_t r = 0; r < net_.transitions.size(); ++r)
-            if (net_.transitions[r].kind == TransitionKind::sync &&
-                net_.enabled(m, static_cast<int>(r)))
-                return net_.fire(m, static_cast<int>(r));
+            if (net_.transitions[r].kind == TransitionKind::sync && net_.enabled(m, r))
+                return net_.fire(m, r);
         return m;
     }
     void add(Marking m) {

@@ -217,7 +217,7 @@ private:
 };
 
 bool names(const Model& m, const Action& a, ThreadId u) {
-    if (a.op != Op::fork && a.op != Op::join)
+    if (op_info(a.op).operand != Operand::thread_set)
         return false;
     const auto& set = m.thread_sets[a.target];
     return std::binary_search(set.begin(), set.end(), u);
@@ -251,23 +251,16 @@ std::unique_ptr<TaskRunner> make_random_runner(const Exploration& x) {
 bool dependent(const Model& m, const Action& a, const Action& b) {
     if (a.thread == b.thread)
         return true;
-    // Two ops on one variable, volatile, lock or barrier: dependent unless both read one
-    // variable or volatile, or both arrive at one barrier, or both leave it (docs/programs.md,
-    // "Dependence": arrivals commute, and so do departures; an arrival and a departure do not).
+    // Two ops on one object (of one namespace) conflict unless both share it in one phase
+    // (docs/programs.md, "Dependence": reads of a variable or volatile, arrivals at a barrier,
+    // departures from it, joins of a thread commute); a fork or join naming a thread conflicts
+    // with every action of that thread.
     const OpInfo &x = op_info(a.op), &y = op_info(b.op);
-    if (x.operand == Operand::name && y.operand == Operand::name && x.space == y.space) {
-        if (a.target != b.target)
-            return false;
-        if (x.space == Namespace::variable || x.space == Namespace::volatile_)
-            return x.writes || y.writes;
-        if (x.space == Namespace::barrier)
-            return a.op != b.op;
-        return true;
-    }
+    if (x.operand == Operand::name && y.operand == Operand::name && x.space == y.space)
+        return a.target == b.target && conflicting(x, y);
     if (names(m, a, b.thread) || names(m, b, a.thread))
         return true;
-    if ((a.op == Op::fork && (b.op == Op::fork || b.op == Op::join)) ||
-        (b.op == Op::fork && a.op == Op::join))
+    if (x.operand == Operand::thread_set && y.operand == Operand::thread_set && conflicting(x, y))
         return intersect(m, a, b);
     return false;
 }
@@ -289,92 +282,58 @@ bool dependent(const Model& m, const Step& a, const Step& b) {
 }
 
 ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
-    const std::size_t nt = m.threads.size();
-    const std::size_t nv = m.syms.vars.size(), nvol = m.syms.volatiles.size();
-    std::vector<std::uint32_t> thread_l(nt), fork_l(nt), join_l(nt);
-    std::vector<std::uint32_t> var_any(nv), var_w(nv), vol_any(nvol), vol_w(nvol);
-    std::vector<std::uint32_t> lock_l(m.locks.size());
-    // A barrier's arrivals depend on its departures and the other way round (dependent()).
-    std::vector<std::uint32_t> enter_l(m.barriers.size()), exit_l(m.barriers.size());
+    // The level of a step: one more than the highest level of a step it depends on. Per object
+    // of every namespace (its threads too: a step is an exclusive access to its own thread, a
+    // fork or join one to each thread it names), and per phase, the highest level of any access
+    // and of an exclusive one (Access, docs/programs.md "Dependence").
+    struct Levels {
+        std::uint32_t any[2] = {0, 0}, exclusive[2] = {0, 0};
+        // The highest level of the accesses an access depends on.
+        std::uint32_t before(Access a, std::uint8_t p) const {
+            return std::max(any[1 - p], a == Access::exclusive ? any[p] : exclusive[p]);
+        }
+        void after(Access a, std::uint8_t p, std::uint32_t l) {
+            any[p] = std::max(any[p], l);
+            if (a == Access::exclusive)
+                exclusive[p] = std::max(exclusive[p], l);
+        }
+    };
+    // One array for every namespace's objects: namespace n's at first[n].
+    std::array<std::size_t, namespace_count + 1> first{};
+    for (std::size_t n = 0; n < namespace_count; ++n)
+        first[n + 1] = first[n] + (static_cast<Namespace>(n) == Namespace::thread
+                                       ? m.threads.size()
+                                       : m.syms.names(static_cast<Namespace>(n)).size());
+    std::vector<Levels> objects(first.back());
+    const auto object = [&](Namespace n, ObjId o) -> Levels& {
+        return objects[first[static_cast<std::size_t>(n)] + o];
+    };
+    // Applies f to the levels of each object an action names.
+    const auto for_objects = [&](const Action& a, const OpInfo& i, auto&& f) {
+        if (i.access == Access::none)
+            return;
+        if (i.operand == Operand::thread_set)
+            for (ThreadId u : m.thread_sets[a.target])
+                f(object(Namespace::thread, u));
+        else
+            f(object(i.space, a.target));
+    };
     std::vector<std::uint32_t> level(steps.size());
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const Step& s = steps[i];
-        ThreadId t = s.thread;
-        std::uint32_t l = std::max({thread_l[t], fork_l[t], join_l[t]});
+        Levels& thread = object(Namespace::thread, s.thread);
+        std::uint32_t l = thread.before(Access::exclusive, 0);
         for (const Action& a : s.actions) {
-            switch (a.op) {
-            case Op::read:
-                l = std::max(l, var_w[a.target]);
-                break;
-            case Op::write:
-                l = std::max(l, var_any[a.target]);
-                break;
-            case Op::vol_read:
-                l = std::max(l, vol_w[a.target]);
-                break;
-            case Op::vol_write:
-                l = std::max(l, vol_any[a.target]);
-                break;
-            case Op::acquire:
-            case Op::release:
-                l = std::max(l, lock_l[a.target]);
-                break;
-            case Op::barrier_enter:
-                l = std::max(l, exit_l[a.target]);
-                break;
-            case Op::barrier_exit:
-                l = std::max(l, enter_l[a.target]);
-                break;
-            case Op::fork:
-                for (ThreadId u : m.thread_sets[a.target])
-                    l = std::max({l, thread_l[u], join_l[u], fork_l[u]});
-                break;
-            case Op::join:
-                for (ThreadId u : m.thread_sets[a.target])
-                    l = std::max({l, thread_l[u], fork_l[u]});
-                break;
-            default:
-                break;
-            }
+            const OpInfo& op = op_info(a.op);
+            for_objects(a, op,
+                        [&](const Levels& o) { l = std::max(l, o.before(op.access, op.phase)); });
         }
         ++l;
         level[i] = l;
-        thread_l[t] = l;
+        thread.after(Access::exclusive, 0, l);
         for (const Action& a : s.actions) {
-            switch (a.op) {
-            case Op::read:
-                var_any[a.target] = std::max(var_any[a.target], l);
-                break;
-            case Op::write:
-                var_any[a.target] = var_w[a.target] = l;
-                break;
-            case Op::vol_read:
-                vol_any[a.target] = std::max(vol_any[a.target], l);
-                break;
-            case Op::vol_write:
-                vol_any[a.target] = vol_w[a.target] = l;
-                break;
-            case Op::acquire:
-            case Op::release:
-                lock_l[a.target] = l;
-                break;
-            case Op::barrier_enter:
-                enter_l[a.target] = std::max(enter_l[a.target], l);
-                break;
-            case Op::barrier_exit:
-                exit_l[a.target] = std::max(exit_l[a.target], l);
-                break;
-            case Op::fork:
-                for (ThreadId u : m.thread_sets[a.target])
-                    fork_l[u] = l;
-                break;
-            case Op::join:
-                for (ThreadId u : m.thread_sets[a.target])
-                    join_l[u] = l;
-                break;
-            default:
-                break;
-            }
+            const OpInfo& op = op_info(a.op);
+            for_objects(a, op, [&](Levels& o) { o.after(op.access, op.phase, l); });
         }
     }
     std::vector<std::uint32_t> order(steps.size());

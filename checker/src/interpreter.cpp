@@ -437,11 +437,11 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
         switch (in.code) {
         case Code::acq: {
             ThreadId h = s.locks.holder(in.arg);
-            w.what =
-                fmt::format("acq({}), held by {}{}", model_.locks[in.arg], model_.threads[h].name,
-                            s.threads[h].status == ThreadStatus::failed  ? " (failed)"
-                            : s.threads[h].status == ThreadStatus::ended ? " (ended)"
-                                                                         : "");
+            w.what = fmt::format("{}({}), held by {}{}", spelling(Op::acquire),
+                                 model_.locks[in.arg], model_.threads[h].name,
+                                 s.threads[h].status == ThreadStatus::failed  ? " (failed)"
+                                 : s.threads[h].status == ThreadStatus::ended ? " (ended)"
+                                                                              : "");
             break;
         }
         case Code::join: {
@@ -456,7 +456,7 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
             std::string set;
             for (ThreadId u : model_.thread_sets[in.arg])
                 set += (set.empty() ? "" : ",") + model_.threads[u].name;
-            w.what = fmt::format("join({}) for {}", set, names);
+            w.what = fmt::format("{}({}) for {}", spelling(Op::join), set, names);
             break;
         }
         case Code::bexit: {
@@ -465,7 +465,8 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
             for (ThreadId u : model_.barriers[in.arg].members)
                 if (s.enters[in.arg * n + u] < s.enters[in.arg * n + t])
                     names += fmt::format("{}{}", names.empty() ? "" : ", ", model_.threads[u].name);
-            w.what = fmt::format("bexit({}) for {}", model_.barriers[in.arg].name, names);
+            w.what = fmt::format("{}({}) for {}", spelling(Op::barrier_exit),
+                                 model_.barriers[in.arg].name, names);
             break;
         }
         case Code::await_:

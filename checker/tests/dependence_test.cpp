@@ -158,6 +158,20 @@ TEST_CASE("dependence: arrivals commute, departures commute, an arrival and a de
     CHECK(dpor.stats.executions == 1);
 }
 
+TEST_CASE("dependence: two joins of a thread commute, and a later fork of it follows both") {
+    // u is joined by a (after three steps of its own) and by b; then c forks u a second time.
+    // The two joins are independent, so both orders are one class: the fork's Foata level must
+    // be above both joins, not only above the one that came last.
+    auto l = load("threads a, b, c, u;\nvar y, z;\nprogram p {\n"
+                  "  thread c { fork u; fork u; }\n  thread u { z = 1; }\n"
+                  "  thread a { y = 1; y = 2; y = 3; join u; }\n  thread b { join u; }\n}\n");
+    REQUIRE(l);
+    const CheckResult naive = run(l->model, Mode::naive);
+    const CheckResult dpor = run(l->model, Mode::dpor);
+    CHECK(dpor.stats.executions == dpor.classes);
+    CHECK(naive.classes == dpor.classes);
+}
+
 TEST_CASE("dependence: the next round's arrival and this round's departure stay ordered") {
     // docs/enforcement.md, "Overlapping barrier rounds": whether t0 arrives at round 2 before t1
     // leaves round 1 decides the race and the enforcer's verdict on p1, so the two orders are two

@@ -8,6 +8,7 @@
 #include "antlr4-runtime.h"
 #include "big_stack.hpp"
 #include "program_builder.hpp"
+#include "token_loc.hpp"
 
 #include <fmt/format.h>
 
@@ -192,16 +193,6 @@ private:
     }
     Diagnostics& diags_;
 };
-
-SourceLoc loc_of(antlr4::Token* t) {
-    return {static_cast<int>(t->getLine()), static_cast<int>(t->getCharPositionInLine()) + 1};
-}
-SourceLoc loc_of(antlr4::tree::TerminalNode* n) {
-    return loc_of(n->getSymbol());
-}
-SourceLoc loc_of(antlr4::ParserRuleContext* c) {
-    return loc_of(c->getStart());
-}
 
 ast::Ident ident(antlr4::tree::TerminalNode* n) {
     return {n->getText(), loc_of(n)};

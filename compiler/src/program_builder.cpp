@@ -1,5 +1,7 @@
 #include "program_builder.hpp"
 
+#include "token_loc.hpp"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -10,15 +12,6 @@ namespace {
 
 using P = sfg_gen::SfgParser;
 
-SourceLoc loc_of(antlr4::Token* t) {
-    return {static_cast<int>(t->getLine()), static_cast<int>(t->getCharPositionInLine()) + 1};
-}
-SourceLoc loc_of(antlr4::tree::TerminalNode* n) {
-    return loc_of(n->getSymbol());
-}
-SourceLoc loc_of(antlr4::ParserRuleContext* c) {
-    return loc_of(c->getStart());
-}
 prog::Ident ident(antlr4::tree::TerminalNode* n) {
     return {n->getText(), loc_of(n), {}}; // resolved by program_sema
 }

@@ -135,21 +135,19 @@ private:
     void net(const std::string& prefix, const Net& n) {
         std::vector<char> marked(n.places.size(), 0);
         for (const Marking& m : n.initial_markings)
-            for (int p : m)
+            for (std::uint32_t p : m)
                 marked[static_cast<std::size_t>(p)] = 1;
         // Places and transitions grouped by their cluster in one pass each.
-        std::vector<std::vector<int>> mode_places(n.modes.size()), edge_places(n.edges.size()),
-            edge_transitions(n.edges.size());
+        std::vector<std::vector<std::uint32_t>> mode_places(n.modes.size()),
+            edge_places(n.edges.size()), edge_transitions(n.edges.size());
         for (std::size_t p = 0; p < n.places.size(); ++p) {
             const Place& pl = n.places[p];
-            (pl.kind == PlaceKind::Acc ? mode_places[static_cast<std::size_t>(pl.mode)]
-                                       : edge_places[static_cast<std::size_t>(pl.edge)])
-                .push_back(static_cast<int>(p));
+            (pl.kind == PlaceKind::Acc ? mode_places[*pl.mode] : edge_places[*pl.edge])
+                .push_back(static_cast<std::uint32_t>(p));
         }
         for (std::size_t t = 0; t < n.transitions.size(); ++t)
-            edge_transitions[static_cast<std::size_t>(n.transitions[t].edge)].push_back(
-                static_cast<int>(t));
-        auto place = [&](int p) {
+            edge_transitions[n.transitions[t].edge].push_back(static_cast<std::uint32_t>(t));
+        auto place = [&](std::uint32_t p) {
             const Place& pl = n.places[static_cast<std::size_t>(p)];
             node(prefix + pl.id,
                  fmt::format("shape=circle, fixedsize=true, width=0.35, label=\"{}\", xlabel={}",
@@ -158,7 +156,7 @@ private:
         };
         for (std::size_t a = 0; a < n.modes.size(); ++a) {
             open(fmt::format("cluster_{}mode{}", prefix, a), n.modes[a].label());
-            for (int p : mode_places[a])
+            for (std::uint32_t p : mode_places[a])
                 place(p);
             close();
         }
@@ -169,10 +167,10 @@ private:
                              n.modes[static_cast<std::size_t>(me.from)].label(), me.mech.label(),
                              n.modes[static_cast<std::size_t>(me.to)].label()),
                  "dashed");
-            for (int p : edge_places[e])
+            for (std::uint32_t p : edge_places[e])
                 place(p);
-            for (int t : edge_transitions[e]) {
-                const Transition& r = n.transitions[static_cast<std::size_t>(t)];
+            for (std::uint32_t t : edge_transitions[e]) {
+                const Transition& r = n.transitions[t];
                 node(
                     prefix + r.id,
                     "shape=box, height=0.3, label=" + quote(r.id) +
@@ -182,9 +180,9 @@ private:
         }
         // Arcs outside the clusters: an arc inside one would pull its ends into it.
         for (const Transition& r : n.transitions) {
-            for (int p : r.pre)
+            for (std::uint32_t p : r.pre)
                 arc(prefix + n.places[static_cast<std::size_t>(p)].id, prefix + r.id);
-            for (int p : r.post)
+            for (std::uint32_t p : r.post)
                 arc(prefix + r.id, prefix + n.places[static_cast<std::size_t>(p)].id);
         }
         if (n.initial_markings.size() > 1) {

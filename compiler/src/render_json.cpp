@@ -56,9 +56,9 @@ void write_net(JsonStream& js, const Net& n) {
     for (const Place& p : n.places) {
         json j = {{"id", p.id}, {"kind", to_string(p.kind)}, {"thread", p.thread}};
         if (p.kind == PlaceKind::Acc)
-            j["mode"] = p.mode;
+            j["mode"] = *p.mode;
         else
-            j["edge"] = p.edge;
+            j["edge"] = *p.edge;
         js.item(j);
     }
     js.end_array();
@@ -73,9 +73,9 @@ void write_net(JsonStream& js, const Net& n) {
     js.key("arcs");
     js.begin_array();
     for (const Transition& r : n.transitions) {
-        for (int p : r.pre)
+        for (std::uint32_t p : r.pre)
             js.item(json{n.places[static_cast<std::size_t>(p)].id, r.id});
-        for (int p : r.post)
+        for (std::uint32_t p : r.post)
             js.item(json{r.id, n.places[static_cast<std::size_t>(p)].id});
     }
     js.end_array();
@@ -83,7 +83,7 @@ void write_net(JsonStream& js, const Net& n) {
     js.begin_array();
     for (const Marking& m : n.initial_markings) {
         json ids = json::array();
-        for (int p : m)
+        for (std::uint32_t p : m)
             ids.push_back(n.places[static_cast<std::size_t>(p)].id);
         js.item(ids);
     }

@@ -86,15 +86,15 @@ void write_pnml(std::ostream& os, const CompiledSpec& spec) {
             std::string t = fmt::format("{}init{}", vp, i);
             transition(t, fmt::format("init[{}]", i));
             arc_to(vp + "start", t);
-            for (int p : n.initial_markings[i])
+            for (std::uint32_t p : n.initial_markings[i])
                 arc_to(t, xml_id(vp + "p.", n.places[static_cast<std::size_t>(p)].id));
         }
         for (const Transition& r : n.transitions) {
             std::string t = xml_id(vp + "t.", r.id);
             transition(t, r.id);
-            for (int p : r.pre)
+            for (std::uint32_t p : r.pre)
                 arc_to(xml_id(vp + "p.", n.places[static_cast<std::size_t>(p)].id), t);
-            for (int p : r.post)
+            for (std::uint32_t p : r.post)
                 arc_to(t, xml_id(vp + "p.", n.places[static_cast<std::size_t>(p)].id));
         }
         out += "    </page>\n  </net>\n";

@@ -9,40 +9,28 @@
 namespace sfg {
 
 namespace {
-bool subset(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-    return std::includes(b.begin(), b.end(), a.begin(), a.end());
-}
 std::string set_text(const std::vector<std::string>& v) {
     return fmt::format("{{{}}}", fmt::join(v, ","));
 }
 } // namespace
 
 std::string why_invalid(const AccessMode& o, const Mechanism& z, const AccessMode& i) {
-    const auto& so = o.threads;
-    const auto& si = i.threads;
+    if (valid(o, z, i)) // Valid and Msg(z) are the runtime's (petri_net.hpp)
+        return {};
     switch (z.kind) {
     case MechKind::lock:
     case MechKind::volatile_:
     case MechKind::queue:
-        // Msg(m) = Msg(v) = Msg(v==K) = Msg(q(o)) = {({s},{t})} (thesis §4.2.3, §5.1): one
-        // releasing / writing / enqueueing thread, one acquiring / reading / dequeueing thread.
-        if (so.size() == 1 && si.size() == 1)
-            return {};
+        // One releasing / writing / enqueueing thread, one acquiring / reading / dequeueing one.
         return fmt::format(
             "{} '{}' passes from one thread to one thread, but {} has {} and {} has {}",
-            to_string(z.kind), z.label(), o.label(), so.size(), i.label(), si.size());
+            to_string(z.kind), z.label(), o.label(), o.threads.size(), i.label(), i.threads.size());
     case MechKind::barrier:
-        if (subset(so, z.threads) && subset(si, z.threads))
-            return {};
         return fmt::format("barrier '{}' synchronizes only its threads {}", z.name,
                            set_text(z.threads));
     case MechKind::fork:
-        if (subset(so, {z.thread}) && subset(si, z.threads))
-            return {};
         return fmt::format("{} sends from {{{}}} to {}", z.label(), z.thread, set_text(z.threads));
     case MechKind::join:
-        if (subset(so, z.threads) && subset(si, {z.thread}))
-            return {};
         return fmt::format("{} sends from {} to {{{}}}", z.label(), set_text(z.threads), z.thread);
     }
     return "unknown mechanism";

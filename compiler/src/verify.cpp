@@ -15,11 +15,11 @@ namespace {
 int neighborhood(const Net& net, const Place& p) {
     switch (p.kind) {
     case PlaceKind::Acc:
-        return p.mode;
+        return static_cast<int>(*p.mode);
     case PlaceKind::PreRcv:
-        return net.edges[static_cast<std::size_t>(p.edge)].to;
+        return net.edges[*p.edge].to;
     case PlaceKind::PostSnd:
-        return net.edges[static_cast<std::size_t>(p.edge)].from;
+        return net.edges[*p.edge].from;
     }
     return -1;
 }
@@ -37,7 +37,7 @@ int feasible_mode(const Net& net, const Marking& m) {
         return -1;
     int b = neighborhood(net, net.places[static_cast<std::size_t>(m[0])]);
     std::vector<std::string> threads;
-    for (int p : m) {
+    for (std::uint32_t p : m) {
         const Place& pl = net.places[static_cast<std::size_t>(p)];
         if (neighborhood(net, pl) != b)
             return -1;
@@ -73,7 +73,9 @@ NetVerification verify_net(const Net& net, std::size_t max_markings) {
         }
         for (std::size_t t = 0; t < net.transitions.size(); ++t) {
             const Transition& tr = net.transitions[t];
-            auto marked = [&](int p) { return std::binary_search(m.begin(), m.end(), p); };
+            auto marked = [&](std::uint32_t p) {
+                return std::binary_search(m.begin(), m.end(), p);
+            };
             if (!std::all_of(tr.pre.begin(), tr.pre.end(), marked))
                 continue;
             // Under the P/T rule this firing would put a second token on a marked place.
@@ -83,7 +85,7 @@ NetVerification verify_net(const Net& net, std::size_t max_markings) {
                                 marking_text(net, m), net.places[static_cast<std::size_t>(*p)].id);
                 break;
             }
-            Marking next = net.fire(m, static_cast<int>(t));
+            Marking next = net.fire(m, t);
             if (index.size() >= max_markings && !index.count(next)) {
                 // Stop at once: the caller reports the bound, and a partial count says nothing.
                 r.complete = false;

@@ -129,10 +129,10 @@ TEST_CASE("N(G) of a LOCK mode: the places and transitions of RS(T), each Acc pl
     for (std::size_t p = 0; p < a.places.size(); ++p) {
         CHECK(a.places[p].id == b.places[p].id);
         if (a.places[p].kind == PlaceKind::Acc && a.places[p].mode == 1) {
-            CHECK(a.modes[static_cast<std::size_t>(a.places[p].mode)].lock == "m");
+            CHECK(a.modes[*a.places[p].mode].lock == "m");
             ++lock_places;
         } else if (a.places[p].kind == PlaceKind::Acc) {
-            CHECK(a.modes[static_cast<std::size_t>(a.places[p].mode)].lock.empty());
+            CHECK(a.modes[*a.places[p].mode].lock.empty());
         }
     }
     CHECK(lock_places == 2);

@@ -52,7 +52,7 @@ TEST_CASE("registry: race detectors find the first race, and reset forgets the t
 TEST_CASE("registry: enforce keeps its disciplines across reset") {
     Net net; // EX(T0) alone: only T0 may touch the variable
     net.modes.push_back({ModeKind::EX, {"T0"}});
-    net.places.push_back({"Acc[T0:0]", PlaceKind::Acc, "T0", 0, -1});
+    net.places.push_back({"Acc[T0:0]", PlaceKind::Acc, "T0", 0, std::nullopt});
     net.initial_markings.push_back({0});
     AnalysisInputs in;
     in.disciplines.emplace_back("x", &net);

@@ -68,28 +68,13 @@ inline bool subset(const std::vector<std::string>& a, const std::vector<std::str
     });
 }
 
-// Valid(o -z-> i) (§4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z).
-inline bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i) {
-    switch (z.kind) {
-    case MechKind::lock:
-    case MechKind::volatile_:
-    case MechKind::queue:
-        return o.threads.size() == 1 && i.threads.size() == 1;
-    case MechKind::barrier:
-        return subset(o.threads, z.threads) && subset(i.threads, z.threads);
-    case MechKind::fork:
-        return subset(o.threads, {z.thread}) && subset(i.threads, z.threads);
-    case MechKind::join:
-        return subset(o.threads, z.threads) && subset(i.threads, {z.thread});
-    }
-    return false;
-}
-
 inline void add_edge(Discipline& g, int from, int to, const Mechanism& z) {
     for (const ModeEdge& e : g.edges)
         if (e.from == from && e.to == to && e.mech == z)
             return; // edges form a set
-    if (valid(g.modes[static_cast<std::size_t>(from)], z, g.modes[static_cast<std::size_t>(to)]))
+    // Valid(o -z-> i) (§4.2.3): sfg::valid (petri_net.hpp), the one the compiler's SfgBuilder uses.
+    if (sfg::valid(g.modes[static_cast<std::size_t>(from)], z,
+                   g.modes[static_cast<std::size_t>(to)]))
         g.edges.push_back({from, to, z});
 }
 
@@ -132,10 +117,10 @@ inline Discipline loop(Discipline g, const Mechanism& z) {
 }
 
 // The place index of a place id (tests address places by their Figure 4.11 names).
-inline int place(const Net& n, const std::string& id) {
+inline std::uint32_t place(const Net& n, const std::string& id) {
     for (std::size_t p = 0; p < n.places.size(); ++p)
         if (n.places[p].id == id)
-            return static_cast<int>(p);
+            return static_cast<std::uint32_t>(p);
     throw std::runtime_error("no place " + id);
 }
 
@@ -310,7 +295,7 @@ private:
             const Place& pl = n.places[static_cast<std::size_t>(p)];
             if (pl.kind != PlaceKind::Acc || pl.thread != t)
                 continue;
-            const AccessMode& a = n.modes[static_cast<std::size_t>(pl.mode)];
+            const AccessMode& a = n.modes[*pl.mode];
             if (a.kind == ModeKind::LOCK ? held.count({t, a.lock}) != 0
                                          : !write || a.kind == ModeKind::EX)
                 return true;

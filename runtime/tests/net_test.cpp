@@ -13,7 +13,8 @@ TEST_CASE("mechanism labels are canonical") {
 
 TEST_CASE("elementary firing rule: pre marked, post unmarked") {
     Net n;
-    n.places = {{"p0", PlaceKind::Acc, "t", 0, -1}, {"p1", PlaceKind::PostSnd, "t", -1, 0}};
+    n.places = {{"p0", PlaceKind::Acc, "t", 0, std::nullopt},
+                {"p1", PlaceKind::PostSnd, "t", std::nullopt, 0}};
     n.transitions = {{"snd", TransitionKind::snd, "t", 0, {0}, {1}}};
     CHECK(n.enabled({0}, 0));
     CHECK_FALSE(n.enabled({1}, 0));

@@ -19,8 +19,8 @@ struct ExpectedTransition {
     std::string id;
     TransitionKind kind;
     std::string thread;
-    int edge;
-    std::vector<int> pre, post;
+    std::uint32_t edge;
+    std::vector<std::uint32_t> pre, post;
 };
 
 void check_places(const Net& n, const std::vector<Place>& want) {
@@ -62,10 +62,10 @@ TEST_CASE("N(EX(t0) ▷^m EX(t1)): P(a), P(e), R(e), F(e) and M0 of Figure 4.11"
     CHECK(n.edges[0].to == 1);
     CHECK(n.edges[0].mech == lock("m"));
     // P(EX(t0)), P(EX(t1)), then P(e0) = {PostSnd[t0:e0], PreRcv[t1:e0]}.
-    check_places(n, {{"Acc[t0:0]", PlaceKind::Acc, "t0", 0, -1},
-                     {"Acc[t1:1]", PlaceKind::Acc, "t1", 1, -1},
-                     {"PostSnd[t0:e0]", PlaceKind::PostSnd, "t0", -1, 0},
-                     {"PreRcv[t1:e0]", PlaceKind::PreRcv, "t1", -1, 0}});
+    check_places(n, {{"Acc[t0:0]", PlaceKind::Acc, "t0", 0, std::nullopt},
+                     {"Acc[t1:1]", PlaceKind::Acc, "t1", 1, std::nullopt},
+                     {"PostSnd[t0:e0]", PlaceKind::PostSnd, "t0", std::nullopt, 0},
+                     {"PreRcv[t1:e0]", PlaceKind::PreRcv, "t1", std::nullopt, 0}});
     // R(e0) with F(e0): Acc[t0:0] → snd → PostSnd → sync → PreRcv → rcv → Acc[t1:1].
     check_transitions(n, {{"snd[t0:e0]", TransitionKind::snd, "t0", 0, {0}, {2}},
                           {"sync[e0]", TransitionKind::sync, "", 0, {2}, {3}},
@@ -84,12 +84,12 @@ TEST_CASE("N(EX(t0) ▷^m EX(t1)): P(a), P(e), R(e), F(e) and M0 of Figure 4.11"
 TEST_CASE("N(RS(t0, t1) ▷^b EX(t0)): one track per thread, joined at sync[e]") {
     const Discipline g = seq(RS({"t1", "t0"}), barrier("b", {"t0", "t1"}), EX("t0"));
     const Net n = build_petri_net(g);
-    check_places(n, {{"Acc[t0:0]", PlaceKind::Acc, "t0", 0, -1},
-                     {"Acc[t1:0]", PlaceKind::Acc, "t1", 0, -1},
-                     {"Acc[t0:1]", PlaceKind::Acc, "t0", 1, -1},
-                     {"PostSnd[t0:e0]", PlaceKind::PostSnd, "t0", -1, 0},
-                     {"PostSnd[t1:e0]", PlaceKind::PostSnd, "t1", -1, 0},
-                     {"PreRcv[t0:e0]", PlaceKind::PreRcv, "t0", -1, 0}});
+    check_places(n, {{"Acc[t0:0]", PlaceKind::Acc, "t0", 0, std::nullopt},
+                     {"Acc[t1:0]", PlaceKind::Acc, "t1", 0, std::nullopt},
+                     {"Acc[t0:1]", PlaceKind::Acc, "t0", 1, std::nullopt},
+                     {"PostSnd[t0:e0]", PlaceKind::PostSnd, "t0", std::nullopt, 0},
+                     {"PostSnd[t1:e0]", PlaceKind::PostSnd, "t1", std::nullopt, 0},
+                     {"PreRcv[t0:e0]", PlaceKind::PreRcv, "t0", std::nullopt, 0}});
     check_transitions(n, {{"snd[t0:e0]", TransitionKind::snd, "t0", 0, {0}, {3}},
                           {"snd[t1:e0]", TransitionKind::snd, "t1", 0, {1}, {4}},
                           {"sync[e0]", TransitionKind::sync, "", 0, {3, 4}, {5}},
@@ -153,7 +153,7 @@ TEST_CASE("N(G) of LOCK_m(T) is that of RS(T); its Acc places reach m through th
     CHECK(petri_net_size(lock) == petri_net_size(rs));
     int locked = 0;
     for (const Place& p : a.places)
-        if (p.kind == PlaceKind::Acc && a.modes[static_cast<std::size_t>(p.mode)].lock == "m")
+        if (p.kind == PlaceKind::Acc && a.modes[*p.mode].lock == "m")
             ++locked;
     CHECK(locked == 2);
 }

@@ -84,19 +84,19 @@ const char* to_string(TransitionKind k) {
     return "?";
 }
 
-bool Net::enabled(const Marking& m, int transition) const {
-    const Transition& r = transitions[static_cast<std::size_t>(transition)];
-    auto marked = [&](int p) { return std::binary_search(m.begin(), m.end(), p); };
+bool Net::enabled(const Marking& m, std::size_t transition) const {
+    const Transition& r = transitions[transition];
+    auto marked = [&](std::uint32_t p) { return std::binary_search(m.begin(), m.end(), p); };
     return std::all_of(r.pre.begin(), r.pre.end(), marked) &&
            std::none_of(r.post.begin(), r.post.end(), marked);
 }
 
-Marking Net::fire(const Marking& m, int transition) const {
+Marking Net::fire(const Marking& m, std::size_t transition) const {
     assert(enabled(m, transition));
-    const Transition& r = transitions[static_cast<std::size_t>(transition)];
+    const Transition& r = transitions[transition];
     Marking out;
     out.reserve(m.size() + r.post.size());
-    for (int p : m)
+    for (std::uint32_t p : m)
         if (std::find(r.pre.begin(), r.pre.end(), p) == r.pre.end())
             out.push_back(p);
     out.insert(out.end(), r.post.begin(), r.post.end());

@@ -8,30 +8,50 @@
 
 namespace sfg {
 
+bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i) {
+    const auto subset = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+        return std::includes(b.begin(), b.end(), a.begin(), a.end());
+    };
+    switch (z.kind) {
+    case MechKind::lock:
+    case MechKind::volatile_:
+    case MechKind::queue:
+        return o.threads.size() == 1 && i.threads.size() == 1;
+    case MechKind::barrier:
+        return subset(o.threads, z.threads) && subset(i.threads, z.threads);
+    case MechKind::fork:
+        return subset(o.threads, {z.thread}) && subset(i.threads, z.threads);
+    case MechKind::join:
+        return subset(o.threads, z.threads) && subset(i.threads, {z.thread});
+    }
+    return false;
+}
+
 Net build_petri_net(const Discipline& g) {
     Net n;
     n.modes = g.modes;
     n.edges = g.edges;
 
     // P(a): one Acc place per thread of the mode.
-    std::vector<std::map<std::string, int>> acc(n.modes.size());
+    const auto index = [](std::size_t i) { return static_cast<std::uint32_t>(i); };
+    std::vector<std::map<std::string, std::uint32_t>> acc(n.modes.size());
     for (std::size_t a = 0; a < n.modes.size(); ++a)
         for (const std::string& t : n.modes[a].threads) {
-            acc[a][t] = static_cast<int>(n.places.size());
+            acc[a][t] = index(n.places.size());
             n.places.push_back(
-                {fmt::format("Acc[{}:{}]", t, a), PlaceKind::Acc, t, static_cast<int>(a), -1});
+                {fmt::format("Acc[{}:{}]", t, a), PlaceKind::Acc, t, index(a), std::nullopt});
         }
 
     // P(e), R(e), F(e) for each edge e = a -z-> b.
-    for (int e = 0; e < static_cast<int>(n.edges.size()); ++e) {
-        const ModeEdge& edge = n.edges[static_cast<std::size_t>(e)];
+    for (std::uint32_t e = 0; e < n.edges.size(); ++e) {
+        const ModeEdge& edge = n.edges[e];
         const AccessMode& a = n.modes[static_cast<std::size_t>(edge.from)];
         const AccessMode& b = n.modes[static_cast<std::size_t>(edge.to)];
         Transition sync{fmt::format("sync[e{}]", e), TransitionKind::sync, "", e, {}, {}};
         for (const std::string& s : a.threads) {
-            int post_snd = static_cast<int>(n.places.size());
+            const std::uint32_t post_snd = index(n.places.size());
             n.places.push_back(
-                {fmt::format("PostSnd[{}:e{}]", s, e), PlaceKind::PostSnd, s, -1, e});
+                {fmt::format("PostSnd[{}:e{}]", s, e), PlaceKind::PostSnd, s, std::nullopt, e});
             n.transitions.push_back({fmt::format("snd[{}:e{}]", s, e),
                                      TransitionKind::snd,
                                      s,
@@ -42,8 +62,9 @@ Net build_petri_net(const Discipline& g) {
         }
         std::vector<Transition> rcvs;
         for (const std::string& t : b.threads) {
-            int pre_rcv = static_cast<int>(n.places.size());
-            n.places.push_back({fmt::format("PreRcv[{}:e{}]", t, e), PlaceKind::PreRcv, t, -1, e});
+            const std::uint32_t pre_rcv = index(n.places.size());
+            n.places.push_back(
+                {fmt::format("PreRcv[{}:e{}]", t, e), PlaceKind::PreRcv, t, std::nullopt, e});
             rcvs.push_back({fmt::format("rcv[{}:e{}]", t, e),
                             TransitionKind::rcv,
                             t,

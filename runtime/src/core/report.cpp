@@ -8,14 +8,7 @@
 namespace sfg {
 
 const char* describe(Op op) {
-    switch (op) {
-    case Op::read:
-        return "read";
-    case Op::write:
-        return "write";
-    default:
-        return to_string(op);
-    }
+    return op_info(op).prose.data(); // a literal: NUL-terminated
 }
 
 const char* to_string(FindingKind k) {

@@ -24,12 +24,11 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
     std::vector<std::pair<std::uint64_t, TransitionIx>> keyed;
     for (std::size_t r = 0; r < net.transitions.size(); ++r) {
         const Transition& t = net.transitions[r];
-        if (t.kind == TransitionKind::sync || t.edge < 0 || std::size_t(t.edge) >= net.edges.size())
+        if (t.kind == TransitionKind::sync || t.edge >= net.edges.size())
             continue;
         const Role role = t.kind == TransitionKind::snd ? Role::snd : Role::rcv;
-        keyed.emplace_back(
-            sync_key(edge_mechs[std::size_t(t.edge)], names.intern_thread(t.thread), role),
-            TransitionIx::at(r));
+        keyed.emplace_back(sync_key(edge_mechs[t.edge], names.intern_thread(t.thread), role),
+                           TransitionIx::at(r));
     }
     std::sort(keyed.begin(), keyed.end());
     for (std::size_t i = 0; i < keyed.size();) {

@@ -1,5 +1,5 @@
 // sfg::Enforcer: the coordinator (enforcer_impl.hpp) and the public API. Which trace op is the
-// snd / rcv of which mechanism: thesis Figure 4.2 and docs/traces.md.
+// snd / rcv of which mechanism (thesis Figure 4.2, docs/traces.md) is the op table's (op.hpp).
 #include "enforcer_impl.hpp"
 
 #include <algorithm>
@@ -75,7 +75,7 @@ void Enforcer::Impl::record(EnforceViolation viol, VarIx v) {
 // candidate permitting the access is a violation, after which the variable is re-synchronized
 // (docs/enforcement.md).
 void Enforcer::Impl::eager_memory(VarIx v, NetThread t, const Event& e) {
-    const bool write = e.op == Op::write;
+    const bool write = writes(e.op);
     const HeldLocks h = held_by(t);
     if (markings.memory_step(v, t, write, h, shapes))
         return;
@@ -151,7 +151,7 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
         ++stats.sync_ops;
         const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
         if (op.mech == MechKind::lock && m.valid() && names.mechanism(m).mode_lock) [[unlikely]]
-            track_mode_lock(t, m, e.op == Op::acquire);
+            track_mode_lock(t, m, op.role == Role::rcv); // acq: the lock's rcv
         const std::span<const Subscription> found =
             m.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
         stats.sync_ops_irrelevant += found.empty();
@@ -175,54 +175,39 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
         return std::includes(b.begin(), b.end(), a.begin(), a.end());
     };
 
-    switch (e.op) {
-    case Op::read: // above
-    case Op::write:
-    case Op::acquire:
-    case Op::release:
-    case Op::vol_read:
-    case Op::vol_write:
-    case Op::barrier_enter:
-    case Op::barrier_exit:
+    // The fork and join mechanisms (thesis Figure 4.2): the op with a thread set is the side of
+    // the mechanism's own thread t, fork(t -> U) or join(S -> t); the implicit op with one thread
+    // is the side of a member u of U or S. Which side sends is the op's role.
+    switch (op.operand) {
+    case Operand::name: // above
+    case Operand::none: // begin, end
         return;
-    case Op::fork: // snd of every fork(t -> U) with U ⊆ the forked set
+    case Operand::thread_set: // every mechanism of t whose U or S is within the operand
         ++stats.sync_ops;
         if (t.valid()) {
             operand_threads();
-            for (MechIx m : names.forks_by(t))
+            for (MechIx m : names.by_owner(*op.mech, t))
                 if (subset(names.mechanism(m).threads, set_threads))
-                    lookup(m, t, Role::snd);
+                    lookup(m, t, op.role);
         }
         return apply_gathered();
-    case Op::join: // rcv of every join(S -> t) with S ⊆ the joined set
+    case Operand::thread:
         ++stats.sync_ops;
-        if (t.valid()) {
-            operand_threads();
-            for (MechIx m : names.joins_by(t))
-                if (subset(names.mechanism(m).threads, set_threads))
-                    lookup(m, t, Role::rcv);
-        }
-        return apply_gathered();
-    case Op::thread_start: { // rcv (for u) of every fork(t -> U), u ∈ U, t the forker of u
-        ++stats.sync_ops;
-        const NetThread forker = t.valid() ? resolver.thread_of(e.target) : NetThread::none();
-        if (forker.valid())
-            for (MechIx m : names.forks_by(forker)) {
-                const auto& us = names.mechanism(m).threads;
-                if (std::binary_search(us.begin(), us.end(), t))
-                    lookup(m, t, Role::rcv);
-            }
-        return apply_gathered();
-    }
-    case Op::thread_end: // snd (for u) of every join(S -> t), u ∈ S, whatever t
-        ++stats.sync_ops;
-        if (t.valid())
+        if (!t.valid())
+            return apply_gathered();
+        if (op.mech == MechKind::fork) { // start: every fork(t' -> U), u ∈ U, t' the forker of u
+            const NetThread forker = resolver.thread_of(e.target);
+            if (forker.valid())
+                for (MechIx m : names.forks_by(forker)) {
+                    const auto& us = names.mechanism(m).threads;
+                    if (std::binary_search(us.begin(), us.end(), t))
+                        lookup(m, t, op.role);
+                }
+        } else { // exit: every join(S -> t'), u ∈ S, whatever t'
             for (MechIx m : names.joins_with_member(t))
-                lookup(m, t, Role::snd);
+                lookup(m, t, op.role);
+        }
         return apply_gathered();
-    case Op::begin:
-    case Op::end:
-        return;
     }
 }
 
@@ -283,7 +268,7 @@ std::vector<Marking> Enforcer::candidates(std::string_view var) const {
     impl_->candidates(v, scratch).for_each([&](std::span<const PlaceIx> m) {
         Marking& marking = out.emplace_back();
         for (PlaceIx p : m)
-            marking.push_back(static_cast<int>(p.v));
+            marking.push_back(p.v);
     });
     std::sort(out.begin(), out.end());
     return out;

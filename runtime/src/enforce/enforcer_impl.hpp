@@ -82,7 +82,7 @@ struct Enforcer::Impl {
             return;
         if (!r.group.valid())
             return eager_memory(r.var, t, e);
-        const std::uint64_t want = groups.permitting_rows(r.group, t, e.op == Op::write);
+        const std::uint64_t want = groups.permitting_rows(r.group, t, writes(e.op));
         if (groups.keep_if_all_permit(r.var, want, stats.events))
             return;
         lazy_memory(r.var, r.group, t, want, e);

@@ -177,8 +177,8 @@ FactoredShape factor(const NetShape& s) {
         const Transition& t = net.transitions[r.ix()];
         if (t.kind != TransitionKind::sync)
             continue;
-        const auto e = static_cast<std::size_t>(t.edge);
-        if (t.edge < 0 || e >= net.edges.size() || edge_synced[e])
+        const std::size_t e = t.edge;
+        if (e >= net.edges.size() || edge_synced[e])
             return f;
         edge_synced[e] = 1;
         for (PlaceIx p : s.pre(r))

@@ -5,6 +5,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -17,11 +18,12 @@ struct Index {
 
     constexpr Index() = default;
     constexpr explicit Index(std::uint32_t i) : v(i) {}
-    // From a table size or a net's int index; a net's -1 ("none", net.hpp) becomes none().
+    // From a table size or a net's index (net.hpp); a net's absent index becomes none().
     template <class I>
     static constexpr Index at(I i) {
         return Index(static_cast<std::uint32_t>(i));
     }
+    static constexpr Index at(std::optional<std::uint32_t> i) { return i ? Index(*i) : Index(); }
     static constexpr Index none() { return Index(); }
     constexpr bool valid() const { return v != none_value; }
     constexpr std::size_t ix() const { return v; }

@@ -52,6 +52,10 @@ public:
     const std::vector<MechIx>& forks_by(NetThread t) const { return fork_by_[t]; }
     const std::vector<MechIx>& joins_by(NetThread t) const { return join_by_[t]; }
     const std::vector<MechIx>& joins_with_member(NetThread u) const { return join_member_[u]; }
+    // The fork or join mechanisms (kind k) of thread t's own side: fork(t -> U), join(S -> t).
+    const std::vector<MechIx>& by_owner(MechKind k, NetThread t) const {
+        return k == MechKind::fork ? forks_by(t) : joins_by(t);
+    }
 
 private:
     IndexVec<NetThread, std::string> thread_names_;

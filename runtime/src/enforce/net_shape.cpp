@@ -29,24 +29,24 @@ std::string structural_key(const Net& net) {
     for (const Place& p : net.places) {
         append_key(key, static_cast<int>(p.kind));
         key += p.thread + ",";
-        append_key(key, p.mode);
-        append_key(key, p.edge);
+        append_key(key, p.mode ? std::int64_t(*p.mode) : -1);
+        append_key(key, p.edge ? std::int64_t(*p.edge) : -1);
     }
     key += '|';
     for (const Transition& r : net.transitions) {
         append_key(key, static_cast<int>(r.kind));
         key += r.thread + ",";
         append_key(key, r.edge);
-        for (int p : r.pre)
+        for (std::uint32_t p : r.pre)
             append_key(key, p);
         key += '>';
-        for (int p : r.post)
+        for (std::uint32_t p : r.post)
             append_key(key, p);
         key += ';';
     }
     key += '|';
     for (const Marking& m : net.initial_markings) {
-        for (int p : m)
+        for (std::uint32_t p : m)
             append_key(key, p);
         key += ';';
     }
@@ -184,18 +184,18 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
         const Place& pl = net.places[p.ix()];
         s.place_thread[p] = names.intern_thread(pl.thread);
         const auto edge_mode = [&](int ModeEdge::*end) {
-            return pl.edge >= 0 && std::size_t(pl.edge) < net.edges.size()
-                       ? ModeIx::at(net.edges[std::size_t(pl.edge)].*end)
-                       : ModeIx::none();
+            return pl.edge && *pl.edge < net.edges.size() ? ModeIx::at(net.edges[*pl.edge].*end)
+                                                          : ModeIx::none();
         };
         switch (pl.kind) {
         case PlaceKind::Acc:
-            s.place_mode[p] = ModeIx::at(pl.mode); // -1: none
-            if (pl.mode >= 0 && std::size_t(pl.mode) < nm) {
+            s.place_mode[p] = ModeIx::at(pl.mode);
+            if (pl.mode && *pl.mode < nm) {
+                const auto a = ModeIx::at(*pl.mode);
                 s.acc_thread[p] = s.place_thread[p];
-                s.acc_ex[p] = net.modes[std::size_t(pl.mode)].kind != ModeKind::RS;
-                s.acc_lock[p] = s.mode_lock[ModeIx::at(pl.mode)];
-                s.mode_acc[ModeIx::at(pl.mode)].push_back(p);
+                s.acc_ex[p] = net.modes[a.ix()].kind != ModeKind::RS;
+                s.acc_lock[p] = s.mode_lock[a];
+                s.mode_acc[a].push_back(p);
             }
             break;
         case PlaceKind::PostSnd: // Q(a) for a -z-> b
@@ -209,14 +209,14 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
     s.tr_off.push_back(0);
     for (std::size_t r = 0; r < nr; ++r) {
         const Transition& t = net.transitions[r];
-        for (int p : t.pre)
-            s.tr_places.push_back(PlaceIx::at(p));
+        for (std::uint32_t p : t.pre)
+            s.tr_places.push_back(PlaceIx(p));
         s.tr_mid.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
-        for (int p : t.post)
-            s.tr_places.push_back(PlaceIx::at(p));
+        for (std::uint32_t p : t.post)
+            s.tr_places.push_back(PlaceIx(p));
         s.tr_off.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
         if (t.kind == TransitionKind::sync)
-            for (int p : t.pre)
+            for (std::uint32_t p : t.pre)
                 s.place_syncs[PlaceIx::at(p)].push_back(TransitionIx::at(r));
     }
     s.single_next.assign(nr, PlaceIx::none());
@@ -241,8 +241,8 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
     }
     for (const Marking& m : net.initial_markings) {
         std::vector<PlaceIx> v;
-        for (int p : m)
-            v.push_back(PlaceIx::at(p));
+        for (std::uint32_t p : m)
+            v.push_back(PlaceIx(p));
         std::sort(v.begin(), v.end());
         v.erase(std::unique(v.begin(), v.end()), v.end());
         if (std::find(s.initial.begin(), s.initial.end(), v) == s.initial.end())

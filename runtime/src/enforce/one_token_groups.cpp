@@ -31,13 +31,12 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
     std::vector<TokenMove> moves;
     for (std::size_t r = 0; r < net.transitions.size(); ++r) {
         const Transition& t = net.transitions[r];
-        if (t.kind == TransitionKind::sync || t.edge < 0 || std::size_t(t.edge) >= net.edges.size())
+        if (t.kind == TransitionKind::sync || t.edge >= net.edges.size())
             continue;
         const Role role = t.kind == TransitionKind::snd ? Role::snd : Role::rcv;
         const auto tr = TransitionIx::at(r);
-        moves.push_back(
-            {sync_key(edge_mechs[std::size_t(t.edge)], names.intern_thread(t.thread), role),
-             s.pre(tr)[0], s.single_next[tr]});
+        moves.push_back({sync_key(edge_mechs[t.edge], names.intern_thread(t.thread), role),
+                         s.pre(tr)[0], s.single_next[tr]});
     }
     // block[p]: p's class in the current partition of the candidate places (no_column: p is
     // not one).

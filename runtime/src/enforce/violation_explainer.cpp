@@ -30,7 +30,7 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
     const Variable& v = vars_.list[vi];
     const NetShape& s = shapes_[v.shape];
     const Net& net = s.net;
-    const bool write = e.op == Op::write;
+    const bool write = writes(e.op);
     const auto place = [&](PlaceIx p) -> const Place& { return net.places[p.ix()]; };
     const auto edge_of = [&](EdgeIx ei) -> const ModeEdge& { return net.edges[ei.ix()]; };
 
@@ -128,6 +128,28 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
                ways.end());
 
     auto name = [&](NetThread t) { return names_.thread_name(t); };
+    // An op of a mechanism as a fix spells it: with the mechanism's name, or with its set of
+    // threads U or S; start with the forker the op's operand names (op.hpp), exit alone: a
+    // thread's end is the op table's implicit `exit` (`end` closes a block).
+    auto op_text = [&](Op op, const MechanismInfo& mi) {
+        const OpInfo& i = op_info(op);
+        switch (i.operand) {
+        case Operand::thread_set: {
+            std::vector<std::string> us;
+            for (NetThread u : mi.threads)
+                us.push_back(name(u));
+            return fmt::format("{}({})", i.spelling, join_list(us, ","));
+        }
+        case Operand::thread:
+            return i.mech == MechKind::fork
+                       ? fmt::format("{} (be forked by {})", i.spelling, name(mi.thread))
+                       : std::string(i.spelling);
+        case Operand::name:
+        case Operand::none: // a queue's ops: no trace op sends or receives it (snd_op)
+            break;
+        }
+        return fmt::format("{}({})", i.spelling, mi.name);
+    };
     for (const Way& w : ways) {
         if (w.cost != ways.front().cost || out.fixes.size() == 3)
             break;
@@ -143,33 +165,9 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
         f.receiver = out.thread_name;
         if (unheld(ModeIx::at(edge.to)))
             f.hold_lock = net.modes[std::size_t(edge.to)].lock;
-        switch (mi.kind) { // the snd and rcv ops of the mechanism, thesis Figure 4.2
-        case MechKind::lock:
-        case MechKind::volatile_:
-        case MechKind::barrier:
-        case MechKind::queue:
-            f.snd_op = fmt::format("{}({})", spelling(snd_op(mi.kind)), mi.name);
-            f.rcv_op = fmt::format("{}({})", spelling(rcv_op(mi.kind)), mi.name);
-            break;
-        case MechKind::fork: {
-            std::vector<std::string> us;
-            for (NetThread u : mi.threads)
-                us.push_back(name(u));
-            f.snd_op = fmt::format("{}({})", spelling(snd_op(mi.kind)), join_list(us, ","));
-            f.rcv_op =
-                fmt::format("{} (be forked by {})", spelling(rcv_op(mi.kind)), name(mi.thread));
-            break;
-        }
-        case MechKind::join: {
-            std::vector<std::string> ss;
-            for (NetThread u : mi.threads)
-                ss.push_back(name(u));
-            // A thread's end is the op table's implicit `exit`: `end` closes a block.
-            f.snd_op = std::string(spelling(snd_op(mi.kind)));
-            f.rcv_op = fmt::format("{}({})", spelling(rcv_op(mi.kind)), join_list(ss, ","));
-            break;
-        }
-        }
+        // The snd and rcv ops of the mechanism (thesis Figure 4.2) with their operands.
+        f.snd_op = op_text(snd_op(mi.kind), mi);
+        f.rcv_op = op_text(rcv_op(mi.kind), mi);
         out.fixes.push_back(std::move(f));
     }
 
@@ -218,7 +216,7 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
 } // namespace enforce
 
 std::string explain(const EnforceViolation& v) {
-    const bool write = v.op == Op::write;
+    const bool write = writes(v.op);
     const std::string verb = std::string(write ? "writing " : "reading ") + v.var;
     std::string out =
         std::string(to_string(v.op)) + "(" + v.var + ") by " + v.thread_name + " is not permitted";

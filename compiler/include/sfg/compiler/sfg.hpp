@@ -118,8 +118,8 @@ private:
 // G as plain data: modes by index, edges ordered by id (the net's e0, e1, ...); moves out of `g`.
 Discipline to_discipline(Sfg&& g);
 
-// Valid(o -z-> i) (§4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z). Returns the
-// reason it fails, or an empty string when valid.
+// Valid(o -z-> i) (§4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z), decided by
+// sfg::valid (petri_net.hpp). Returns the reason it fails, or an empty string when valid.
 std::string why_invalid(const AccessMode& o, const Mechanism& z, const AccessMode& i);
 
 } // namespace sfg

@@ -7,6 +7,7 @@
 
 #include "sfg/runtime/op.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,28 +57,29 @@ enum class TransitionKind : std::uint8_t { snd, sync, rcv };
 const char* to_string(PlaceKind k);
 const char* to_string(TransitionKind k);
 
-// Acc[t:a] (mode set, edge -1), PostSnd[s:e] / PreRcv[t:e] (edge set, mode -1). The lock that
-// Acc[t:a] of a LOCK mode requires is modes[a].lock.
+// Acc[t:a] (mode a, no edge), PostSnd[s:e] / PreRcv[t:e] (edge e, no mode): indices into
+// Net::modes and Net::edges. The lock that Acc[t:a] of a LOCK mode requires is modes[a].lock.
 struct Place {
     std::string id;
     PlaceKind kind = PlaceKind::Acc;
     std::string thread;
-    int mode = -1;
-    int edge = -1;
+    std::optional<std::uint32_t> mode{};
+    std::optional<std::uint32_t> edge{};
 };
 
-// snd[s:e], sync[e] (thread empty), rcv[t:e]; pre/post are place indices (the flow relation F).
+// snd[s:e], sync[e] (thread empty), rcv[t:e]: every transition belongs to its edge e; pre/post
+// are place indices (the flow relation F).
 struct Transition {
     std::string id;
     TransitionKind kind = TransitionKind::snd;
     std::string thread;
-    int edge = -1;
-    std::vector<int> pre;
-    std::vector<int> post;
+    std::uint32_t edge = 0;
+    std::vector<std::uint32_t> pre;
+    std::vector<std::uint32_t> post;
 };
 
 // A marking: the sorted indices of the marked places (nets are 1-safe, Lemma 4.3.10).
-using Marking = std::vector<int>;
+using Marking = std::vector<std::uint32_t>;
 
 struct Net {
     std::vector<AccessMode> modes; // the SFG being refined: modes and edges by index
@@ -87,8 +89,8 @@ struct Net {
     std::vector<Marking> initial_markings; // M0 = { P(i) | i in-mode }
 
     // Elementary firing rule (thesis §4.3.1): pre ⊆ M and post ∩ M = ∅.
-    bool enabled(const Marking& m, int transition) const;
-    Marking fire(const Marking& m, int transition) const; // requires enabled()
+    bool enabled(const Marking& m, std::size_t transition) const;
+    Marking fire(const Marking& m, std::size_t transition) const; // requires enabled()
 };
 
 } // namespace sfg

@@ -55,6 +55,14 @@ enum class Operand : std::uint8_t {
 // snd or rcv of a mechanism, or the boundary of a deterministic block.
 enum class Role : std::uint8_t { memory, snd, rcv, block };
 
+// How an op meets the other ops on an object its operand names (each thread of a set), for the
+// dependence relation of the model checker (docs/programs.md, "Dependence"): two ops on one
+// object are independent when both are `shared` and in one `OpInfo::phase` (two reads, two
+// arrivals at a barrier, two departures from it, two joins of a thread); otherwise dependent.
+// `none`: the op names no object (begin, end, and the implicit start/exit, which the model
+// checker's steps do not carry).
+enum class Access : std::uint8_t { none, shared, exclusive };
+
 struct OpInfo {
     Op op;
     std::string_view spelling; // in text traces and reports; implicit ops only in reports
@@ -63,29 +71,32 @@ struct OpInfo {
     Role role;
     std::optional<MechKind> mech; // of a snd or rcv; none for accesses and block boundaries
     bool writes;                  // changes its object: w (a variable), vw (a volatile)
+    Access access;                // on its operand's objects, for dependence
+    std::uint8_t phase;           // of a shared access: arrivals (0) and departures (1) differ
     bool implicit;                // made by streams, never written to a file
     std::uint8_t wire;            // binary trace code (docs/traces.md); no_wire for implicit ops
+    std::string_view prose;       // in findings' sentences (describe()): "read", "write", ...
 };
 inline constexpr std::uint8_t no_wire = 0xff;
 
 // Indexed by Op.
 inline constexpr std::array<OpInfo, op_count> op_table{{
     // clang-format off
-    // op                 spelling   operand               space                 role          mech                 writes implicit wire
-    {Op::read,          "r",      Operand::name,       Namespace::variable,  Role::memory, std::nullopt,        false, false, 0},
-    {Op::write,         "w",      Operand::name,       Namespace::variable,  Role::memory, std::nullopt,        true,  false, 1},
-    {Op::acquire,       "acq",    Operand::name,       Namespace::lock,      Role::rcv,    MechKind::lock,      false, false, 2},
-    {Op::release,       "rel",    Operand::name,       Namespace::lock,      Role::snd,    MechKind::lock,      false, false, 3},
-    {Op::vol_read,      "vr",     Operand::name,       Namespace::volatile_, Role::rcv,    MechKind::volatile_, false, false, 4},
-    {Op::vol_write,     "vw",     Operand::name,       Namespace::volatile_, Role::snd,    MechKind::volatile_, true,  false, 5},
-    {Op::barrier_enter, "benter", Operand::name,       Namespace::barrier,   Role::snd,    MechKind::barrier,   false, false, 6},
-    {Op::barrier_exit,  "bexit",  Operand::name,       Namespace::barrier,   Role::rcv,    MechKind::barrier,   false, false, 7},
-    {Op::fork,          "fork",   Operand::thread_set, Namespace::thread,    Role::snd,    MechKind::fork,      false, false, 8},
-    {Op::join,          "join",   Operand::thread_set, Namespace::thread,    Role::rcv,    MechKind::join,      false, false, 9},
-    {Op::begin,         "begin",  Operand::none,       Namespace::thread,    Role::block,  std::nullopt,        false, false, 10},
-    {Op::end,           "end",    Operand::none,       Namespace::thread,    Role::block,  std::nullopt,        false, false, 11},
-    {Op::thread_start,  "start",  Operand::thread,     Namespace::thread,    Role::rcv,    MechKind::fork,      false, true,  no_wire},
-    {Op::thread_end,    "exit",   Operand::thread,     Namespace::thread,    Role::snd,    MechKind::join,      false, true,  no_wire},
+    // op                 spelling   operand               space                 role          mech                 writes access             phase implicit wire     prose
+    {Op::read,          "r",      Operand::name,       Namespace::variable,  Role::memory, std::nullopt,        false, Access::shared,    0,    false, 0,       "read"},
+    {Op::write,         "w",      Operand::name,       Namespace::variable,  Role::memory, std::nullopt,        true,  Access::exclusive, 0,    false, 1,       "write"},
+    {Op::acquire,       "acq",    Operand::name,       Namespace::lock,      Role::rcv,    MechKind::lock,      false, Access::exclusive, 0,    false, 2,       "acq"},
+    {Op::release,       "rel",    Operand::name,       Namespace::lock,      Role::snd,    MechKind::lock,      false, Access::exclusive, 0,    false, 3,       "rel"},
+    {Op::vol_read,      "vr",     Operand::name,       Namespace::volatile_, Role::rcv,    MechKind::volatile_, false, Access::shared,    0,    false, 4,       "vr"},
+    {Op::vol_write,     "vw",     Operand::name,       Namespace::volatile_, Role::snd,    MechKind::volatile_, true,  Access::exclusive, 0,    false, 5,       "vw"},
+    {Op::barrier_enter, "benter", Operand::name,       Namespace::barrier,   Role::snd,    MechKind::barrier,   false, Access::shared,    0,    false, 6,       "benter"},
+    {Op::barrier_exit,  "bexit",  Operand::name,       Namespace::barrier,   Role::rcv,    MechKind::barrier,   false, Access::shared,    1,    false, 7,       "bexit"},
+    {Op::fork,          "fork",   Operand::thread_set, Namespace::thread,    Role::snd,    MechKind::fork,      false, Access::exclusive, 0,    false, 8,       "fork"},
+    {Op::join,          "join",   Operand::thread_set, Namespace::thread,    Role::rcv,    MechKind::join,      false, Access::shared,    0,    false, 9,       "join"},
+    {Op::begin,         "begin",  Operand::none,       Namespace::thread,    Role::block,  std::nullopt,        false, Access::none,      0,    false, 10,      "begin"},
+    {Op::end,           "end",    Operand::none,       Namespace::thread,    Role::block,  std::nullopt,        false, Access::none,      0,    false, 11,      "end"},
+    {Op::thread_start,  "start",  Operand::thread,     Namespace::thread,    Role::rcv,    MechKind::fork,      false, Access::none,      0,    true,  no_wire, "start"},
+    {Op::thread_end,    "exit",   Operand::thread,     Namespace::thread,    Role::snd,    MechKind::join,      false, Access::none,      0,    true,  no_wire, "exit"},
     // clang-format on
 }};
 
@@ -97,6 +108,25 @@ constexpr std::string_view spelling(Op op) {
     return op_info(op).spelling;
 }
 const char* to_string(Op op); // spelling(op), NUL-terminated
+
+// Whether an op changes its object (OpInfo::writes), as one bit test for the analyses' inner
+// loops.
+static_assert(op_count <= 32);
+inline constexpr std::uint32_t writes_mask = [] {
+    std::uint32_t m = 0;
+    for (const OpInfo& i : op_table)
+        if (i.writes)
+            m |= 1u << static_cast<unsigned>(i.op);
+    return m;
+}();
+constexpr bool writes(Op op) {
+    return (writes_mask >> static_cast<unsigned>(op)) & 1u;
+}
+
+// Whether two ops on one object are dependent (Access, docs/programs.md "Dependence").
+constexpr bool conflicting(const OpInfo& x, const OpInfo& y) {
+    return x.access == Access::exclusive || y.access == Access::exclusive || x.phase != y.phase;
+}
 
 constexpr bool is_memory(Op op) {
     return op_info(op).role == Role::memory;
@@ -159,7 +189,14 @@ constexpr bool wire_codes_are_distinct() {
                 return false;
     return true;
 }
+constexpr bool phases_are_of_shared_ops() { // at most two, the second only for shared ops
+    for (const OpInfo& i : op_table)
+        if (i.phase > 1 || (i.phase == 1 && i.access != Access::shared))
+            return false;
+    return true;
+}
 static_assert(table_is_indexed_by_op());
+static_assert(phases_are_of_shared_ops());
 static_assert(wire_codes_are_distinct());
 static_assert(op_from_spelling("benter") == Op::barrier_enter && !op_from_spelling("start"));
 static_assert(snd_op(MechKind::lock) == Op::release &&

@@ -121,7 +121,7 @@ void print_text_report(std::ostream& out, const std::vector<AnalysisReport>& rep
 void write_json_report(std::ostream& out, const std::vector<AnalysisReport>& reports,
                        const Symbols& syms, std::uint64_t events, std::size_t max_reports);
 
-// "r" -> "read", "w" -> "write", others their trace spelling.
+// OpInfo::prose: "r" -> "read", "w" -> "write", others their trace spelling.
 const char* describe(Op op);
 
 } // namespace sfg

@@ -26,6 +26,13 @@ struct Discipline {
 // M0 = { P(i) | i in-mode }. Ids are "Acc[t0:0]", "PostSnd[t0:e1]", "sync[e1]", ...
 Net build_petri_net(const Discipline& g);
 
+// Valid(o -z-> i) (thesis §4.2.3): Tid(o) ⊆ S and Tid(i) ⊆ T for some (S, T) ∈ Msg(z), where
+// Msg(m) = Msg(v) = Msg(v==K) = Msg(q(o)) = {({s},{t})} (§5.1: one thread passes to one),
+// Msg(b) pairs subsets of the barrier's threads, Msg(fork(t -> U)) = {({t}, U)} and
+// Msg(join(S -> t)) = {(S, {t})}. The threads of modes and mechanisms are sorted (net.hpp). The
+// compiler's SfgBuilder drops the edges it rejects (compiler/src/sfg.cpp, why_invalid).
+bool valid(const AccessMode& o, const Mechanism& z, const AccessMode& i);
+
 // |places| + |transitions| of build_petri_net(g), without building it: Σ_a |Tid(a)| plus, for
 // each edge a -> b, 2 |Tid(a)| + 2 |Tid(b)| + 1.
 std::size_t petri_net_size(const Discipline& g);
