@@ -28,6 +28,7 @@ struct RandomTraceOptions {
     int barriers = 1;  // b0..
     int events = 40;   // about this many lines
     int guarded = 0;   // percent of accesses to x(i) made only while holding m(i % locks)
+    int values = 0;    // percent of vr/vw that carry a value, vw(v0=K) with K in -1..2
 };
 
 inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& o) {
@@ -84,7 +85,10 @@ inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& 
                     line += "r(x0)";
                 }
             } else if (k < 64 && o.volatiles > 0) {
-                line += (chance(50) ? "vw(v" : "vr(v") + std::to_string(pick(o.volatiles)) + ")";
+                line += (chance(50) ? "vw(v" : "vr(v") + std::to_string(pick(o.volatiles));
+                if (o.values > 0 && chance(o.values))
+                    line += "=" + std::to_string(pick(4) - 1);
+                line += ")";
             } else if (k < 70 && o.barriers > 0) {
                 int b = pick(o.barriers);
                 line += "benter(b" + std::to_string(b) + ")";
@@ -152,7 +156,7 @@ struct Collector : Analysis {
 inline bool same(const Event& a, const Event& b) {
     return a.number == b.number && a.thread == b.thread && a.op == b.op &&
            a.implicit == b.implicit && a.target == b.target && a.location == b.location &&
-           a.line == b.line;
+           a.line == b.line && a.has_value == b.has_value && a.value == b.value;
 }
 inline bool same(const SymbolTable& a, const SymbolTable& b) {
     if (a.size() != b.size())

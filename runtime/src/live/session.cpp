@@ -32,8 +32,9 @@ namespace {
 
 // The trace format's rule for names (docs/traces.md), as the text reader checks it.
 bool writable_name(const std::string& name, Namespace kind) {
-    return kind == Namespace::thread ? text_trace::is_valid_thread_name(name)
-                                     : text_trace::is_valid_name(name);
+    return kind == Namespace::thread      ? text_trace::is_valid_thread_name(name)
+           : kind == Namespace::volatile_ ? text_trace::is_valid_volatile_name(name)
+                                          : text_trace::is_valid_name(name);
 }
 
 on_finding parse_policy(const std::string& v) {

@@ -6,6 +6,7 @@
 // stored expanded). With two threads the walk and the well-formedness checks run a few batches
 // of events ahead of the analyses (docs/compressed.md, "How an SLP is expanded").
 #include "sfg/runtime/slp_expand.hpp"
+#include "core/varint.hpp"
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/well_formed.hpp"
 #include "slp_stream.hpp"
@@ -162,7 +163,9 @@ public:
             for (std::size_t i = 0; i < n; ++i) {
                 const SlpTerminal& t = terminals[ids[i]];
                 const ObjId location = locations_.at(++number_);
-                if (!stream_.push(t.thread, t.op, t.target, location, 0)) [[unlikely]] {
+                if (!stream_.push(t.thread, t.op, t.target, location, 0,
+                                  t.has_value ? std::optional<std::int64_t>(t.value)
+                                              : std::nullopt)) [[unlikely]] {
                     error_ = fmt::format("event {}: {}", number_, stream_.error());
                     return State::failed;
                 }
@@ -545,10 +548,11 @@ public:
     void on_event(const Event& e, const Symbols&) override {
         if (e.implicit)
             return;
-        const SlpTerminal t{e.thread, e.op, e.target};
-        const std::uint64_t key = (std::uint64_t{e.thread} << 36) ^
-                                  (std::uint64_t{static_cast<std::uint8_t>(e.op)} << 32) ^
-                                  std::uint64_t{e.target};
+        const SlpTerminal t{e.thread, e.op, e.target, e.has_value, e.value};
+        const std::uint64_t key =
+            ((std::uint64_t{e.thread} << 36) ^
+             (std::uint64_t{static_cast<std::uint8_t>(e.op)} << 32) ^ std::uint64_t{e.target}) +
+            (e.has_value ? zigzag(e.value) * 0x9e3779b97f4a7c15ull : 0);
         auto [it, fresh] = ids_.try_emplace(key, 0);
         if (fresh || !(slp_.terminals[it->second] == t)) {
             // A new terminal (or, rarely, a hash clash: then look for it).

@@ -53,6 +53,7 @@ struct RawEvent {
     std::uint32_t target; // fork/join: an index into Chunk::sets
     std::uint32_t location;
     Op op;
+    bool has_value; // the next of Chunk::values is its value (vr/vw, docs/traces.md)
 };
 
 // A growable array of raw events, appended to through a bare pointer: the parser's one store an
@@ -88,6 +89,7 @@ struct Chunk {
     unsigned parser = 0;         // whose local ids
     const char* begin = nullptr; // the chunk's first byte (for error columns)
     RawEvents events;
+    std::vector<std::int64_t> values;        // of the events with has_value, in order
     std::vector<std::vector<ThreadId>> sets; // fork/join operands, local ids, as listed
     std::array<std::vector<std::string_view>, kinds> new_names; // local ids first given here
     std::uint32_t lines = 0;
@@ -113,8 +115,11 @@ public:
         chunk->sets.push_back(listed);
         return static_cast<ObjId>(chunk->sets.size() - 1);
     }
-    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line) {
-        chunk->events.push({line, t, target, location, op});
+    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
+              std::optional<std::int64_t> value = {}) {
+        chunk->events.push({line, t, target, location, op, value.has_value()});
+        if (value) [[unlikely]]
+            chunk->values.push_back(*value);
         return true; // well-formedness is checked in order, by the caller's thread
     }
     const std::string& error() const { return none_; }
@@ -177,6 +182,7 @@ private:
         ChunkOut& out = *outs_[parser];
         c.parser = parser;
         c.events.clear();
+        c.values.clear();
         c.sets.clear();
         c.error.reset();
         c.failed = nullptr;
@@ -296,6 +302,7 @@ private:
                     id = syms.names(static_cast<Namespace>(kind)).intern(m.names[kind][local]);
                 return id;
             };
+            const std::int64_t* value = c.values.data();
             for (const RawEvent& e : c.events) {
                 const ThreadId t = global(k_threads, e.thread);
                 ObjId target = no_object;
@@ -310,7 +317,10 @@ private:
                 }
                 const ObjId location =
                     e.location == no_object ? no_object : global(k_locations, e.location);
-                if (!stream.push(t, e.op, target, location, base + e.line)) {
+                std::optional<std::int64_t> v;
+                if (e.has_value) [[unlikely]]
+                    v = *value++;
+                if (!stream.push(t, e.op, target, location, base + e.line, v)) {
                     result.error = TraceError{std::string(file_), base + e.line,
                                               first_column(c, e.line), stream.error()};
                     result.events = stream.events();

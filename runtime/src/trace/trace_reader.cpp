@@ -29,8 +29,9 @@ struct DirectOut {
 
     const std::string& thread_name(ThreadId t) const { return syms.threads.name(t); }
     ObjId set(std::vector<ThreadId>& listed) { return sets.id(listed); }
-    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line) {
-        return stream.push(t, op, target, location, line);
+    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
+              std::optional<std::int64_t> value = {}) {
+        return stream.push(t, op, target, location, line, value);
     }
     const std::string& error() const { return stream.error(); }
 

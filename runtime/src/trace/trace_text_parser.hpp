@@ -6,7 +6,8 @@
 //   Out::threads, vars, locks, volatiles, barriers, locations  BasicNameCache<...>s
 //   thread_name(ThreadId) -> string_view-able                   for messages
 //   set(std::vector<ThreadId>& listed) -> ObjId                 a fork/join operand (distinct)
-//   push(ThreadId, Op, ObjId target, ObjId location, line) -> bool, and error() when false
+//   push(ThreadId, Op, ObjId target, ObjId location, line, optional<int64> value) -> bool, and
+//   error() when false (value: what a vr(v=K) / vw(v=K) carries)
 // The parser interns each line's names in the order thread, operand(s), location.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cstring>
 #include <fmt/format.h>
 #include <optional>
@@ -63,6 +65,10 @@ inline bool is_valid_name(std::string_view s) {
         if (!is_name_char(c))
             return false;
     return true;
+}
+// A volatile's name has no '=': vr(v=K) / vw(v=K) carry a value after one (docs/traces.md).
+inline bool is_valid_volatile_name(std::string_view s) {
+    return is_valid_name(s) && s.find('=') == std::string_view::npos;
 }
 // A thread's name starts its line, where `#` starts a comment instead.
 inline bool is_valid_thread_name(std::string_view s) {
@@ -149,6 +155,35 @@ private:
             return fail(p, fmt::format("expected {}, found {}", what, show(*p))), nullptr;
         }
         return q;
+    }
+
+    // The operand of vr/vw, `v` or `v=K` (docs/traces.md): the volatile's name (its end in
+    // name_end) and K if written; false (and an error) when K is not an integer of 64 bits.
+    bool volatile_operand(const char* a, const char* q, const char*& name_end,
+                          std::optional<std::int64_t>& value) {
+        const char* eq =
+            static_cast<const char*>(std::memchr(a, '=', static_cast<std::size_t>(q - a)));
+        name_end = eq ? eq : q;
+        if (!eq)
+            return true;
+        if (eq == a)
+            return fail(a, "expected a volatile name before '='");
+        const char* k = eq + 1;
+        const char* digits = k < q && *k == '-' ? k + 1 : k;
+        const char* c = digits;
+        while (c < q && *c >= '0' && *c <= '9')
+            ++c;
+        if (c == digits || c != q)
+            return fail(c == digits ? k : c,
+                        fmt::format("expected the value as an integer (-?[0-9]+) after '='{}",
+                                    c == q ? std::string() : ", found " + show(*c)));
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(k, q, v);
+        if (ec != std::errc() || end != q)
+            return fail(k, fmt::format("value {} is out of range (signed 64 bits)",
+                                       std::string_view(k, static_cast<std::size_t>(q - k))));
+        value = v;
+        return true;
     }
 
     static const char* skip_space(const char* p, const char* e) {
@@ -390,6 +425,10 @@ private:
         if (!scan_words(p, end, f))
             return FastLine::other;
 #endif
+        // vr(v=K) / vw(v=K): parse_line splits the value off (nothing is interned yet).
+        if (op_info(f.op).space == Namespace::volatile_ &&
+            std::memchr(f.arg, '=', static_cast<std::size_t>(f.arg_end - f.arg)))
+            return FastLine::other;
         auto view = [](const char* a, const char* b) {
             return std::string_view(a, static_cast<std::size_t>(b - a));
         };
@@ -448,6 +487,7 @@ private:
         p = skip_space(q, e);
 
         ObjId target = no_object;
+        std::optional<std::int64_t> value;
         if (info.operand == Operand::none) {
             // begin / end; RAPID writes an operand, which carries nothing for us.
             if (p < e && *p == '(') {
@@ -465,7 +505,10 @@ private:
                 q = name(p, e, "an operand");
                 if (!q)
                     return false;
-                std::string_view arg(a, static_cast<std::size_t>(q - a));
+                const char* name_end = q;
+                if (info.space == Namespace::volatile_ && !volatile_operand(a, q, name_end, value))
+                    return false;
+                std::string_view arg(a, static_cast<std::size_t>(name_end - a));
                 p = skip_space(q, e);
                 if (p < e && *p == ',')
                     return fail(p, fmt::format("'{}' takes one operand", op_name));
@@ -515,7 +558,7 @@ private:
             }
         }
 
-        if (!out_.push(t, info.op, target, location, line_))
+        if (!out_.push(t, info.op, target, location, line_, value))
             return fail(line_begin_ + (skip_space(line_begin_, e) - line_begin_), out_.error());
         return true;
     }

@@ -32,7 +32,7 @@ void WellFormedStream::emit(ThreadId t, Op op, ObjId target, std::uint64_t numbe
 }
 
 bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId location,
-                                    std::uint32_t line) {
+                                    std::uint32_t line, std::optional<std::int64_t> value) {
     auto tname = [&](ThreadId u) -> const std::string& { return syms_.threads.name(u); };
     thread(t);
     // No event of a thread after it was joined (docs/traces.md; thesis §4.1.1: end(t) is t's
@@ -151,7 +151,7 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
         break;
     }
 
-    deliver(t, op, target, location, line, number);
+    deliver(t, op, target, location, line, number, value);
     return true;
 }
 

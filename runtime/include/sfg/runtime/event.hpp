@@ -129,6 +129,9 @@ struct Event {
     ThreadId thread = 0;
     Op op = Op::read;
     bool implicit = false;
+    // vr/vw: whether the event carries the value read / written, `value` (docs/traces.md,
+    // thesis §5.1: such an event is also the rcv / snd of the mechanism v==value).
+    bool has_value = false;
     // read/write: var id; acq/rel: lock id; vr/vw: volatile id; benter/bexit: barrier id;
     // fork/join: index into Symbols::thread_sets; thread_start/thread_end: the forker / the
     // joiner thread (no_object when u is a root thread that is never forked / the end is not
@@ -136,6 +139,7 @@ struct Event {
     ObjId target = no_object;
     ObjId location = no_object; // Symbols::locations id of the optional LOCATION field
     std::uint32_t line = 0;     // source line of the event in its file (0: none)
+    std::int64_t value = 0;     // when has_value
 };
 
 // One analysis over an event stream; analyses run side by side in one pass.
