@@ -124,15 +124,15 @@ std::optional<CppUnsupported> cpp_unsupported(const CompiledSpec& spec) {
     for (const MechanismDecl& m : spec.mechanisms)
         if (m.kind == MechKind::queue)
             return CppUnsupported{m.loc, fmt::format("queue '{}' (thesis §5.1)", m.name)};
-    return unenforced_construct(spec);
+    return unenforced_construct(spec, false);
 }
 
-std::optional<CppUnsupported> unenforced_construct(const CompiledSpec& spec) {
+std::optional<CppUnsupported> unenforced_construct(const CompiledSpec& spec, bool values) {
     for (const CompiledVariable& v : spec.variables) {
         if (!v.sfg)
             continue;
         for (const ModeEdge& e : v.sfg->edges) {
-            if (e.mech.value)
+            if (e.mech.value && !values)
                 return CppUnsupported{v.loc, fmt::format("value label '{}' of '{}' (thesis §5.1)",
                                                          e.mech.label(), v.name)};
             if (e.mech.kind == MechKind::queue)

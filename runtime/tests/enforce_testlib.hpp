@@ -49,6 +49,12 @@ inline Mechanism lock(std::string m) {
 inline Mechanism vol(std::string v) {
     return {MechKind::volatile_, std::move(v), "", {}};
 }
+// v==K (thesis §5.1): snd writes K to v, rcv reads K from it.
+inline Mechanism vol(std::string v, std::int64_t k) {
+    Mechanism z = vol(std::move(v));
+    z.value = k;
+    return z;
+}
 inline Mechanism barrier(std::string b, std::vector<std::string> ts) {
     std::sort(ts.begin(), ts.end());
     return {MechKind::barrier, std::move(b), "", std::move(ts)};
@@ -354,7 +360,9 @@ private:
                    snd == (e.op == Op::release);
         case Op::vol_read:
         case Op::vol_write:
+            // vw(v=K) / vr(v=K) are the snd / rcv of v and of v==K; without K, of v only.
             return z.kind == MechKind::volatile_ && z.name == syms.volatiles.name(e.target) &&
+                   (!z.value || (e.has_value && *z.value == e.value)) &&
                    snd == (e.op == Op::vol_write);
         case Op::barrier_enter:
         case Op::barrier_exit:

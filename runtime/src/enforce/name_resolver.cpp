@@ -21,6 +21,7 @@ void NameResolver::reset(const Symbols* s) {
     locks_.clear();
     volatiles_.clear();
     barriers_.clear();
+    values_.clear();
 }
 
 NetThread NameResolver::thread_slow(ThreadId t) {
@@ -52,6 +53,16 @@ MechIx NameResolver::mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, 
     if (m == unresolved<MechIx>)
         m = names_.find_mechanism(mechanism_key(op.mech, std::string(table.name(id))));
     return m;
+}
+
+MechIx NameResolver::value_mechanism_slow(ObjId volatile_id, std::int64_t value) const {
+    if (volatile_id == no_object || volatile_id >= syms_->volatiles.size())
+        return MechIx::none();
+    Mechanism m;
+    m.kind = MechKind::volatile_;
+    m.name = syms_->volatiles.name(volatile_id);
+    m.value = value;
+    return names_.find_mechanism(mechanism_key(m.kind, m.label()));
 }
 
 } // namespace sfg::enforce

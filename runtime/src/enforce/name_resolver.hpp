@@ -10,6 +10,9 @@
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/op.hpp"
 
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sfg::enforce {
@@ -49,6 +52,17 @@ public:
                                                                 : mechanism_slow(map, op, id);
     }
 
+    // The mechanism v==K that a vr(v=K) / vw(v=K) is also the rcv / snd of (thesis §5.1,
+    // docs/enforcement.md), or none when no net names it.
+    MechIx value_mechanism_of(ObjId volatile_id, std::int64_t value) {
+        if (!names_.has_value_mechanisms())
+            return MechIx::none();
+        const auto [it, fresh] = values_.try_emplace({volatile_id, value}, MechIx::none());
+        if (fresh)
+            it->second = value_mechanism_slow(volatile_id, value);
+        return it->second;
+    }
+
 private:
     // Not yet looked up (distinct from none: looked up, and no net names it).
     template <class Ix>
@@ -57,6 +71,12 @@ private:
     NetThread thread_slow(ThreadId t);
     VarRef var_slow(ObjId x);
     MechIx mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, ObjId id);
+    MechIx value_mechanism_slow(ObjId volatile_id, std::int64_t value) const;
+    struct ValueHash {
+        std::size_t operator()(const std::pair<ObjId, std::int64_t>& k) const {
+            return std::hash<std::int64_t>()(k.second) * 31 + k.first;
+        }
+    };
 
     const NetNames& names_;
     const Variables& vars_;
@@ -64,6 +84,7 @@ private:
     std::vector<NetThread> threads_;
     std::vector<MechIx> locks_, volatiles_, barriers_;
     std::vector<VarRef> vars_map_;
+    std::unordered_map<std::pair<ObjId, std::int64_t>, MechIx, ValueHash> values_;
 };
 
 } // namespace sfg::enforce

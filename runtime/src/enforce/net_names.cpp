@@ -29,6 +29,8 @@ MechIx NetNames::intern_mechanism(const Mechanism& m) {
     info.kind = m.kind;
     info.name = m.name;
     info.label = std::move(label);
+    info.value = m.value;
+    has_values_ = has_values_ || m.value.has_value();
     if (m.kind == MechKind::fork || m.kind == MechKind::join) {
         info.thread = intern_thread(m.thread);
         for (const std::string& t : m.threads)

@@ -6,6 +6,8 @@
 
 #include "sfg/runtime/net.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,11 +17,12 @@ namespace sfg::enforce {
 // A mechanism some net mentions, interned by kind and canonical label.
 struct MechanismInfo {
     MechKind kind = MechKind::lock;
-    std::string name;               // lock, volatile or barrier name
-    NetThread thread;               // fork: the forker t; join: the joiner t
-    std::vector<NetThread> threads; // fork: U; join: S (sorted, distinct)
-    std::string label;              // Mechanism::label()
-    bool mode_lock = false;         // a lock a LOCK mode names: who holds it matters (§5.2)
+    std::string name;                  // lock, volatile or barrier name
+    NetThread thread;                  // fork: the forker t; join: the joiner t
+    std::vector<NetThread> threads;    // fork: U; join: S (sorted, distinct)
+    std::string label;                 // Mechanism::label()
+    std::optional<std::int64_t> value; // volatile v==K (thesis §5.1): K
+    bool mode_lock = false;            // a lock a LOCK mode names: who holds it matters (§5.2)
 };
 
 // The key mechanisms are interned by, from a kind and a label (or a trace's name).
@@ -41,6 +44,8 @@ public:
     }
 
     std::size_t mechanism_count() const { return mechs_.size(); }
+    // Whether some net has an edge labelled v==K (thesis §5.1).
+    bool has_value_mechanisms() const { return has_values_; }
     const MechanismInfo& mechanism(MechIx m) const { return mechs_[m]; }
     MechIx find_mechanism(const std::string& key) const {
         auto it = mech_ids_.find(key);
@@ -57,7 +62,8 @@ private:
     IndexVec<NetThread, std::string> thread_names_;
     std::unordered_map<std::string, NetThread> thread_ids_;
     IndexVec<MechIx, MechanismInfo> mechs_;
-    std::unordered_map<std::string, MechIx> mech_ids_;     // mechanism_key -> slot
+    std::unordered_map<std::string, MechIx> mech_ids_; // mechanism_key -> slot
+    bool has_values_ = false;
     IndexVec<NetThread, std::vector<MechIx>> fork_by_;     // forker -> fork(t -> U) slots
     IndexVec<NetThread, std::vector<MechIx>> join_by_;     // joiner -> join(S -> t) slots
     IndexVec<NetThread, std::vector<MechIx>> join_member_; // u -> join(S -> t) slots, u in S

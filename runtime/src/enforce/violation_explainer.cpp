@@ -148,8 +148,11 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
         case MechKind::volatile_:
         case MechKind::barrier:
         case MechKind::queue:
-            f.snd_op = fmt::format("{}({})", spelling(snd_op(mi.kind)), mi.name);
-            f.rcv_op = fmt::format("{}({})", spelling(rcv_op(mi.kind)), mi.name);
+            // v==K: the op carries K, vw(v=K) (docs/traces.md)
+            f.snd_op = fmt::format("{}({}{})", spelling(snd_op(mi.kind)), mi.name,
+                                   mi.value ? fmt::format("={}", *mi.value) : "");
+            f.rcv_op = fmt::format("{}({}{})", spelling(rcv_op(mi.kind)), mi.name,
+                                   mi.value ? fmt::format("={}", *mi.value) : "");
             break;
         case MechKind::fork: {
             std::vector<std::string> us;

@@ -61,10 +61,10 @@ struct CppUnsupported {
     std::string what;
 };
 std::optional<CppUnsupported> cpp_unsupported(const CompiledSpec& spec);
-// What no enforcer enforces yet, and where: the first value label or queue label (thesis §5.1)
-// on an edge of `spec`. `sfgc trace` (with `enforce`) and `sfgc check` refuse such a spec rather
-// than check less than it says.
-std::optional<CppUnsupported> unenforced_construct(const CompiledSpec& spec);
+// What an enforcer does not enforce yet, and where: the first queue label (thesis §5.1) on an
+// edge of `spec`, or value label unless `values` (the enforcer at hand takes them). `sfgc trace`
+// (with `enforce`) and `sfgc check` refuse such a spec rather than check less than it says.
+std::optional<CppUnsupported> unenforced_construct(const CompiledSpec& spec, bool values);
 // The default namespace of a generated header: the file's stem with every character that cannot
 // be in an identifier replaced by '_' ("bank-account.sfg" -> "bank_account"; a leading digit
 // gets a '_' before it).
