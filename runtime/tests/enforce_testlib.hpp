@@ -362,7 +362,7 @@ private:
         case Op::vol_write:
             // vw(v=K) / vr(v=K) are the snd / rcv of v and of v==K; without K, of v only.
             return z.kind == MechKind::volatile_ && z.name == syms.volatiles.name(e.target) &&
-                   (!z.value || (e.has_value && *z.value == e.value)) &&
+                   (!z.value || (e.has_value() && *z.value == syms.values.value(e.value_id))) &&
                    snd == (e.op == Op::vol_write);
         case Op::barrier_enter:
         case Op::barrier_exit:

@@ -156,7 +156,7 @@ struct Collector : Analysis {
 inline bool same(const Event& a, const Event& b) {
     return a.number == b.number && a.thread == b.thread && a.op == b.op &&
            a.implicit == b.implicit && a.target == b.target && a.location == b.location &&
-           a.line == b.line && a.has_value == b.has_value && a.value == b.value;
+           a.line == b.line && a.value_id == b.value_id;
 }
 inline bool same(const SymbolTable& a, const SymbolTable& b) {
     if (a.size() != b.size())
@@ -166,10 +166,19 @@ inline bool same(const SymbolTable& a, const SymbolTable& b) {
             return false;
     return true;
 }
+inline bool same(const ValueTable& a, const ValueTable& b) {
+    if (a.size() != b.size())
+        return false;
+    for (std::uint32_t i = 0; i < a.size(); ++i)
+        if (a.value(i) != b.value(i))
+            return false;
+    return true;
+}
 inline bool same(const Symbols& a, const Symbols& b) {
     return same(a.threads, b.threads) && same(a.vars, b.vars) && same(a.locks, b.locks) &&
            same(a.volatiles, b.volatiles) && same(a.barriers, b.barriers) &&
-           same(a.locations, b.locations) && a.thread_sets == b.thread_sets;
+           same(a.locations, b.locations) && a.thread_sets == b.thread_sets &&
+           same(a.values, b.values);
 }
 
 // The barrier generation of each benter/bexit (0 for other events), by its definition

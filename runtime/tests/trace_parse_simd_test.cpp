@@ -27,7 +27,7 @@ struct RecordingOut {
               std::optional<std::int64_t> value = {}) {
         Event e;
         e.thread = t, e.op = op, e.target = target, e.location = location, e.line = line;
-        e.has_value = value.has_value(), e.value = value.value_or(0);
+        e.value_id = value ? syms.values.intern(*value) : no_object;
         log.push_back(std::to_string(line) + ":" + format_event(e, syms));
         return true;
     }

@@ -150,10 +150,10 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     if (op.operand == Operand::name) { // acq .. bexit (r and w never come here): one key
         ++stats.sync_ops;
         const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
-        if (e.has_value && t.valid() && names.has_value_mechanisms()) [[unlikely]] {
+        if (e.has_value() && t.valid() && names.has_value_mechanisms()) [[unlikely]] {
             // vw(v=K) is the snd, vr(v=K) the rcv, of both v and v==K (thesis §5.1,
             // docs/enforcement.md): one op, so at most one transition per candidate.
-            if (const MechIx mv = resolver.value_mechanism_of(e.target, e.value); mv.valid()) {
+            if (const MechIx mv = resolver.value_mechanism_of(e.target, e.value_id); mv.valid()) {
                 gathered.clear();
                 if (m.valid())
                     lookup(m, t, op.role);

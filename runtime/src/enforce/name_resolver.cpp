@@ -55,13 +55,14 @@ MechIx NameResolver::mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, 
     return m;
 }
 
-MechIx NameResolver::value_mechanism_slow(ObjId volatile_id, std::int64_t value) const {
-    if (volatile_id == no_object || volatile_id >= syms_->volatiles.size())
+MechIx NameResolver::value_mechanism_slow(ObjId volatile_id, ObjId value_id) const {
+    if (volatile_id == no_object || volatile_id >= syms_->volatiles.size() ||
+        value_id >= syms_->values.size())
         return MechIx::none();
     Mechanism m;
     m.kind = MechKind::volatile_;
     m.name = syms_->volatiles.name(volatile_id);
-    m.value = value;
+    m.value = syms_->values.value(value_id);
     return names_.find_mechanism(mechanism_key(m.kind, m.label()));
 }
 

@@ -53,13 +53,14 @@ public:
     }
 
     // The mechanism v==K that a vr(v=K) / vw(v=K) is also the rcv / snd of (thesis §5.1,
-    // docs/enforcement.md), or none when no net names it.
-    MechIx value_mechanism_of(ObjId volatile_id, std::int64_t value) {
+    // docs/enforcement.md), or none when no net names it. K is the Symbols::values id value_id.
+    MechIx value_mechanism_of(ObjId volatile_id, ObjId value_id) {
         if (!names_.has_value_mechanisms())
             return MechIx::none();
-        const auto [it, fresh] = values_.try_emplace({volatile_id, value}, MechIx::none());
+        const std::uint64_t key = std::uint64_t{volatile_id} << 32 | value_id;
+        const auto [it, fresh] = values_.try_emplace(key, MechIx::none());
         if (fresh)
-            it->second = value_mechanism_slow(volatile_id, value);
+            it->second = value_mechanism_slow(volatile_id, value_id);
         return it->second;
     }
 
@@ -71,12 +72,7 @@ private:
     NetThread thread_slow(ThreadId t);
     VarRef var_slow(ObjId x);
     MechIx mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, ObjId id);
-    MechIx value_mechanism_slow(ObjId volatile_id, std::int64_t value) const;
-    struct ValueHash {
-        std::size_t operator()(const std::pair<ObjId, std::int64_t>& k) const {
-            return std::hash<std::int64_t>()(k.second) * 31 + k.first;
-        }
-    };
+    MechIx value_mechanism_slow(ObjId volatile_id, ObjId value_id) const;
 
     const NetNames& names_;
     const Variables& vars_;
@@ -84,7 +80,7 @@ private:
     std::vector<NetThread> threads_;
     std::vector<MechIx> locks_, volatiles_, barriers_;
     std::vector<VarRef> vars_map_;
-    std::unordered_map<std::pair<ObjId, std::int64_t>, MechIx, ValueHash> values_;
+    std::unordered_map<std::uint64_t, MechIx> values_; // (volatile, value id) -> v==K
 };
 
 } // namespace sfg::enforce

@@ -6,7 +6,6 @@
 // stored expanded). With two threads the walk and the well-formedness checks run a few batches
 // of events ahead of the analyses (docs/compressed.md, "How an SLP is expanded").
 #include "sfg/runtime/slp_expand.hpp"
-#include "core/varint.hpp"
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/well_formed.hpp"
 #include "slp_stream.hpp"
@@ -163,9 +162,7 @@ public:
             for (std::size_t i = 0; i < n; ++i) {
                 const SlpTerminal& t = terminals[ids[i]];
                 const ObjId location = locations_.at(++number_);
-                if (!stream_.push(t.thread, t.op, t.target, location, 0,
-                                  t.has_value ? std::optional<std::int64_t>(t.value)
-                                              : std::nullopt)) [[unlikely]] {
+                if (!stream_.push(t.thread, t.op, t.target, location, 0, t.value_id)) [[unlikely]] {
                     error_ = fmt::format("event {}: {}", number_, stream_.error());
                     return State::failed;
                 }
@@ -210,15 +207,20 @@ struct PackedEvent {
     ObjId location;
     Op op;
     bool implicit;
+    bool has_value; // its value id is the batch's next (EventBuffer::values)
 };
 static_assert(sizeof(PackedEvent) == 16 && offsetof(PackedEvent, op) == 12 &&
-              offsetof(PackedEvent, implicit) == 13 && std::endian::native == std::endian::little);
+              offsetof(PackedEvent, implicit) == 13 && offsetof(PackedEvent, has_value) == 14 &&
+              std::endian::native == std::endian::little);
 
 // A growable array of packed events appended through a bare pointer: a vector's push_back is a
 // call here, and a tenth of an event's cost.
 class EventBuffer {
 public:
-    void clear() { next_ = data_.get(); }
+    void clear() {
+        next_ = data_.get();
+        values_.clear();
+    }
     void push(const Event& e) {
         if (next_ == end_) [[unlikely]]
             grow();
@@ -228,13 +230,18 @@ public:
         // and a wider load across those stores would wait for them to reach the cache.
         const std::uint64_t lo = e.thread | std::uint64_t{e.target} << 32;
         const std::uint64_t hi = e.location | std::uint64_t{static_cast<std::uint8_t>(e.op)} << 32 |
-                                 std::uint64_t{e.implicit} << 40;
+                                 std::uint64_t{e.implicit} << 40 |
+                                 std::uint64_t{e.has_value()} << 48;
+        if (e.has_value()) [[unlikely]]
+            values_.push_back(e.value_id);
         std::memcpy(reinterpret_cast<char*>(next_), &lo, sizeof lo);
         std::memcpy(reinterpret_cast<char*>(next_) + sizeof lo, &hi, sizeof hi);
         ++next_;
     }
     const PackedEvent* begin() const { return data_.get(); }
     const PackedEvent* end() const { return next_; }
+    // The value ids of the events with has_value, in order (vr/vw, docs/traces.md).
+    const ObjId* values() const { return values_.data(); }
 
 private:
     void grow() {
@@ -249,6 +256,7 @@ private:
     std::unique_ptr<PackedEvent[]> data_;
     PackedEvent* next_ = nullptr;
     PackedEvent* end_ = nullptr;
+    std::vector<ObjId> values_;
 };
 
 // Waits awake for `ready` a while (about a batch's time), yielding now and then: a thread put to
@@ -308,8 +316,10 @@ public:
         Event e;
         for (std::size_t k = 0;; ++k) {
             Batch& b = take(k);
+            const ObjId* value = b.events.values();
             for (const PackedEvent& p : b.events) {
                 e.number = p.implicit ? number + 1 : ++number;
+                e.value_id = p.has_value ? *value++ : no_object;
                 e.thread = p.thread;
                 e.op = p.op;
                 e.implicit = p.implicit;
@@ -548,11 +558,11 @@ public:
     void on_event(const Event& e, const Symbols&) override {
         if (e.implicit)
             return;
-        const SlpTerminal t{e.thread, e.op, e.target, e.has_value, e.value};
+        const SlpTerminal t{e.thread, e.op, e.target, e.value_id};
         const std::uint64_t key =
             ((std::uint64_t{e.thread} << 36) ^
              (std::uint64_t{static_cast<std::uint8_t>(e.op)} << 32) ^ std::uint64_t{e.target}) +
-            (e.has_value ? zigzag(e.value) * 0x9e3779b97f4a7c15ull : 0);
+            (e.has_value() ? (std::uint64_t{e.value_id} + 1) * 0x9e3779b97f4a7c15ull : 0);
         auto [it, fresh] = ids_.try_emplace(key, 0);
         if (fresh || !(slp_.terminals[it->second] == t)) {
             // A new terminal (or, rarely, a hash clash: then look for it).

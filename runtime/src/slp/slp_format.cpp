@@ -219,8 +219,7 @@ public:
                 if (code & slp_value_bit) {
                     if (!varint(v))
                         return error_;
-                    t.has_value = true;
-                    t.value = unzigzag(v);
+                    t.value_id = syms_.values.intern(unzigzag(v));
                 }
             } else if (info.operand == Operand::thread_set) {
                 if (!index(v, set_ids.size(), "thread set"))
@@ -560,12 +559,12 @@ void write_slp(std::ostream& out, const Slp& slp, const Symbols& syms) {
     }
     put_varint(buf, slp.terminals.size());
     for (const SlpTerminal& t : slp.terminals) {
-        buf += static_cast<char>(op_info(t.op).wire | (t.has_value ? slp_value_bit : 0));
+        buf += static_cast<char>(op_info(t.op).wire | (t.has_value() ? slp_value_bit : 0));
         put_varint(buf, t.thread);
         if (op_info(t.op).operand == Operand::name || op_info(t.op).operand == Operand::thread_set)
             put_varint(buf, t.target);
-        if (t.has_value)
-            put_varint(buf, zigzag(t.value));
+        if (t.has_value())
+            put_varint(buf, zigzag(syms.values.value(t.value_id)));
     }
     put_varint(buf, slp.rules.size());
     for (const auto& rule : slp.rules) {

@@ -127,7 +127,8 @@ public:
             }
             if ((tag & tag_location) && !id(k_locations, location))
                 return result();
-            if (!stream_.push(t, op, target, location, 0, value))
+            if (!stream_.push(t, op, target, location, 0,
+                              value ? syms_.values.intern(*value) : no_object))
                 return fail(stream_.error()), result();
         }
         stream_.finish();
@@ -248,14 +249,14 @@ void BinaryTraceWriter::on_event(const Event& e, const Symbols& syms) {
     if (e.location != no_object)
         loc = file_id(k_locations, e.location, syms.locations);
 
-    const bool value = e.has_value && op_info(e.op).space == Namespace::volatile_;
+    const bool value = e.has_value() && op_info(e.op).space == Namespace::volatile_;
     buf_ += static_cast<char>(op_info(e.op).wire | (e.location != no_object ? tag_location : 0) |
                               (value ? tag_value : 0));
     put_varint(buf_, t);
     if (k >= 0) {
         put_varint(buf_, target);
         if (value)
-            put_varint(buf_, zigzag(e.value));
+            put_varint(buf_, zigzag(syms.values.value(e.value_id)));
     } else if (set) {
         const auto& us = syms.thread_sets[e.target];
         put_varint(buf_, static_cast<std::uint32_t>(us.size()));

@@ -317,9 +317,9 @@ private:
                 }
                 const ObjId location =
                     e.location == no_object ? no_object : global(k_locations, e.location);
-                std::optional<std::int64_t> v;
+                ObjId v = no_object;
                 if (e.has_value) [[unlikely]]
-                    v = *value++;
+                    v = syms.values.intern(*value++);
                 if (!stream.push(t, e.op, target, location, base + e.line, v)) {
                     result.error = TraceError{std::string(file_), base + e.line,
                                               first_column(c, e.line), stream.error()};

@@ -31,7 +31,8 @@ struct DirectOut {
     ObjId set(std::vector<ThreadId>& listed) { return sets.id(listed); }
     bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
               std::optional<std::int64_t> value = {}) {
-        return stream.push(t, op, target, location, line, value);
+        return stream.push(t, op, target, location, line,
+                           value ? syms.values.intern(*value) : no_object);
     }
     const std::string& error() const { return stream.error(); }
 

@@ -15,8 +15,8 @@ void append_event(std::string& out, const Event& e, const Symbols& syms) {
     const OpInfo& op = op_info(e.op);
     if (op.operand == Operand::name) {
         out += '(', out += syms.names(op.space).name(e.target);
-        if (e.has_value) // vw(v=K), vr(v=K) (docs/traces.md)
-            out += '=', out += std::to_string(e.value);
+        if (e.has_value()) // vw(v=K), vr(v=K) (docs/traces.md)
+            out += '=', out += std::to_string(syms.values.value(e.value_id));
         out += ')';
     } else if (op.operand == Operand::thread_set) {
         out += '(';

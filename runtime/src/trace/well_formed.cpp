@@ -32,7 +32,7 @@ void WellFormedStream::emit(ThreadId t, Op op, ObjId target, std::uint64_t numbe
 }
 
 bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId location,
-                                    std::uint32_t line, std::optional<std::int64_t> value) {
+                                    std::uint32_t line, ObjId value) {
     auto tname = [&](ThreadId u) -> const std::string& { return syms_.threads.name(u); };
     thread(t);
     // No event of a thread after it was joined (docs/traces.md; thesis §4.1.1: end(t) is t's

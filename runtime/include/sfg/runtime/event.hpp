@@ -95,11 +95,36 @@ private:
         std::vector<std::uint32_t>(1, 0); // set i: members_[starts_[i], starts_[i + 1])
 };
 
+// The values vr/vw events carry (docs/traces.md "Values of volatiles"), interned to dense ids
+// 0, 1, 2, ... in order of first appearance: Event keeps a 4-byte id and stays 32 bytes.
+class ValueTable {
+public:
+    std::uint32_t intern(std::int64_t v) {
+        const auto [it, fresh] = index_.try_emplace(v, size());
+        if (fresh)
+            values_.push_back(v);
+        return it->second;
+    }
+    // The id of a value, or no_object when it was never interned.
+    std::uint32_t find(std::int64_t v) const {
+        const auto it = index_.find(v);
+        return it == index_.end() ? no_object : it->second;
+    }
+    std::int64_t value(std::uint32_t id) const { return values_[id]; }
+    std::uint32_t size() const { return static_cast<std::uint32_t>(values_.size()); }
+
+private:
+    std::vector<std::int64_t> values_;
+    std::unordered_map<std::int64_t, std::uint32_t> index_;
+};
+
 // Names behind the ids in events. Each object kind has its own namespace.
 struct Symbols {
     SymbolTable threads, vars, locks, volatiles, barriers, locations;
     // fork/join operands: Event::target indexes this table; each set is sorted and distinct.
     ThreadSets thread_sets;
+    // vr/vw values: Event::value_id indexes this table.
+    ValueTable values;
 
     // The table of a namespace.
     SymbolTable& names(Namespace n) {
@@ -129,9 +154,6 @@ struct Event {
     ThreadId thread = 0;
     Op op = Op::read;
     bool implicit = false;
-    // vr/vw: whether the event carries the value read / written, `value` (docs/traces.md,
-    // thesis §5.1: such an event is also the rcv / snd of the mechanism v==value).
-    bool has_value = false;
     // read/write: var id; acq/rel: lock id; vr/vw: volatile id; benter/bexit: barrier id;
     // fork/join: index into Symbols::thread_sets; thread_start/thread_end: the forker / the
     // joiner thread (no_object when u is a root thread that is never forked / the end is not
@@ -139,8 +161,13 @@ struct Event {
     ObjId target = no_object;
     ObjId location = no_object; // Symbols::locations id of the optional LOCATION field
     std::uint32_t line = 0;     // source line of the event in its file (0: none)
-    std::int64_t value = 0;     // when has_value
+    // vr/vw: Symbols::values id of the value read / written, or no_object (docs/traces.md,
+    // thesis §5.1: such an event is also the rcv / snd of the mechanism v==value).
+    ObjId value_id = no_object;
+    bool has_value() const { return value_id != no_object; }
 };
+// Fits the padding after line: a value costs no event bytes (bench_analyses' BM_Read).
+static_assert(sizeof(Event) == 32);
 
 // One analysis over an event stream; analyses run side by side in one pass.
 class Analysis {

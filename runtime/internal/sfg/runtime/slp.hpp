@@ -25,9 +25,9 @@ namespace sfg {
 struct SlpTerminal {
     ThreadId thread = 0;
     Op op = Op::read;
-    ObjId target = no_object; // as Event::target
-    bool has_value = false;   // as Event::has_value, value (vr/vw)
-    std::int64_t value = 0;
+    ObjId target = no_object;   // as Event::target
+    ObjId value_id = no_object; // as Event::value_id (vr/vw)
+    bool has_value() const { return value_id != no_object; }
     friend bool operator==(const SlpTerminal&, const SlpTerminal&) = default;
 };
 

@@ -8,7 +8,6 @@
 #include "sfg/runtime/lock_holders.hpp"
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,9 +21,9 @@ public:
     // Checks one explicit event. When it is well-formed, hands the sink the implicit events it
     // implies, then the event itself (numbered 1, 2, ...), and returns true. Otherwise delivers
     // nothing, returns false, and error() says why. fork/join targets index syms.thread_sets;
-    // `value` is the value a vr/vw carries, if any (Event::value).
+    // `value` is the Symbols::values id of what a vr/vw carries, if any (Event::value_id).
     [[nodiscard]] bool push(ThreadId t, Op op, ObjId target, ObjId location = no_object,
-                            std::uint32_t line = 0, std::optional<std::int64_t> value = {}) {
+                            std::uint32_t line = 0, ObjId value = no_object) {
         // The common events, those of a running thread on one object, imply nothing and need at
         // most a check of the lock or of the thread's last op (push_checked does the rest).
         if (t < threads_.size() && threads_[t].state == State::started && quick(op, t, target)) {
@@ -64,7 +63,7 @@ private:
     };
 
     bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
-                      std::optional<std::int64_t> value);
+                      ObjId value);
     // Whether op by running thread t is well-formed without more ado (push_checked's cases).
     bool quick(Op op, ThreadId t, ObjId target) const {
         switch (op) {
@@ -85,10 +84,9 @@ private:
         }
     }
     void deliver(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
-                 std::uint64_t number, std::optional<std::int64_t> value = {}) {
+                 std::uint64_t number, ObjId value = no_object) {
         Event e;
-        e.has_value = value.has_value();
-        e.value = value.value_or(0);
+        e.value_id = value;
         e.number = number;
         e.thread = t;
         e.op = op;
