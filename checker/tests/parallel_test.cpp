@@ -143,8 +143,10 @@ TEST_CASE("tasks: dividing the search changes no count and no finding") {
             if (!whole.stats.complete)
                 continue;
             ++compared;
-            for (const auto& [budget, split] :
+            for (const auto& budget_split :
                  {std::pair<std::uint64_t, std::uint64_t>{1, 0}, {3, 1}, {0, 1}, {17, 30}}) {
+                // Named copies: Clang 14 cannot capture structured bindings (CAPTURE does).
+                const std::uint64_t budget = budget_split.first, split = budget_split.second;
                 CAPTURE(budget);
                 CAPTURE(split);
                 CheckOptions o = divided(mode, budget, split);

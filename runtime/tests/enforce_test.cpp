@@ -250,7 +250,10 @@ TEST_CASE("join of a set") {
         CHECK(r.first[0].event == 4);
         REQUIRE(r.first[0].fixes.size() == 1);
         CHECK(r.first[0].fixes[0].senders == std::vector<std::string>{"T2"});
-        CHECK(r.first[0].fixes[0].snd_op == "end");
+        // A thread's end is the implicit `exit` (`end` closes a deterministic block).
+        CHECK(r.first[0].fixes[0].snd_op == "exit");
+        CHECK(explain(r.first[0]).find("T2 must exit after its accesses in RS(T1,T2)") !=
+              std::string::npos);
     }
 }
 

@@ -34,16 +34,6 @@ program one { thread a { x = 1; } thread b { x = 2; } }
 program two { thread a { x = 1; } thread b { read x; } }
 )";
 
-fs::path write_scratch(const std::string& name, const std::string& text) {
-    fs::path p = scratch() / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-}
-
-std::string quote(const fs::path& p) {
-    return "'" + p.string() + "'";
-}
-
 json check_json(const std::string& args, int expected_status) {
     Run r = sfgc("check " + args + " --format json");
     INFO(r.err);

@@ -44,16 +44,6 @@ program locks {
 }
 )";
 
-fs::path write_scratch(const std::string& name, const std::string& text) {
-    fs::path p = scratch() / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-}
-
-std::string quote(const fs::path& p) {
-    return "'" + p.string() + "'";
-}
-
 std::vector<std::string> programs() {
     return {quote(write_scratch("racy.sfg", racy_text)),
             quote(write_scratch("barriers.sfg", barrier_text)),

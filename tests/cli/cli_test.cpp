@@ -21,29 +21,10 @@ namespace {
 
 using namespace sfg_cli_test;
 
-std::vector<std::string> thesis_specs() {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(SFG_SOURCE_DIR "/specs/thesis"))
-        if (e.path().extension() == ".sfg")
-            out.push_back(e.path().stem().string());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-void check_golden(const std::string& name, const std::string& actual) {
-    fs::path golden = fs::path(SFG_SOURCE_DIR) / "tests/golden" / name;
-    if (std::getenv("SFG_UPDATE_GOLDEN") != nullptr) {
-        std::ofstream(golden, std::ios::binary) << actual;
-        return;
-    }
-    REQUIRE_MESSAGE(fs::exists(golden), "missing golden file " << golden);
-    CHECK_MESSAGE(slurp(golden) == actual, "output differs from " << golden);
-}
-
 } // namespace
 
 TEST_CASE("golden DOT, JSON and PNML for every thesis spec") {
-    auto specs = thesis_specs();
+    auto specs = spec_names("specs/thesis");
     REQUIRE(specs.size() >= 8);
     for (const std::string& s : specs) {
         CAPTURE(s);
@@ -62,7 +43,7 @@ TEST_CASE("golden DOT, JSON and PNML for every thesis spec") {
 }
 
 TEST_CASE("--emit-cpp: a golden header for every thesis spec, the same bytes on every run") {
-    for (const std::string& s : thesis_specs()) {
+    for (const std::string& s : spec_names("specs/thesis")) {
         CAPTURE(s);
         Run r = sfgc("specs/thesis/" + s + ".sfg --emit-cpp -");
         CHECK(r.status == 0);
@@ -100,7 +81,7 @@ TEST_CASE("--emit-cpp: bad uses are usage errors") {
 }
 
 TEST_CASE("Graphviz accepts every DOT we emit, in every view") {
-    for (const std::string& s : thesis_specs())
+    for (const std::string& s : spec_names("specs/thesis"))
         for (const char* view : {"sfg", "net", "both"}) {
             CAPTURE(s);
             CAPTURE(view);

@@ -20,30 +20,10 @@ namespace {
 
 using namespace sfg_cli_test;
 
-std::vector<std::string> extension_specs() {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(SFG_SOURCE_DIR "/specs/extensions"))
-        if (e.path().extension() == ".sfg")
-            out.push_back(e.path().stem().string());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
-void check_golden(const std::string& name, const std::string& actual) {
-    fs::path golden = fs::path(SFG_SOURCE_DIR) / "tests/golden/extensions" / name;
-    if (std::getenv("SFG_UPDATE_GOLDEN") != nullptr) {
-        fs::create_directories(golden.parent_path());
-        std::ofstream(golden, std::ios::binary) << actual;
-        return;
-    }
-    REQUIRE_MESSAGE(fs::exists(golden), "missing golden file " << golden);
-    CHECK_MESSAGE(slurp(golden) == actual, "output differs from " << golden);
-}
-
 } // namespace
 
 TEST_CASE("chapter 5 specs: golden DOT, JSON and PNML, and Graphviz accepts the DOT") {
-    auto specs = extension_specs();
+    auto specs = spec_names("specs/extensions");
     REQUIRE(specs.size() >= 3);
     for (const std::string& s : specs) {
         CAPTURE(s);
@@ -51,20 +31,20 @@ TEST_CASE("chapter 5 specs: golden DOT, JSON and PNML, and Graphviz accepts the 
         Run dot = sfgc(file + " --dot --view both");
         CHECK(dot.status == 0);
         CHECK(dot.err.empty());
-        check_golden(s + ".dot", dot.out);
+        check_golden("extensions/" + s + ".dot", dot.out);
         fs::path g = scratch() / "ext.dot";
         std::ofstream(g) << dot.out;
         CHECK(shell("dot -Tsvg '" + g.string() + "' -o /dev/null 2>/dev/null") == 0);
         Run json = sfgc(file + " --json");
         CHECK(json.status == 0);
-        check_golden(s + ".json", json.out);
+        check_golden("extensions/" + s + ".json", json.out);
         fs::path pnml = scratch() / (s + ".pnml");
         Run p = sfgc(file + " --pnml '" + pnml.string() + "'");
         CHECK(p.status == 0);
-        check_golden(s + ".pnml", slurp(pnml));
+        check_golden("extensions/" + s + ".pnml", slurp(pnml));
         Run v = sfgc(file + " --verify-net");
         CHECK(v.status == 0);
-        check_golden(s + ".verify", v.out);
+        check_golden("extensions/" + s + ".verify", v.out);
     }
 }
 

@@ -13,12 +13,6 @@ using namespace sfg_cli_test;
 
 namespace {
 
-fs::path write_scratch(const std::string& name, const std::string& text) {
-    fs::path p = scratch() / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-}
-
 std::string q(const fs::path& p) {
     return "'" + p.string() + "'";
 }

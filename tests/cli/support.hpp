@@ -1,6 +1,7 @@
 // Helpers shared by the end-to-end tests: run sfgc (or any command) and read files back.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -10,6 +11,9 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
+
+#include <doctest/doctest.h>
 
 namespace sfg_cli_test {
 
@@ -68,6 +72,40 @@ inline Run sfgc(const std::string& args) {
 inline int shell(const std::string& cmd) {
     int raw = std::system(cmd.c_str());
     return WIFEXITED(raw) ? WEXITSTATUS(raw) : 128;
+}
+
+// A file of the test's scratch directory with `text` in it.
+inline fs::path write_scratch(const std::string& name, const std::string& text) {
+    fs::path p = scratch() / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+}
+
+// p in single quotes, for a command line.
+inline std::string quote(const fs::path& p) {
+    return "'" + p.string() + "'";
+}
+
+// The names (without .sfg) of the specs in SFG_SOURCE_DIR/dir, sorted.
+inline std::vector<std::string> spec_names(const std::string& dir) {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(fs::path(SFG_SOURCE_DIR) / dir))
+        if (e.path().extension() == ".sfg")
+            out.push_back(e.path().stem().string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// `actual` against the golden file tests/golden/<name>; SFG_UPDATE_GOLDEN=1 rewrites it instead.
+inline void check_golden(const std::string& name, const std::string& actual) {
+    const fs::path golden = fs::path(SFG_SOURCE_DIR) / "tests/golden" / name;
+    if (std::getenv("SFG_UPDATE_GOLDEN") != nullptr) {
+        fs::create_directories(golden.parent_path());
+        std::ofstream(golden, std::ios::binary) << actual;
+        return;
+    }
+    REQUIRE_MESSAGE(fs::exists(golden), "missing golden file " << golden);
+    CHECK_MESSAGE(slurp(golden) == actual, "output differs from " << golden);
 }
 
 } // namespace sfg_cli_test

@@ -19,12 +19,6 @@ namespace {
 
 const std::string all_detectors = " --analysis enforce,hb,fasttrack,goldilocks,eraser";
 
-fs::path write_scratch(const std::string& name, const std::string& text) {
-    fs::path p = scratch() / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-}
-
 // The JSON report of a run; FAILs (and returns null) when it does not parse.
 json report(const Run& r) {
     json j = json::parse(r.out, nullptr, false);

@@ -51,7 +51,7 @@ MechIx NameResolver::mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, 
         return MechIx::none();
     MechIx& m = slot_for(map, table.size(), id, unresolved<MechIx>);
     if (m == unresolved<MechIx>)
-        m = names_.find_mechanism(mechanism_key(op.mech, std::string(table.name(id))));
+        m = names_.find_mechanism(mechanism_key(*op.mech, std::string(table.name(id))));
     return m;
 }
 

@@ -158,16 +158,18 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
             std::vector<std::string> us;
             for (NetThread u : mi.threads)
                 us.push_back(name(u));
-            f.snd_op = "fork(" + join_list(us, ",") + ")";
-            f.rcv_op = "start (be forked by " + name(mi.thread) + ")";
+            f.snd_op = fmt::format("{}({})", spelling(snd_op(mi.kind)), join_list(us, ","));
+            f.rcv_op =
+                fmt::format("{} (be forked by {})", spelling(rcv_op(mi.kind)), name(mi.thread));
             break;
         }
         case MechKind::join: {
             std::vector<std::string> ss;
             for (NetThread u : mi.threads)
                 ss.push_back(name(u));
-            f.snd_op = "end";
-            f.rcv_op = "join(" + join_list(ss, ",") + ")";
+            // A thread's end is the op table's implicit `exit`: `end` closes a block.
+            f.snd_op = std::string(spelling(snd_op(mi.kind)));
+            f.rcv_op = fmt::format("{}({})", spelling(rcv_op(mi.kind)), join_list(ss, ","));
             break;
         }
         }

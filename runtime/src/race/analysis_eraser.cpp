@@ -25,47 +25,17 @@ void EraserDetector::on_event(const Event& e, const Symbols&) {
     if (vars_.size() <= e.target)
         vars_.resize(e.target + 1);
     Var& v = vars_[e.target];
-    const bool write = e.op == Op::write;
-    std::vector<ObjId> before;
-    bool first_shared = false;
-    switch (v.state) {
-    case State::virgin:
-        v.state = State::exclusive;
-        v.owner = t;
-        break;
-    case State::exclusive:
-        if (t == v.owner)
-            break;
-        // First access by a second thread: C(v) starts as the locks held now.
-        v.candidates.assign(h.begin(), h.end());
-        v.state = write ? State::shared_modified : State::shared;
-        first_shared = true;
-        break;
-    case State::shared:
-    case State::shared_modified: {
-        // C(v) := C(v) ∩ locks_held(t); copied only when it shrinks (rarely: it only shrinks).
-        auto& c = v.candidates;
-        auto not_held = [&](ObjId m) { return !std::binary_search(h.begin(), h.end(), m); };
-        if (std::any_of(c.begin(), c.end(), not_held)) {
-            before = c;
-            c.erase(std::remove_if(c.begin(), c.end(), not_held), c.end());
-        }
-        if (write)
-            v.state = State::shared_modified;
-        break;
-    }
-    }
-    if (v.state == State::shared_modified && v.candidates.empty() && !v.warned) {
-        v.warned = true;
+    EraserVar::Step step = v.access(t, e.op == Op::write, h);
+    if (step.warn) {
         LocksetWarning w;
         w.var = e.target;
         w.access = AccessRef::of(e);
         const Last& other = v.last.thread != t ? v.last : v.last_other;
         if (other.thread != no_object)
             w.with = AccessRef::of(other.site, other.thread, other.op);
-        w.candidates = std::move(before);
+        w.candidates = std::move(step.before);
         w.held.assign(h.begin(), h.end());
-        w.first_shared = first_shared;
+        w.first_shared = step.first_shared;
         warnings_.push_back(std::move(w));
     }
     if (v.last.thread != t)

@@ -1,5 +1,6 @@
 // Eraser on the grammar (slp_eraser.hpp).
 #include "sfg/runtime/slp_eraser.hpp"
+#include "sfg/runtime/eraser_rules.hpp"
 #include "slp_tree.hpp"
 
 #include <algorithm>
@@ -177,12 +178,8 @@ public:
     }
 
 private:
-    enum class State : std::uint8_t { virgin, exclusive, shared, shared_modified };
-    struct Var {
-        State state = State::virgin;
-        bool warned = false;
-        ThreadId owner = no_object;
-        Locks candidates;
+    using State = EraserVar::State;
+    struct Var : EraserVar {
         ThreadId last_thread = no_object, other_thread = no_object;
         Op last_op = Op::read, other_op = Op::read;
         std::uint64_t last_event = 0, other_event = 0;
@@ -294,36 +291,9 @@ private:
             return;
         const Locks h = held(t);
         Var& v = var(e.target);
-        const bool write = e.op == Op::write;
-        Locks before;
-        bool first_shared = false;
-        switch (v.state) {
-        case State::virgin:
-            v.state = State::exclusive;
-            v.owner = t;
-            break;
-        case State::exclusive:
-            if (t == v.owner)
-                break;
-            v.candidates = h;
-            v.state = write ? State::shared_modified : State::shared;
-            first_shared = true;
-            break;
-        case State::shared:
-        case State::shared_modified: {
-            Locks c = intersect(v.candidates, h);
-            if (c.size() != v.candidates.size()) {
-                before = v.candidates;
-                v.candidates = std::move(c);
-            }
-            if (write)
-                v.state = State::shared_modified;
-            break;
-        }
-        }
+        EraserVar::Step step = v.access(t, e.op == Op::write, h);
         const std::uint64_t number = pos + 1;
-        if (v.state == State::shared_modified && v.candidates.empty() && !v.warned) {
-            v.warned = true;
+        if (step.warn) {
             LocksetWarning w;
             w.var = e.target;
             w.access = {number, t, e.op, 0, slp_.location_of(number)};
@@ -334,9 +304,9 @@ private:
                 w.with = AccessRef{oe, ot, last_is_other ? v.last_op : v.other_op, 0,
                                    slp_.location_of(oe)};
             }
-            w.candidates = std::move(before);
+            w.candidates = std::move(step.before);
             w.held = h;
-            w.first_shared = first_shared;
+            w.first_shared = step.first_shared;
             warnings_.push_back(std::move(w));
         }
         if (v.last_thread != t) {

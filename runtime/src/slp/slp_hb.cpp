@@ -14,6 +14,7 @@
 #include "sfg/runtime/slp_hb.hpp"
 
 #include "slp_barrier_slots.hpp"
+#include "slp_tree.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -434,17 +435,8 @@ struct Engine {
             }
             std::vector<std::uint32_t> level;
             level.reserve(symbols.size());
-            for (SlpSymbol s : symbols)
-                level.push_back(slp_is_rule(s) ? of[slp_index(s)] : s);
-            while (level.size() > 1) {
-                std::size_t k = 0;
-                for (std::size_t i = 0; i + 1 < level.size(); i += 2)
-                    level[k++] = make(level[i], level[i + 1]);
-                if (level.size() % 2)
-                    level[k++] = level.back();
-                level.resize(k);
-            }
-            return level[0];
+            return balanced_tree(symbols, of, level,
+                                 [this](std::uint32_t l, std::uint32_t r) { return make(l, r); });
         }
 
         std::uint32_t u_of(Namespace n, ObjId o) const {

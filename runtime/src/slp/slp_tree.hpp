@@ -11,6 +11,27 @@
 
 namespace sfg {
 
+// The root of a balanced binary tree over a non-empty right-hand side, pairing neighbours level by
+// level (summaries compose associatively): a terminal symbol is its own leaf node, a rule symbol
+// the node of[rule]; make(l, r) adds the node of l then r and returns it. `level`: scratch.
+template <class Make>
+std::uint32_t balanced_tree(const std::vector<SlpSymbol>& symbols,
+                            const std::vector<std::uint32_t>& of, std::vector<std::uint32_t>& level,
+                            Make make) {
+    level.clear();
+    for (SlpSymbol s : symbols)
+        level.push_back(slp_is_rule(s) ? of[slp_index(s)] : s);
+    while (level.size() > 1) {
+        std::size_t k = 0;
+        for (std::size_t i = 0; i + 1 < level.size(); i += 2)
+            level[k++] = make(level[i], level[i + 1]);
+        if (level.size() % 2)
+            level[k++] = level.back();
+        level.resize(k);
+    }
+    return level[0];
+}
+
 template <class Summary>
 struct SlpTree {
     static constexpr std::uint32_t no_child = ~0u;
@@ -37,22 +58,12 @@ struct SlpTree {
                 nodes.push_back({no_child, no_child, 0, empty()});
                 continue;
             }
-            level.clear();
-            for (SlpSymbol s : slp.rules[r])
-                level.push_back(slp_is_rule(s) ? rule_node[slp_index(s)] : s);
-            while (level.size() > 1) {
-                std::size_t k = 0;
-                for (std::size_t i = 0; i + 1 < level.size(); i += 2) {
-                    const std::uint32_t l = level[i], rr = level[i + 1];
+            rule_node[r] = balanced_tree(
+                slp.rules[r], rule_node, level, [&](std::uint32_t l, std::uint32_t rr) {
                     Summary s = compose(nodes[l].sum, nodes[rr].sum);
                     nodes.push_back({l, rr, nodes[l].len + nodes[rr].len, std::move(s)});
-                    level[k++] = static_cast<std::uint32_t>(nodes.size() - 1);
-                }
-                if (level.size() % 2)
-                    level[k++] = level.back();
-                level.resize(k);
-            }
-            rule_node[r] = level[0];
+                    return static_cast<std::uint32_t>(nodes.size() - 1);
+                });
         }
     }
 

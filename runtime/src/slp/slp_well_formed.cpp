@@ -6,6 +6,7 @@
 // no lock is first released and no thread first exits a barrier.
 #include "sfg/runtime/slp.hpp"
 #include "slp_tree.hpp"
+#include "trace/ill_formed.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -135,7 +136,7 @@ std::string message(const Wf& ctx, const SlpTerminal& e, const Symbols& syms) {
     };
     const ThreadId t = e.thread;
     if (const ThreadInfo* me = info(t); me && me->joined)
-        return fmt::format("event of thread {} after it was joined", name(t));
+        return ill_formed::after_join(name(t), 0);
     auto holder = [&](ObjId l) -> ThreadId {
         auto it = std::lower_bound(ctx.locks.begin(), ctx.locks.end(), l,
                                    [](const LockEnds& i, ObjId v) { return i.lock < v; });
@@ -145,49 +146,40 @@ std::string message(const Wf& ctx, const SlpTerminal& e, const Symbols& syms) {
     case Op::acquire: {
         const ThreadId h = holder(e.target);
         if (h == t)
-            return fmt::format("thread {} acquires lock {}, which it already holds (locks are not "
-                               "re-entrant)",
-                               name(t), syms.locks.name(e.target));
+            return ill_formed::acquire_own(name(t), syms.locks.name(e.target), 0);
         if (h != no_object)
-            return fmt::format("thread {} acquires lock {}, which is held by thread {}", name(t),
-                               syms.locks.name(e.target), name(h));
+            return ill_formed::acquire_held(name(t), syms.locks.name(e.target), name(h), 0);
         break;
     }
     case Op::release: {
         const ThreadId h = holder(e.target);
         if (h == no_object)
-            return fmt::format("thread {} releases lock {}, which is not held", name(t),
-                               syms.locks.name(e.target));
+            return ill_formed::release_free(name(t), syms.locks.name(e.target));
         if (h != t)
-            return fmt::format("thread {} releases lock {}, which is held by thread {}", name(t),
-                               syms.locks.name(e.target), name(h));
+            return ill_formed::release_held(name(t), syms.locks.name(e.target), name(h), 0);
         break;
     }
     case Op::barrier_exit:
-        return fmt::format("thread {} exits barrier {} without entering it just before", name(t),
-                           syms.barriers.name(e.target));
+        return ill_formed::exit_not_entered(name(t), syms.barriers.name(e.target));
     case Op::fork:
         for (ThreadId u : syms.thread_sets[e.target]) {
             if (u == t)
-                return fmt::format("thread {} forks itself", name(t));
+                return ill_formed::fork_self(name(t));
             const ThreadInfo* c = info(u);
             if (!c)
                 continue;
             if (c->forked && !c->acts && !c->joined)
-                return fmt::format("thread {} forks thread {}, which was already forked", name(t),
-                                   name(u));
+                return ill_formed::fork_forked(name(t), name(u), 0);
             if (c->acts)
-                return fmt::format("thread {} forks thread {}, which already has events (first)",
-                                   name(t), name(u));
+                return ill_formed::fork_started(name(t), name(u), 0);
             if (c->joined)
-                return fmt::format("thread {} forks thread {}, which has already ended", name(t),
-                                   name(u));
+                return ill_formed::fork_ended(name(t), name(u), 0);
         }
         break;
     case Op::join:
         for (ThreadId u : syms.thread_sets[e.target])
             if (u == t)
-                return fmt::format("thread {} joins itself", name(t));
+                return ill_formed::join_self(name(t));
         break;
     default:
         break;

@@ -1,4 +1,5 @@
 #include "sfg/runtime/well_formed.hpp"
+#include "ill_formed.hpp"
 
 #include <fmt/format.h>
 
@@ -13,10 +14,6 @@ WellFormedStream::Thread& WellFormedStream::thread(ThreadId t) {
 bool WellFormedStream::fail(std::string msg) {
     error_ = std::move(msg);
     return false;
-}
-
-std::string WellFormedStream::where(std::uint32_t line) const {
-    return line ? fmt::format(" at line {}", line) : std::string();
 }
 
 void WellFormedStream::emit(ThreadId t, Op op, ObjId target, std::uint64_t number,
@@ -38,8 +35,7 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
     // No event of a thread after it was joined (docs/traces.md; thesis §4.1.1: end(t) is t's
     // last operation).
     if (threads_[t].state == State::ended)
-        return fail(fmt::format("event of thread {} after it was joined{}", tname(t),
-                                where(threads_[t].line)));
+        return fail(ill_formed::after_join(tname(t), threads_[t].line));
 
     switch (op) {
     case Op::acquire: {
@@ -47,56 +43,45 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
         const ThreadId holder = locks_.holder(target);
         const std::uint32_t since = locks_.since(target);
         if (holder == t)
-            return fail(fmt::format("thread {} acquires lock {}, which it already holds ({}locks "
-                                    "are not re-entrant)",
-                                    tname(t), syms_.locks.name(target),
-                                    since ? fmt::format("since line {}; ", since) : ""));
+            return fail(ill_formed::acquire_own(tname(t), syms_.locks.name(target), since));
         if (holder != no_object)
-            return fail(fmt::format("thread {} acquires lock {}, which is held by thread {}{}",
-                                    tname(t), syms_.locks.name(target), tname(holder),
-                                    where(since)));
+            return fail(
+                ill_formed::acquire_held(tname(t), syms_.locks.name(target), tname(holder), since));
         break;
     }
     case Op::release: {
         const ThreadId holder = locks_.holder(target);
         if (holder == no_object)
-            return fail(fmt::format("thread {} releases lock {}, which is not held", tname(t),
-                                    syms_.locks.name(target)));
+            return fail(ill_formed::release_free(tname(t), syms_.locks.name(target)));
         if (holder != t)
-            return fail(fmt::format("thread {} releases lock {}, which is held by thread {}{}",
-                                    tname(t), syms_.locks.name(target), tname(holder),
-                                    where(locks_.since(target))));
+            return fail(ill_formed::release_held(tname(t), syms_.locks.name(target), tname(holder),
+                                                 locks_.since(target)));
         break;
     }
     case Op::barrier_exit: {
         // Thesis §4.1.1: t may exit b only if it has performed no operation since entering b.
         const Thread& th = threads_[t];
         if (!th.has_last || th.last_op != Op::barrier_enter || th.last_target != target)
-            return fail(fmt::format("thread {} exits barrier {} without entering it just before",
-                                    tname(t), syms_.barriers.name(target)));
+            return fail(ill_formed::exit_not_entered(tname(t), syms_.barriers.name(target)));
         break;
     }
     case Op::fork:
         for (ThreadId u : syms_.thread_sets[target]) {
             if (u == t)
-                return fail(fmt::format("thread {} forks itself", tname(t)));
+                return fail(ill_formed::fork_self(tname(t)));
             const Thread& c = thread(u);
             if (c.state == State::forked)
-                return fail(fmt::format("thread {} forks thread {}, which was already forked{}",
-                                        tname(t), tname(u), where(c.line)));
+                return fail(ill_formed::fork_forked(tname(t), tname(u), c.line));
             if (c.has_events)
-                return fail(fmt::format("thread {} forks thread {}, which already has events "
-                                        "(first{})",
-                                        tname(t), tname(u), where(c.line)));
+                return fail(ill_formed::fork_started(tname(t), tname(u), c.line));
             if (c.state != State::fresh)
-                return fail(fmt::format("thread {} forks thread {}, which has already ended{}",
-                                        tname(t), tname(u), where(c.line)));
+                return fail(ill_formed::fork_ended(tname(t), tname(u), c.line));
         }
         break;
     case Op::join:
         for (ThreadId u : syms_.thread_sets[target]) {
             if (u == t)
-                return fail(fmt::format("thread {} joins itself", tname(t)));
+                return fail(ill_formed::join_self(tname(t)));
             thread(u);
         }
         break;

@@ -61,10 +61,10 @@ struct OpInfo {
     Operand operand;
     Namespace space; // of the operand's names (threads for sets and threads)
     Role role;
-    MechKind mech;     // of a snd or rcv
-    bool writes;       // changes its object: w (a variable), vw (a volatile)
-    bool implicit;     // made by streams, never written to a file
-    std::uint8_t wire; // binary trace code (docs/traces.md); no_wire for implicit ops
+    std::optional<MechKind> mech; // of a snd or rcv; none for accesses and block boundaries
+    bool writes;                  // changes its object: w (a variable), vw (a volatile)
+    bool implicit;                // made by streams, never written to a file
+    std::uint8_t wire;            // binary trace code (docs/traces.md); no_wire for implicit ops
 };
 inline constexpr std::uint8_t no_wire = 0xff;
 
@@ -72,8 +72,8 @@ inline constexpr std::uint8_t no_wire = 0xff;
 inline constexpr std::array<OpInfo, op_count> op_table{{
     // clang-format off
     // op                 spelling   operand               space                 role          mech                 writes implicit wire
-    {Op::read,          "r",      Operand::name,       Namespace::variable,  Role::memory, MechKind::lock,      false, false, 0},
-    {Op::write,         "w",      Operand::name,       Namespace::variable,  Role::memory, MechKind::lock,      true,  false, 1},
+    {Op::read,          "r",      Operand::name,       Namespace::variable,  Role::memory, std::nullopt,        false, false, 0},
+    {Op::write,         "w",      Operand::name,       Namespace::variable,  Role::memory, std::nullopt,        true,  false, 1},
     {Op::acquire,       "acq",    Operand::name,       Namespace::lock,      Role::rcv,    MechKind::lock,      false, false, 2},
     {Op::release,       "rel",    Operand::name,       Namespace::lock,      Role::snd,    MechKind::lock,      false, false, 3},
     {Op::vol_read,      "vr",     Operand::name,       Namespace::volatile_, Role::rcv,    MechKind::volatile_, false, false, 4},
@@ -82,8 +82,8 @@ inline constexpr std::array<OpInfo, op_count> op_table{{
     {Op::barrier_exit,  "bexit",  Operand::name,       Namespace::barrier,   Role::rcv,    MechKind::barrier,   false, false, 7},
     {Op::fork,          "fork",   Operand::thread_set, Namespace::thread,    Role::snd,    MechKind::fork,      false, false, 8},
     {Op::join,          "join",   Operand::thread_set, Namespace::thread,    Role::rcv,    MechKind::join,      false, false, 9},
-    {Op::begin,         "begin",  Operand::none,       Namespace::thread,    Role::block,  MechKind::lock,      false, false, 10},
-    {Op::end,           "end",    Operand::none,       Namespace::thread,    Role::block,  MechKind::lock,      false, false, 11},
+    {Op::begin,         "begin",  Operand::none,       Namespace::thread,    Role::block,  std::nullopt,        false, false, 10},
+    {Op::end,           "end",    Operand::none,       Namespace::thread,    Role::block,  std::nullopt,        false, false, 11},
     {Op::thread_start,  "start",  Operand::thread,     Namespace::thread,    Role::rcv,    MechKind::fork,      false, true,  no_wire},
     {Op::thread_end,    "exit",   Operand::thread,     Namespace::thread,    Role::snd,    MechKind::join,      false, true,  no_wire},
     // clang-format on

@@ -5,6 +5,7 @@
 // per variable. It knows nothing of fork/join, volatiles or barriers (its false alarms).
 #pragma once
 
+#include "sfg/runtime/eraser_rules.hpp"
 #include "sfg/runtime/lock_holders.hpp"
 #include "sfg/runtime/report.hpp"
 
@@ -28,18 +29,13 @@ public:
     const std::vector<LocksetWarning>& warnings() const { return warnings_; }
 
 private:
-    enum class State : std::uint8_t { virgin, exclusive, shared, shared_modified };
     struct Last {
         ThreadId thread = no_object;
         Op op = Op::read;
         Site site;
     };
-    struct Var {
-        State state = State::virgin;
-        bool warned = false;
-        ThreadId owner = no_object;
-        std::vector<ObjId> candidates; // sorted
-        Last last, last_other;         // last access; last one by another thread than `last`
+    struct Var : EraserVar {
+        Last last, last_other; // last access; last one by another thread than `last`
     };
 
     std::vector<Var> vars_;

@@ -97,7 +97,6 @@ private:
     }
     Thread& thread(ThreadId t);
     bool fail(std::string msg);
-    std::string where(std::uint32_t line) const;
     void emit(ThreadId t, Op op, ObjId target, std::uint64_t number, std::uint32_t line);
 
     const Symbols& syms_;
