@@ -360,7 +360,7 @@ int run_check(int argc, char** argv) {
         return emit_promela(file, *spec, *chosen.front(), promela);
     }
     // A queue edge would never fire: refuse rather than report false violations.
-    if (auto no = sfg::unenforced_construct(*spec, true)) {
+    if (auto no = sfg::unenforced_construct(*spec)) {
         fmt::print(stderr, "{}:{}:{}: error: sfgc check cannot enforce the {} yet\n", file,
                    no->loc.line, no->loc.col, no->what);
         return 2;

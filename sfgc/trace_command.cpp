@@ -136,7 +136,7 @@ int run_trace(int argc, char** argv) {
         const bool enforcing = std::any_of(names.begin(), names.end(), [](const std::string& n) {
             return sfg::find_analysis(n)->needs_disciplines;
         });
-        if (auto no = sfg::unenforced_construct(*spec, true); no && enforcing) {
+        if (auto no = sfg::unenforced_construct(*spec); no && enforcing) {
             fmt::print(stderr, "{}:{}:{}: error: sfgc trace cannot enforce the {} yet\n", spec_file,
                        no->loc.line, no->loc.col, no->what);
             return 2;

@@ -101,7 +101,8 @@ TEST_CASE("the work queue: a queue mechanism, a group, EX(each workers)") {
 }
 
 TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups just work") {
-    // LOCK modes are emitted with their lock (tests/live/lock_mode_test.cpp runs them).
+    // LOCK modes are emitted with their lock (tests/live/lock_mode_test.cpp runs them), value
+    // labels with their value (tests/live/values_test.cpp).
     for (const char* stem : {"fig5_1_locked", "guarded_phase"}) {
         CAPTURE(stem);
         Run r = sfgc("specs/extensions/" + std::string(stem) + ".sfg --emit-cpp -");
@@ -109,9 +110,11 @@ TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups ju
         CHECK(r.err.empty());
         CHECK(r.out.find("{::sfg::ModeKind::LOCK, ") != std::string::npos);
     }
+    Run vflag = sfgc("specs/extensions/vflag.sfg --emit-cpp -");
+    CHECK(vflag.status == 0);
+    CHECK(vflag.out.find(", true, 1}, // x: EX(Thread0) -v==1-> EX(Thread1)") != std::string::npos);
+    CHECK(vflag.out.find("#if !defined(SFG_SPEC_VALUES)") != std::string::npos);
     const std::pair<const char*, const char*> refused[] = {
-        {"vflag", "specs/extensions/vflag.sfg:6:5: error: --emit-cpp cannot emit the value label "
-                  "'v==1' of 'x' (thesis §5.1) yet: the live runtime does not enforce it\n"},
         {"work_queue", "specs/extensions/work_queue.sfg:5:7: error: --emit-cpp cannot emit the "
                        "queue 'q' (thesis §5.1) yet: the live runtime does not enforce it\n"},
     };
@@ -127,7 +130,7 @@ TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups ju
     }
     // Another output asked for in the same run is still written.
     Run both =
-        sfgc("specs/extensions/vflag.sfg --json --emit-cpp " + (scratch() / "v.hpp").string());
+        sfgc("specs/extensions/work_queue.sfg --json --emit-cpp " + (scratch() / "q.hpp").string());
     CHECK(both.status == 2);
     CHECK(nlohmann::json::parse(both.out)["variables"].size() == 1);
 

@@ -241,7 +241,8 @@ bool event_queue::push_access(std::uint64_t serial, const queued_event& e) {
     const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
     if (full(*r, tail) && !wait_for_room(*r, event_ring::capacity))
         return false;
-    r->entries[tail % event_ring::capacity] = {e.file, e.line, e.column, e.target, e.op, false, 0};
+    r->entries[tail % event_ring::capacity] = {e.file, e.line, e.column, e.target, e.op,
+                                               false,  false,  0,        0};
     r->tail.store(tail + 1, std::memory_order_release);
     // A thread whose thread_local objects are gone has no later event to place its accesses.
     if (++r->unticketed >= pending_capacity || ring_holder_gone) {
@@ -260,7 +261,7 @@ std::mutex& object_lock(const void* object) {
 
 append_result event_queue::append(std::uint64_t serial, const queued_event* e,
                                   void (*access)(void*), void* context, const void* object,
-                                  bool may_wait) {
+                                  bool may_wait, const std::int64_t* value) {
     event_ring* r = ring(serial);
     if (!r)
         return append_result::refused;
@@ -295,8 +296,9 @@ append_result event_queue::append(std::uint64_t serial, const queued_event* e,
     if (ticket == 0)
         return refused;
     r->entries[tail % event_ring::capacity] =
-        e ? ring_entry{e->file, e->line, e->column, e->target, e->op, false, ticket}
-          : ring_entry{nullptr, 0, 0, no_object, Op::read, true, ticket};
+        e ? ring_entry{e->file, e->line,          e->column, e->target,         e->op,
+                       false,   value != nullptr, ticket,    value ? *value : 0}
+          : ring_entry{nullptr, 0, 0, no_object, Op::read, true, false, ticket, 0};
     r->tail.store(tail + 1, std::memory_order_release);
     r->unticketed = 0;
     published(*r, tail + 1);
@@ -406,7 +408,8 @@ bool event_queue::gather(std::vector<queued_event>& batch) {
         for (std::uint64_t i = r.head.load(std::memory_order_relaxed); i <= r.scanned; ++i) {
             const ring_entry& x = r.entries[i % event_ring::capacity];
             if (!x.marker)
-                batch.push_back({x.file, x.line, x.column, x.target, r.thread, x.op});
+                batch.push_back(
+                    {x.file, x.line, x.column, x.target, r.thread, x.op, x.has_value, x.value});
         }
         ++r.scanned;
         r.found_ticket = 0;
@@ -615,7 +618,8 @@ void session_impl::check(const std::vector<queued_event>& events) {
                 c = {e.file, e.line, e.column, serial, location(e.file, e.line, e.column)};
             loc = c.id;
         }
-        if (!deliver(e.thread, e.op, e.target, loc)) [[unlikely]]
+        if (!deliver(e.thread, e.op, e.target, loc,
+                     e.has_value ? syms.values.intern(e.value) : no_object)) [[unlikely]]
             push_failed(e.thread, e.op, e.target, no_name);
     }
 }

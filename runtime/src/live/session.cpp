@@ -276,8 +276,9 @@ bool session_impl::deliver_block(ThreadId t, Op op, ObjId loc) {
     return true;
 }
 
-bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object) {
-    const bool ok = deliver(t, op, target, loc);
+bool session_impl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
+                        ObjId value) {
+    const bool ok = deliver(t, op, target, loc, value);
     if (split)
         analyse_buffered();
     if (!ok)
@@ -343,7 +344,8 @@ queued_event make_event(Op op, ObjId target, const sfg::source_location* where) 
 } // namespace
 
 std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
-                                    void (*access)(void*), void* context) {
+                                    void (*access)(void*), void* context,
+                                    const std::int64_t* value) {
     // A session with a checker thread: a thread of it appends the event, resolving the object
     // first if it is new (docs/enforcers.md, "How it works").
     if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
@@ -358,7 +360,7 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
         }
         if (cache >> 32 == serial) {
             const queued_event e = make_event(op, static_cast<ObjId>(cache), where);
-            const append_result r = queue().append(serial, &e, access, context, &o);
+            const append_result r = queue().append(serial, &e, access, context, &o, true, value);
             if (r == append_result::appended)
                 return std::nullopt;
             if (r == append_result::refused_after_access)
@@ -387,7 +389,7 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
     const ObjId id = s->resolve(o, me.id);
     s->push(me.id, op, id,
             where ? s->location(where->file_name(), where->line(), where->column()) : no_object,
-            o.name);
+            o.name, value ? s->syms.values.intern(*value) : no_object);
     return s->take_fresh();
 }
 
@@ -412,8 +414,8 @@ void drain_before_misuse() {
 }
 
 void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
-            void* context) {
-    if (std::optional<finding> f = record_event(o, op, where, access, context))
+            void* context, const std::int64_t* value) {
+    if (std::optional<finding> f = record_event(o, op, where, access, context, value))
         throw finding_error(std::move(*f));
 }
 

@@ -101,6 +101,8 @@ struct queued_event {
     ObjId target;
     ThreadId thread;
     Op op;
+    bool has_value = false; // a vr/vw's value (docs/traces.md, "Values of volatiles")
+    std::int64_t value = 0;
 };
 
 // A thread's events in one session, in program order: written by the thread, read by the
@@ -114,7 +116,9 @@ struct ring_entry {
     ObjId target;
     Op op;
     bool marker;          // no event: only places the accesses before it
+    bool has_value;       // a vr/vw's value, read after its access
     std::uint64_t ticket; // 0: an access
+    std::int64_t value;
 };
 struct event_ring {
     static constexpr std::uint64_t capacity = 4096; // 128 KB, touched as used
@@ -178,8 +182,10 @@ public:
     // Atomically (with respect to the other accesses of `object`): performs access(context)
     // and appends e with the next ticket; e null: a marker. Waits for room unless !may_wait
     // (then the caller reserved it). An access that throws takes no ticket.
+    // `value`, when not null, is read after the access: the value the event carries.
     append_result append(std::uint64_t serial, const queued_event* e, void (*access)(void*),
-                         void* context, const void* object, bool may_wait = true);
+                         void* context, const void* object, bool may_wait = true,
+                         const std::int64_t* value = nullptr);
     // Makes room for one entry in the calling thread's ring.
     void reserve(std::uint64_t serial);
     // Waits until every event appended so far (the caller's queued accesses too) is checked.
@@ -280,13 +286,15 @@ struct session_impl {
     std::string object_name(Op op, ObjId target) const;
     // One explicit event through the well-formedness checker to the analyses; an ill-formed one
     // is a misuse of `object` (empty: the event's object). Collects the new findings.
-    bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object);
+    // `value`: the Symbols::values id a vr/vw carries, or no_object.
+    bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
+              ObjId value = no_object);
     // One event into the well-formedness checker (false: ill-formed, refused). A `begin` or
     // `end` is checked against the thread's open block first (deliver_block).
-    bool deliver(ThreadId t, Op op, ObjId target, ObjId loc) {
+    bool deliver(ThreadId t, Op op, ObjId target, ObjId loc, ObjId value = no_object) {
         if (op_info(op).role == Role::block) [[unlikely]]
             return deliver_block(t, op, loc);
-        return stream->push(t, op, target, loc);
+        return stream->push(t, op, target, loc, 0, value);
     }
     // SingleTrack's blocks do not nest (docs/determinism.md): a `begin` inside the thread's open
     // block, or an `end` outside one, is refused as ill-formed, as `sfgc trace --analysis
