@@ -55,6 +55,10 @@ inline Mechanism vol(std::string v, std::int64_t k) {
     z.value = k;
     return z;
 }
+// q(o) (thesis §5.1): snd puts the variable into queue q, rcv takes it out.
+inline Mechanism queue(std::string q) {
+    return {MechKind::queue, std::move(q), "", {}};
+}
 inline Mechanism barrier(std::string b, std::vector<std::string> ts) {
     std::sort(ts.begin(), ts.end());
     return {MechKind::barrier, std::move(b), "", std::move(ts)};
@@ -286,7 +290,7 @@ public:
                 continue;
             std::set<Marking> next = v.cands; // [SKIP]
             for (std::size_t r = 0; r < v.net.transitions.size(); ++r)
-                if (matches(v.net, static_cast<int>(r), e, syms))
+                if (matches(v.net, static_cast<int>(r), e, syms, v.name))
                     for (const Marking& m : v.cands)
                         if (v.net.enabled(m, static_cast<int>(r)))
                             next.insert(v.net.fire(m, static_cast<int>(r)));
@@ -338,7 +342,8 @@ private:
     }
     // docs/traces.md / Figure 4.2, by names, spelled out op by op: an oracle independent of the
     // op table the enforcer uses.
-    static bool matches(const Net& n, int r, const Event& e, const Symbols& syms) {
+    static bool matches(const Net& n, int r, const Event& e, const Symbols& syms,
+                        const std::string& var) {
         const Transition& tr = n.transitions[static_cast<std::size_t>(r)];
         if (tr.kind == TransitionKind::sync)
             return false;
@@ -379,6 +384,13 @@ private:
                    z.thread == syms.threads.name(e.target) && subset({t}, z.threads);
         case Op::thread_end:
             return snd && z.kind == MechKind::join && subset({t}, z.threads);
+        case Op::enqueue:
+        case Op::dequeue:
+            // enq(q,o) / deq(q,o) are the snd / rcv of q in o's discipline only.
+            return z.kind == MechKind::queue &&
+                   z.name == syms.queues.name(syms.queue_items.queue(e.target)) &&
+                   var == syms.vars.name(syms.queue_items.var(e.target)) &&
+                   snd == (e.op == Op::enqueue);
         default:
             return false;
         }
@@ -466,6 +478,8 @@ inline bool racy(const Trace& tr, const std::string& x) {
                     edge = a.target == b.target;
                 else if (a.op == Op::vol_write && b.op == Op::vol_read)
                     edge = a.target == b.target;
+                else if (a.op == Op::enqueue && b.op == Op::dequeue)
+                    edge = a.target == b.target; // the same (q, o)
                 else if (a.op == Op::barrier_enter && b.op == Op::barrier_exit)
                     edge = gen[i] == gen[j];
                 else if (a.op == Op::fork && b.op == Op::thread_start) {

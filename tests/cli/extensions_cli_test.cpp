@@ -189,18 +189,36 @@ TEST_CASE("sfgc trace enforces value labels: the vflag handshake admitted, and t
     CHECK(bad.out.find("SUMMARY: 4 events; enforce: 1 violation; hb: 1 race") != std::string::npos);
 }
 
-// Queue labels are not enforced yet: rather than report violations of edges that never fire,
-// sfgc trace and sfgc check refuse the spec, naming the construct.
-TEST_CASE("sfgc trace and sfgc check refuse queue labels: exit 2 at line:col") {
-    Run q = sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/work_queue.sfg "
-                 "--analysis hb,enforce");
-    CHECK(q.status == 2);
-    CHECK(q.err == "specs/extensions/work_queue.sfg:6:5: error: sfgc trace cannot enforce the "
-                   "queue label 'q' of 'task' (thesis §5.1) yet\n");
-    // Without enforce the spec's disciplines are not used.
-    CHECK(sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/work_queue.sfg "
-               "--analysis hb")
-              .status == 0);
+TEST_CASE("sfgc trace enforces queue labels: the work queue admitted, a stolen task violates") {
+    Run ok = sfgc("trace specs/traces/work_queue.std --spec specs/extensions/work_queue.sfg "
+                  "--analysis enforce,hb,fasttrack,goldilocks");
+    CHECK(ok.status == 0);
+    CHECK(ok.out.find("SUMMARY: 8 events; enforce: 0 violations; hb: 0 races; fasttrack: 0 races; "
+                      "goldilocks: 0 races") != std::string::npos);
+    Run bad = sfgc("trace specs/traces/work_queue_stolen.std --spec "
+                   "specs/extensions/work_queue.sfg --analysis enforce,hb");
+    CHECK(bad.status == 1);
+    CHECK(bad.out.find("w(task) by w2 is not permitted") != std::string::npos);
+    CHECK(bad.out.find("deq(q,task)") != std::string::npos);
+    CHECK(bad.out.find("SUMMARY: 6 events; enforce: 1 violation; hb: 1 race") != std::string::npos);
+    // A deq with nothing put in: ill-formed, exit 2 at its line.
+    const fs::path t = scratch() / "deq_first.std";
+    std::ofstream(t) << "T0|w(x)\nT1|deq(q,x)\n";
+    Run ill = sfgc("trace '" + t.string() + "'");
+    CHECK(ill.status == 2);
+    CHECK(ill.err == t.string() + ":2:1: error: thread T1 takes x out of queue q, which holds no "
+                                  "x put in before\n");
+    // The SLP form has no queues yet: compress refuses, naming the first one.
+    Run c =
+        sfgc("compress specs/traces/work_queue.std -o '" + (scratch() / "wq.slp").string() + "'");
+    CHECK(c.status == 2);
+    CHECK(c.err.find("specs/traces/work_queue.std:5:1: error: event 3: enq (a queue, thesis §5.1) "
+                     "cannot be compressed into an SLP yet") != std::string::npos);
+}
+
+// sfgc check has no queue statements yet: rather than report violations of edges that never
+// fire, it refuses the spec, naming the construct.
+TEST_CASE("sfgc check refuses queue labels: exit 2 at line:col") {
     fs::path program = scratch() / "queue_program.sfg";
     std::ofstream(program) << "threads a, b;\nqueue q;\nvar x : EX(a) |> ^q EX(b);\n"
                               "program p { thread a { x = 1; } thread b { skip; } }\n";

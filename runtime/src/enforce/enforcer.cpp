@@ -17,7 +17,7 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     v.shape = shapes.intern(net, names);
     v.edge_mech = static_cast<std::uint32_t>(vars.edge_mechs.size());
     for (const ModeEdge& e : net.edges)
-        vars.edge_mechs.push_back(names.intern_mechanism(e.mech));
+        vars.edge_mechs.push_back(names.intern_mechanism(e.mech, name));
     const NetShape& s = shapes[v.shape];
     const auto edge_mechs = vars.mechanisms(v, net.edges.size());
     const bool lazy = s.one_token && options.group_one_token;
@@ -231,6 +231,17 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
             for (MechIx m : names.joins_with_member(t))
                 lookup(m, t, Role::snd);
         return apply_gathered();
+    case Op::enqueue: // snd / rcv of q(o), queue q on variable o (thesis §5.1)
+    case Op::dequeue: {
+        ++stats.sync_ops;
+        const MechIx m = t.valid() ? resolver.queue_item_mechanism_of(e.target) : MechIx::none();
+        const std::span<const Subscription> found =
+            m.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
+        stats.sync_ops_irrelevant += found.empty();
+        for (const Subscription& sub : found)
+            step(sub);
+        return;
+    }
     case Op::begin:
     case Op::end:
         return;

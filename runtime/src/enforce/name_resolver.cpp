@@ -21,6 +21,7 @@ void NameResolver::reset(const Symbols* s) {
     locks_.clear();
     volatiles_.clear();
     barriers_.clear();
+    items_.clear();
     values_.clear();
 }
 
@@ -64,6 +65,16 @@ MechIx NameResolver::value_mechanism_slow(ObjId volatile_id, ObjId value_id) con
     m.name = syms_->volatiles.name(volatile_id);
     m.value = syms_->values.value(value_id);
     return names_.find_mechanism(mechanism_key(m.kind, m.label()));
+}
+
+MechIx NameResolver::queue_item_slow(ObjId item) {
+    if (item == no_object || item >= syms_->queue_items.size())
+        return MechIx::none();
+    MechIx& m = slot_for(items_, syms_->queue_items.size(), item, unresolved<MechIx>);
+    if (m == unresolved<MechIx>)
+        m = names_.find_mechanism(queue_item_key(syms_->queues.name(syms_->queue_items.queue(item)),
+                                                 syms_->vars.name(syms_->queue_items.var(item))));
+    return m;
 }
 
 } // namespace sfg::enforce

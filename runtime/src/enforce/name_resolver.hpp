@@ -64,6 +64,14 @@ public:
         return it->second;
     }
 
+    // The mechanism q(o) an enq(q,o) / deq(q,o) sends / receives (thesis §5.1), or none; `item`
+    // is its Symbols::queue_items id.
+    MechIx queue_item_mechanism_of(ObjId item) {
+        if (item < items_.size() && items_[item] != unresolved<MechIx>)
+            return items_[item];
+        return queue_item_slow(item);
+    }
+
 private:
     // Not yet looked up (distinct from none: looked up, and no net names it).
     template <class Ix>
@@ -73,12 +81,13 @@ private:
     VarRef var_slow(ObjId x);
     MechIx mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, ObjId id);
     MechIx value_mechanism_slow(ObjId volatile_id, ObjId value_id) const;
+    MechIx queue_item_slow(ObjId item);
 
     const NetNames& names_;
     const Variables& vars_;
     const Symbols* syms_ = nullptr;
     std::vector<NetThread> threads_;
-    std::vector<MechIx> locks_, volatiles_, barriers_;
+    std::vector<MechIx> locks_, volatiles_, barriers_, items_;
     std::vector<VarRef> vars_map_;
     std::unordered_map<std::uint64_t, MechIx> values_; // (volatile, value id) -> v==K
 };

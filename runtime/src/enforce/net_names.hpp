@@ -27,11 +27,15 @@ struct MechanismInfo {
 
 // The key mechanisms are interned by, from a kind and a label (or a trace's name).
 std::string mechanism_key(MechKind kind, const std::string& label);
+// The key of q(o), queue q on variable o (thesis §5.1): one mechanism per queue and variable, as
+// enq(q,o) / deq(q,o) send and receive only for o.
+std::string queue_item_key(const std::string& queue, const std::string& var);
 
 class NetNames {
 public:
     NetThread intern_thread(const std::string& name);
-    MechIx intern_mechanism(const Mechanism& m);
+    // `var`: the variable whose net has the edge (a queue's q(o) is o's alone).
+    MechIx intern_mechanism(const Mechanism& m, const std::string& var = {});
     // The lock m of a LOCK_m(T) mode (thesis §5.2), marked so that the enforcer follows who
     // holds it.
     MechIx intern_mode_lock(const std::string& lock);

@@ -147,12 +147,15 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
         case MechKind::lock:
         case MechKind::volatile_:
         case MechKind::barrier:
-        case MechKind::queue:
             // v==K: the op carries K, vw(v=K) (docs/traces.md)
             f.snd_op = fmt::format("{}({}{})", spelling(snd_op(mi.kind)), mi.name,
                                    mi.value ? fmt::format("={}", *mi.value) : "");
             f.rcv_op = fmt::format("{}({}{})", spelling(rcv_op(mi.kind)), mi.name,
                                    mi.value ? fmt::format("={}", *mi.value) : "");
+            break;
+        case MechKind::queue: // q(o): enq(q,o) / deq(q,o) of this variable (thesis §5.1)
+            f.snd_op = fmt::format("{}({},{})", spelling(snd_op(mi.kind)), mi.name, v.name);
+            f.rcv_op = fmt::format("{}({},{})", spelling(rcv_op(mi.kind)), mi.name, v.name);
             break;
         case MechKind::fork: {
             std::vector<std::string> us;

@@ -202,7 +202,9 @@ public:
                 return fail("truncated terminal"), error_;
             const auto code = static_cast<unsigned char>(in_[pos_++]);
             const std::optional<Op> op = op_from_wire(code & ~slp_value_bit);
-            if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_))
+            // The SLP form has no queue operands (docs/compressed.md): enq/deq are unknown.
+            if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_) ||
+                op_info(*op).operand == Operand::queue_item)
                 return fail(fmt::format("unknown op code 0x{:02x}", code)), error_;
             SlpTerminal t;
             t.op = *op;

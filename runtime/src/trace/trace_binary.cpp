@@ -24,12 +24,14 @@ constexpr unsigned char tag_value = 0x20; // vr/vw with a value: a zigzag varint
 constexpr int k_threads = static_cast<int>(Namespace::thread);
 constexpr int k_locations = static_cast<int>(Namespace::location);
 constexpr int k_volatiles = static_cast<int>(Namespace::volatile_);
-constexpr int k_count = static_cast<int>(namespace_count);
+constexpr int k_vars = static_cast<int>(Namespace::variable);
+constexpr int k_queues = static_cast<int>(Namespace::queue);
+constexpr int k_count = static_cast<int>(namespace_count_with_queues);
 
 constexpr std::array<int, 0x40> namespace_of_wire = [] {
     std::array<int, 0x40> a{};
     a.fill(-1);
-    for (std::size_t k = 0; k < namespace_count; ++k)
+    for (std::size_t k = 0; k < namespace_count_with_queues; ++k)
         a[namespace_wire[k]] = static_cast<int>(k);
     return a;
 }();
@@ -124,6 +126,11 @@ public:
                     set_.push_back(u);
                 }
                 target = sets_.id(set_);
+            } else if (op_info(op).operand == Operand::queue_item) { // enq(q,o): q, then o
+                ObjId q = 0, o = 0;
+                if (!id(k_queues, q) || !id(k_vars, o))
+                    return result();
+                target = syms_.queue_items.intern(q, o);
             }
             if ((tag & tag_location) && !id(k_locations, location))
                 return result();
@@ -245,6 +252,12 @@ void BinaryTraceWriter::on_event(const Event& e, const Symbols& syms) {
     if (set)
         for (ThreadId u : syms.thread_sets[e.target])
             file_id(k_threads, u, syms.threads);
+    const bool item = op_info(e.op).operand == Operand::queue_item;
+    std::uint32_t queue = 0, var = 0;
+    if (item) {
+        queue = file_id(k_queues, syms.queue_items.queue(e.target), syms.queues);
+        var = file_id(k_vars, syms.queue_items.var(e.target), syms.vars);
+    }
     std::uint32_t loc = 0;
     if (e.location != no_object)
         loc = file_id(k_locations, e.location, syms.locations);
@@ -262,6 +275,9 @@ void BinaryTraceWriter::on_event(const Event& e, const Symbols& syms) {
         put_varint(buf_, static_cast<std::uint32_t>(us.size()));
         for (ThreadId u : us)
             put_varint(buf_, ids_[k_threads][u] - 1);
+    } else if (item) {
+        put_varint(buf_, queue);
+        put_varint(buf_, var);
     }
     if (e.location != no_object)
         put_varint(buf_, loc);

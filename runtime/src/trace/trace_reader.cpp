@@ -25,10 +25,12 @@ namespace {
 struct DirectOut {
     DirectOut(Symbols& s, Analysis& sink)
         : syms(s), stream(s, sink), threads(s.threads), vars(s.vars), locks(s.locks),
-          volatiles(s.volatiles), barriers(s.barriers), locations(s.locations), sets(s) {}
+          volatiles(s.volatiles), barriers(s.barriers), locations(s.locations), queues(s.queues),
+          sets(s) {}
 
     const std::string& thread_name(ThreadId t) const { return syms.threads.name(t); }
     ObjId set(std::vector<ThreadId>& listed) { return sets.id(listed); }
+    ObjId item(ObjId queue, ObjId var) { return syms.queue_items.intern(queue, var); }
     bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
               std::optional<std::int64_t> value = {}) {
         return stream.push(t, op, target, location, line,
@@ -38,7 +40,7 @@ struct DirectOut {
 
     Symbols& syms;
     WellFormedStream stream;
-    NameCache threads, vars, locks, volatiles, barriers, locations;
+    NameCache threads, vars, locks, volatiles, barriers, locations, queues;
     ThreadSetCache sets;
 };
 

@@ -3,9 +3,11 @@
 // per line; names are looked up in reader-local hash tables keyed by views into the file.
 //
 // Out is where names and events go:
-//   Out::threads, vars, locks, volatiles, barriers, locations  BasicNameCache<...>s
+//   Out::threads, vars, locks, volatiles, barriers, locations, queues  BasicNameCache<...>s
 //   thread_name(ThreadId) -> string_view-able                   for messages
 //   set(std::vector<ThreadId>& listed) -> ObjId                 a fork/join operand (distinct)
+//   item(ObjId queue, ObjId var) -> ObjId, and Out::queues      an enq/deq operand (optional:
+//                                                               without, enq/deq are unknown)
 //   push(ThreadId, Op, ObjId target, ObjId location, line, optional<int64> value) -> bool, and
 //   error() when false (value: what a vr(v=K) / vw(v=K) carries)
 // The parser interns each line's names in the order thread, operand(s), location.
@@ -84,10 +86,11 @@ inline bool is_valid_location(std::string_view s) {
 }
 
 // "r, w, acq, ..., end": the ops a text trace may spell.
+// The hint of a missing op: the ops of thesis chapter 4 (enq/deq, thesis §5.1, left out).
 inline std::string op_spellings() {
     std::string s;
     for (const OpInfo& i : op_table)
-        if (!i.implicit)
+        if (!i.implicit && i.operand != Operand::queue_item)
             s += (s.empty() ? "" : ", ") + std::string(i.spelling);
     return s;
 }
@@ -513,6 +516,34 @@ private:
                 if (p < e && *p == ',')
                     return fail(p, fmt::format("'{}' takes one operand", op_name));
                 target = by_op_[static_cast<std::size_t>(info.op)]->id(arg);
+            } else if (info.operand == Operand::queue_item) {
+                if constexpr (requires(Out & o) { o.item(ObjId{}, ObjId{}); }) {
+                    // enq(q,o) / deq(q,o): a queue, then a variable (thesis §5.1, q(o)).
+                    const char* a = p;
+                    q = name(p, e, "a queue name");
+                    if (!q)
+                        return false;
+                    const ObjId queue =
+                        out_.queues.id(std::string_view(a, static_cast<std::size_t>(q - a)));
+                    p = skip_space(q, e);
+                    if (p == e || *p != ',')
+                        return fail(p,
+                                    fmt::format("'{}' takes a queue and a variable: expected ','",
+                                                op_name));
+                    p = skip_space(p + 1, e);
+                    a = p;
+                    q = name(p, e, "a variable name");
+                    if (!q)
+                        return false;
+                    const ObjId var =
+                        out_.vars.id(std::string_view(a, static_cast<std::size_t>(q - a)));
+                    p = skip_space(q, e);
+                    if (p < e && *p == ',')
+                        return fail(p, fmt::format("'{}' takes two operands", op_name));
+                    target = out_.item(queue, var);
+                } else { // an Out without queues reads no enq/deq
+                    return fail(op_at, fmt::format("unknown operation '{}'", op_name));
+                }
             } else {
                 set_.clear();
                 for (;;) {

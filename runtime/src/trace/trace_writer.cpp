@@ -28,6 +28,10 @@ void append_event(std::string& out, const Event& e, const Symbols& syms) {
             out += syms.threads.name(u);
         }
         out += ')';
+    } else if (op.operand == Operand::queue_item) { // enq(q,o), deq(q,o)
+        out += '(', out += syms.queues.name(syms.queue_items.queue(e.target));
+        out += ',', out += syms.vars.name(syms.queue_items.var(e.target));
+        out += ')';
     }
     if (e.location != no_object) {
         out += '|';

@@ -62,8 +62,8 @@ struct CppUnsupported {
 };
 std::optional<CppUnsupported> cpp_unsupported(const CompiledSpec& spec);
 // What an enforcer does not enforce yet, and where: the first queue label (thesis §5.1) on an
-// edge of `spec`. `sfgc trace` (with `enforce`) and `sfgc check` refuse such a spec rather than
-// check less than it says.
+// edge of `spec`. `sfgc check`, whose programs have no queue statements yet, refuses such a
+// spec rather than check less than it says.
 std::optional<CppUnsupported> unenforced_construct(const CompiledSpec& spec);
 // The default namespace of a generated header: the file's stem with every character that cannot
 // be in an identifier replaced by '_' ("bank-account.sfg" -> "bank_account"; a leading digit

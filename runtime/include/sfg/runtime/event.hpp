@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sfg {
@@ -118,13 +119,39 @@ private:
     std::unordered_map<std::int64_t, std::uint32_t> index_;
 };
 
+// The operands of enq(q,o) / deq(q,o) (thesis §5.1, q(o)): each (queue, variable) pair once, to
+// dense ids 0, 1, 2, ..., so that an event's target names both and analyses index by the pair.
+class QueueItems {
+public:
+    std::uint32_t intern(ObjId queue, ObjId var) {
+        const auto [it, fresh] = index_.try_emplace(std::uint64_t{queue} << 32 | var, size());
+        if (fresh)
+            items_.push_back({queue, var});
+        return it->second;
+    }
+    // The id of a pair, or no_object when it was never interned.
+    std::uint32_t find(ObjId queue, ObjId var) const {
+        const auto it = index_.find(std::uint64_t{queue} << 32 | var);
+        return it == index_.end() ? no_object : it->second;
+    }
+    ObjId queue(std::uint32_t id) const { return items_[id].first; } // Symbols::queues id
+    ObjId var(std::uint32_t id) const { return items_[id].second; }  // Symbols::vars id
+    std::uint32_t size() const { return static_cast<std::uint32_t>(items_.size()); }
+
+private:
+    std::vector<std::pair<ObjId, ObjId>> items_;
+    std::unordered_map<std::uint64_t, std::uint32_t> index_;
+};
+
 // Names behind the ids in events. Each object kind has its own namespace.
 struct Symbols {
-    SymbolTable threads, vars, locks, volatiles, barriers, locations;
+    SymbolTable threads, vars, locks, volatiles, barriers, locations, queues;
     // fork/join operands: Event::target indexes this table; each set is sorted and distinct.
     ThreadSets thread_sets;
     // vr/vw values: Event::value_id indexes this table.
     ValueTable values;
+    // enq/deq operands: Event::target indexes this table.
+    QueueItems queue_items;
 
     // The table of a namespace.
     SymbolTable& names(Namespace n) {
@@ -142,6 +169,8 @@ struct Symbols {
             return volatiles;
         case Namespace::barrier:
             return barriers;
+        case Namespace::queue:
+            return queues;
         case Namespace::location:
             break;
         }
@@ -155,7 +184,8 @@ struct Event {
     Op op = Op::read;
     bool implicit = false;
     // read/write: var id; acq/rel: lock id; vr/vw: volatile id; benter/bexit: barrier id;
-    // fork/join: index into Symbols::thread_sets; thread_start/thread_end: the forker / the
+    // fork/join: index into Symbols::thread_sets; enq/deq: index into Symbols::queue_items;
+    // thread_start/thread_end: the forker / the
     // joiner thread (no_object when u is a root thread that is never forked / the end is not
     // caused by a join); begin/end: no_object.
     ObjId target = no_object;

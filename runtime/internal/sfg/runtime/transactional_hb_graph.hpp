@@ -128,7 +128,7 @@ private:
     std::size_t live_ = 0, peak_ = 0;
     std::unordered_map<Node, Handle> open_blocks_;
     std::vector<Ref> last_;      // ℒ
-    std::vector<Reads> vars_[2]; // 𝒲, ℛ: variables, volatiles
+    std::vector<Reads> vars_[3]; // 𝒲, ℛ: variables, volatiles, queues (each op a write)
     std::vector<Ref> releases_;  // 𝒰
     std::unordered_map<std::uint64_t, std::vector<Ref>> arrivals_; // by barrier generation
     std::vector<Handle> candidates_; // to collect at the end of the event

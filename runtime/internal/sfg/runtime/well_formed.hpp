@@ -104,6 +104,7 @@ private:
     std::vector<Thread> threads_;
     LockHolders locks_{LockHolders::Detail::since};
     std::uint64_t events_ = 0;
+    std::vector<std::uint64_t> queued_; // by Symbols::queue_items id: enq minus deq so far
     std::string error_;
 };
 
