@@ -359,7 +359,7 @@ int run_check(int argc, char** argv) {
         }
         return emit_promela(file, *spec, *chosen.front(), promela);
     }
-    // A value label or queue edge would never fire: refuse rather than report false violations.
+    // A queue edge would never fire: refuse rather than report false violations.
     if (auto no = sfg::unenforced_construct(*spec)) {
         fmt::print(stderr, "{}:{}:{}: error: sfgc check cannot enforce the {} yet\n", file,
                    no->loc.line, no->loc.col, no->what);

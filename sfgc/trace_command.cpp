@@ -132,16 +132,8 @@ int run_trace(int argc, char** argv) {
         sfg::print_diagnostics(std::cerr, source, diags, isatty(STDERR_FILENO) != 0);
         if (!spec)
             return 2;
-        // A value label or queue edge would never fire: refuse rather than report false
-        // violations (docs/enforcement.md).
-        const bool enforcing = std::any_of(names.begin(), names.end(), [](const std::string& n) {
-            return sfg::find_analysis(n)->needs_disciplines;
-        });
-        if (auto no = sfg::unenforced_construct(*spec); no && enforcing) {
-            fmt::print(stderr, "{}:{}:{}: error: sfgc trace cannot enforce the {} yet\n", spec_file,
-                       no->loc.line, no->loc.col, no->what);
-            return 2;
-        }
+        // Value labels are enforced on vw(v=K) / vr(v=K), queue labels on enq(q,o) / deq(q,o)
+        // (docs/traces.md, docs/enforcement.md).
     }
 
     sfg::AnalysisInputs inputs;

@@ -122,6 +122,9 @@ struct Checker::Impl {
     CheckPartial* into = &own;
     ExecOrder order;              // of the current execution
     std::vector<FindingKey> last; // the keys recorded for the current execution
+    // The model's names and the values its volatile accesses carry (Symbols::values, interned
+    // as executions meet them; docs/traces.md "Values of volatiles").
+    Symbols syms = m.syms;
 
     // Records `f` (its steps: the prefix `steps[0, upto)`), keeping the shortest.
     void record(CheckFinding f, const std::vector<Step>& steps, std::size_t upto) {
@@ -176,22 +179,23 @@ struct Checker::Impl {
             singletrack->reset();
             fan.add(singletrack->analysis());
         }
-        WellFormedStream stream(m.syms, fan);
+        WellFormedStream stream(syms, fan);
         std::vector<std::size_t> step_of; // event number - 1 -> step index
         for (std::size_t i = 0; i < steps.size(); ++i)
             for (const Action& a : steps[i].actions) {
                 if (!a.emitted)
                     continue;
-                if (!stream.push(a.thread, a.op, a.target, no_object, a.line))
+                if (!stream.push(a.thread, a.op, a.target, no_object, a.line,
+                                 a.has_value ? syms.values.intern(a.value) : no_object))
                     throw std::logic_error("checker produced an ill-formed stream: " +
                                            stream.error());
                 step_of.push_back(i);
             }
         stream.finish();
-        fan.finish(m.syms);
-        const std::vector<Finding> races = fasttrack->findings(m.syms);
+        fan.finish(syms);
+        const std::vector<Finding> races = fasttrack->findings(syms);
 #ifndef NDEBUG
-        const std::vector<Finding> gl = goldilocks->findings(m.syms);
+        const std::vector<Finding> gl = goldilocks->findings(syms);
         if (gl.size() != races.size())
             throw std::logic_error("goldilocks and fasttrack disagree on an execution");
         for (std::size_t i = 0; i < gl.size(); ++i)
@@ -219,7 +223,7 @@ struct Checker::Impl {
         if (singletrack)
             determinism(steps, step_of);
         if (!m.nets.empty())
-            for (const Finding& v : enforce->findings(m.syms)) {
+            for (const Finding& v : enforce->findings(syms)) {
                 CheckFinding f;
                 f.kind = FindingKind::violation;
                 f.message = v.message; // explain()
@@ -249,7 +253,7 @@ struct Checker::Impl {
                        : fmt::format("the {} of {} at line {}", to_string(a.op), tname(a.thread),
                                      a.line);
         };
-        for (const Finding& x : singletrack->findings(m.syms)) {
+        for (const Finding& x : singletrack->findings(syms)) {
             if (x.access.event == 0 || x.access.event > step_of.size())
                 continue;
             CheckFinding f;

@@ -232,11 +232,13 @@ void Interpreter::run_local(State& s, ThreadId t, std::vector<Failure>& failures
     }
 }
 
-Action Interpreter::access(ThreadId t, Code code, std::uint32_t shared, std::uint32_t line) const {
+Action Interpreter::access(ThreadId t, Code code, std::uint32_t shared, std::uint32_t line,
+                           std::int64_t value) const {
     const SharedVar& v = model_.shared[shared];
     bool write = code == Code::store_s || code == Code::write_s;
     Op op = v.is_volatile ? (write ? Op::vol_write : Op::vol_read) : (write ? Op::write : Op::read);
-    return Action{t, op, v.sym, line, true};
+    // A volatile's value is what a value label v==K waits for (thesis §5.1, docs/traces.md).
+    return Action{t, op, v.sym, line, true, v.is_volatile, v.is_volatile ? value : 0};
 }
 
 std::int64_t Interpreter::eval_await(const State& s, ThreadId t, std::uint32_t idx,
@@ -256,7 +258,7 @@ std::int64_t Interpreter::eval_await(const State& s, ThreadId t, std::uint32_t i
             break;
         case Code::load_s:
             if (reads)
-                reads->push_back(access(t, Code::load_s, in.arg, in.line));
+                reads->push_back(access(t, Code::load_s, in.arg, in.line, s.shared[in.arg]));
             stack.push_back(s.shared[in.arg]);
             break;
         case Code::unary: {
@@ -347,17 +349,17 @@ void Interpreter::step(State& s, ThreadId t, Step& out) const {
     std::vector<ThreadId> started;
     switch (in.code) {
     case Code::load_s:
-        out.actions.push_back(access(t, in.code, in.arg, in.line));
+        out.actions.push_back(access(t, in.code, in.arg, in.line, s.shared[in.arg]));
         ts.stack.push_back(s.shared[in.arg]);
         break;
     case Code::store_s:
-        out.actions.push_back(access(t, in.code, in.arg, in.line));
+        out.actions.push_back(access(t, in.code, in.arg, in.line, ts.stack.back()));
         s.shared[in.arg] = ts.stack.back();
         ts.stack.pop_back();
         break;
     case Code::read_s:
-    case Code::write_s:
-        out.actions.push_back(access(t, in.code, in.arg, in.line));
+    case Code::write_s: // `write v;` leaves the value (docs/programs.md)
+        out.actions.push_back(access(t, in.code, in.arg, in.line, s.shared[in.arg]));
         break;
     case Code::acq:
         out.actions.push_back(Action{t, Op::acquire, in.arg, in.line, true});

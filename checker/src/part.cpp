@@ -53,7 +53,10 @@ ojson finding_json(const CheckFinding& f) {
         ojson actions = ojson::array();
         for (const Action& a : s.actions)
             actions.push_back(
-                ojson::array({std::string(spelling(a.op)), a.target, a.line, a.emitted}));
+                a.has_value // a volatile op's value, fifth
+                    ? ojson::array(
+                          {std::string(spelling(a.op)), a.target, a.line, a.emitted, a.value})
+                    : ojson::array({std::string(spelling(a.op)), a.target, a.line, a.emitted}));
         steps.push_back(ojson::array({s.thread, std::move(actions)}));
     }
     return ojson{{"kind", to_string(f.kind)},
@@ -370,16 +373,20 @@ ProgramPart read_program(const Part& part, std::size_t i, const Model& m) {
             Step s;
             s.thread = js[0].get<ThreadId>();
             for (const json& ja : js[1]) {
-                if (!ja.is_array() || ja.size() != 4 || !ja[0].is_string() ||
+                if (!ja.is_array() || (ja.size() != 4 && ja.size() != 5) || !ja[0].is_string() ||
                     !ja[1].is_number_unsigned() || !ja[2].is_number_unsigned() ||
-                    !ja[3].is_boolean())
-                    bad(path, "an action is not [op, target, line, emitted]");
+                    !ja[3].is_boolean() || (ja.size() == 5 && !ja[4].is_number_integer()))
+                    bad(path, "an action is not [op, target, line, emitted] or [..., value]");
                 const std::optional<Op> op = op_from_spelling(ja[0].get<std::string>());
                 const std::uint64_t target = ja[1].get<std::uint64_t>();
                 if (!op || !fits(m, *op, target))
                     bad(path, "an action names an operation or object the program does not have");
+                if (ja.size() == 5 && *op != Op::vol_read && *op != Op::vol_write)
+                    bad(path, "a value on an action other than vr or vw");
                 s.actions.push_back(Action{s.thread, *op, static_cast<ObjId>(target),
-                                           ja[2].get<std::uint32_t>(), ja[3].get<bool>()});
+                                           ja[2].get<std::uint32_t>(), ja[3].get<bool>(),
+                                           ja.size() == 5,
+                                           ja.size() == 5 ? ja[4].get<std::int64_t>() : 0});
             }
             f.steps.push_back(std::move(s));
         }

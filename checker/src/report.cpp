@@ -11,8 +11,9 @@ namespace sfg::check {
 std::string op_text(const Model& m, const Action& a) {
     // The model's names are interned in m.syms with the model's ids (model.hpp).
     const OpInfo& op = op_info(a.op);
-    if (op.operand == Operand::name)
-        return fmt::format("{}({})", op.spelling, m.syms.names(op.space).name(a.target));
+    if (op.operand == Operand::name) // vw(v=1): the value a volatile op carries (docs/traces.md)
+        return fmt::format("{}({}{})", op.spelling, m.syms.names(op.space).name(a.target),
+                           a.has_value ? fmt::format("={}", a.value) : "");
     if (op.operand == Operand::thread_set) {
         std::string s;
         for (ThreadId u : m.thread_sets[a.target])

@@ -56,6 +56,21 @@ TEST_CASE("each shared occurrence is one read, left to right; && and || short-ci
     CHECK(ops == std::vector<std::string>{"r(x)", "r(y)", "r(x)", "r(y)"});
 }
 
+TEST_CASE("volatile accesses carry the value written or read; data accesses carry none") {
+    // Thesis §5.1: a value label v==K waits for vw(v=K) / vr(v=K) (docs/traces.md).
+    auto l = load("threads t; var x; volatile v;\nprogram p { thread t { v = 3; let a = v; "
+                  "write v; read v; await v == 3; v = -2; x = a; let b = x; } }");
+    REQUIRE(l);
+    Interpreter in(l->model);
+    std::vector<Step> steps = replay(in, std::vector<ThreadId>(100, 0));
+    std::vector<std::string> ops;
+    for (const Step& s : steps)
+        for (const Action& a : s.actions)
+            ops.push_back(op_text(l->model, a));
+    CHECK(ops == std::vector<std::string>{"vw(v=3)", "vr(v=3)", "vw(v=3)", "vr(v=3)", "vr(v=3)",
+                                          "vw(v=-2)", "w(x)", "r(x)"});
+}
+
 TEST_CASE("failures stop only the failing thread, which counts as ended and keeps its locks") {
     auto l = load("threads a, b, main; lock m; var x;\nprogram p {\n"
                   " thread main { fork a, b; join a, b; x = 1; }\n"

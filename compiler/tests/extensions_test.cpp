@@ -242,7 +242,8 @@ TEST_CASE("DOT labels: LOCK_m(T) and v==K") {
     CHECK(dot.find("v==0") != std::string::npos);
 }
 
-TEST_CASE("--emit-cpp names what it cannot emit yet; LOCK modes it can; groups are only sugar") {
+TEST_CASE("--emit-cpp names what it cannot emit yet; LOCK modes and values it can; groups are "
+          "only sugar") {
     auto lock = compile_text("threads t0, t1; lock m; var x : LOCK(m: t0, t1);");
     auto value = compile_var("[EX(t0)]^(v == 1)");
     auto group = compile_text("threads a, b; lock m; group W = a, b; var x : [EX(each W)]^m;");
@@ -252,9 +253,12 @@ TEST_CASE("--emit-cpp names what it cannot emit yet; LOCK modes it can; groups a
     // The queue declared in `decls` comes first.
     CHECK(cpp_unsupported(*value.spec)->what == "queue 'q' (thesis §5.1)");
     auto value_only = compile_text("threads a; volatile v; var x : [EX(a)]^(v == 1);");
-    REQUIRE(cpp_unsupported(*value_only.spec));
-    CHECK(cpp_unsupported(*value_only.spec)->what == "value label 'v==1' of 'x' (thesis §5.1)");
-    CHECK(cpp_unsupported(*value_only.spec)->loc == SourceLoc{1, 28});
+    REQUIRE(value_only.spec);
+    CHECK_FALSE(cpp_unsupported(*value_only.spec)); // emitted with the value (thesis §5.1)
+    auto queue_label = compile_text("threads a; queue q; var x : [EX(a)]^q;");
+    REQUIRE(queue_label.spec);
+    CHECK(cpp_unsupported(*queue_label.spec)->what == "queue 'q' (thesis §5.1)");
+    CHECK(cpp_unsupported(*queue_label.spec)->loc == SourceLoc{1, 18});
     REQUIRE(group.spec);
     CHECK_FALSE(cpp_unsupported(*group.spec));
 }

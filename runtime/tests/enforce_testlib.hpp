@@ -49,6 +49,16 @@ inline Mechanism lock(std::string m) {
 inline Mechanism vol(std::string v) {
     return {MechKind::volatile_, std::move(v), "", {}};
 }
+// v==K (thesis §5.1): snd writes K to v, rcv reads K from it.
+inline Mechanism vol(std::string v, std::int64_t k) {
+    Mechanism z = vol(std::move(v));
+    z.value = k;
+    return z;
+}
+// q(o) (thesis §5.1): snd puts the variable into queue q, rcv takes it out.
+inline Mechanism queue(std::string q) {
+    return {MechKind::queue, std::move(q), "", {}};
+}
 inline Mechanism barrier(std::string b, std::vector<std::string> ts) {
     std::sort(ts.begin(), ts.end());
     return {MechKind::barrier, std::move(b), "", std::move(ts)};
@@ -265,7 +275,7 @@ public:
                 continue;
             std::set<Marking> next = v.cands; // [SKIP]
             for (std::size_t r = 0; r < v.net.transitions.size(); ++r)
-                if (matches(v.net, static_cast<int>(r), e, syms))
+                if (matches(v.net, static_cast<int>(r), e, syms, v.name))
                     for (const Marking& m : v.cands)
                         if (v.net.enabled(m, static_cast<int>(r)))
                             next.insert(v.net.fire(m, static_cast<int>(r)));
@@ -317,7 +327,8 @@ private:
     }
     // docs/traces.md / Figure 4.2, by names, spelled out op by op: an oracle independent of the
     // op table the enforcer uses.
-    static bool matches(const Net& n, int r, const Event& e, const Symbols& syms) {
+    static bool matches(const Net& n, int r, const Event& e, const Symbols& syms,
+                        const std::string& var) {
         const Transition& tr = n.transitions[static_cast<std::size_t>(r)];
         if (tr.kind == TransitionKind::sync)
             return false;
@@ -339,7 +350,9 @@ private:
                    snd == (e.op == Op::release);
         case Op::vol_read:
         case Op::vol_write:
+            // vw(v=K) / vr(v=K) are the snd / rcv of v and of v==K; without K, of v only.
             return z.kind == MechKind::volatile_ && z.name == syms.volatiles.name(e.target) &&
+                   (!z.value || (e.has_value() && *z.value == syms.values.value(e.value_id))) &&
                    snd == (e.op == Op::vol_write);
         case Op::barrier_enter:
         case Op::barrier_exit:
@@ -356,6 +369,13 @@ private:
                    z.thread == syms.threads.name(e.target) && subset({t}, z.threads);
         case Op::thread_end:
             return snd && z.kind == MechKind::join && subset({t}, z.threads);
+        case Op::enqueue:
+        case Op::dequeue:
+            // enq(q,o) / deq(q,o) are the snd / rcv of q in o's discipline only.
+            return z.kind == MechKind::queue &&
+                   z.name == syms.queues.name(syms.queue_items.queue(e.target)) &&
+                   var == syms.vars.name(syms.queue_items.var(e.target)) &&
+                   snd == (e.op == Op::enqueue);
         default:
             return false;
         }
@@ -443,6 +463,8 @@ inline bool racy(const Trace& tr, const std::string& x) {
                     edge = a.target == b.target;
                 else if (a.op == Op::vol_write && b.op == Op::vol_read)
                     edge = a.target == b.target;
+                else if (a.op == Op::enqueue && b.op == Op::dequeue)
+                    edge = a.target == b.target; // the same (q, o)
                 else if (a.op == Op::barrier_enter && b.op == Op::barrier_exit)
                     edge = gen[i] == gen[j];
                 else if (a.op == Op::fork && b.op == Op::thread_start) {

@@ -29,6 +29,8 @@ struct RandomTraceOptions {
     int events = 40;   // about this many lines
     int guarded = 0;   // percent of accesses to x(i) made only while holding m(i % locks)
     int rejoin = 0;    // percent chance that a join may name each thread joined before
+    int values = 0;    // percent of vr/vw that carry a value, vw(v0=K) with K in -1..2
+    int queues = 0;    // percent of lines that are enq(q,x) / deq(q,x), q in q0, q1 (thesis §5.1)
 };
 
 inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& o) {
@@ -39,6 +41,7 @@ inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& 
     std::vector<S> state(n, S::unborn);
     std::vector<int> in_barrier(n, -1);
     std::vector<int> holder(std::max(0, o.locks), -1);
+    std::vector<std::string> queued; // "q,x" put in and not yet taken out, one entry per enq
     state[0] = S::runnable;
     for (int t = 1; t < n; ++t)
         if (chance(20))
@@ -57,6 +60,19 @@ inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& 
         if (in_barrier[t] >= 0) {
             line += "bexit(b" + std::to_string(in_barrier[t]) + ")";
             in_barrier[t] = -1;
+        } else if (o.queues > 0 && chance(o.queues)) {
+            // Take out one of the items put in (any, not FIFO: traces match only q and o), or
+            // put one in.
+            if (!queued.empty() && chance(50)) {
+                const std::size_t i =
+                    static_cast<std::size_t>(pick(static_cast<int>(queued.size())));
+                line += "deq(" + queued[i] + ")";
+                queued.erase(queued.begin() + static_cast<std::ptrdiff_t>(i));
+            } else {
+                queued.push_back("q" + std::to_string(pick(2)) + ",x" +
+                                 std::to_string(pick(std::max(1, o.vars))));
+                line += "enq(" + queued.back() + ")";
+            }
         } else {
             int k = pick(100);
             if (k < 40 && o.vars > 0) {
@@ -85,7 +101,10 @@ inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& 
                     line += "r(x0)";
                 }
             } else if (k < 64 && o.volatiles > 0) {
-                line += (chance(50) ? "vw(v" : "vr(v") + std::to_string(pick(o.volatiles)) + ")";
+                line += (chance(50) ? "vw(v" : "vr(v") + std::to_string(pick(o.volatiles));
+                if (o.values > 0 && chance(o.values))
+                    line += "=" + std::to_string(pick(4) - 1);
+                line += ")";
             } else if (k < 70 && o.barriers > 0) {
                 int b = pick(o.barriers);
                 line += "benter(b" + std::to_string(b) + ")";
@@ -160,7 +179,7 @@ struct Collector : Analysis {
 inline bool same(const Event& a, const Event& b) {
     return a.number == b.number && a.thread == b.thread && a.op == b.op &&
            a.implicit == b.implicit && a.target == b.target && a.location == b.location &&
-           a.line == b.line;
+           a.line == b.line && a.value_id == b.value_id;
 }
 inline bool same(const SymbolTable& a, const SymbolTable& b) {
     if (a.size() != b.size())
@@ -170,10 +189,28 @@ inline bool same(const SymbolTable& a, const SymbolTable& b) {
             return false;
     return true;
 }
+inline bool same(const ValueTable& a, const ValueTable& b) {
+    if (a.size() != b.size())
+        return false;
+    for (std::uint32_t i = 0; i < a.size(); ++i)
+        if (a.value(i) != b.value(i))
+            return false;
+    return true;
+}
+inline bool same(const QueueItems& a, const QueueItems& b) {
+    if (a.size() != b.size())
+        return false;
+    for (std::uint32_t i = 0; i < a.size(); ++i)
+        if (a.queue(i) != b.queue(i) || a.var(i) != b.var(i))
+            return false;
+    return true;
+}
 inline bool same(const Symbols& a, const Symbols& b) {
     return same(a.threads, b.threads) && same(a.vars, b.vars) && same(a.locks, b.locks) &&
            same(a.volatiles, b.volatiles) && same(a.barriers, b.barriers) &&
-           same(a.locations, b.locations) && a.thread_sets == b.thread_sets;
+           same(a.locations, b.locations) && a.thread_sets == b.thread_sets &&
+           same(a.values, b.values) && same(a.queues, b.queues) &&
+           same(a.queue_items, b.queue_items);
 }
 
 // The barrier generation of each benter/bexit (0 for other events), by its definition
@@ -219,6 +256,7 @@ public:
                     a.thread == b.thread ||
                     (a.op == Op::release && b.op == Op::acquire && a.target == b.target) ||
                     (a.op == Op::vol_write && b.op == Op::vol_read && a.target == b.target) ||
+                    (a.op == Op::enqueue && b.op == Op::dequeue && a.target == b.target) ||
                     (a.op == Op::barrier_enter && b.op == Op::barrier_exit && gen[i] == gen[j]) ||
                     (a.op == Op::fork && in(a.target, b.thread)) ||
                     (b.op == Op::join && in(b.target, a.thread)) ||

@@ -120,7 +120,7 @@ TEST_CASE("random traces: hb reports exactly what DJIT+ without shortcuts report
     std::mt19937_64 rng(7);
     int racy = 0;
     for (int i = 0; i < 4000; ++i) {
-        const RandomTraceOptions o = i % 2 ? RandomTraceOptions{6, 3, 2, 2, 2, 80, 0}
+        const RandomTraceOptions o = i % 2 ? RandomTraceOptions{6, 3, 2, 2, 2, 80, 0, 30}
                                            : RandomTraceOptions{5, 3, 2, 1, 1, 80, 95};
         const std::string trace = random_trace(rng, o);
         Symbols syms;

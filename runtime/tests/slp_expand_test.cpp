@@ -94,8 +94,8 @@ public:
             if (pos_ >= in_.size())
                 return fail("truncated terminal"), error_;
             const auto code = static_cast<unsigned char>(in_[pos_++]);
-            const std::optional<Op> op = op_from_wire(code);
-            if (!op)
+            const std::optional<Op> op = op_from_wire(code & ~slp_value_bit);
+            if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_))
                 return fail(fmt::format("unknown op code 0x{:02x}", code)), error_;
             SlpTerminal t;
             t.op = *op;
@@ -109,6 +109,12 @@ public:
                 if (!index(v, table.size(), to_string(info.space)))
                     return error_;
                 t.target = table[v];
+                if (code & slp_value_bit) { // vr(v=K) / vw(v=K): zigzag K (docs/compressed.md)
+                    if (!varint(v))
+                        return error_;
+                    t.value_id =
+                        syms_.values.intern(static_cast<std::int64_t>((v >> 1) ^ (~(v & 1) + 1)));
+                }
             } else if (info.operand == Operand::thread_set) {
                 if (!index(v, set_ids.size(), "thread set"))
                     return error_;
@@ -258,7 +264,7 @@ Expansion reference_expand(const Slp& slp, const Symbols& syms) {
     for (std::uint32_t id : seq) {
         const SlpTerminal& t = slp.terminals[id];
         ++number;
-        if (!stream.push(t.thread, t.op, t.target, slp.location_of(number))) {
+        if (!stream.push(t.thread, t.op, t.target, slp.location_of(number), 0, t.value_id)) {
             x.result.error =
                 TraceError{"t.slp", 0, 0, fmt::format("event {}: {}", number, stream.error())};
             failed = true;
@@ -278,7 +284,8 @@ bool same_events(const std::vector<Event>& a, const std::vector<Event>& b) {
     for (std::size_t i = 0; i < a.size(); ++i)
         if (a[i].number != b[i].number || a[i].thread != b[i].thread || a[i].op != b[i].op ||
             a[i].implicit != b[i].implicit || a[i].target != b[i].target ||
-            a[i].location != b[i].location || a[i].line != b[i].line)
+            a[i].location != b[i].location || a[i].line != b[i].line ||
+            a[i].value_id != b[i].value_id)
             return false;
     return true;
 }
@@ -301,7 +308,7 @@ std::string bytes_of(const Slp& slp, const Symbols& syms) {
 // sequence (swapped, dropped or repeated events).
 Terminals random_terminals(std::mt19937_64& rng, Symbols& syms, bool mutate) {
     const RandomTraceOptions shapes[] = {
-        {4, 2, 2, 2, 1, 30, 0}, {6, 3, 2, 2, 2, 200, 50}, {10, 2, 1, 1, 1, 400, 50}};
+        {4, 2, 2, 2, 1, 30, 0, 30}, {6, 3, 2, 2, 2, 200, 50, 30}, {10, 2, 1, 1, 1, 400, 50}};
     std::string text = random_trace(rng, shapes[rng() % 3]);
     std::string with_locs, line;
     std::istringstream in(text);
@@ -394,6 +401,7 @@ TEST_CASE("read_slp_image and read_slp read what the reader before them read") {
         CHECK(got.lengths == want.lengths);
         CHECK(got.locations == want.locations);
         CHECK(s2.thread_sets == s1.thread_sets);
+        CHECK(s2.values.size() == s1.values.size());
         for (std::size_t k = 0; k < namespace_count; ++k)
             CHECK(s2.names(static_cast<Namespace>(k)).size() ==
                   s1.names(static_cast<Namespace>(k)).size());

@@ -140,8 +140,8 @@ TEST_CASE("Sequitur compresses a^(2^k) logarithmically; Re-Pair too") {
 TEST_CASE("compress / decompress: the same events, order, names and locations") {
     std::mt19937_64 rng(11);
     for (int round = 0; round < 300; ++round) {
-        RandomTraceOptions o{1 + static_cast<int>(rng() % 6), 3, 2, 2, 1,
-                             static_cast<int>(rng() % 150),   40};
+        RandomTraceOptions o{1 + static_cast<int>(rng() % 6), 3,  2, 2, 1,
+                             static_cast<int>(rng() % 150),   40, 30};
         std::string text = random_trace(rng, o);
         // Locations on some lines; a comment and a blank line (dropped: not events).
         std::string with_locs, line;

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <sstream>
 
 using namespace sfg;
@@ -40,7 +41,7 @@ TEST_CASE("round trips: text -> text and text -> binary give the same event stre
     std::mt19937_64 rng(11);
     std::size_t text_bytes = 0, binary_bytes = 0;
     for (int i = 0; i < 500; ++i) {
-        std::string trace = random_trace(rng, {6, 3, 2, 2, 2, 80, 30});
+        std::string trace = random_trace(rng, {6, 3, 2, 2, 2, 80, 30, 30});
         Symbols s0;
         Collector c0;
         std::ostringstream text, bin;
@@ -174,4 +175,48 @@ TEST_CASE("the op table: spellings and wire codes of docs/traces.md") {
     CHECK(!op_from_wire(12));
     CHECK(op_info(Op::thread_start).implicit);
     CHECK(!op_from_spelling("exit"));
+}
+
+TEST_CASE("values of vr/vw: text and binary carry them; old codes and names read the same") {
+    // docs/traces.md: `vw(v=K)` / `vr(v=K)`; in the binary form the record's code gains 0x20 and
+    // K follows the volatile as a zigzag varint.
+    const std::string text = "T0|vw(v=1)|a.c:1\nT0|vw(v)\nT1|vr(v=-9223372036854775808)\n"
+                             "T1|vr(v=9223372036854775807)\nT1|vr(v=0)\nT1|w(a=b)\n";
+    Symbols s0;
+    Collector c0;
+    std::ostringstream tout, bout;
+    TextTraceWriter tw(tout);
+    BinaryTraceWriter bw(bout);
+    Fanout f;
+    f.add(c0), f.add(tw), f.add(bw);
+    const TraceResult r0 = read_trace_text(text, "t", s0, f);
+    REQUIRE_MESSAGE(r0.ok(), r0.error->to_string());
+    tw.finish(s0), bw.finish(s0);
+    CHECK(tout.str() == text);
+    REQUIRE(c0.events.size() == 6);
+    const auto value = [&](const Event& e) { return s0.values.value(e.value_id); };
+    CHECK((c0.events[0].has_value() && value(c0.events[0]) == 1));
+    CHECK(!c0.events[1].has_value());
+    CHECK(c0.events[0].target == c0.events[1].target); // one volatile v
+    CHECK(value(c0.events[2]) == std::numeric_limits<std::int64_t>::min());
+    CHECK(value(c0.events[3]) == std::numeric_limits<std::int64_t>::max());
+    CHECK(s0.values.size() == 4); // 1, min, max, 0: interned once each (event.hpp)
+    CHECK(s0.vars.name(c0.events[5].target) == "a=b"); // '=' is a name character elsewhere
+    // vw(v=1)|a.c:1 as bytes: code 5 | 0x20 | 0x80, thread, volatile, zigzag(1) = 2, location.
+    const std::string b = bout.str();
+    CHECK(b.find(std::string("\xa5\x00\x00\x02\x00", 5)) != std::string::npos);
+    Symbols s1;
+    Collector c1;
+    const TraceResult r1 = read_trace_binary(b, "t.bin", s1, c1);
+    REQUIRE_MESSAGE(r1.ok(), r1.error->to_string());
+    CHECK(render(c1.all, s1) == render(c0.all, s0));
+    // The value bit on an op without a value is no record.
+    Symbols s2;
+    CHECK(read_trace_binary(std::string("SFGTRC1\n\x40\x01T\x41\x01x\x21\x00\x00\x02", 16), "x.bin",
+                            s2, c1)
+              .error->message == "event 1 (byte offset 14): unknown record tag 0x21");
+    // A volatile named with '=' could not be written as text.
+    Symbols s3;
+    CHECK(read_trace_binary(std::string("SFGTRC1\n\x43\x03v=1", 13), "x.bin", s3, c1)
+              .error->message == "event 1 (byte offset 8): invalid volatile name 'v=1'");
 }

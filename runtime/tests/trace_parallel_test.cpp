@@ -130,7 +130,7 @@ struct NamesPresent : Analysis {
 TEST_CASE("parallel reading = reading: random traces, with and without an error") {
     std::mt19937_64 rng(7);
     for (int i = 0; i < 300; ++i) {
-        const RandomTraceOptions o{2 + static_cast<int>(rng() % 5), 4, 2, 2, 1, 60, 50};
+        const RandomTraceOptions o{2 + static_cast<int>(rng() % 5), 4, 2, 2, 1, 60, 50, 30};
         std::string text = random_trace(rng, o);
         if (i % 2 == 1)
             text = decorate(text, rng);

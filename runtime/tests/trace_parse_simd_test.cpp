@@ -23,9 +23,11 @@ struct RecordingOut {
 
     const std::string& thread_name(ThreadId t) const { return syms.threads.name(t); }
     ObjId set(std::vector<ThreadId>& listed) { return sets.id(listed); }
-    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line) {
+    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
+              std::optional<std::int64_t> value = {}) {
         Event e;
         e.thread = t, e.op = op, e.target = target, e.location = location, e.line = line;
+        e.value_id = value ? syms.values.intern(*value) : no_object;
         log.push_back(std::to_string(line) + ":" + format_event(e, syms));
         return true;
     }
@@ -73,7 +75,12 @@ std::string mutate(std::mt19937_64& rng, std::string text) {
                                          "|loc.c:12",
                                          "acq(",
                                          "benter(",
-                                         "T1|w(x0)\n"};
+                                         "T1|w(x0)\n",
+                                         "=",
+                                         "-",
+                                         "9223372036854775808",
+                                         "T2|vw(v=-1)\n",
+                                         "T1|vr(v=1)|f.c:3\n"};
     const int edits = static_cast<int>(rng() % 6);
     for (int i = 0; i < edits && !text.empty(); ++i) {
         const std::size_t at = rng() % text.size();
@@ -97,7 +104,7 @@ std::string mutate(std::mt19937_64& rng, std::string text) {
 TEST_CASE("text parser: the fast path reads every input as the reference parser does") {
     std::mt19937_64 rng(2026);
     for (int i = 0; i < 4000; ++i) {
-        testing::RandomTraceOptions o{1 + static_cast<int>(rng() % 12), 3, 2, 2, 2, 60, 0};
+        testing::RandomTraceOptions o{1 + static_cast<int>(rng() % 12), 3, 2, 2, 2, 60, 0, 30};
         std::string text = testing::random_trace(rng, o);
         if (i % 3 == 0) // long names: word scans go past 8 bytes, lines past the window
             for (std::size_t p = 0; (p = text.find("(x0", p)) != std::string::npos; p += 32)

@@ -174,6 +174,21 @@ TEST_CASE("malformed lines: FILE:LINE:COL: error naming the line") {
         {"T1|w(x) y\n", "t.std:1:9: error: expected '|' or the end of the line, found 'y'"},
         {"T1|w(x)|loc\x01x\n", "t.std:1:12: error: unexpected byte 0x01 in the location"},
         {"T\x00|w(x)\n", "t.std:1:2: error: expected '|' after the thread name, found byte 0x00"},
+        // vr(v=K) / vw(v=K): K is -?[0-9]+ within 64 bits, no blanks inside (docs/traces.md).
+        {"T1|vw(v=)\n", "t.std:1:9: error: expected the value as an integer (-?[0-9]+) after '='"},
+        {"T1|vw(v=1=2)\n",
+         "t.std:1:10: error: expected the value as an integer (-?[0-9]+) after '=', found '='"},
+        {"T1|vr(v=-)\n", "t.std:1:9: error: expected the value as an integer (-?[0-9]+) after '='"},
+        {"T1|vr(v=1x)\n",
+         "t.std:1:10: error: expected the value as an integer (-?[0-9]+) after '=', found 'x'"},
+        {"T1|vw(=1)\n", "t.std:1:7: error: expected a volatile name before '='"},
+        {"T1|vw(v=9223372036854775808)\n",
+         "t.std:1:9: error: value 9223372036854775808 is out of range (signed 64 bits)"},
+        {"T1|vw(v=-9223372036854775809)\n",
+         "t.std:1:9: error: value -9223372036854775809 is out of range (signed 64 bits)"},
+        {"T1|vw(v= 1)\n",
+         "t.std:1:9: error: expected the value as an integer (-?[0-9]+) after '='"},
+        {"T1|vw(v =1)\n", "t.std:1:9: error: expected ')', found '='"},
     };
     for (const Case& c : cases) {
         Read r(std::string_view(c.text, std::strlen(c.text) + (c.text[1] == 0 ? 8 : 0)));

@@ -101,7 +101,8 @@ TEST_CASE("the work queue: a queue mechanism, a group, EX(each workers)") {
 }
 
 TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups just work") {
-    // LOCK modes are emitted with their lock (tests/live/lock_mode_test.cpp runs them).
+    // LOCK modes are emitted with their lock (tests/live/lock_mode_test.cpp runs them), value
+    // labels with their value (tests/live/values_test.cpp).
     for (const char* stem : {"fig5_1_locked", "guarded_phase"}) {
         CAPTURE(stem);
         Run r = sfgc("specs/extensions/" + std::string(stem) + ".sfg --emit-cpp -");
@@ -109,9 +110,11 @@ TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups ju
         CHECK(r.err.empty());
         CHECK(r.out.find("{::sfg::ModeKind::LOCK, ") != std::string::npos);
     }
+    Run vflag = sfgc("specs/extensions/vflag.sfg --emit-cpp -");
+    CHECK(vflag.status == 0);
+    CHECK(vflag.out.find(", true, 1}, // x: EX(Thread0) -v==1-> EX(Thread1)") != std::string::npos);
+    CHECK(vflag.out.find("#if !defined(SFG_SPEC_VALUES)") != std::string::npos);
     const std::pair<const char*, const char*> refused[] = {
-        {"vflag", "specs/extensions/vflag.sfg:6:5: error: --emit-cpp cannot emit the value label "
-                  "'v==1' of 'x' (thesis §5.1) yet: the live runtime does not enforce it\n"},
         {"work_queue", "specs/extensions/work_queue.sfg:5:7: error: --emit-cpp cannot emit the "
                        "queue 'q' (thesis §5.1) yet: the live runtime does not enforce it\n"},
     };
@@ -127,7 +130,7 @@ TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups ju
     }
     // Another output asked for in the same run is still written.
     Run both =
-        sfgc("specs/extensions/vflag.sfg --json --emit-cpp " + (scratch() / "v.hpp").string());
+        sfgc("specs/extensions/work_queue.sfg --json --emit-cpp " + (scratch() / "q.hpp").string());
     CHECK(both.status == 2);
     CHECK(nlohmann::json::parse(both.out)["variables"].size() == 1);
 
@@ -172,34 +175,77 @@ TEST_CASE("sfgc check enforces LOCK modes: the Figure 5.1 program violates LOCK(
     CHECK(r.out.find("violation on ordered") == std::string::npos);
 }
 
-// Value and queue labels are not enforced yet: rather than report violations of edges that
-// never fire, sfgc trace (with enforce) and sfgc check refuse the spec, naming the construct.
-TEST_CASE("sfgc trace and sfgc check refuse value and queue labels: exit 2 at line:col") {
-    Run v = sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/vflag.sfg");
-    CHECK(v.status == 2);
-    CHECK(v.out.empty());
-    CHECK(v.err == "specs/extensions/vflag.sfg:6:5: error: sfgc trace cannot enforce the value "
-                   "label 'v==1' of 'x' (thesis §5.1) yet\n");
-    Run q = sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/work_queue.sfg "
-                 "--analysis hb,enforce");
-    CHECK(q.status == 2);
-    CHECK(q.err == "specs/extensions/work_queue.sfg:6:5: error: sfgc trace cannot enforce the "
-                   "queue label 'q' of 'task' (thesis §5.1) yet\n");
-    // Without enforce the spec's disciplines are not used.
-    CHECK(sfgc("trace specs/traces/fig5_1.std --spec specs/extensions/vflag.sfg --analysis hb")
-              .status == 0);
+TEST_CASE("sfgc trace enforces value labels: the vflag handshake admitted, and too early") {
+    Run ok = sfgc("trace specs/traces/vflag_handshake.std --spec specs/extensions/vflag.sfg");
+    CHECK(ok.status == 0);
+    CHECK(ok.out.find("SUMMARY: 8 events; enforce: 0 violations; hb: 0 races") !=
+          std::string::npos);
+    Run bad = sfgc("trace specs/traces/vflag_too_early.std --spec specs/extensions/vflag.sfg");
+    CHECK(bad.status == 1);
+    CHECK(bad.out.find("w(x) by Thread1 is not permitted: the possible mode was EX(Thread0); to "
+                       "enter EX(Thread1) (edge EX(Thread0) -v==1-> EX(Thread1)), Thread0 must "
+                       "vw(v=1) after its accesses in EX(Thread0) and Thread1 must vr(v=1) before "
+                       "writing x") != std::string::npos);
+    CHECK(bad.out.find("SUMMARY: 4 events; enforce: 1 violation; hb: 1 race") != std::string::npos);
+}
 
-    fs::path program = scratch() / "vflag_program.sfg";
-    std::ofstream(program) << "threads a, b;\nvolatile v;\n"
-                              "var x : [EX(a) |> ^(v == 1) EX(b)]^(v == 0);\n"
-                              "program p { thread a { x = 1; v = 1; } "
-                              "thread b { await v == 1; x = 2; } }\n";
+TEST_CASE("sfgc trace enforces queue labels: the work queue admitted, a stolen task violates") {
+    Run ok = sfgc("trace specs/traces/work_queue.std --spec specs/extensions/work_queue.sfg "
+                  "--analysis enforce,hb,fasttrack,goldilocks");
+    CHECK(ok.status == 0);
+    CHECK(ok.out.find("SUMMARY: 8 events; enforce: 0 violations; hb: 0 races; fasttrack: 0 races; "
+                      "goldilocks: 0 races") != std::string::npos);
+    Run bad = sfgc("trace specs/traces/work_queue_stolen.std --spec "
+                   "specs/extensions/work_queue.sfg --analysis enforce,hb");
+    CHECK(bad.status == 1);
+    CHECK(bad.out.find("w(task) by w2 is not permitted") != std::string::npos);
+    CHECK(bad.out.find("deq(q,task)") != std::string::npos);
+    CHECK(bad.out.find("SUMMARY: 6 events; enforce: 1 violation; hb: 1 race") != std::string::npos);
+    // A deq with nothing put in: ill-formed, exit 2 at its line.
+    const fs::path t = scratch() / "deq_first.std";
+    std::ofstream(t) << "T0|w(x)\nT1|deq(q,x)\n";
+    Run ill = sfgc("trace '" + t.string() + "'");
+    CHECK(ill.status == 2);
+    CHECK(ill.err == t.string() + ":2:1: error: thread T1 takes x out of queue q, which holds no "
+                                  "x put in before\n");
+    // The SLP form has no queues yet: compress refuses, naming the first one.
+    Run c =
+        sfgc("compress specs/traces/work_queue.std -o '" + (scratch() / "wq.slp").string() + "'");
+    CHECK(c.status == 2);
+    CHECK(c.err.find("specs/traces/work_queue.std:5:1: error: event 3: enq (a queue, thesis §5.1) "
+                     "cannot be compressed into an SLP yet") != std::string::npos);
+}
+
+// sfgc check has no queue statements yet: rather than report violations of edges that never
+// fire, it refuses the spec, naming the construct.
+TEST_CASE("sfgc check refuses queue labels: exit 2 at line:col") {
+    fs::path program = scratch() / "queue_program.sfg";
+    std::ofstream(program) << "threads a, b;\nqueue q;\nvar x : EX(a) |> ^q EX(b);\n"
+                              "program p { thread a { x = 1; } thread b { skip; } }\n";
     Run c = sfgc("check '" + program.string() + "'");
     CHECK(c.status == 2);
     CHECK(c.out.empty());
     CHECK(c.err == program.string() +
-                       ":3:5: error: sfgc check cannot enforce the value label 'v==1' of 'x' "
+                       ":3:5: error: sfgc check cannot enforce the queue label 'q' of 'x' "
                        "(thesis §5.1) yet\n");
+}
+
+TEST_CASE("sfgc check enforces value labels: the vflag handshake, and a thread going too early") {
+    CHECK(sfgc("check specs/programs/vflag_handshake/vflag_handshake.sfg").status == 0);
+    const fs::path dir = scratch() / "vflag_cex";
+    Run r = sfgc("check specs/programs/vflag_too_early/vflag_too_early.sfg --trace-out '" +
+                 dir.string() + "'");
+    CHECK(r.status == 1);
+    CHECK(r.out.find("violation on x") != std::string::npos);
+    // The counterexample shows the values, and sfgc trace replays it to the same violation.
+    const fs::path cex = dir / "too_early-violation-x.std";
+    std::ifstream in(cex);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(text.find("Thread1|vr(v=0)|too_early:8") != std::string::npos);
+    Run t = sfgc("trace '" + cex.string() +
+                 "' --spec specs/programs/vflag_too_early/vflag_too_early.sfg --analysis enforce");
+    CHECK(t.status == 1);
+    CHECK(t.out.find("ERROR: discipline of x violated (enforce)") != std::string::npos);
 }
 
 TEST_CASE("chapter 5 misuse: errors at line:col, exit 2") {

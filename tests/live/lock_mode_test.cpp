@@ -129,8 +129,8 @@ TEST_CASE("the runtime's LOCK modes from a generated header are the compiler's, 
     }
 }
 
-// Value labels cannot be written in spec_data; a queue edge can, by hand: the runtime refuses it
-// rather than check a discipline whose edge never fires.
+// A queue edge can be written in spec_data by hand: the runtime refuses it rather than check a
+// discipline whose edge never fires.
 TEST_CASE("spec data with a queue edge is refused, naming it") {
     sfg::spec_data::spec d = guarded_phase::sfg_spec_data::data;
     std::vector<sfg::spec_data::edge> edges(d.edges, d.edges + d.edge_count);

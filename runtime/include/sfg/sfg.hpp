@@ -229,12 +229,14 @@ struct object {
 
 // Records op on `o` by the calling thread, performing `access(context)` atomically with it.
 // Returns what the operation must throw under on_finding::throw_error (after it has finished
-// its work); aborts under on_finding::abort.
+// its work); aborts under on_finding::abort. `value`, when not null, is where the access leaves
+// the value a vr/vw carries (read after the access; docs/traces.md, "Values of volatiles").
 std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
-                                    void (*access)(void*), void* context);
+                                    void (*access)(void*), void* context,
+                                    const std::int64_t* value = nullptr);
 // record_event, then throws what it returned.
 void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
-            void* context);
+            void* context, const std::int64_t* value = nullptr);
 inline void record(const object& o, Op op, const sfg::source_location* where = nullptr) {
     record(o, op, where, nullptr, nullptr);
 }
@@ -440,9 +442,13 @@ private:
 };
 
 // A volatile (vr / vw events), on std::atomic<T>: each load and store is one event, recorded
-// atomically with it.
+// atomically with it. For an integral T the event carries the value read or written,
+// vr(v=K) / vw(v=K), as a signed 64-bit integer: what a value label ^(v == K) waits for
+// (thesis §5.1, docs/enforcers.md).
 template <class T>
 class volatile_var {
+    static constexpr bool carries_value = std::is_integral_v<T> && sizeof(T) <= 8;
+
 public:
     explicit volatile_var(std::string name, T init = T{})
         : obj_(std::move(name), Namespace::volatile_), value_(init) {}
@@ -453,28 +459,34 @@ public:
         struct context {
             const volatile_var* self;
             T out;
-        } c{this, T{}};
+            std::int64_t value;
+        } c{this, T{}, 0};
         detail::record(
             obj_, Op::vol_read, &where,
             [](void* p) {
                 auto* cx = static_cast<context*>(p);
                 cx->out = cx->self->value_.load();
+                if constexpr (carries_value)
+                    cx->value = static_cast<std::int64_t>(cx->out);
             },
-            &c);
+            &c, carries_value ? &c.value : nullptr);
         return c.out;
     }
     void store(T v, sfg::source_location where = sfg::source_location::current()) {
         struct context {
             volatile_var* self;
             T in;
-        } c{this, v};
+            std::int64_t value;
+        } c{this, v, 0};
+        if constexpr (carries_value)
+            c.value = static_cast<std::int64_t>(v);
         detail::record(
             obj_, Op::vol_write, &where,
             [](void* p) {
                 auto* cx = static_cast<context*>(p);
                 cx->self->value_.store(cx->in);
             },
-            &c);
+            &c, carries_value ? &c.value : nullptr);
     }
 
 private:

@@ -16,6 +16,8 @@
 // The layout of spec_data. A header generated for another version does not compile against
 // this runtime: it checks this number with #error.
 #define SFG_ABI_VERSION 1
+// spec_data::edge carries a volatile's value (v==K): a header with a value label needs it.
+#define SFG_SPEC_VALUES 1
 
 namespace sfg {
 
@@ -43,6 +45,10 @@ struct edge {
     std::uint32_t name;   // lock, volatile or barrier name; names[0] is "" for fork/join
     std::uint32_t thread; // fork: the forker; join: the joiner; else names[0]
     list threads;         // fork: the forked; join: the joined; barrier: its threads
+    // A volatile's v==K (thesis §5.1): K. Last, with defaults, so that headers without values
+    // stay valid ABI-1 data.
+    bool has_value = false;
+    std::int64_t value = 0;
 };
 
 struct variable {

@@ -7,8 +7,8 @@ const char* to_string(Op op) {
 }
 
 const char* to_string(Namespace n) {
-    static constexpr const char* names[namespace_count] = {"thread",   "variable", "lock",
-                                                           "volatile", "barrier",  "location"};
+    static constexpr const char* names[namespace_count_with_queues] = {
+        "thread", "variable", "lock", "volatile", "barrier", "location", "queue"};
     return names[static_cast<std::size_t>(n)];
 }
 

@@ -16,4 +16,12 @@ inline void put_varint(std::string& out, std::uint64_t v) {
     out += static_cast<char>(v);
 }
 
+// Signed integers (the values of vr/vw) as zigzag varints: 0, -1, 1, -2, ... as 0, 1, 2, 3, ...
+inline std::uint64_t zigzag(std::int64_t v) {
+    return (static_cast<std::uint64_t>(v) << 1) ^ (v < 0 ? ~std::uint64_t{0} : 0);
+}
+inline std::int64_t unzigzag(std::uint64_t u) {
+    return static_cast<std::int64_t>((u >> 1) ^ (~(u & 1) + 1));
+}
+
 } // namespace sfg

@@ -120,30 +120,34 @@ void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
 }
 
 void SingleTrackDetector::check(const Event& e, const Symbols& syms) {
-    // Reads, writes, lock operations; volatiles are variables here (SingleTrack §5).
+    // Reads, writes, lock operations; volatiles are variables here (SingleTrack §5); enq/deq
+    // operate on their queue as lock operations do on their lock (docs/determinism.md).
     const OpInfo& op = op_info(e.op);
+    const ObjId obj =
+        op.operand == Operand::queue_item ? syms.queue_items.queue(e.target) : e.target;
     const std::uint64_t b = threads_[e.thread].block;
     if (b) {
         const auto a =
             op.role == Role::memory || op.mech == MechKind::volatile_
                 ? (op.writes ? ConflictFreedom::Access::write : ConflictFreedom::Access::read)
                 : ConflictFreedom::Access::write;
-        if (std::optional<AccessRef> with = cf_.access(b, a, object_key(op.space, e.target), e))
-            conflict(e, syms, op.space, *with);
+        if (std::optional<AccessRef> with = cf_.access(b, a, object_key(op.space, obj), e))
+            conflict(e, syms, op.space, obj, *with);
     }
-    xs_.access(e.thread, b, op.space, e.target, e.op, e);
+    xs_.access(e.thread, b, op.space, obj, e.op, e);
     cycle(e, syms);
 }
 
-void SingleTrackDetector::conflict(const Event& e, const Symbols& syms, Namespace space,
+void SingleTrackDetector::conflict(const Event& e, const Symbols& syms, Namespace space, ObjId obj,
                                    const AccessRef& with) {
     Finding f;
     f.kind = FindingKind::conflict;
-    f.var = syms.names(space).name(e.target);
+    f.var = syms.names(space).name(obj);
     f.access = AccessRef::of(e);
     f.with = with;
     f.block = threads_[e.thread].block;
-    const bool sync = space == Namespace::lock || space == Namespace::volatile_;
+    const bool sync =
+        space == Namespace::lock || space == Namespace::volatile_ || space == Namespace::queue;
     f.message = fmt::format(
         "the {} by {} (event {}) and the {} by {} (event {}) are in the deterministic block of "
         "event {} and neither is ordered before the other by program order, fork, join or a "
@@ -151,7 +155,7 @@ void SingleTrackDetector::conflict(const Event& e, const Symbols& syms, Namespac
         describe(with.op), syms.threads.name(with.thread), with.event, describe(e.op),
         syms.threads.name(e.thread), e.number, *f.block,
         sync ? fmt::format("; inside a block {} {} orders nothing (SingleTrack, Figure 4)",
-                           space == Namespace::lock ? "lock" : "volatile", f.var)
+                           to_string(space), f.var)
              : "");
     findings_.push_back(std::move(f));
 }
@@ -169,6 +173,8 @@ void SingleTrackDetector::cycle(const Event& e, const Symbols& syms) {
         const OpInfo& op = op_info(e.op);
         if (op.operand == Operand::name)
             f.var = syms.names(op.space).name(e.target);
+        else if (op.operand == Operand::queue_item)
+            f.var = syms.queues.name(syms.queue_items.queue(e.target));
         f.access = AccessRef::of(e);
         f.block = c.block;
         f.cycle = c.nodes;

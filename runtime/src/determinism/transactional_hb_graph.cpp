@@ -25,7 +25,9 @@ TransactionalHbGraph::Handle TransactionalHbGraph::make(Node label, bool block) 
 }
 
 TransactionalHbGraph::Reads& TransactionalHbGraph::reads(Namespace space, ObjId obj) {
-    std::vector<Reads>& v = vars_[space == Namespace::volatile_ ? 1 : 0];
+    std::vector<Reads>& v = vars_[space == Namespace::volatile_ ? 1
+                                  : space == Namespace::queue   ? 2
+                                                                : 0];
     if (v.size() <= obj)
         v.resize(obj + 1);
     return v[obj];
@@ -266,7 +268,7 @@ void TransactionalHbGraph::access(ThreadId t, Node block, Namespace space, ObjId
         } else if (op != Op::release) {
             Reads& v = reads(space, obj);
             preds = live(v.write);
-            if (op == Op::write || op == Op::vol_write)
+            if (op == Op::write || op == Op::vol_write || op == Op::enqueue || op == Op::dequeue)
                 for (const auto& r : v.by_thread)
                     preds = preds || live(r.second);
         }
@@ -296,7 +298,7 @@ void TransactionalHbGraph::access(ThreadId t, Node block, Namespace space, ObjId
         set(it->second, me);
         break;
     }
-    default: { // write, vol_write
+    default: { // write, vol_write; enq, deq: a write of their queue
         Reads& v = reads(space, obj);
         edge(v.write, cur, e.number);
         // The reads since the last write; earlier ones reach this one through that write.

@@ -17,7 +17,7 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     v.shape = shapes.intern(net, names);
     v.edge_mech = static_cast<std::uint32_t>(vars.edge_mechs.size());
     for (const ModeEdge& e : net.edges)
-        vars.edge_mechs.push_back(names.intern_mechanism(e.mech));
+        vars.edge_mechs.push_back(names.intern_mechanism(e.mech, name));
     const NetShape& s = shapes[v.shape];
     const auto edge_mechs = vars.mechanisms(v, net.edges.size());
     const bool lazy = s.one_token && options.group_one_token;
@@ -150,6 +150,17 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     if (op.operand == Operand::name) { // acq .. bexit (r and w never come here): one key
         ++stats.sync_ops;
         const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
+        if (e.has_value() && t.valid() && names.has_value_mechanisms()) [[unlikely]] {
+            // vw(v=K) is the snd, vr(v=K) the rcv, of both v and v==K (thesis §5.1,
+            // docs/enforcement.md): one op, so at most one transition per candidate.
+            if (const MechIx mv = resolver.value_mechanism_of(e.target, e.value_id); mv.valid()) {
+                gathered.clear();
+                if (m.valid())
+                    lookup(m, t, op.role);
+                lookup(mv, t, op.role);
+                return apply_gathered();
+            }
+        }
         if (op.mech == MechKind::lock && m.valid() && names.mechanism(m).mode_lock) [[unlikely]]
             track_mode_lock(t, m, op.role == Role::rcv); // acq: the lock's rcv
         const std::span<const Subscription> found =
@@ -208,6 +219,16 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
                 lookup(m, t, op.role);
         }
         return apply_gathered();
+    case Operand::queue_item: { // snd / rcv of q(o), queue q on variable o (thesis §5.1)
+        ++stats.sync_ops;
+        const MechIx m = t.valid() ? resolver.queue_item_mechanism_of(e.target) : MechIx::none();
+        const std::span<const Subscription> found =
+            m.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
+        stats.sync_ops_irrelevant += found.empty();
+        for (const Subscription& sub : found)
+            step(sub);
+        return;
+    }
     }
 }
 

@@ -21,6 +21,8 @@ void NameResolver::reset(const Symbols* s) {
     locks_.clear();
     volatiles_.clear();
     barriers_.clear();
+    items_.clear();
+    values_.clear();
 }
 
 NetThread NameResolver::thread_slow(ThreadId t) {
@@ -51,6 +53,27 @@ MechIx NameResolver::mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, 
     MechIx& m = slot_for(map, table.size(), id, unresolved<MechIx>);
     if (m == unresolved<MechIx>)
         m = names_.find_mechanism(mechanism_key(*op.mech, std::string(table.name(id))));
+    return m;
+}
+
+MechIx NameResolver::value_mechanism_slow(ObjId volatile_id, ObjId value_id) const {
+    if (volatile_id == no_object || volatile_id >= syms_->volatiles.size() ||
+        value_id >= syms_->values.size())
+        return MechIx::none();
+    Mechanism m;
+    m.kind = MechKind::volatile_;
+    m.name = syms_->volatiles.name(volatile_id);
+    m.value = syms_->values.value(value_id);
+    return names_.find_mechanism(mechanism_key(m.kind, m.label()));
+}
+
+MechIx NameResolver::queue_item_slow(ObjId item) {
+    if (item == no_object || item >= syms_->queue_items.size())
+        return MechIx::none();
+    MechIx& m = slot_for(items_, syms_->queue_items.size(), item, unresolved<MechIx>);
+    if (m == unresolved<MechIx>)
+        m = names_.find_mechanism(queue_item_key(syms_->queues.name(syms_->queue_items.queue(item)),
+                                                 syms_->vars.name(syms_->queue_items.var(item))));
     return m;
 }
 

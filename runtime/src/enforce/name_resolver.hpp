@@ -10,6 +10,9 @@
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/op.hpp"
 
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sfg::enforce {
@@ -49,6 +52,26 @@ public:
                                                                 : mechanism_slow(map, op, id);
     }
 
+    // The mechanism v==K that a vr(v=K) / vw(v=K) is also the rcv / snd of (thesis §5.1,
+    // docs/enforcement.md), or none when no net names it. K is the Symbols::values id value_id.
+    MechIx value_mechanism_of(ObjId volatile_id, ObjId value_id) {
+        if (!names_.has_value_mechanisms())
+            return MechIx::none();
+        const std::uint64_t key = std::uint64_t{volatile_id} << 32 | value_id;
+        const auto [it, fresh] = values_.try_emplace(key, MechIx::none());
+        if (fresh)
+            it->second = value_mechanism_slow(volatile_id, value_id);
+        return it->second;
+    }
+
+    // The mechanism q(o) an enq(q,o) / deq(q,o) sends / receives (thesis §5.1), or none; `item`
+    // is its Symbols::queue_items id.
+    MechIx queue_item_mechanism_of(ObjId item) {
+        if (item < items_.size() && items_[item] != unresolved<MechIx>)
+            return items_[item];
+        return queue_item_slow(item);
+    }
+
 private:
     // Not yet looked up (distinct from none: looked up, and no net names it).
     template <class Ix>
@@ -57,13 +80,16 @@ private:
     NetThread thread_slow(ThreadId t);
     VarRef var_slow(ObjId x);
     MechIx mechanism_slow(std::vector<MechIx>& map, const OpInfo& op, ObjId id);
+    MechIx value_mechanism_slow(ObjId volatile_id, ObjId value_id) const;
+    MechIx queue_item_slow(ObjId item);
 
     const NetNames& names_;
     const Variables& vars_;
     const Symbols* syms_ = nullptr;
     std::vector<NetThread> threads_;
-    std::vector<MechIx> locks_, volatiles_, barriers_;
+    std::vector<MechIx> locks_, volatiles_, barriers_, items_;
     std::vector<VarRef> vars_map_;
+    std::unordered_map<std::uint64_t, MechIx> values_; // (volatile, value id) -> v==K
 };
 
 } // namespace sfg::enforce

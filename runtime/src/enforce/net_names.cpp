@@ -8,6 +8,10 @@ std::string mechanism_key(MechKind kind, const std::string& label) {
     return std::string(to_string(kind)) + ":" + label;
 }
 
+std::string queue_item_key(const std::string& queue, const std::string& var) {
+    return mechanism_key(MechKind::queue, queue + "(" + var + ")");
+}
+
 NetThread NetNames::intern_thread(const std::string& name) {
     auto [it, inserted] = thread_ids_.try_emplace(name, thread_names_.next_index());
     if (inserted) {
@@ -19,9 +23,11 @@ NetThread NetNames::intern_thread(const std::string& name) {
     return it->second;
 }
 
-MechIx NetNames::intern_mechanism(const Mechanism& m) {
+MechIx NetNames::intern_mechanism(const Mechanism& m, const std::string& var) {
     std::string label = m.label();
-    auto [it, inserted] = mech_ids_.try_emplace(mechanism_key(m.kind, label), mechs_.next_index());
+    auto [it, inserted] = mech_ids_.try_emplace(
+        m.kind == MechKind::queue ? queue_item_key(m.name, var) : mechanism_key(m.kind, label),
+        mechs_.next_index());
     if (!inserted)
         return it->second;
     const MechIx slot = it->second;
@@ -29,6 +35,8 @@ MechIx NetNames::intern_mechanism(const Mechanism& m) {
     info.kind = m.kind;
     info.name = m.name;
     info.label = std::move(label);
+    info.value = m.value;
+    has_values_ = has_values_ || m.value.has_value();
     if (m.kind == MechKind::fork || m.kind == MechKind::join) {
         info.thread = intern_thread(m.thread);
         for (const std::string& t : m.threads)

@@ -144,11 +144,15 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
             return i.mech == MechKind::fork
                        ? fmt::format("{} (be forked by {})", i.spelling, name(mi.thread))
                        : std::string(i.spelling);
+        case Operand::queue_item: // q(o): enq(q,o) / deq(q,o) of this variable (thesis §5.1)
+            return fmt::format("{}({},{})", i.spelling, mi.name, v.name);
         case Operand::name:
-        case Operand::none: // a queue's ops: no trace op sends or receives it (snd_op)
+        case Operand::none:
             break;
         }
-        return fmt::format("{}({})", i.spelling, mi.name);
+        // v==K: the op carries K, vw(v=K) (docs/traces.md)
+        return fmt::format("{}({}{})", i.spelling, mi.name,
+                           mi.value ? fmt::format("={}", *mi.value) : "");
     };
     for (const Way& w : ways) {
         if (w.cost != ways.front().cost || out.fixes.size() == 3)

@@ -25,8 +25,9 @@ void SyncClocks::on_sync(const Event& e, const Symbols& syms) {
         return;
     }
     // The snd of a lock or volatile releases into its object's clock, the rcv acquires
-    // from it (thesis Figure 4.2).
-    if (op.operand == Operand::name) {
+    // from it (thesis Figure 4.2); so do enq(q,o) / deq(q,o) with the clock of the pair
+    // (q, o) (thesis §5.1: every enq(q,o) before every later deq(q,o)).
+    if (op.operand == Operand::name || op.operand == Operand::queue_item) {
         if (op.role == Role::snd) {
             thread(t).release(object(objects_[static_cast<std::size_t>(op.space)], e.target));
             thread(t).tick(slot(t));

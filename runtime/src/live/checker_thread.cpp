@@ -111,7 +111,8 @@ bool EventQueue::gather(std::vector<QueuedEvent>& batch) {
         for (std::uint64_t i = r.head.load(std::memory_order_relaxed); i <= r.scanned; ++i) {
             const RingEntry& x = r.entries[i % EventRing::capacity];
             if (!x.marker)
-                batch.push_back({x.file, x.line, x.column, x.target, r.thread, x.op});
+                batch.push_back(
+                    {x.file, x.line, x.column, x.target, r.thread, x.op, x.has_value, x.value});
         }
         ++r.scanned;
         r.found_ticket = 0;
@@ -320,7 +321,8 @@ void SessionImpl::check(const std::vector<QueuedEvent>& events) {
                 c = {e.file, e.line, e.column, serial, location(e.file, e.line, e.column)};
             loc = c.id;
         }
-        if (!deliver(e.thread, e.op, e.target, loc)) [[unlikely]]
+        if (!deliver(e.thread, e.op, e.target, loc,
+                     e.has_value ? syms.values.intern(e.value) : no_object)) [[unlikely]]
             push_failed(e.thread, e.op, e.target, no_name);
     }
 }

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
@@ -35,6 +37,10 @@ public:
         Buffer& b = buffers_[fill];
         if (b.size == b.capacity)
             b.grow();
+        // A vr/vw's value (docs/traces.md, "Values of volatiles") beside the three words: few
+        // events carry one.
+        if (v.value_id != no_object) [[unlikely]]
+            b.values.push_back({b.size, v.value_id});
         std::uint64_t* out = b.words.get() + 3 * b.size++;
         // Another core reads these lines, and still holds those of the last time this buffer
         // was filled: a plain store would wait for it to give each one up (measured on the
@@ -62,6 +68,7 @@ public:
     void replay(std::size_t b, Analysis& sink, const Symbols& syms) const {
         const Buffer& from = buffers_[b];
         Event e;
+        std::size_t next_value = 0;
         for (std::size_t i = 0; i < from.size; ++i) {
             const std::uint64_t* w = from.words.get() + 3 * i;
             e.number = w[0];
@@ -70,18 +77,23 @@ public:
             e.location = static_cast<ObjId>(w[2]);
             e.op = static_cast<Op>(static_cast<std::uint8_t>(w[2] >> 32));
             e.implicit = (w[2] >> 40 & 1) != 0;
+            e.value_id = no_object;
+            if (next_value < from.values.size() && from.values[next_value].first == i)
+                e.value_id = from.values[next_value++].second;
             sink.on_event(e, syms);
         }
     }
 
     void clear(std::size_t b) {
         buffers_[b].size = 0;
+        buffers_[b].values.clear();
     }
 
 private:
     struct Buffer {
-        std::unique_ptr<std::uint64_t[]> words; // three per event, not initialized
-        std::size_t size = 0, capacity = 0;     // in events
+        std::unique_ptr<std::uint64_t[]> words;            // three per event, not initialized
+        std::size_t size = 0, capacity = 0;                // in events
+        std::vector<std::pair<std::size_t, ObjId>> values; // (event index, Symbols::values id)
         void grow() {
             const std::size_t c = capacity ? 2 * capacity : 8192;
             auto more = std::make_unique_for_overwrite<std::uint64_t[]>(3 * c);

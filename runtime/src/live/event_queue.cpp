@@ -200,7 +200,8 @@ bool EventQueue::push_access(std::uint64_t serial, const QueuedEvent& e) {
     const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
     if (full(*r, tail) && !wait_for_room(*r, EventRing::capacity))
         return false;
-    r->entries[tail % EventRing::capacity] = {e.file, e.line, e.column, e.target, e.op, false, 0};
+    r->entries[tail % EventRing::capacity] = {e.file, e.line, e.column, e.target, e.op,
+                                              false,  false,  0,        0};
     r->tail.store(tail + 1, std::memory_order_release);
     // A thread whose thread_local objects are gone has no later event to place its accesses.
     if (++r->unticketed >= pending_capacity || ring_holder_gone) {
@@ -218,7 +219,8 @@ std::mutex& object_lock(const void* object) {
 }
 
 AppendResult EventQueue::append(std::uint64_t serial, const QueuedEvent* e, void (*access)(void*),
-                                void* context, const void* object, bool may_wait) {
+                                void* context, const void* object, bool may_wait,
+                                const std::int64_t* value) {
     EventRing* r = ring(serial);
     if (!r)
         return AppendResult::refused;
@@ -253,8 +255,9 @@ AppendResult EventQueue::append(std::uint64_t serial, const QueuedEvent* e, void
     if (ticket == 0)
         return refused;
     r->entries[tail % EventRing::capacity] =
-        e ? RingEntry{e->file, e->line, e->column, e->target, e->op, false, ticket}
-          : RingEntry{nullptr, 0, 0, no_object, Op::read, true, ticket};
+        e ? RingEntry{e->file, e->line,          e->column, e->target,         e->op,
+                      false,   value != nullptr, ticket,    value ? *value : 0}
+          : RingEntry{nullptr, 0, 0, no_object, Op::read, true, false, ticket, 0};
     r->tail.store(tail + 1, std::memory_order_release);
     r->unticketed = 0;
     published(*r, tail + 1);

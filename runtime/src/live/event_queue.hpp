@@ -45,8 +45,10 @@ public:
     // Atomically (with respect to the other accesses of `object`): performs access(context)
     // and appends e with the next ticket; e null: a marker. Waits for room unless !may_wait
     // (then the caller reserved it). An access that throws takes no ticket.
+    // `value`, when not null, is read after the access: the value the event carries.
     AppendResult append(std::uint64_t serial, const QueuedEvent* e, void (*access)(void*),
-                        void* context, const void* object, bool may_wait = true);
+                        void* context, const void* object, bool may_wait = true,
+                        const std::int64_t* value = nullptr);
     // Makes room for one entry in the calling thread's ring.
     void reserve(std::uint64_t serial);
     // Waits until every event appended so far (the caller's queued accesses too) is checked.

@@ -18,6 +18,8 @@ struct QueuedEvent {
     ObjId target;
     ThreadId thread;
     Op op;
+    bool has_value = false; // a vr/vw's value (docs/traces.md, "Values of volatiles")
+    std::int64_t value = 0;
 };
 
 // A thread's events in one session, in program order: written by the thread, read by the
@@ -31,7 +33,9 @@ struct RingEntry {
     ObjId target;
     Op op;
     bool marker;          // no event: only places the accesses before it
+    bool has_value;       // a vr/vw's value, read after its access
     std::uint64_t ticket; // 0: an access
+    std::int64_t value;
 };
 struct EventRing {
     static constexpr std::uint64_t capacity = 4096; // 128 KB, touched as used

@@ -42,7 +42,8 @@ QueuedEvent make_event(Op op, ObjId target, const sfg::source_location* where) {
 } // namespace
 
 std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
-                                    void (*access)(void*), void* context) {
+                                    void (*access)(void*), void* context,
+                                    const std::int64_t* value) {
     // A session with a checker thread: a thread of it appends the event, resolving the object
     // first if it is new (docs/enforcers.md, "How it works").
     if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
@@ -57,7 +58,7 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
         }
         if (cache >> 32 == serial) {
             const QueuedEvent e = make_event(op, static_cast<ObjId>(cache), where);
-            const AppendResult r = queue().append(serial, &e, access, context, &o);
+            const AppendResult r = queue().append(serial, &e, access, context, &o, true, value);
             if (r == AppendResult::appended)
                 return std::nullopt;
             if (r == AppendResult::refused_after_access)
@@ -86,7 +87,7 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
     const ObjId id = s->resolve(o, me.id);
     s->push(me.id, op, id,
             where ? s->location(where->file_name(), where->line(), where->column()) : no_object,
-            o.name);
+            o.name, value ? s->syms.values.intern(*value) : no_object);
     return s->take_fresh();
 }
 
@@ -111,8 +112,8 @@ void drain_before_misuse() {
 }
 
 void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
-            void* context) {
-    if (std::optional<finding> f = record_event(o, op, where, access, context))
+            void* context, const std::int64_t* value) {
+    if (std::optional<finding> f = record_event(o, op, where, access, context, value))
         throw finding_error(std::move(*f));
 }
 

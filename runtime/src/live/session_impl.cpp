@@ -23,8 +23,9 @@ namespace {
 
 // The trace format's rule for names (docs/traces.md), as the text reader checks it.
 bool writable_name(const std::string& name, Namespace kind) {
-    return kind == Namespace::thread ? text_trace::is_valid_thread_name(name)
-                                     : text_trace::is_valid_name(name);
+    return kind == Namespace::thread      ? text_trace::is_valid_thread_name(name)
+           : kind == Namespace::volatile_ ? text_trace::is_valid_volatile_name(name)
+                                          : text_trace::is_valid_name(name);
 }
 
 // sfg::finding is the public view of a Finding (report.hpp): its fields as strings, its message
@@ -225,8 +226,9 @@ bool SessionImpl::deliver_block(ThreadId t, Op op, ObjId loc) {
     return true;
 }
 
-bool SessionImpl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object) {
-    const bool ok = deliver(t, op, target, loc);
+bool SessionImpl::push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
+                       ObjId value) {
+    const bool ok = deliver(t, op, target, loc, value);
     if (split)
         analyse_buffered();
     if (!ok)

@@ -55,13 +55,15 @@ struct SessionImpl {
     std::string object_name(Op op, ObjId target) const;
     // One explicit event through the well-formedness checker to the analyses; an ill-formed one
     // is a misuse of `object` (empty: the event's object). Collects the new findings.
-    bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object);
+    // `value`: the Symbols::values id a vr/vw carries, or no_object.
+    bool push(ThreadId t, Op op, ObjId target, ObjId loc, const std::string& object,
+              ObjId value = no_object);
     // One event into the well-formedness checker (false: ill-formed, refused). A `begin` or
     // `end` is checked against the thread's open block first (deliver_block).
-    bool deliver(ThreadId t, Op op, ObjId target, ObjId loc) {
+    bool deliver(ThreadId t, Op op, ObjId target, ObjId loc, ObjId value = no_object) {
         if (op_info(op).role == Role::block) [[unlikely]]
             return deliver_block(t, op, loc);
-        return stream->push(t, op, target, loc);
+        return stream->push(t, op, target, loc, 0, value);
     }
     // SingleTrack's blocks do not nest (docs/determinism.md): a `begin` inside the thread's open
     // block, or an `end` outside one, is refused as ill-formed, as `sfgc trace --analysis

@@ -72,6 +72,11 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
             throw std::invalid_argument(
                 "sfg::spec: a queue label (thesis §5.1) is not enforced by the live runtime yet");
         me.mech.kind = e.kind;
+        if (e.has_value) {
+            if (e.kind != MechKind::volatile_)
+                Reader::bad("a value on an edge that is not a volatile's");
+            me.mech.value = e.value;
+        }
         me.mech.name = r.name(e.name);
         me.mech.thread = r.name(e.thread);
         me.mech.threads = r.names(e.threads);

@@ -80,6 +80,8 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
         break;
     case Op::vol_read:
     case Op::vol_write:
+    case Op::enqueue: // q(o) transfers like a volatile (thesis §5.1)
+    case Op::dequeue:
     case Op::join:
         break;
     default:
@@ -176,6 +178,8 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, std::uint32_t 
             add(in_[static_cast<std::size_t>(Namespace::lock)], m);
         for (ObjId v : a.volatiles)
             add(in_[static_cast<std::size_t>(Namespace::volatile_)], v);
+        for (ObjId q : a.items)
+            add(in_[static_cast<std::size_t>(Namespace::queue)], q);
         for (std::uint32_t g : a.generations)
             in_generations_.add(g);
         if (t != no_object && in(in_threads, t))
@@ -195,9 +199,9 @@ bool GoldilocksDetector::walk(std::uint64_t from, ThreadId owner, std::uint32_t 
             } else {
                 gained = in_generations_.has(c.target);
             }
-        } else if (op.operand == Operand::name) {
+        } else if (op.operand == Operand::name || op.operand == Operand::queue_item) {
             // Rules 2-5: a snd by a thread in LS brings its object in, a rcv of an object in LS
-            // its thread.
+            // its thread; a queue item (q, o) is such an object (thesis §5.1).
             std::vector<std::uint32_t>& objects = in_[static_cast<std::size_t>(op.space)];
             if (op.role == Role::snd) {
                 if (in(in_threads, c.thread))
@@ -297,13 +301,16 @@ std::uint32_t GoldilocksDetector::intern(Anchor a) {
     for (ObjId v : a.volatiles)
         mix(v);
     mix(~0ull);
+    for (ObjId q : a.items)
+        mix(q);
+    mix(~0ull);
     for (std::uint32_t g : a.generations)
         mix(g);
     a.hash = h;
     for (auto [it, end] = anchor_index_.equal_range(h); it != end; ++it) {
         Anchor& b = anchors_[it->second];
         if (b.threads == a.threads && b.locks == a.locks && b.volatiles == a.volatiles &&
-            b.generations == a.generations) {
+            b.items == a.items && b.generations == a.generations) {
             ++b.refs;
             return it->second;
         }
@@ -360,6 +367,7 @@ void GoldilocksDetector::catch_up() {
             members(in_[static_cast<std::size_t>(Namespace::thread)], a.threads);
             members(in_[static_cast<std::size_t>(Namespace::lock)], a.locks);
             members(in_[static_cast<std::size_t>(Namespace::volatile_)], a.volatiles);
+            members(in_[static_cast<std::size_t>(Namespace::queue)], a.items);
             in_generations_.each([&](std::uint32_t g) {
                 if (generation_barrier_.count(g))
                     a.generations.push_back(g);

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -162,7 +163,7 @@ public:
             for (std::size_t i = 0; i < n; ++i) {
                 const SlpTerminal& t = terminals[ids[i]];
                 const ObjId location = locations_.at(++number_);
-                if (!stream_.push(t.thread, t.op, t.target, location, 0)) [[unlikely]] {
+                if (!stream_.push(t.thread, t.op, t.target, location, 0, t.value_id)) [[unlikely]] {
                     error_ = fmt::format("event {}: {}", number_, stream_.error());
                     return State::failed;
                 }
@@ -207,15 +208,20 @@ struct PackedEvent {
     ObjId location;
     Op op;
     bool implicit;
+    bool has_value; // its value id is the batch's next (EventBuffer::values)
 };
 static_assert(sizeof(PackedEvent) == 16 && offsetof(PackedEvent, op) == 12 &&
-              offsetof(PackedEvent, implicit) == 13 && std::endian::native == std::endian::little);
+              offsetof(PackedEvent, implicit) == 13 && offsetof(PackedEvent, has_value) == 14 &&
+              std::endian::native == std::endian::little);
 
 // A growable array of packed events appended through a bare pointer: a vector's push_back is a
 // call here, and a tenth of an event's cost.
 class EventBuffer {
 public:
-    void clear() { next_ = data_.get(); }
+    void clear() {
+        next_ = data_.get();
+        values_.clear();
+    }
     void push(const Event& e) {
         if (next_ == end_) [[unlikely]]
             grow();
@@ -225,13 +231,18 @@ public:
         // and a wider load across those stores would wait for them to reach the cache.
         const std::uint64_t lo = e.thread | std::uint64_t{e.target} << 32;
         const std::uint64_t hi = e.location | std::uint64_t{static_cast<std::uint8_t>(e.op)} << 32 |
-                                 std::uint64_t{e.implicit} << 40;
+                                 std::uint64_t{e.implicit} << 40 |
+                                 std::uint64_t{e.has_value()} << 48;
+        if (e.has_value()) [[unlikely]]
+            values_.push_back(e.value_id);
         std::memcpy(reinterpret_cast<char*>(next_), &lo, sizeof lo);
         std::memcpy(reinterpret_cast<char*>(next_) + sizeof lo, &hi, sizeof hi);
         ++next_;
     }
     const PackedEvent* begin() const { return data_.get(); }
     const PackedEvent* end() const { return next_; }
+    // The value ids of the events with has_value, in order (vr/vw, docs/traces.md).
+    const ObjId* values() const { return values_.data(); }
 
 private:
     void grow() {
@@ -246,6 +257,7 @@ private:
     std::unique_ptr<PackedEvent[]> data_;
     PackedEvent* next_ = nullptr;
     PackedEvent* end_ = nullptr;
+    std::vector<ObjId> values_;
 };
 
 // Waits awake for `ready` a while (about a batch's time), yielding now and then: a thread put to
@@ -305,8 +317,10 @@ public:
         Event e;
         for (std::size_t k = 0;; ++k) {
             Batch& b = take(k);
+            const ObjId* value = b.events.values();
             for (const PackedEvent& p : b.events) {
                 e.number = p.implicit ? number + 1 : ++number;
+                e.value_id = p.has_value ? *value++ : no_object;
                 e.thread = p.thread;
                 e.op = p.op;
                 e.implicit = p.implicit;
@@ -545,10 +559,13 @@ public:
     void on_event(const Event& e, const Symbols&) override {
         if (e.implicit)
             return;
-        const SlpTerminal t{e.thread, e.op, e.target};
-        const std::uint64_t key = (std::uint64_t{e.thread} << 36) ^
-                                  (std::uint64_t{static_cast<std::uint8_t>(e.op)} << 32) ^
-                                  std::uint64_t{e.target};
+        if (op_info(e.op).operand == Operand::queue_item && !queue_event) [[unlikely]]
+            queue_event = e; // the SLP form has no queues (docs/compressed.md)
+        const SlpTerminal t{e.thread, e.op, e.target, e.value_id};
+        const std::uint64_t key =
+            ((std::uint64_t{e.thread} << 36) ^
+             (std::uint64_t{static_cast<std::uint8_t>(e.op)} << 32) ^ std::uint64_t{e.target}) +
+            (e.has_value() ? (std::uint64_t{e.value_id} + 1) * 0x9e3779b97f4a7c15ull : 0);
         auto [it, fresh] = ids_.try_emplace(key, 0);
         if (fresh || !(slp_.terminals[it->second] == t)) {
             // A new terminal (or, rarely, a hash clash: then look for it).
@@ -565,6 +582,7 @@ public:
             slp_.locations.emplace_back(e.number, e.location);
     }
     std::vector<std::uint32_t> sequence; // repair's input
+    std::optional<Event> queue_event;    // the first enq/deq, if any
 
     SequiturBuilder sequitur;
 
@@ -595,6 +613,14 @@ TraceResult compress_trace_file(const std::string& path, SlpAlgorithm algorithm,
     TraceResult r = read_trace_file(path, syms, sink);
     if (!r.ok())
         return r;
+    if (sink.queue_event) {
+        // The SLP form has no queue operands yet: refuse rather than drop them.
+        r.error = TraceError{path, sink.queue_event->line, sink.queue_event->line ? 1u : 0u,
+                             fmt::format("event {}: {} (a queue, thesis §5.1) cannot be "
+                                         "compressed into an SLP yet",
+                                         sink.queue_event->number, spelling(sink.queue_event->op))};
+        return r;
+    }
     if (out.terminals.size() >= (std::size_t{1} << 30)) {
         r.error = TraceError{path, 0, 0, "too many distinct events to compress (2^30 or more)"};
         return r;

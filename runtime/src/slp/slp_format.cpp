@@ -155,10 +155,11 @@ public:
                 if (len > in_.size() - pos_)
                     return fail("name runs past the end of the file"), error_;
                 const std::string_view name = in_.substr(pos_, len);
-                const bool ok = space == Namespace::location ? text_trace::is_valid_location(name)
-                                : space == Namespace::thread
-                                    ? text_trace::is_valid_thread_name(name)
-                                    : text_trace::is_valid_name(name);
+                const bool ok =
+                    space == Namespace::location    ? text_trace::is_valid_location(name)
+                    : space == Namespace::thread    ? text_trace::is_valid_thread_name(name)
+                    : space == Namespace::volatile_ ? text_trace::is_valid_volatile_name(name)
+                                                    : text_trace::is_valid_name(name);
                 if (!ok)
                     return fail(fmt::format("invalid {} name", to_string(space))), error_;
                 pos_ += len;
@@ -200,8 +201,10 @@ public:
             if (pos_ >= in_.size())
                 return fail("truncated terminal"), error_;
             const auto code = static_cast<unsigned char>(in_[pos_++]);
-            const std::optional<Op> op = op_from_wire(code);
-            if (!op)
+            const std::optional<Op> op = op_from_wire(code & ~slp_value_bit);
+            // The SLP form has no queue operands (docs/compressed.md): enq/deq are unknown.
+            if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_) ||
+                op_info(*op).operand == Operand::queue_item)
                 return fail(fmt::format("unknown op code 0x{:02x}", code)), error_;
             SlpTerminal t;
             t.op = *op;
@@ -215,6 +218,11 @@ public:
                 if (!index(v, table.size(), to_string(info.space)))
                     return error_;
                 t.target = table[v];
+                if (code & slp_value_bit) {
+                    if (!varint(v))
+                        return error_;
+                    t.value_id = syms_.values.intern(unzigzag(v));
+                }
             } else if (info.operand == Operand::thread_set) {
                 if (!index(v, set_ids.size(), "thread set"))
                     return error_;
@@ -553,10 +561,12 @@ void write_slp(std::ostream& out, const Slp& slp, const Symbols& syms) {
     }
     put_varint(buf, slp.terminals.size());
     for (const SlpTerminal& t : slp.terminals) {
-        buf += static_cast<char>(op_info(t.op).wire);
+        buf += static_cast<char>(op_info(t.op).wire | (t.has_value() ? slp_value_bit : 0));
         put_varint(buf, t.thread);
         if (op_info(t.op).operand == Operand::name || op_info(t.op).operand == Operand::thread_set)
             put_varint(buf, t.target);
+        if (t.has_value())
+            put_varint(buf, zigzag(syms.values.value(t.value_id)));
     }
     put_varint(buf, slp.rules.size());
     for (const auto& rule : slp.rules) {

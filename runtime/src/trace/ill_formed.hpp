@@ -55,5 +55,9 @@ inline std::string fork_ended(std::string_view t, std::string_view u, std::uint3
 inline std::string join_self(std::string_view t) {
     return fmt::format("thread {} joins itself", t);
 }
+inline std::string dequeue_absent(std::string_view t, std::string_view q, std::string_view o) {
+    return fmt::format("thread {} takes {} out of queue {}, which holds no {} put in before", t, o,
+                       q, o);
+}
 
 } // namespace sfg::ill_formed

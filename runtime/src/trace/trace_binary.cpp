@@ -18,16 +18,20 @@ namespace {
 constexpr std::string_view magic{"SFGTRC1\n", 8};
 constexpr unsigned char tag_name = 0x40;
 constexpr unsigned char tag_location = 0x80;
+constexpr unsigned char tag_value = 0x20; // vr/vw with a value: a zigzag varint after the target
 
 // Name records and id maps by namespace; a namespace's tag is 0x40 + namespace_wire.
 constexpr int k_threads = static_cast<int>(Namespace::thread);
 constexpr int k_locations = static_cast<int>(Namespace::location);
-constexpr int k_count = static_cast<int>(namespace_count);
+constexpr int k_volatiles = static_cast<int>(Namespace::volatile_);
+constexpr int k_vars = static_cast<int>(Namespace::variable);
+constexpr int k_queues = static_cast<int>(Namespace::queue);
+constexpr int k_count = static_cast<int>(namespace_count_with_queues);
 
 constexpr std::array<int, 0x40> namespace_of_wire = [] {
     std::array<int, 0x40> a{};
     a.fill(-1);
-    for (std::size_t k = 0; k < namespace_count; ++k)
+    for (std::size_t k = 0; k < namespace_count_with_queues; ++k)
         a[namespace_wire[k]] = static_cast<int>(k);
     return a;
 }();
@@ -76,19 +80,21 @@ public:
                 // blanks, control characters, separators) could forge lines of a report.
                 const int kind = namespace_of_wire[tag - tag_name];
                 const std::string_view name = in_.substr(pos_, len);
-                if (kind == k_locations ? !text_trace::is_valid_location(name)
-                    : kind == k_threads ? !text_trace::is_valid_thread_name(name)
-                                        : !text_trace::is_valid_name(name))
+                if (kind == k_locations   ? !text_trace::is_valid_location(name)
+                    : kind == k_threads   ? !text_trace::is_valid_thread_name(name)
+                    : kind == k_volatiles ? !text_trace::is_valid_volatile_name(name)
+                                          : !text_trace::is_valid_name(name))
                     return fail(fmt::format("invalid {} {}", kind_name(kind), show_name(name))),
                            result();
                 ids_[kind].push_back(syms_.names(static_cast<Namespace>(kind)).intern(name));
                 pos_ += len;
                 continue;
             }
-            const std::optional<Op> code = op_from_wire(tag & ~tag_location);
-            if (!code)
+            const std::optional<Op> code = op_from_wire(tag & ~(tag_location | tag_value));
+            if (!code || ((tag & tag_value) && op_info(*code).space != Namespace::volatile_))
                 return fail(fmt::format("unknown record tag 0x{:02x}", tag)), result();
             const Op op = *code;
+            std::optional<std::int64_t> value;
             ThreadId t = 0;
             ObjId target = no_object, location = no_object;
             if (!id(k_threads, t))
@@ -96,6 +102,12 @@ public:
             if (int k = target_kind(op); k >= 0) {
                 if (!id(k, target))
                     return result();
+                if (tag & tag_value) {
+                    std::uint64_t u;
+                    if (!varint64(u))
+                        return result();
+                    value = unzigzag(u);
+                }
             } else if (op_info(op).operand == Operand::thread_set) {
                 std::uint32_t n;
                 if (!varint(n))
@@ -114,10 +126,16 @@ public:
                     set_.push_back(u);
                 }
                 target = sets_.id(set_);
+            } else if (op_info(op).operand == Operand::queue_item) { // enq(q,o): q, then o
+                ObjId q = 0, o = 0;
+                if (!id(k_queues, q) || !id(k_vars, o))
+                    return result();
+                target = syms_.queue_items.intern(q, o);
             }
             if ((tag & tag_location) && !id(k_locations, location))
                 return result();
-            if (!stream_.push(t, op, target, location, 0))
+            if (!stream_.push(t, op, target, location, 0,
+                              value ? syms_.values.intern(*value) : no_object))
                 return fail(stream_.error()), result();
         }
         stream_.finish();
@@ -147,6 +165,20 @@ private:
             if (shift == 28 && b > 0x0f)
                 return fail("varint out of range");
             v |= static_cast<std::uint32_t>(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                return true;
+        }
+        return fail("varint out of range");
+    }
+    bool varint64(std::uint64_t& v) {
+        v = 0;
+        for (int shift = 0; shift < 70; shift += 7) {
+            if (pos_ >= in_.size())
+                return fail("truncated record");
+            auto b = static_cast<unsigned char>(in_[pos_++]);
+            if (shift == 63 && b > 0x01)
+                return fail("varint out of range");
+            v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
             if (!(b & 0x80))
                 return true;
         }
@@ -220,19 +252,32 @@ void BinaryTraceWriter::on_event(const Event& e, const Symbols& syms) {
     if (set)
         for (ThreadId u : syms.thread_sets[e.target])
             file_id(k_threads, u, syms.threads);
+    const bool item = op_info(e.op).operand == Operand::queue_item;
+    std::uint32_t queue = 0, var = 0;
+    if (item) {
+        queue = file_id(k_queues, syms.queue_items.queue(e.target), syms.queues);
+        var = file_id(k_vars, syms.queue_items.var(e.target), syms.vars);
+    }
     std::uint32_t loc = 0;
     if (e.location != no_object)
         loc = file_id(k_locations, e.location, syms.locations);
 
-    buf_ += static_cast<char>(op_info(e.op).wire | (e.location != no_object ? tag_location : 0));
+    const bool value = e.has_value() && op_info(e.op).space == Namespace::volatile_;
+    buf_ += static_cast<char>(op_info(e.op).wire | (e.location != no_object ? tag_location : 0) |
+                              (value ? tag_value : 0));
     put_varint(buf_, t);
     if (k >= 0) {
         put_varint(buf_, target);
+        if (value)
+            put_varint(buf_, zigzag(syms.values.value(e.value_id)));
     } else if (set) {
         const auto& us = syms.thread_sets[e.target];
         put_varint(buf_, static_cast<std::uint32_t>(us.size()));
         for (ThreadId u : us)
             put_varint(buf_, ids_[k_threads][u] - 1);
+    } else if (item) {
+        put_varint(buf_, queue);
+        put_varint(buf_, var);
     }
     if (e.location != no_object)
         put_varint(buf_, loc);

@@ -33,9 +33,11 @@ namespace sfg {
 namespace {
 
 // Name tables are kept by Namespace (op.hpp).
-constexpr std::size_t kinds = namespace_count;
+constexpr std::size_t kinds = namespace_count_with_queues;
 constexpr std::size_t k_threads = static_cast<std::size_t>(Namespace::thread);
 constexpr std::size_t k_locations = static_cast<std::size_t>(Namespace::location);
+constexpr std::size_t k_vars = static_cast<std::size_t>(Namespace::variable);
+constexpr std::size_t k_queues = static_cast<std::size_t>(Namespace::queue);
 constexpr std::uint32_t unmapped = ~std::uint32_t{0};
 // The namespace of each op's one name operand, or `kinds` when it has none.
 constexpr std::array<std::size_t, op_count> target_kind = [] {
@@ -50,9 +52,10 @@ constexpr std::array<std::size_t, op_count> target_kind = [] {
 struct RawEvent {
     std::uint32_t line; // in the chunk, 1-based
     std::uint32_t thread;
-    std::uint32_t target; // fork/join: an index into Chunk::sets
+    std::uint32_t target; // fork/join: an index into Chunk::sets; enq/deq: into Chunk::items
     std::uint32_t location;
     Op op;
+    bool has_value; // the next of Chunk::values is its value (vr/vw, docs/traces.md)
 };
 
 // A growable array of raw events, appended to through a bare pointer: the parser's one store an
@@ -88,7 +91,9 @@ struct Chunk {
     unsigned parser = 0;         // whose local ids
     const char* begin = nullptr; // the chunk's first byte (for error columns)
     RawEvents events;
-    std::vector<std::vector<ThreadId>> sets; // fork/join operands, local ids, as listed
+    std::vector<std::int64_t> values;           // of the events with has_value, in order
+    std::vector<std::vector<ThreadId>> sets;    // fork/join operands, local ids, as listed
+    std::vector<std::pair<ObjId, ObjId>> items; // enq/deq operands: (queue, variable), local
     std::array<std::vector<std::string_view>, kinds> new_names; // local ids first given here
     std::uint32_t lines = 0;
     std::optional<TraceError> error; // its line is the chunk's
@@ -105,7 +110,7 @@ public:
     BasicNameCache<ViewTable> threads{views[at(Namespace::thread)]},
         vars{views[at(Namespace::variable)]}, locks{views[at(Namespace::lock)]},
         volatiles{views[at(Namespace::volatile_)]}, barriers{views[at(Namespace::barrier)]},
-        locations{views[at(Namespace::location)]};
+        locations{views[at(Namespace::location)]}, queues{views[at(Namespace::queue)]};
     Chunk* chunk = nullptr;
 
     std::string_view thread_name(ThreadId t) const { return views[k_threads].name(t); }
@@ -113,8 +118,15 @@ public:
         chunk->sets.push_back(listed);
         return static_cast<ObjId>(chunk->sets.size() - 1);
     }
-    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line) {
-        chunk->events.push({line, t, target, location, op});
+    ObjId item(ObjId queue, ObjId var) {
+        chunk->items.emplace_back(queue, var);
+        return static_cast<ObjId>(chunk->items.size() - 1);
+    }
+    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
+              std::optional<std::int64_t> value = {}) {
+        chunk->events.push({line, t, target, location, op, value.has_value()});
+        if (value) [[unlikely]]
+            chunk->values.push_back(*value);
         return true; // well-formedness is checked in order, by the caller's thread
     }
     const std::string& error() const { return none_; }
@@ -177,7 +189,9 @@ private:
         ChunkOut& out = *outs_[parser];
         c.parser = parser;
         c.events.clear();
+        c.values.clear();
         c.sets.clear();
+        c.items.clear();
         c.error.reset();
         c.failed = nullptr;
         c.lines = 0;
@@ -296,6 +310,7 @@ private:
                     id = syms.names(static_cast<Namespace>(kind)).intern(m.names[kind][local]);
                 return id;
             };
+            const std::int64_t* value = c.values.data();
             for (const RawEvent& e : c.events) {
                 const ThreadId t = global(k_threads, e.thread);
                 ObjId target = no_object;
@@ -307,10 +322,16 @@ private:
                     for (ThreadId u : c.sets[e.target])
                         set.push_back(global(k_threads, u));
                     target = sets.id(set);
+                } else if (op_info(e.op).operand == Operand::queue_item) {
+                    const auto [q, o] = c.items[e.target];
+                    target = syms.queue_items.intern(global(k_queues, q), global(k_vars, o));
                 }
                 const ObjId location =
                     e.location == no_object ? no_object : global(k_locations, e.location);
-                if (!stream.push(t, e.op, target, location, base + e.line)) {
+                ObjId v = no_object;
+                if (e.has_value) [[unlikely]]
+                    v = syms.values.intern(*value++);
+                if (!stream.push(t, e.op, target, location, base + e.line, v)) {
                     result.error = TraceError{std::string(file_), base + e.line,
                                               first_column(c, e.line), stream.error()};
                     result.events = stream.events();

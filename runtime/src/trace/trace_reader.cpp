@@ -25,18 +25,22 @@ namespace {
 struct DirectOut {
     DirectOut(Symbols& s, Analysis& sink)
         : syms(s), stream(s, sink), threads(s.threads), vars(s.vars), locks(s.locks),
-          volatiles(s.volatiles), barriers(s.barriers), locations(s.locations), sets(s) {}
+          volatiles(s.volatiles), barriers(s.barriers), locations(s.locations), queues(s.queues),
+          sets(s) {}
 
     const std::string& thread_name(ThreadId t) const { return syms.threads.name(t); }
     ObjId set(std::vector<ThreadId>& listed) { return sets.id(listed); }
-    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line) {
-        return stream.push(t, op, target, location, line);
+    ObjId item(ObjId queue, ObjId var) { return syms.queue_items.intern(queue, var); }
+    bool push(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
+              std::optional<std::int64_t> value = {}) {
+        return stream.push(t, op, target, location, line,
+                           value ? syms.values.intern(*value) : no_object);
     }
     const std::string& error() const { return stream.error(); }
 
     Symbols& syms;
     WellFormedStream stream;
-    NameCache threads, vars, locks, volatiles, barriers, locations;
+    NameCache threads, vars, locks, volatiles, barriers, locations, queues;
     ThreadSetCache sets;
 };
 

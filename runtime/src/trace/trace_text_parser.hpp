@@ -3,10 +3,13 @@
 // per line; names are looked up in reader-local hash tables keyed by views into the file.
 //
 // Out is where names and events go:
-//   Out::threads, vars, locks, volatiles, barriers, locations  BasicNameCache<...>s
+//   Out::threads, vars, locks, volatiles, barriers, locations, queues  BasicNameCache<...>s
 //   thread_name(ThreadId) -> string_view-able                   for messages
 //   set(std::vector<ThreadId>& listed) -> ObjId                 a fork/join operand (distinct)
-//   push(ThreadId, Op, ObjId target, ObjId location, line) -> bool, and error() when false
+//   item(ObjId queue, ObjId var) -> ObjId, and Out::queues      an enq/deq operand (optional:
+//                                                               without, enq/deq are unknown)
+//   push(ThreadId, Op, ObjId target, ObjId location, line, optional<int64> value) -> bool, and
+//   error() when false (value: what a vr(v=K) / vw(v=K) carries)
 // The parser interns each line's names in the order thread, operand(s), location.
 #pragma once
 
@@ -15,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cstring>
 #include <fmt/format.h>
 #include <optional>
@@ -64,6 +68,10 @@ inline bool is_valid_name(std::string_view s) {
             return false;
     return true;
 }
+// A volatile's name has no '=': vr(v=K) / vw(v=K) carry a value after one (docs/traces.md).
+inline bool is_valid_volatile_name(std::string_view s) {
+    return is_valid_name(s) && s.find('=') == std::string_view::npos;
+}
 // A thread's name starts its line, where `#` starts a comment instead.
 inline bool is_valid_thread_name(std::string_view s) {
     return is_valid_name(s) && s.front() != '#';
@@ -78,10 +86,11 @@ inline bool is_valid_location(std::string_view s) {
 }
 
 // "r, w, acq, ..., end": the ops a text trace may spell.
+// The hint of a missing op: the ops of thesis chapter 4 (enq/deq, thesis §5.1, left out).
 inline std::string op_spellings() {
     std::string s;
     for (const OpInfo& i : op_table)
-        if (!i.implicit)
+        if (!i.implicit && i.operand != Operand::queue_item)
             s += (s.empty() ? "" : ", ") + std::string(i.spelling);
     return s;
 }
@@ -149,6 +158,35 @@ private:
             return fail(p, fmt::format("expected {}, found {}", what, show(*p))), nullptr;
         }
         return q;
+    }
+
+    // The operand of vr/vw, `v` or `v=K` (docs/traces.md): the volatile's name (its end in
+    // name_end) and K if written; false (and an error) when K is not an integer of 64 bits.
+    bool volatile_operand(const char* a, const char* q, const char*& name_end,
+                          std::optional<std::int64_t>& value) {
+        const char* eq =
+            static_cast<const char*>(std::memchr(a, '=', static_cast<std::size_t>(q - a)));
+        name_end = eq ? eq : q;
+        if (!eq)
+            return true;
+        if (eq == a)
+            return fail(a, "expected a volatile name before '='");
+        const char* k = eq + 1;
+        const char* digits = k < q && *k == '-' ? k + 1 : k;
+        const char* c = digits;
+        while (c < q && *c >= '0' && *c <= '9')
+            ++c;
+        if (c == digits || c != q)
+            return fail(c == digits ? k : c,
+                        fmt::format("expected the value as an integer (-?[0-9]+) after '='{}",
+                                    c == q ? std::string() : ", found " + show(*c)));
+        std::int64_t v = 0;
+        const auto [end, ec] = std::from_chars(k, q, v);
+        if (ec != std::errc() || end != q)
+            return fail(k, fmt::format("value {} is out of range (signed 64 bits)",
+                                       std::string_view(k, static_cast<std::size_t>(q - k))));
+        value = v;
+        return true;
     }
 
     static const char* skip_space(const char* p, const char* e) {
@@ -390,6 +428,10 @@ private:
         if (!scan_words(p, end, f))
             return FastLine::other;
 #endif
+        // vr(v=K) / vw(v=K): parse_line splits the value off (nothing is interned yet).
+        if (op_info(f.op).space == Namespace::volatile_ &&
+            std::memchr(f.arg, '=', static_cast<std::size_t>(f.arg_end - f.arg)))
+            return FastLine::other;
         auto view = [](const char* a, const char* b) {
             return std::string_view(a, static_cast<std::size_t>(b - a));
         };
@@ -448,6 +490,7 @@ private:
         p = skip_space(q, e);
 
         ObjId target = no_object;
+        std::optional<std::int64_t> value;
         if (info.operand == Operand::none) {
             // begin / end; RAPID writes an operand, which carries nothing for us.
             if (p < e && *p == '(') {
@@ -465,11 +508,42 @@ private:
                 q = name(p, e, "an operand");
                 if (!q)
                     return false;
-                std::string_view arg(a, static_cast<std::size_t>(q - a));
+                const char* name_end = q;
+                if (info.space == Namespace::volatile_ && !volatile_operand(a, q, name_end, value))
+                    return false;
+                std::string_view arg(a, static_cast<std::size_t>(name_end - a));
                 p = skip_space(q, e);
                 if (p < e && *p == ',')
                     return fail(p, fmt::format("'{}' takes one operand", op_name));
                 target = by_op_[static_cast<std::size_t>(info.op)]->id(arg);
+            } else if (info.operand == Operand::queue_item) {
+                if constexpr (requires(Out & o) { o.item(ObjId{}, ObjId{}); }) {
+                    // enq(q,o) / deq(q,o): a queue, then a variable (thesis §5.1, q(o)).
+                    const char* a = p;
+                    q = name(p, e, "a queue name");
+                    if (!q)
+                        return false;
+                    const ObjId queue =
+                        out_.queues.id(std::string_view(a, static_cast<std::size_t>(q - a)));
+                    p = skip_space(q, e);
+                    if (p == e || *p != ',')
+                        return fail(p,
+                                    fmt::format("'{}' takes a queue and a variable: expected ','",
+                                                op_name));
+                    p = skip_space(p + 1, e);
+                    a = p;
+                    q = name(p, e, "a variable name");
+                    if (!q)
+                        return false;
+                    const ObjId var =
+                        out_.vars.id(std::string_view(a, static_cast<std::size_t>(q - a)));
+                    p = skip_space(q, e);
+                    if (p < e && *p == ',')
+                        return fail(p, fmt::format("'{}' takes two operands", op_name));
+                    target = out_.item(queue, var);
+                } else { // an Out without queues reads no enq/deq
+                    return fail(op_at, fmt::format("unknown operation '{}'", op_name));
+                }
             } else {
                 set_.clear();
                 for (;;) {
@@ -515,7 +589,7 @@ private:
             }
         }
 
-        if (!out_.push(t, info.op, target, location, line_))
+        if (!out_.push(t, info.op, target, location, line_, value))
             return fail(line_begin_ + (skip_space(line_begin_, e) - line_begin_), out_.error());
         return true;
     }

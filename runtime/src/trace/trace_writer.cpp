@@ -2,6 +2,7 @@
 #include "sfg/runtime/trace.hpp"
 
 #include <ostream>
+#include <string>
 
 namespace sfg {
 
@@ -13,7 +14,10 @@ void append_event(std::string& out, const Event& e, const Symbols& syms) {
     out += to_string(e.op);
     const OpInfo& op = op_info(e.op);
     if (op.operand == Operand::name) {
-        out += '(', out += syms.names(op.space).name(e.target), out += ')';
+        out += '(', out += syms.names(op.space).name(e.target);
+        if (e.has_value()) // vw(v=K), vr(v=K) (docs/traces.md)
+            out += '=', out += std::to_string(syms.values.value(e.value_id));
+        out += ')';
     } else if (op.operand == Operand::thread_set) {
         out += '(';
         bool first = true;
@@ -23,6 +27,10 @@ void append_event(std::string& out, const Event& e, const Symbols& syms) {
             first = false;
             out += syms.threads.name(u);
         }
+        out += ')';
+    } else if (op.operand == Operand::queue_item) { // enq(q,o), deq(q,o)
+        out += '(', out += syms.queues.name(syms.queue_items.queue(e.target));
+        out += ',', out += syms.vars.name(syms.queue_items.var(e.target));
         out += ')';
     }
     if (e.location != no_object) {

@@ -29,7 +29,7 @@ void WellFormedStream::emit(ThreadId t, Op op, ObjId target, std::uint64_t numbe
 }
 
 bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId location,
-                                    std::uint32_t line) {
+                                    std::uint32_t line, ObjId value) {
     auto tname = [&](ThreadId u) -> const std::string& { return syms_.threads.name(u); };
     thread(t);
     // No event of a thread after it was joined (docs/traces.md; thesis §4.1.1: end(t) is t's
@@ -85,6 +85,12 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
             thread(u);
         }
         break;
+    case Op::dequeue: // only what was put in and not yet taken out (thesis §5.1, q(o))
+        if (target >= queued_.size() || queued_[target] == 0)
+            return fail(ill_formed::dequeue_absent(
+                tname(t), syms_.queues.name(syms_.queue_items.queue(target)),
+                syms_.vars.name(syms_.queue_items.var(target))));
+        break;
     default:
         break;
     }
@@ -107,6 +113,14 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
     switch (op) {
     case Op::acquire:
         locks_.acquire(t, target, line);
+        break;
+    case Op::enqueue:
+        if (target >= queued_.size())
+            queued_.resize(std::size_t{target} + 1, 0);
+        ++queued_[target];
+        break;
+    case Op::dequeue:
+        --queued_[target];
         break;
     case Op::release:
         locks_.release(target);
@@ -136,7 +150,7 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
         break;
     }
 
-    deliver(t, op, target, location, line, number);
+    deliver(t, op, target, location, line, number, value);
     return true;
 }
 

@@ -54,6 +54,9 @@ struct Action {
         no_object; // var/volatile sym id, lock, barrier, thread set; no_object: begin/end
     std::uint32_t line = 0;
     bool emitted = true;
+    // vr/vw: the value read or written (docs/traces.md, vr(v=K)); a volatile access always has one.
+    bool has_value = false;
+    std::int64_t value = 0;
     friend bool operator==(const Action&, const Action&) = default;
 };
 
@@ -114,7 +117,8 @@ private:
     // Evaluates an await condition atomically; false on a division by zero (`failed` set).
     std::int64_t eval_await(const State& s, ThreadId t, std::uint32_t idx,
                             std::vector<Action>* reads, bool& failed) const;
-    Action access(ThreadId t, Code code, std::uint32_t shared, std::uint32_t line) const;
+    Action access(ThreadId t, Code code, std::uint32_t shared, std::uint32_t line,
+                  std::int64_t value) const;
 
     const Model& model_;
 };

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sfg {
@@ -95,11 +96,62 @@ private:
         std::vector<std::uint32_t>(1, 0); // set i: members_[starts_[i], starts_[i + 1])
 };
 
+// The values vr/vw events carry (docs/traces.md "Values of volatiles"), interned to dense ids
+// 0, 1, 2, ... in order of first appearance: Event keeps a 4-byte id and stays 32 bytes.
+class ValueTable {
+public:
+    std::uint32_t intern(std::int64_t v) {
+        const auto [it, fresh] = index_.try_emplace(v, size());
+        if (fresh)
+            values_.push_back(v);
+        return it->second;
+    }
+    // The id of a value, or no_object when it was never interned.
+    std::uint32_t find(std::int64_t v) const {
+        const auto it = index_.find(v);
+        return it == index_.end() ? no_object : it->second;
+    }
+    std::int64_t value(std::uint32_t id) const { return values_[id]; }
+    std::uint32_t size() const { return static_cast<std::uint32_t>(values_.size()); }
+
+private:
+    std::vector<std::int64_t> values_;
+    std::unordered_map<std::int64_t, std::uint32_t> index_;
+};
+
+// The operands of enq(q,o) / deq(q,o) (thesis §5.1, q(o)): each (queue, variable) pair once, to
+// dense ids 0, 1, 2, ..., so that an event's target names both and analyses index by the pair.
+class QueueItems {
+public:
+    std::uint32_t intern(ObjId queue, ObjId var) {
+        const auto [it, fresh] = index_.try_emplace(std::uint64_t{queue} << 32 | var, size());
+        if (fresh)
+            items_.push_back({queue, var});
+        return it->second;
+    }
+    // The id of a pair, or no_object when it was never interned.
+    std::uint32_t find(ObjId queue, ObjId var) const {
+        const auto it = index_.find(std::uint64_t{queue} << 32 | var);
+        return it == index_.end() ? no_object : it->second;
+    }
+    ObjId queue(std::uint32_t id) const { return items_[id].first; } // Symbols::queues id
+    ObjId var(std::uint32_t id) const { return items_[id].second; }  // Symbols::vars id
+    std::uint32_t size() const { return static_cast<std::uint32_t>(items_.size()); }
+
+private:
+    std::vector<std::pair<ObjId, ObjId>> items_;
+    std::unordered_map<std::uint64_t, std::uint32_t> index_;
+};
+
 // Names behind the ids in events. Each object kind has its own namespace.
 struct Symbols {
-    SymbolTable threads, vars, locks, volatiles, barriers, locations;
+    SymbolTable threads, vars, locks, volatiles, barriers, locations, queues;
     // fork/join operands: Event::target indexes this table; each set is sorted and distinct.
     ThreadSets thread_sets;
+    // vr/vw values: Event::value_id indexes this table.
+    ValueTable values;
+    // enq/deq operands: Event::target indexes this table.
+    QueueItems queue_items;
 
     // The table of a namespace.
     SymbolTable& names(Namespace n) {
@@ -117,6 +169,8 @@ struct Symbols {
             return volatiles;
         case Namespace::barrier:
             return barriers;
+        case Namespace::queue:
+            return queues;
         case Namespace::location:
             break;
         }
@@ -130,13 +184,20 @@ struct Event {
     Op op = Op::read;
     bool implicit = false;
     // read/write: var id; acq/rel: lock id; vr/vw: volatile id; benter/bexit: barrier id;
-    // fork/join: index into Symbols::thread_sets; thread_start/thread_end: the forker / the
+    // fork/join: index into Symbols::thread_sets; enq/deq: index into Symbols::queue_items;
+    // thread_start/thread_end: the forker / the
     // joiner thread (no_object when u is a root thread that is never forked / the end is not
     // caused by a join); begin/end: no_object.
     ObjId target = no_object;
     ObjId location = no_object; // Symbols::locations id of the optional LOCATION field
     std::uint32_t line = 0;     // source line of the event in its file (0: none)
+    // vr/vw: Symbols::values id of the value read / written, or no_object (docs/traces.md,
+    // thesis §5.1: such an event is also the rcv / snd of the mechanism v==value).
+    ObjId value_id = no_object;
+    bool has_value() const { return value_id != no_object; }
 };
+// Fits the padding after line: a value costs no event bytes (bench_analyses' BM_Read).
+static_assert(sizeof(Event) == 32);
 
 // One analysis over an event stream; analyses run side by side in one pass.
 class Analysis {

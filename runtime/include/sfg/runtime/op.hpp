@@ -32,16 +32,21 @@ enum class Op : std::uint8_t {
     end,
     thread_start,
     thread_end,
+    enqueue, // enq(q,o): o put into queue q (thesis §5.1, q(o))
+    dequeue, // deq(q,o): o taken out of queue q
 };
-inline constexpr std::size_t op_count = 14;
+inline constexpr std::size_t op_count = 16;
 
 // A synchronization mechanism's kind in SyncMech (thesis §4.1.1); `queue` is the hand-off q(o)
 // of thesis §5.1 (docs/language.md, "Queues").
 enum class MechKind : std::uint8_t { lock, volatile_, barrier, fork, join, queue };
 
-// The namespaces of names (docs/traces.md): each kind of object has its own.
-enum class Namespace : std::uint8_t { thread, variable, lock, volatile_, barrier, location };
+// The namespaces of names (docs/traces.md): each kind of object has its own. namespace_count
+// counts those every trace form lists its names by (an SLP's name tables); the queues of
+// enq/deq (thesis §5.1) come after them, in the forms that have them.
+enum class Namespace : std::uint8_t { thread, variable, lock, volatile_, barrier, location, queue };
 inline constexpr std::size_t namespace_count = 6;
+inline constexpr std::size_t namespace_count_with_queues = namespace_count + 1;
 
 // What an op's operand is.
 enum class Operand : std::uint8_t {
@@ -49,6 +54,7 @@ enum class Operand : std::uint8_t {
     name,       // one name of OpInfo::space: r(x), acq(m), vr(v), benter(b)
     thread_set, // fork(u1,u2), join(u1,u2): distinct thread names
     thread,     // start/exit (implicit): the forker / the joiner, if any
+    queue_item, // enq(q,o), deq(q,o): a queue and a variable (Symbols::queue_items)
 };
 
 // An op's part in synchronization (thesis Figure 4.2): an access to a shared variable, the
@@ -74,8 +80,9 @@ struct OpInfo {
     Access access;                // on its operand's objects, for dependence
     std::uint8_t phase;           // of a shared access: arrivals (0) and departures (1) differ
     bool implicit;                // made by streams, never written to a file
-    std::uint8_t wire;            // binary trace code (docs/traces.md); no_wire for implicit ops
-    std::string_view prose;       // in findings' sentences (describe()): "read", "write", ...
+    std::uint8_t wire; // binary trace code (docs/traces.md; 12 and 13 are unassigned); no_wire for
+                       // implicit ops
+    std::string_view prose; // in findings' sentences (describe()): "read", "write", ...
 };
 inline constexpr std::uint8_t no_wire = 0xff;
 
@@ -97,6 +104,8 @@ inline constexpr std::array<OpInfo, op_count> op_table{{
     {Op::end,           "end",    Operand::none,       Namespace::thread,    Role::block,  std::nullopt,        false, Access::none,      0,    false, 11,      "end"},
     {Op::thread_start,  "start",  Operand::thread,     Namespace::thread,    Role::rcv,    MechKind::fork,      false, Access::none,      0,    true,  no_wire, "start"},
     {Op::thread_end,    "exit",   Operand::thread,     Namespace::thread,    Role::snd,    MechKind::join,      false, Access::none,      0,    true,  no_wire, "exit"},
+    {Op::enqueue,       "enq",    Operand::queue_item, Namespace::queue,     Role::snd,    MechKind::queue,     false, Access::exclusive, 0,    false, 14,      "enq"},
+    {Op::dequeue,       "deq",    Operand::queue_item, Namespace::queue,     Role::rcv,    MechKind::queue,     false, Access::exclusive, 0,    false, 15,      "deq"},
     // clang-format on
 }};
 
@@ -157,22 +166,23 @@ constexpr std::optional<Op> op_from_wire(unsigned code) {
 }
 
 // The op that is the snd / rcv of a mechanism kind (thesis Figure 4.2): rel/acq, vw/vr,
-// benter/bexit, fork/start, exit/join; Op::begin for a kind no trace op sends (queue).
+// benter/bexit, fork/start, exit/join, enq/deq (thesis §5.1, q(o)).
 constexpr Op snd_op(MechKind k) {
     for (const OpInfo& i : op_table)
         if (i.role == Role::snd && i.mech == k)
             return i.op;
-    return Op::begin; // a kind without a trace op
+    return Op::begin; // not reached: every kind has one
 }
 constexpr Op rcv_op(MechKind k) {
     for (const OpInfo& i : op_table)
         if (i.role == Role::rcv && i.mech == k)
             return i.op;
-    return Op::begin; // a kind without a trace op
+    return Op::begin; // not reached: every kind has one
 }
 
 // The binary trace's name-record code of each namespace (docs/traces.md): tag 0x40 + code.
-inline constexpr std::array<std::uint8_t, namespace_count> namespace_wire{0, 1, 2, 3, 4, 5};
+inline constexpr std::array<std::uint8_t, namespace_count_with_queues> namespace_wire{0, 1, 2, 3,
+                                                                                      4, 5, 6};
 const char* to_string(Namespace n); // "thread", "variable", "lock", "volatile", "barrier", ...
 
 namespace op_checks {
@@ -203,6 +213,7 @@ static_assert(snd_op(MechKind::lock) == Op::release &&
               rcv_op(MechKind::barrier) == Op::barrier_exit);
 static_assert(rcv_op(MechKind::fork) == Op::thread_start &&
               snd_op(MechKind::join) == Op::thread_end);
+static_assert(snd_op(MechKind::queue) == Op::enqueue && rcv_op(MechKind::queue) == Op::dequeue);
 } // namespace op_checks
 
 } // namespace sfg

@@ -9,8 +9,8 @@
 // Binary (docs: this header is the specification):
 //   magic    8 bytes  "SFGTRC1\n"
 //   records  until the end of the file, each starting with one tag byte:
-//     tag 0x40 + k  (k = 0 threads, 1 vars, 2 locks, 3 volatiles, 4 barriers, 5 locations;
-//                   op.hpp's namespace_wire):
+//     tag 0x40 + k  (k = 0 threads, 1 vars, 2 locks, 3 volatiles, 4 barriers, 5 locations,
+//                   6 queues; op.hpp's namespace_wire):
 //                   a name definition: varint length, bytes. Names of each kind get the file ids
 //                   0, 1, 2, ... in order of definition; a name is defined before its first use.
 //                   Names obey the text form's rules (above; a thread's name does not start
@@ -19,11 +19,13 @@
 //                   binary trace can be written as text and no name can forge a line of a
 //                   report.
 //     tag op | h    an event, op = the op's wire code (op.hpp's op_table: r 0, w 1, acq 2, rel 3,
-//                   vr 4, vw 5, benter 6, bexit 7, fork 8, join 9, begin 10, end 11; fixed for
-//                   good, so files of every version read alike), h = 0x80 when it has a
-//                   location: varint thread; then for r/w/acq/rel/vr/vw/benter/bexit a varint
-//                   target, for fork/join a varint count >= 1 and that many varint threads;
-//                   then, when h is set, a varint location.
+//                   vr 4, vw 5, benter 6, bexit 7, fork 8, join 9, begin 10, end 11, enq 14,
+//                   deq 15 (12, 13 unassigned); fixed for good, so files of every version read
+//                   alike), h = 0x80
+//                   when it has a location: varint thread; then for r/w/acq/rel/vr/vw/benter/
+//                   bexit a varint target, for fork/join a varint count >= 1 and that many
+//                   varint threads, for enq/deq a varint queue and a varint variable; then,
+//                   when h is set, a varint location.
 //   varint = unsigned LEB128 (7 bits a byte, low first, at most 5 bytes for 32-bit values).
 // Binary traces carry no line numbers: errors name the event number and the byte offset.
 #pragma once
@@ -133,8 +135,8 @@ private:
     std::ostream& out_;
     std::string buf_;
     // Per kind: our id -> file id + 1 (0: not yet defined).
-    std::vector<std::uint32_t> ids_[6];
-    std::uint32_t next_[6] = {};
+    std::vector<std::uint32_t> ids_[namespace_count_with_queues];
+    std::uint32_t next_[namespace_count_with_queues] = {};
 };
 
 } // namespace sfg

@@ -96,6 +96,7 @@ private:
     struct Anchor {
         std::vector<ThreadId> threads;
         std::vector<ObjId> locks, volatiles;
+        std::vector<ObjId> items; // queue items (q, o), Symbols::queue_items ids (thesis §5.1)
         std::vector<std::uint32_t> generations; // live ones only: a finished one orders nothing
         std::uint32_t refs = 0;
         std::size_t hash = 0;
@@ -147,7 +148,7 @@ private:
     LockHolders locks_;
     // The temporary lockset of a walk by Namespace (threads, locks, volatiles): an element is
     // present iff its stamp equals stamp_; barrier generations in their own set.
-    std::vector<std::uint32_t> in_[namespace_count];
+    std::vector<std::uint32_t> in_[namespace_count_with_queues]; // queues: by queue item
     GenerationSet in_generations_;
     std::uint32_t stamp_ = 0;
     // Barrier generations (docs/traces.md): the cells of benter and bexit name them.

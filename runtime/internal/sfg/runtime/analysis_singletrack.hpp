@@ -52,7 +52,9 @@ private:
     void leave(std::uint64_t block);
     void fail(const Event& e, std::string message);
     void check(const Event& e, const Symbols& syms);
-    void conflict(const Event& e, const Symbols& syms, Namespace space, const AccessRef& with);
+    // `obj`: the object of e in `space` (a queue item's queue).
+    void conflict(const Event& e, const Symbols& syms, Namespace space, ObjId obj,
+                  const AccessRef& with);
     void cycle(const Event& e, const Symbols& syms);
 
     ConflictFreedom cf_;

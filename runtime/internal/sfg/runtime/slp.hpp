@@ -25,9 +25,15 @@ namespace sfg {
 struct SlpTerminal {
     ThreadId thread = 0;
     Op op = Op::read;
-    ObjId target = no_object; // as Event::target
+    ObjId target = no_object;   // as Event::target
+    ObjId value_id = no_object; // as Event::value_id (vr/vw)
+    bool has_value() const { return value_id != no_object; }
     friend bool operator==(const SlpTerminal&, const SlpTerminal&) = default;
 };
+
+// In a terminal's OP byte of the SLP format: a vr/vw whose value follows its operand
+// (docs/compressed.md).
+inline constexpr unsigned char slp_value_bit = 0x20;
 
 // A symbol of a rule's right-hand side: terminal k is k, rule r is slp_rule_bit | r.
 using SlpSymbol = std::uint32_t;

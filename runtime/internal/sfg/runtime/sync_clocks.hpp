@@ -1,5 +1,6 @@
 // Vector clocks of threads and synchronization objects under the happens-before of docs/traces.md:
-// program order; rel(m) before later acq(m); vw(v) before later vr(v); a barrier generation's
+// program order; rel(m) before later acq(m); vw(v) before later vr(v); enq(q,o) before later
+// deq(q,o); a barrier generation's
 // benter(b) before its bexit(b) (barrier_generations.hpp); fork of u before u's events; u's events
 // before a join of u. Shared by the vector-clock detectors (hb, fasttrack), which differ only in
 // what they keep per variable. Clocks are indexed by thread *slots* (thread_slots.hpp): a joined
@@ -54,8 +55,9 @@ private:
     std::vector<VectorClock> threads_; // by slot
     // The final clock of a joined thread whose slot went to another thread, for a second join.
     RetiredClocks retired_;
-    // L_o of each lock and volatile o, by its op's Namespace.
-    std::vector<VectorClock> objects_[namespace_count];
+    // L_o of each lock and volatile o, by its op's Namespace; of each queue item (q, o) under
+    // Namespace::queue, by its Symbols::queue_items id.
+    std::vector<VectorClock> objects_[namespace_count_with_queues];
     // A barrier's clock is per generation, kept while departures from it may come.
     BarrierGenerations generations_;
     std::unordered_map<BarrierGenerations::Generation, VectorClock> generation_clocks_;

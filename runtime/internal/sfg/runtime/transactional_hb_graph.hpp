@@ -138,7 +138,7 @@ private:
     // entries whose node was freed are swept when the map has doubled.
     std::unordered_map<ThreadId, Ref> ended_;
     std::size_t sweep_at_ = 64;
-    std::vector<Reads> vars_[2]; // 𝒲, ℛ: variables, volatiles
+    std::vector<Reads> vars_[3]; // 𝒲, ℛ: variables, volatiles, queues (each op a write)
     std::vector<Ref> releases_;  // 𝒰
     std::unordered_map<std::uint64_t, std::vector<Ref>> arrivals_; // by barrier generation
     std::vector<Handle> candidates_; // to collect at the end of the event

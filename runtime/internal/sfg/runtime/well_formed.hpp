@@ -20,9 +20,10 @@ public:
 
     // Checks one explicit event. When it is well-formed, hands the sink the implicit events it
     // implies, then the event itself (numbered 1, 2, ...), and returns true. Otherwise delivers
-    // nothing, returns false, and error() says why. fork/join targets index syms.thread_sets.
+    // nothing, returns false, and error() says why. fork/join targets index syms.thread_sets;
+    // `value` is the Symbols::values id of what a vr/vw carries, if any (Event::value_id).
     [[nodiscard]] bool push(ThreadId t, Op op, ObjId target, ObjId location = no_object,
-                            std::uint32_t line = 0) {
+                            std::uint32_t line = 0, ObjId value = no_object) {
         // The common events, those of a running thread on one object, imply nothing and need at
         // most a check of the lock or of the thread's last op (push_checked does the rest).
         if (t < threads_.size() && threads_[t].state == State::started && quick(op, t, target)) {
@@ -33,10 +34,10 @@ public:
                 locks_.release(target);
             th.last_op = op;
             th.last_target = target;
-            deliver(t, op, target, location, line, ++events_);
+            deliver(t, op, target, location, line, ++events_, value);
             return true;
         }
-        return push_checked(t, op, target, location, line);
+        return push_checked(t, op, target, location, line, value);
     }
 
     // End of the stream: the implicit thread_end of every thread not joined (target no_object),
@@ -61,7 +62,8 @@ private:
         ObjId last_target = no_object;
     };
 
-    bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line);
+    bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
+                      ObjId value);
     // Whether op by running thread t is well-formed without more ado (push_checked's cases).
     bool quick(Op op, ThreadId t, ObjId target) const {
         switch (op) {
@@ -82,8 +84,9 @@ private:
         }
     }
     void deliver(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
-                 std::uint64_t number) {
+                 std::uint64_t number, ObjId value = no_object) {
         Event e;
+        e.value_id = value;
         e.number = number;
         e.thread = t;
         e.op = op;
@@ -101,6 +104,7 @@ private:
     std::vector<Thread> threads_;
     LockHolders locks_{LockHolders::Detail::since};
     std::uint64_t events_ = 0;
+    std::vector<std::uint64_t> queued_; // by Symbols::queue_items id: enq minus deq so far
     std::string error_;
 };
 
