@@ -28,9 +28,9 @@ struct RandomTraceOptions {
     int barriers = 1;  // b0..
     int events = 40;   // about this many lines
     int guarded = 0;   // percent of accesses to x(i) made only while holding m(i % locks)
-    int rejoin = 0;    // percent chance that a join may name each thread joined before
     int values = 0;    // percent of vr/vw that carry a value, vw(v0=K) with K in -1..2
     int queues = 0;    // percent of lines that are enq(q,x) / deq(q,x), q in q0, q1 (thesis §5.1)
+    int rejoin = 0;    // percent chance that a join may name each thread joined before
 };
 
 inline std::string random_trace(std::mt19937_64& rng, const RandomTraceOptions& o) {
