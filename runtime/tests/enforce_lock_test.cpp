@@ -40,12 +40,7 @@ std::vector<EnforceViolation> check(const std::vector<std::pair<std::string, Net
     tr.feed(ref);
     for (const auto& var : vars) {
         const auto& x = var.first;
-        auto first = [&](const Enforcer& e) {
-            for (const EnforceViolation& v : e.violations())
-                if (v.var == x)
-                    return v.event;
-            return std::uint64_t{0};
-        };
+        auto first = [&](const Enforcer& e) { return first_violation_of(e, x); };
         CHECK_MESSAGE(first(enf) == ref.first_violation(x), "variable " << x);
         CHECK_MESSAGE(first(plain) == ref.first_violation(x), "variable " << x);
     }
@@ -262,12 +257,7 @@ TEST_CASE("random traces (20,000) with LOCK modes: admitted implies race-free") 
         ++traces;
         for (const auto& var : vars) {
             const auto& x = var.first;
-            auto first = [&](const Enforcer& e) {
-                for (const EnforceViolation& v : e.violations())
-                    if (v.var == x)
-                        return v.event;
-                return std::uint64_t{0};
-            };
+            auto first = [&](const Enforcer& e) { return first_violation_of(e, x); };
             INFO("variable " << x);
             const std::uint64_t mine = first(enf);
             CHECK(mine == ref.first_violation(x));
@@ -280,11 +270,8 @@ TEST_CASE("random traces (20,000) with LOCK modes: admitted implies race-free") 
             if (id == no_object)
                 continue;
             CHECK(races.count(id) == 0); // admitted implies race-free
-            std::set<ThreadId> accessors;
+            const std::set<ThreadId> accessors = accessors_of(col.events, id);
             bool locked = false;
-            for (const Event& e : col.events)
-                if (is_memory(e.op) && e.target == id)
-                    accessors.insert(e.thread);
             for (const AccessMode& a : var.second.modes)
                 locked = locked || a.kind == ModeKind::LOCK;
             admitted_shared += accessors.size() > 1;

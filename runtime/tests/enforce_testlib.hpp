@@ -29,6 +29,23 @@ namespace sfg::testlib {
 // ---------------------------------------------------------------------------------------------
 // SFGs
 
+// The event of the first violation `e` reports on variable x (0: none).
+inline std::uint64_t first_violation_of(const Enforcer& e, const std::string& x) {
+    for (const EnforceViolation& v : e.violations())
+        if (v.var == x)
+            return v.event;
+    return 0;
+}
+
+// The threads that read or write variable `id` in `events`.
+inline std::set<ThreadId> accessors_of(const std::vector<Event>& events, ObjId id) {
+    std::set<ThreadId> out;
+    for (const Event& e : events)
+        if (is_memory(e.op) && e.target == id)
+            out.insert(e.thread);
+    return out;
+}
+
 inline Discipline EX(std::string t) {
     return {{{ModeKind::EX, {std::move(t)}}}, {}, {0}, {0}};
 }

@@ -160,12 +160,7 @@ TEST_CASE("random traces (20,000) with value labels: admitted implies race-free"
         ++traces;
         for (const auto& var : vars) {
             const auto& x = var.first;
-            auto first = [&](const Enforcer& e) {
-                for (const EnforceViolation& v : e.violations())
-                    if (v.var == x)
-                        return v.event;
-                return std::uint64_t{0};
-            };
+            auto first = [&](const Enforcer& e) { return first_violation_of(e, x); };
             INFO("variable " << x);
             const std::uint64_t mine = first(enf);
             CHECK(mine == ref.first_violation(x));
@@ -179,10 +174,7 @@ TEST_CASE("random traces (20,000) with value labels: admitted implies race-free"
             if (id == no_object)
                 continue;
             CHECK(races.count(id) == 0); // admitted implies race-free
-            std::set<ThreadId> accessors;
-            for (const Event& e : col.events)
-                if (is_memory(e.op) && e.target == id)
-                    accessors.insert(e.thread);
+            const std::set<ThreadId> accessors = accessors_of(col.events, id);
             bool valued = false;
             for (const ModeEdge& e : var.second.edges)
                 valued = valued || e.mech.value.has_value();

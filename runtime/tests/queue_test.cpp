@@ -340,10 +340,7 @@ TEST_CASE("random traces (5,000) with queue labels: admitted implies race-free")
             if (id == no_object)
                 continue;
             CHECK(races.count(id) == 0);
-            std::set<ThreadId> accessors;
-            for (const Event& e : col.events)
-                if (is_memory(e.op) && e.target == id)
-                    accessors.insert(e.thread);
+            const std::set<ThreadId> accessors = accessors_of(col.events, id);
             bool queued = false;
             for (const ModeEdge& e : net.edges)
                 queued = queued || e.mech.kind == MechKind::queue;
