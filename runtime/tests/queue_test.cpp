@@ -330,7 +330,10 @@ TEST_CASE("random traces (5,000) with queue labels: admitted implies race-free")
         REQUIRE(read_trace_text(text, "random.std", syms, col).ok());
         const auto races = HbOracle(col.events, syms).first_races();
         INFO(text);
-        for (const auto& [x, net] : vars) {
+        for (const auto& var : vars) {
+            // Named, not bound: Clang 14 does not let INFO's lambda capture a structured binding.
+            const std::string& x = var.first;
+            const Net& net = var.second;
             INFO("variable " << x);
             if (first_violation(vars, text, x) != 0) {
                 ++violated;
