@@ -4,9 +4,12 @@
 
 #include "sfg/runtime/op.hpp"
 
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -100,10 +103,27 @@ private:
 // 0, 1, 2, ... in order of first appearance: Event keeps a 4-byte id and stays 32 bytes.
 class ValueTable {
 public:
+    ValueTable() = default;
+    ValueTable(const ValueTable& o) {
+        for (std::uint32_t i = 0; i < o.size(); ++i)
+            intern(o.value(i));
+    }
+    ValueTable& operator=(const ValueTable& o) {
+        ValueTable copy(o);
+        return *this = std::move(copy);
+    }
+    ValueTable(ValueTable&&) noexcept = default;
+    ValueTable& operator=(ValueTable&&) noexcept = default;
+
     std::uint32_t intern(std::int64_t v) {
-        const auto [it, fresh] = index_.try_emplace(v, size());
-        if (fresh)
-            values_.push_back(v);
+        const auto [it, fresh] = index_.try_emplace(v, size_);
+        if (fresh) {
+            const auto [k, at] = place(size_);
+            if (!chunks_[k])
+                chunks_[k] = std::make_unique<std::int64_t[]>(std::size_t{first} << k);
+            chunks_[k][at] = v;
+            ++size_;
+        }
         return it->second;
     }
     // The id of a value, or no_object when it was never interned.
@@ -111,11 +131,23 @@ public:
         const auto it = index_.find(v);
         return it == index_.end() ? no_object : it->second;
     }
-    std::int64_t value(std::uint32_t id) const { return values_[id]; }
-    std::uint32_t size() const { return static_cast<std::uint32_t>(values_.size()); }
+    // Values never move once interned: the live runtime's second group of analyses reads ids it
+    // was handed while the checker thread interns new ones.
+    std::int64_t value(std::uint32_t id) const {
+        const auto [k, at] = place(id);
+        return chunks_[k][at];
+    }
+    std::uint32_t size() const { return size_; }
 
 private:
-    std::vector<std::int64_t> values_;
+    // Chunk k holds first · 2^k values, from id first · (2^k − 1) on.
+    static constexpr std::uint32_t first = 256;
+    static std::pair<unsigned, std::uint32_t> place(std::uint32_t id) {
+        const unsigned k = static_cast<unsigned>(std::bit_width(id / first + 1)) - 1;
+        return {k, id - first * ((1u << k) - 1)};
+    }
+    std::array<std::unique_ptr<std::int64_t[]>, 24> chunks_;
+    std::uint32_t size_ = 0;
     std::unordered_map<std::int64_t, std::uint32_t> index_;
 };
 
