@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <bitset>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -438,6 +439,10 @@ struct RandomDisciplines {
         }
     }
     Discipline disc(int depth) {
+        return disc(depth, [this] { return mech(); });
+    }
+    // The same with the mechanisms of its edges drawn by `z` (a test's own mix).
+    Discipline disc(int depth, const std::function<Mechanism()>& z) {
         const int k = depth == 0 ? pick(2) : pick(5);
         switch (k) {
         case 0:
@@ -445,11 +450,11 @@ struct RandomDisciplines {
         case 1:
             return RS(thread_set(3));
         case 2:
-            return alt(disc(depth - 1), disc(depth - 1));
+            return alt(disc(depth - 1, z), disc(depth - 1, z));
         case 3:
-            return seq(disc(depth - 1), mech(), disc(depth - 1));
+            return seq(disc(depth - 1, z), z(), disc(depth - 1, z));
         default:
-            return loop(disc(depth - 1), mech());
+            return loop(disc(depth - 1, z), z());
         }
     }
     // [EX(T0) ⊔ ... ⊔ EX(Tn-1)]^m(i % locks): what the generator's `guarded` accesses follow.

@@ -4,6 +4,7 @@
 // race-free, as for Theorem 4.2.2), with the enforcer equal to Figure 4.15 applied literally.
 #include "enforce_testlib.hpp"
 #include "random_trace.hpp"
+#include "soundness_check.hpp"
 
 #include "sfg/runtime/enforce.hpp"
 #include "sfg/runtime/trace.hpp"
@@ -97,7 +98,11 @@ TEST_CASE("a valued op is still the snd / rcv of the plain volatile v") {
 // oracle, and every enforcer reports the first violation that Figure 4.15 does.
 TEST_CASE("random traces (20,000) with value labels: admitted implies race-free") {
     std::mt19937_64 rng(57);
-    int traces = 0, admitted_shared = 0, admitted_valued = 0, violated = 0;
+    SoundnessCounts counts;
+    const auto valued = [](const Net& n) {
+        return std::ranges::any_of(n.edges,
+                                   [](const ModeEdge& e) { return e.mech.value.has_value(); });
+    };
     const RandomTraceOptions opts[] = {{3, 2, 1, 1, 0, 40, 0, 80},
                                        {4, 3, 1, 2, 0, 60, 0, 70},
                                        {2, 2, 1, 1, 0, 30, 0, 90},
@@ -121,73 +126,18 @@ TEST_CASE("random traces (20,000) with value labels: admitted implies race-free"
                 return join(gen.thread_set(3), gen.thread());
             }
         };
-        std::function<Discipline(int)> disc = [&](int depth) -> Discipline {
-            switch (depth == 0 ? gen.pick(2) : gen.pick(5)) {
-            case 0:
-                return EX(gen.thread());
-            case 1:
-                return RS(gen.thread_set(3));
-            case 2:
-                return alt(disc(depth - 1), disc(depth - 1));
-            case 3:
-                return seq(disc(depth - 1), mech(), disc(depth - 1));
-            default:
-                return loop(disc(depth - 1), mech());
-            }
-        };
         std::vector<std::pair<std::string, Net>> vars;
         for (int x = 0; x < o.vars; ++x)
-            vars.emplace_back("x" + std::to_string(x), build_petri_net(disc(1 + gen.pick(2))));
-        const std::string text = random_trace(rng, o);
-
-        Symbols syms;
-        Collector col;
-        Enforcer enf, plain({.group_one_token = false, .factor_candidates = false});
-        Enforcer memo({.factor_candidates = false});
-        RefEnforcer ref;
-        for (const auto& [x, n] : vars) {
-            enf.add_variable(x, n);
-            plain.add_variable(x, n);
-            memo.add_variable(x, n);
-            ref.add_variable(x, n);
-        }
-        Fanout all;
-        all.add(col), all.add(enf), all.add(plain), all.add(memo), all.add(ref);
-        const TraceResult res = read_trace_text(text, "random.std", syms, all);
-        INFO(text);
-        REQUIRE_MESSAGE(res.ok(), res.error->to_string());
-        const auto races = HbOracle(col.events, syms).first_races();
-        ++traces;
-        for (const auto& var : vars) {
-            const auto& x = var.first;
-            auto first = [&](const Enforcer& e) { return first_violation_of(e, x); };
-            INFO("variable " << x);
-            const std::uint64_t mine = first(enf);
-            CHECK(mine == ref.first_violation(x));
-            CHECK(first(plain) == mine);
-            CHECK(first(memo) == mine);
-            const ObjId id = syms.vars.find(x);
-            if (mine != 0) {
-                ++violated;
-                continue;
-            }
-            if (id == no_object)
-                continue;
-            CHECK(races.count(id) == 0); // admitted implies race-free
-            const std::set<ThreadId> accessors = accessors_of(col.events, id);
-            bool valued = false;
-            for (const ModeEdge& e : var.second.edges)
-                valued = valued || e.mech.value.has_value();
-            admitted_shared += accessors.size() > 1;
-            admitted_valued += accessors.size() > 1 && valued;
-        }
-        for (const EnforceViolation& v : enf.violations())
-            CHECK_FALSE(explain(v).empty());
+            vars.emplace_back("x" + std::to_string(x),
+                              build_petri_net(gen.disc(1 + gen.pick(2), mech)));
+        check_admitted_race_free(vars, random_trace(rng, o), valued, counts);
     }
-    MESSAGE("traces " << traces << ", admitted variables accessed by 2+ threads " << admitted_shared
-                      << " (with value labels: " << admitted_valued << "), violated " << violated);
-    CHECK(traces == 20000);
+    MESSAGE("traces " << counts.traces << ", admitted variables accessed by 2+ threads "
+                      << counts.admitted_shared << " (with value labels: "
+                      << counts.admitted_flagged << "), violated " << counts.violated);
+    CHECK(counts.traces == 20000);
     // Coverage, not correctness: the random streams differ by compiler (argument order).
-    WARN(admitted_valued > 0); // random traces rarely follow a handshake: the tests above do
-    CHECK(violated > 1000);
+    WARN(counts.admitted_flagged >
+         0); // random traces rarely follow a handshake: the tests above do
+    CHECK(counts.violated > 1000);
 }

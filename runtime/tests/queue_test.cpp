@@ -5,6 +5,7 @@
 // eraser (neither lock nor access) and enforcement (enq the snd, deq the rcv of q on o).
 #include "enforce_testlib.hpp"
 #include "random_trace.hpp"
+#include "soundness_check.hpp"
 
 #include "sfg/runtime/analysis_eraser.hpp"
 #include "sfg/runtime/analysis_fasttrack.hpp"
@@ -286,7 +287,11 @@ TEST_CASE("work queue: the pool admitted; a worker touching a task it has not ta
 // violation Figure 4.15 does.
 TEST_CASE("random traces (5,000) with queue labels: admitted implies race-free") {
     std::mt19937_64 rng(23);
-    int admitted_shared = 0, admitted_queued = 0, violated = 0;
+    SoundnessCounts counts;
+    const auto queued = [](const Net& n) {
+        return std::ranges::any_of(
+            n.edges, [](const ModeEdge& e) { return e.mech.kind == MechKind::queue; });
+    };
     for (int i = 0; i < 5000; ++i) {
         RandomTraceOptions o;
         o.threads = 2 + i % 3;
@@ -307,55 +312,17 @@ TEST_CASE("random traces (5,000) with queue labels: admitted implies race-free")
                 return queue("q" + std::to_string(gen.pick(2)));
             }
         };
-        std::function<Discipline(int)> disc = [&](int depth) -> Discipline {
-            switch (depth == 0 ? gen.pick(2) : gen.pick(5)) {
-            case 0:
-                return EX(gen.thread());
-            case 1:
-                return RS(gen.thread_set(3));
-            case 2:
-                return alt(disc(depth - 1), disc(depth - 1));
-            case 3:
-                return seq(disc(depth - 1), mech(), disc(depth - 1));
-            default:
-                return loop(disc(depth - 1), mech());
-            }
-        };
         std::vector<std::pair<std::string, Net>> vars;
         for (int x = 0; x < o.vars; ++x)
-            vars.emplace_back("x" + std::to_string(x), build_petri_net(disc(1 + gen.pick(2))));
-        const std::string text = random_trace(rng, o);
-        Symbols syms;
-        Collector col;
-        REQUIRE(read_trace_text(text, "random.std", syms, col).ok());
-        const auto races = HbOracle(col.events, syms).first_races();
-        INFO(text);
-        for (const auto& var : vars) {
-            // Named, not bound: Clang 14 does not let INFO's lambda capture a structured binding.
-            const std::string& x = var.first;
-            const Net& net = var.second;
-            INFO("variable " << x);
-            if (first_violation(vars, text, x) != 0) {
-                ++violated;
-                continue;
-            }
-            const ObjId id = syms.vars.find(x);
-            if (id == no_object)
-                continue;
-            CHECK(races.count(id) == 0);
-            const std::set<ThreadId> accessors = accessors_of(col.events, id);
-            bool queued = false;
-            for (const ModeEdge& e : net.edges)
-                queued = queued || e.mech.kind == MechKind::queue;
-            admitted_shared += accessors.size() > 1;
-            admitted_queued += accessors.size() > 1 && queued;
-        }
+            vars.emplace_back("x" + std::to_string(x),
+                              build_petri_net(gen.disc(1 + gen.pick(2), mech)));
+        check_admitted_race_free(vars, random_trace(rng, o), queued, counts);
     }
     MESSAGE("admitted variables accessed by 2+ threads "
-            << admitted_shared << " (with queue labels: " << admitted_queued << "), violated "
-            << violated);
-    WARN(admitted_queued > 0);
-    CHECK(violated > 500);
+            << counts.admitted_shared << " (with queue labels: " << counts.admitted_flagged
+            << "), violated " << counts.violated);
+    WARN(counts.admitted_flagged > 0);
+    CHECK(counts.violated > 500);
 }
 
 // Random pools: tasks x0.. start with T0, pass from thread to thread only through q, each

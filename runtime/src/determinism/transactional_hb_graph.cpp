@@ -268,7 +268,7 @@ void TransactionalHbGraph::access(ThreadId t, Node block, Namespace space, ObjId
         } else if (op != Op::release) {
             Reads& v = reads(space, obj);
             preds = live(v.write);
-            if (op == Op::write || op == Op::vol_write || op == Op::enqueue || op == Op::dequeue)
+            if (op_info(op).access == Access::exclusive) // w, vw, enq, deq: after every read
                 for (const auto& r : v.by_thread)
                     preds = preds || live(r.second);
         }

@@ -25,7 +25,7 @@ void EraserDetector::on_event(const Event& e, const Symbols&) {
     if (vars_.size() <= e.target)
         vars_.resize(e.target + 1);
     Var& v = vars_[e.target];
-    EraserVar::Step step = v.access(t, e.op == Op::write, h);
+    EraserVar::Step step = v.access(t, writes(e.op), h);
     if (step.warn) {
         LocksetWarning w;
         w.var = e.target;

@@ -43,7 +43,7 @@ void FastTrackDetector::on_event(const Event& e, const Symbols& syms) {
     // epochs, so an epoch compares by its slot alone.
     const bool write_ordered = v.write.clock <= c.get(v.write.slot);
 
-    if (e.op == Op::read) {
+    if (!writes(e.op)) { // a read
         if (v.shared == none
                 ? (v.read.clock == now && v.read.slot == me)
                 : (me < shared_[v.shared].size() && shared_[v.shared][me].clock == now))

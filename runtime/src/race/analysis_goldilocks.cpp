@@ -28,7 +28,7 @@ void GoldilocksDetector::on_event(const Event& e, const Symbols& syms) {
         // Rule 1 (TR Figure 1) on the write lockset and, for a write, on every read lockset.
         if (v.written && !ordered(v.write, t))
             return race(v, e, v.write, Op::write);
-        if (e.op == Op::write) {
+        if (writes(e.op)) {
             for (const Reader& r : v.readers)
                 if (r.thread != t && !ordered(r.ls, t))
                     return race(v, e, r.ls, Op::read);

@@ -21,7 +21,7 @@ void HbDetector::on_event(const Event& e, const Symbols& syms) {
     const std::uint32_t me = clocks_.slot(t);
     const VectorClock& c = clocks_.clock(t);
     const Clock now = c.get(me);
-    const bool write = e.op == Op::write;
+    const bool write = writes(e.op);
     auto& mine = write ? v.writes : v.reads;
     // Same epoch: nothing this thread learned since its last such access, and anything another
     // thread did since would have raced with that access already. (A slot's next thread starts
