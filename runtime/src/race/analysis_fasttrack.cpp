@@ -25,15 +25,10 @@ const FastTrackDetector::Slot* FastTrackDetector::latest_racing_read(const std::
 }
 
 void FastTrackDetector::on_event(const Event& e, const Symbols& syms) {
-    if (!is_memory(e.op)) {
-        clocks_.on_sync(e, syms);
+    Var* accessed = clocks_.variable(e, syms, vars_);
+    if (!accessed)
         return;
-    }
-    if (vars_.size() <= e.target)
-        vars_.resize(e.target + 1);
-    Var& v = vars_[e.target];
-    if (v.raced)
-        return;
+    Var& v = *accessed;
     const ThreadId t = e.thread;
     const std::uint32_t me = clocks_.slot(t);
     const VectorClock& c = clocks_.clock(t);

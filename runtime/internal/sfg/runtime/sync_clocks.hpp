@@ -32,6 +32,21 @@ public:
     const VectorClock& clock(ThreadId t) { return thread(t); }
     Clock epoch(ThreadId t) { return thread(t).get(slot(t)); }
 
+    // The common start of the vector-clock detectors' events: a sync event updates the clocks
+    // and yields nullptr; an access yields its variable's state in `vars` (grown as needed), or
+    // nullptr once the variable has raced (one race per variable, docs/traces.md).
+    template <class Var>
+    Var* variable(const Event& e, const Symbols& syms, std::vector<Var>& vars) {
+        if (!is_memory(e.op)) {
+            on_sync(e, syms);
+            return nullptr;
+        }
+        if (vars.size() <= e.target)
+            vars.resize(e.target + 1);
+        Var& v = vars[e.target];
+        return v.raced ? nullptr : &v;
+    }
+
     // Slots ever used (the clocks' width), and threads whose slot went to another thread.
     std::size_t slots() const { return slots_.size(); }
     std::size_t retired() const { return retired_.size(); }
