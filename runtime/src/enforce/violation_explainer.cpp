@@ -31,8 +31,6 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
     const NetShape& s = shapes_[v.shape];
     const Net& net = s.net;
     const bool write = writes(e.op);
-    const auto place = [&](PlaceIx p) -> const Place& { return net.places[p.ix()]; };
-    const auto edge_of = [&](EdgeIx ei) -> const ModeEdge& { return net.edges[ei.ix()]; };
 
     EnforceViolation out;
     out.var = v.name;
@@ -44,16 +42,7 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
     out.location = e.location;
     out.line = e.line;
 
-    // Possible modes: the neighbourhoods Q(b) the candidates are in (every reachable marking is
-    // b-feasible for one b, Lemma 4.3.10).
-    std::vector<ModeIx> possible;
-    cands.for_each([&](std::span<const PlaceIx> m) {
-        for (PlaceIx p : m)
-            if (s.place_mode[p].valid())
-                possible.push_back(s.place_mode[p]);
-    });
-    std::sort(possible.begin(), possible.end());
-    possible.erase(std::unique(possible.begin(), possible.end()), possible.end());
+    const std::vector<ModeIx> possible = possible_modes(s, cands);
     for (ModeIx a : possible)
         out.possible_modes.push_back(s.mode_labels[a]);
 
@@ -75,16 +64,45 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
     if (std::find(permitting.begin(), permitting.end(), 1) == permitting.end())
         return out;
 
-    // Fixes: for every candidate M in mode c and edge e = c -z-> b with b permitting the access,
-    // the threads of c whose token is not yet at PostSnd[s:e] must still snd(s, z), then the
-    // accessing thread must rcv(t, z). A candidate whose token for t waits at PreRcv[t:e] with b
-    // permitting needs only the rcv.
-    struct Way {
-        std::size_t cost; // the missing ops
-        EdgeIx edge;
-        std::vector<NetThread> senders;
-        auto key() const { return std::tie(cost, edge, senders); }
-    };
+    const std::vector<Way> ways = cheapest_ways(s, cands, g, permitting);
+    for (const Way& w : ways) {
+        if (w.cost != ways.front().cost || out.fixes.size() == 3)
+            break;
+        EnforceFix f = fix(v, w);
+        f.receiver = out.thread_name;
+        if (unheld(ModeIx::at(net.edges[w.edge.ix()].to)))
+            f.hold_lock = net.modes[std::size_t(net.edges[w.edge.ix()].to)].lock;
+        out.fixes.push_back(std::move(f));
+    }
+    if (out.fixes.empty() && !possible.empty())
+        out.route = route(v, possible, permitting);
+    return out;
+}
+
+// The neighbourhoods Q(b) the candidates are in (every reachable marking is b-feasible for one
+// b, Lemma 4.3.10), sorted.
+std::vector<ModeIx> ViolationExplainer::possible_modes(const NetShape& s,
+                                                       CandidateView cands) const {
+    std::vector<ModeIx> possible;
+    cands.for_each([&](std::span<const PlaceIx> m) {
+        for (PlaceIx p : m)
+            if (s.place_mode[p].valid())
+                possible.push_back(s.place_mode[p]);
+    });
+    std::sort(possible.begin(), possible.end());
+    possible.erase(std::unique(possible.begin(), possible.end()), possible.end());
+    return possible;
+}
+
+// Fixes: for every candidate M in mode c and edge e = c -z-> b with b permitting the access, the
+// threads of c whose token is not yet at PostSnd[s:e] must still snd(s, z), then the accessing
+// thread must rcv(t, z). A candidate whose token for t waits at PreRcv[t:e] with b permitting
+// needs only the rcv. Sorted by cost, without repeats.
+std::vector<ViolationExplainer::Way>
+ViolationExplainer::cheapest_ways(const NetShape& s, CandidateView cands, NetThread g,
+                                  const IndexVec<ModeIx, char>& permitting) const {
+    const Net& net = s.net;
+    const auto place = [&](PlaceIx p) -> const Place& { return net.places[p.ix()]; };
     std::vector<Way> ways;
     auto token_of = [&](std::span<const PlaceIx> m, NetThread t) {
         for (PlaceIx p : m)
@@ -99,14 +117,14 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
         const PlaceIx tok = token_of(m, g);
         if (tok.valid() && place(tok).kind == PlaceKind::PreRcv) {
             const auto ei = EdgeIx::at(place(tok).edge);
-            if (permitting[ModeIx::at(edge_of(ei).to)])
+            if (permitting[ModeIx::at(net.edges[ei.ix()].to)])
                 ways.push_back({1, ei, {}});
         }
         if (!c.valid())
             return;
         for (std::size_t i = 0; i < net.edges.size(); ++i) {
             const auto ei = EdgeIx::at(i);
-            const ModeEdge& edge = edge_of(ei);
+            const ModeEdge& edge = net.edges[i];
             if (ModeIx::at(edge.from) != c || !permitting[ModeIx::at(edge.to)])
                 continue;
             Way w{1, ei, {}};
@@ -126,94 +144,97 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
     ways.erase(std::unique(ways.begin(), ways.end(),
                            [](const Way& a, const Way& b) { return a.key() == b.key(); }),
                ways.end());
+    return ways;
+}
 
-    auto name = [&](NetThread t) { return names_.thread_name(t); };
-    // An op of a mechanism as a fix spells it: with the mechanism's name, or with its set of
-    // threads U or S; start with the forker the op's operand names (op.hpp), exit alone: a
-    // thread's end is the op table's implicit `exit` (`end` closes a block).
-    auto op_text = [&](Op op, const MechanismInfo& mi) {
-        const OpInfo& i = op_info(op);
-        switch (i.operand) {
-        case Operand::thread_set: {
-            std::vector<std::string> us;
-            for (NetThread u : mi.threads)
-                us.push_back(name(u));
-            return fmt::format("{}({})", i.spelling, join_list(us, ","));
-        }
-        case Operand::thread:
-            return i.mech == MechKind::fork
-                       ? fmt::format("{} (be forked by {})", i.spelling, name(mi.thread))
-                       : std::string(i.spelling);
-        case Operand::queue_item: // q(o): enq(q,o) / deq(q,o) of this variable (thesis §5.1)
-            return fmt::format("{}({},{})", i.spelling, mi.name, v.name);
-        case Operand::name:
-        case Operand::none:
-            break;
-        }
-        // v==K: the op carries K, vw(v=K) (docs/traces.md)
-        return fmt::format("{}({}{})", i.spelling, mi.name,
-                           mi.value ? fmt::format("={}", *mi.value) : "");
-    };
-    for (const Way& w : ways) {
-        if (w.cost != ways.front().cost || out.fixes.size() == 3)
-            break;
-        const ModeEdge& edge = edge_of(w.edge);
-        const MechanismInfo& mi = names_.mechanism(vars_.mechanism(v, w.edge));
-        EnforceFix f;
-        f.edge = static_cast<int>(w.edge.v);
-        f.from_mode = s.mode_labels[ModeIx::at(edge.from)];
-        f.to_mode = s.mode_labels[ModeIx::at(edge.to)];
-        f.mechanism = mi.label;
-        for (NetThread t : w.senders)
-            f.senders.push_back(name(t));
-        f.receiver = out.thread_name;
-        if (unheld(ModeIx::at(edge.to)))
-            f.hold_lock = net.modes[std::size_t(edge.to)].lock;
-        // The snd and rcv ops of the mechanism (thesis Figure 4.2) with their operands.
-        f.snd_op = op_text(snd_op(mi.kind), mi);
-        f.rcv_op = op_text(rcv_op(mi.kind), mi);
-        out.fixes.push_back(std::move(f));
+// A way as a fix: its edge's modes and mechanism, and the snd and rcv ops of the mechanism
+// (thesis Figure 4.2) with their operands.
+EnforceFix ViolationExplainer::fix(const Variable& v, const Way& w) const {
+    const NetShape& s = shapes_[v.shape];
+    const ModeEdge& edge = s.net.edges[w.edge.ix()];
+    const MechanismInfo& mi = names_.mechanism(vars_.mechanism(v, w.edge));
+    EnforceFix f;
+    f.edge = static_cast<int>(w.edge.v);
+    f.from_mode = s.mode_labels[ModeIx::at(edge.from)];
+    f.to_mode = s.mode_labels[ModeIx::at(edge.to)];
+    f.mechanism = mi.label;
+    for (NetThread t : w.senders)
+        f.senders.push_back(names_.thread_name(t));
+    f.snd_op = op_text(snd_op(mi.kind), mi, v.name);
+    f.rcv_op = op_text(rcv_op(mi.kind), mi, v.name);
+    return f;
+}
+
+// An op of a mechanism as a fix spells it: with the mechanism's name, or with its set of threads
+// U or S; start with the forker the op's operand names (op.hpp), exit alone: a thread's end is
+// the op table's implicit `exit` (`end` closes a block).
+std::string ViolationExplainer::op_text(Op op, const MechanismInfo& mi,
+                                        const std::string& var) const {
+    const OpInfo& i = op_info(op);
+    switch (i.operand) {
+    case Operand::thread_set: {
+        std::vector<std::string> us;
+        for (NetThread u : mi.threads)
+            us.push_back(names_.thread_name(u));
+        return fmt::format("{}({})", i.spelling, join_list(us, ","));
     }
+    case Operand::thread:
+        return i.mech == MechKind::fork
+                   ? fmt::format("{} (be forked by {})", i.spelling, names_.thread_name(mi.thread))
+                   : std::string(i.spelling);
+    case Operand::queue_item: // q(o): enq(q,o) / deq(q,o) of this variable (thesis §5.1)
+        return fmt::format("{}({},{})", i.spelling, mi.name, var);
+    case Operand::name:
+    case Operand::none:
+        break;
+    }
+    // v==K: the op carries K, vw(v=K) (docs/traces.md)
+    return fmt::format("{}({}{})", i.spelling, mi.name,
+                       mi.value ? fmt::format("={}", *mi.value) : "");
+}
 
-    // No edge leads straight from a possible mode into a permitting one: show a shortest route
-    // (breadth-first; prev_edge of a start mode is none).
-    if (out.fixes.empty() && !possible.empty()) {
-        IndexVec<ModeIx, char> seen(net.modes.size(), 0);
-        IndexVec<ModeIx, EdgeIx> prev_edge(net.modes.size());
-        std::deque<ModeIx> queue;
-        for (ModeIx a : possible) {
-            seen[a] = 1;
-            queue.push_back(a);
-        }
-        ModeIx goal;
-        while (!queue.empty() && !goal.valid()) {
-            const ModeIx a = queue.front();
-            queue.pop_front();
-            for (std::size_t i = 0; i < net.edges.size(); ++i) {
-                const ModeEdge& edge = net.edges[i];
-                const auto to = ModeIx::at(edge.to);
-                if (ModeIx::at(edge.from) != a || seen[to])
-                    continue;
-                seen[to] = 1;
-                prev_edge[to] = EdgeIx::at(i);
-                if (permitting[to]) {
-                    goal = to;
-                    break;
-                }
-                queue.push_back(to);
+// No edge leads straight from a possible mode into a permitting one: a shortest route
+// (breadth-first; prev_edge of a start mode is none), or "" when none is reachable.
+std::string ViolationExplainer::route(const Variable& v, std::span<const ModeIx> possible,
+                                      const IndexVec<ModeIx, char>& permitting) const {
+    const NetShape& s = shapes_[v.shape];
+    const Net& net = s.net;
+    IndexVec<ModeIx, char> seen(net.modes.size(), 0);
+    IndexVec<ModeIx, EdgeIx> prev_edge(net.modes.size());
+    std::deque<ModeIx> queue;
+    for (ModeIx a : possible) {
+        seen[a] = 1;
+        queue.push_back(a);
+    }
+    ModeIx goal;
+    while (!queue.empty() && !goal.valid()) {
+        const ModeIx a = queue.front();
+        queue.pop_front();
+        for (std::size_t i = 0; i < net.edges.size(); ++i) {
+            const ModeEdge& edge = net.edges[i];
+            const auto to = ModeIx::at(edge.to);
+            if (ModeIx::at(edge.from) != a || seen[to])
+                continue;
+            seen[to] = 1;
+            prev_edge[to] = EdgeIx::at(i);
+            if (permitting[to]) {
+                goal = to;
+                break;
             }
-        }
-        if (goal.valid()) {
-            std::vector<EdgeIx> path;
-            for (ModeIx a = goal; prev_edge[a].valid(); a = ModeIx::at(edge_of(prev_edge[a]).from))
-                path.push_back(prev_edge[a]);
-            std::reverse(path.begin(), path.end());
-            out.route = s.mode_labels[ModeIx::at(edge_of(path.front()).from)];
-            for (EdgeIx ei : path)
-                out.route += " -" + names_.mechanism(vars_.mechanism(v, ei)).label + "-> " +
-                             s.mode_labels[ModeIx::at(edge_of(ei).to)];
+            queue.push_back(to);
         }
     }
+    if (!goal.valid())
+        return "";
+    const auto from = [&](EdgeIx ei) { return ModeIx::at(net.edges[ei.ix()].from); };
+    std::vector<EdgeIx> path;
+    for (ModeIx a = goal; prev_edge[a].valid(); a = from(prev_edge[a]))
+        path.push_back(prev_edge[a]);
+    std::reverse(path.begin(), path.end());
+    std::string out = s.mode_labels[from(path.front())];
+    for (EdgeIx ei : path)
+        out += " -" + names_.mechanism(vars_.mechanism(v, ei)).label + "-> " +
+               s.mode_labels[ModeIx::at(net.edges[ei.ix()].to)];
     return out;
 }
 

@@ -12,6 +12,11 @@
 
 #include "sfg/runtime/enforce.hpp"
 
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
 namespace sfg::enforce {
 
 class ViolationExplainer {
@@ -25,6 +30,22 @@ public:
                               const Event& e, const Symbols* syms) const;
 
 private:
+    // A way into a permitting mode: the edge, the threads that must still snd, and the count of
+    // missing ops (those snds and the accessing thread's rcv).
+    struct Way {
+        std::size_t cost;
+        EdgeIx edge;
+        std::vector<NetThread> senders;
+        auto key() const { return std::tie(cost, edge, senders); }
+    };
+    std::vector<ModeIx> possible_modes(const NetShape& s, CandidateView cands) const;
+    std::vector<Way> cheapest_ways(const NetShape& s, CandidateView cands, NetThread t,
+                                   const IndexVec<ModeIx, char>& permitting) const;
+    EnforceFix fix(const Variable& v, const Way& w) const;
+    std::string op_text(Op op, const MechanismInfo& mi, const std::string& var) const;
+    std::string route(const Variable& v, std::span<const ModeIx> possible,
+                      const IndexVec<ModeIx, char>& permitting) const;
+
     const NetShapes& shapes_;
     const NetNames& names_;
     const Variables& vars_;
