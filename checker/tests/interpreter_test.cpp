@@ -212,3 +212,21 @@ TEST_CASE("queues: enq -> deq orders accesses (no race); taking the object late 
     REQUIRE(racy);
     CHECK(has(run(racy->model), FindingKind::race));
 }
+
+TEST_CASE("queues: enq and deq are statement words only where a statement starts") {
+    // docs/programs.md: elsewhere they are names, of a variable, a local or even the object.
+    auto l = load("threads a; queue q; var enq;\nprogram p { thread a { enq = 1; enq q enq; "
+                  "let deq = enq + 1; deq q enq; deq = deq * 2; enq = deq; } }");
+    REQUIRE(l);
+    Interpreter in(l->model);
+    std::vector<Step> steps = replay(in, std::vector<ThreadId>(10, 0));
+    std::vector<std::string> ops;
+    for (const Step& s : steps)
+        for (const Action& a : s.actions)
+            ops.push_back(op_text(l->model, a));
+    CHECK(ops ==
+          std::vector<std::string>{"w(enq)", "enq(q,enq)", "r(enq)", "deq(q,enq)", "w(enq)"});
+    CheckResult r = run(l->model);
+    CHECK(r.findings.empty());
+    CHECK(r.final_states == 1);
+}
