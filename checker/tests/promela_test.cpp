@@ -1,5 +1,7 @@
 // Promela emitter (docs/programs.md, part 6): structure of the emitted models, and, when Spin
 // is installed, Spin's verdicts (assertion violation, invalid end state) on small programs.
+#include "random_program.hpp"
+
 #include "sfg/checker/checker.hpp"
 #include "sfg/checker/model.hpp"
 #include "sfg/checker/promela.hpp"
@@ -453,6 +455,40 @@ TEST_CASE("promela: Spin agrees with the checker on specs/programs") {
         }
     }
     MESSAGE("Spin agreed on " << compared << " example programs");
+}
+
+// Random hand-offs through queues (random_program.hpp): FIFO order, deqs that wait forever.
+TEST_CASE("promela: Spin agrees with the checker on random queue programs") {
+    if (!have_tools()) {
+        MESSAGE("spin or gcc not installed: Spin cross-check skipped");
+        return;
+    }
+    int deadlocks = 0;
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+        const std::string text = check::test::queue_program(seed);
+        CAPTURE(text);
+        SourceFile file("queue.sfg", text);
+        Diagnostics diags;
+        std::optional<CompiledSpec> spec = compile_spec(file, diags);
+        REQUIRE(spec.has_value());
+        const ast::Program& p = spec->programs.at(0);
+        check::CheckOptions options;
+        options.max_executions = 200000;
+        check::CheckResult r = check::check_model(check::lower(*spec, p), options);
+        REQUIRE(r.stats.complete);
+        bool deadlock = false;
+        for (const check::CheckFinding& f : r.findings)
+            deadlock = deadlock || f.kind == check::FindingKind::deadlock;
+        deadlocks += deadlock;
+        SpinVerdict v =
+            run_spin(emit_promela(*p.body, *spec).text, "queue-" + std::to_string(seed));
+        INFO(v.deadlock_output);
+        CHECK_FALSE(v.assertion);
+        CHECK(v.deadlock == deadlock);
+    }
+    MESSAGE("Spin agreed on 30 queue programs, ", deadlocks, " with deadlocks");
+    CHECK(deadlocks >= 5);
+    CHECK(deadlocks <= 28);
 }
 
 TEST_SUITE_END();
