@@ -78,6 +78,9 @@ stmt
     | 'repeat' INT block                               # repeatStmt
     | 'skip' ';'                                       # skipStmt
     | 'deterministic' block                            # deterministicStmt
+    // enq q x; / deq q x; (thesis §5.1, q(o)): `enq` and `deq` are statement words only here,
+    // names elsewhere; the front end checks the first word.
+    | ID ID ID ';'                                     # queueStmt
     ;
 
 // C precedence, all binary operators left-associative.

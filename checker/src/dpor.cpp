@@ -1,8 +1,8 @@
 // Source-DPOR with sleep sets: Abdulla, Aronis, Jonsson, Sagonas, "Source Sets: A Foundation for
 // Optimal Dynamic Partial Order Reduction", JACM 64(4), 2017, Algorithm 1 (POPL'14), over
 // the Interpreter's steps and the dependence of docs/programs.md (explore.hpp, dependent()). Three
-// changes for this language's blocking steps (acq, join, bexit, await), which the paper's model
-// lacks:
+// changes for this language's blocking steps (acq, join, bexit, await, deq), which the paper's
+// model lacks:
 //
 // 1. Only races that can be reversed are: e' must be able to run before e when the two may
 //    be co-enabled (Flanagan and Godefroid, POPL'05). rel m then acq m, u's steps then
@@ -288,6 +288,8 @@ private:
             if (in_set(sum.arg, e.thread) || (es.code == Code::fork && !e.failed_fork))
                 return false; // a thread joined is not done before its own step or its fork
             return simulate(i, p);
+        case Code::deq: // o at the front of q before e: decided by running notdep(e, E)
+            return simulate(i, p);
         default: // a write may be co-enabled with an await; accesses, rel, fork, benter,
                  // begin/end are enabled whenever p is ready
             return true;
@@ -471,6 +473,12 @@ DporModel::DporModel(const Model& m) : m_(m) {
                 break;
             case Code::end:
                 add(Op::end, no_object);
+                break;
+            case Code::enq:
+                add(Op::enqueue, in.arg);
+                break;
+            case Code::deq:
+                add(Op::dequeue, in.arg);
                 break;
             default:
                 break;

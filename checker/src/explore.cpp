@@ -258,6 +258,9 @@ bool dependent(const Model& m, const Action& a, const Action& b) {
     const OpInfo &x = op_info(a.op), &y = op_info(b.op);
     if (x.operand == Operand::name && y.operand == Operand::name && x.space == y.space)
         return a.target == b.target && conflicting(x, y);
+    if (x.operand == Operand::queue_item && y.operand == Operand::queue_item) // on one queue
+        return m.syms.queue_items.queue(a.target) == m.syms.queue_items.queue(b.target) &&
+               conflicting(x, y);
     if (names(m, a, b.thread) || names(m, b, a.thread))
         return true;
     if (x.operand == Operand::thread_set && y.operand == Operand::thread_set && conflicting(x, y))
@@ -299,8 +302,8 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
         }
     };
     // One array for every namespace's objects: namespace n's at first[n].
-    std::array<std::size_t, namespace_count + 1> first{};
-    for (std::size_t n = 0; n < namespace_count; ++n)
+    std::array<std::size_t, namespace_count_with_queues + 1> first{};
+    for (std::size_t n = 0; n < namespace_count_with_queues; ++n)
         first[n + 1] = first[n] + (static_cast<Namespace>(n) == Namespace::thread
                                        ? m.threads.size()
                                        : m.syms.names(static_cast<Namespace>(n)).size());
@@ -315,6 +318,8 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
         if (i.operand == Operand::thread_set)
             for (ThreadId u : m.thread_sets[a.target])
                 f(object(Namespace::thread, u));
+        else if (i.operand == Operand::queue_item) // enq/deq: the queue (thesis §5.1)
+            f(object(i.space, m.syms.queue_items.queue(a.target)));
         else
             f(object(i.space, a.target));
     };

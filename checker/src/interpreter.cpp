@@ -49,6 +49,11 @@ std::uint64_t hash_state(const State& s) {
         h = mix(h, e);
     for (std::uint8_t f : s.forked)
         h = mix(h, f);
+    for (const std::vector<ObjId>& q : s.queues) {
+        h = mix(h, q.size());
+        for (ObjId o : q)
+            h = mix(h, o);
+    }
     return h;
 }
 
@@ -104,6 +109,7 @@ State Interpreter::initial(std::vector<Failure>& failures) const {
     s.locks.resize_locks(model_.locks.size());
     s.enters.assign(model_.barriers.size() * n, 0);
     s.forked.assign(n, 0);
+    s.queues.resize(model_.queues.size());
     for (ThreadId t = 0; t < n; ++t) {
         s.threads[t].locals.assign(model_.threads[t].locals, 0);
         if (model_.threads[t].root) {
@@ -327,6 +333,11 @@ bool Interpreter::is_enabled(const State& s, ThreadId t) const {
         std::int64_t v = eval_await(s, t, in.arg, nullptr, failed);
         return failed || v != 0;
     }
+    case Code::deq: { // FIFO: o must be at the front (docs/programs.md)
+        const QueueItems& items = model_.syms.queue_items;
+        const std::vector<ObjId>& q = s.queues[items.queue(in.arg)];
+        return !q.empty() && q.front() == items.var(in.arg);
+    }
     default:
         return true;
     }
@@ -420,6 +431,18 @@ void Interpreter::step(State& s, ThreadId t, Step& out) const {
     case Code::end:
         out.actions.push_back(Action{t, Op::end, no_object, in.line, true});
         break;
+    case Code::enq: {
+        const QueueItems& items = model_.syms.queue_items;
+        out.actions.push_back(Action{t, Op::enqueue, in.arg, in.line, true});
+        s.queues[items.queue(in.arg)].push_back(items.var(in.arg));
+        break;
+    }
+    case Code::deq: {
+        std::vector<ObjId>& q = s.queues[model_.syms.queue_items.queue(in.arg)];
+        out.actions.push_back(Action{t, Op::dequeue, in.arg, in.line, true});
+        q.erase(q.begin());
+        break;
+    }
     default:
         return; // not a visible instruction: nothing to do
     }
@@ -474,6 +497,17 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
         case Code::await_:
             w.what = fmt::format("await at line {} (condition false)", in.line);
             break;
+        case Code::deq: {
+            const QueueItems& items = model_.syms.queue_items;
+            const std::string& qname = model_.queues[items.queue(in.arg)];
+            const std::vector<ObjId>& q = s.queues[items.queue(in.arg)];
+            w.what = fmt::format(
+                "{}({},{}), {}", spelling(Op::dequeue), qname,
+                model_.syms.vars.name(items.var(in.arg)),
+                q.empty() ? fmt::format("{} is empty", qname)
+                          : fmt::format("{} first in {}", model_.syms.vars.name(q.front()), qname));
+            break;
+        }
         default:
             w.what = "?";
         }

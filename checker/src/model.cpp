@@ -23,8 +23,8 @@ BinOp binop(const std::string& op) {
 
 class Lowerer {
 public:
-    // `slots`: each of the spec's mechanisms' index in m.shared (a volatile), m.locks or
-    // m.barriers.
+    // `slots`: each of the spec's mechanisms' index in m.shared (a volatile), m.locks,
+    // m.barriers or m.queues.
     Lowerer(Model& m, const std::vector<std::uint32_t>& slots) : m_(m), slots_(slots) {}
 
     void thread(ThreadCode& t, const prog::Thread& th) {
@@ -209,6 +209,13 @@ private:
             emit(Code::end, 0, line);
             break;
         }
+        case K::enq:
+        case K::deq:
+            emit(s.kind == K::enq ? Code::enq : Code::deq,
+                 m_.syms.queue_items.intern(slots_[s.target.ref.index],
+                                            m_.shared[s.object.ref.index].sym),
+                 line_);
+            break;
         }
     }
 
@@ -263,6 +270,9 @@ Model lower(const CompiledSpec& spec, const ast::Program& program) {
                 b.members.push_back(m.syms.threads.find(t));
             std::sort(b.members.begin(), b.members.end());
             m.barriers.push_back(std::move(b));
+        } else if (d.kind == MechKind::queue) {
+            slots[i] = m.syms.queues.intern(d.name);
+            m.queues.push_back(d.name);
         }
     }
     Lowerer low(m, slots);

@@ -273,6 +273,8 @@ bool fits(const Model& m, Op op, std::uint64_t target) {
         return target == no_object;
     if (info.operand == Operand::thread_set)
         return target < m.thread_sets.size();
+    if (info.operand == Operand::queue_item) // the program's (queue, variable) pairs
+        return target < m.syms.queue_items.size();
     if (info.operand != Operand::name)
         return false;
     return target < m.syms.names(info.space).size();

@@ -63,6 +63,9 @@ std::string lock_name(const std::string& n) {
 std::string barrier_name(const std::string& n) {
     return "bar_" + n;
 }
+std::string queue_name(const std::string& n) {
+    return "q_" + n;
+}
 
 constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t int32_min = std::numeric_limits<std::int32_t>::min();
@@ -465,6 +468,18 @@ private:
             stmts(s.body);
             event("skip", fmt::format("line {}: end deterministic }}", line));
             return;
+        case Stmt::Kind::enq:
+        case Stmt::Kind::deq: {
+            // A channel of variable ids (docs/promela.md): `q!id` appends; `q?id` is executable
+            // only when id is the first message, then removes it (FIFO, as deq waits for o at
+            // the front).
+            const bool enq = s.kind == Stmt::Kind::enq;
+            event(fmt::format("{}{}{}", queue_name(s.target.name), enq ? "!" : "?",
+                              s.object.ref.index),
+                  fmt::format("line {}: {}({},{})", line, enq ? "enq" : "deq", s.target.name,
+                              s.object.name));
+            return;
+        }
         }
     }
 
@@ -567,14 +582,66 @@ public:
     }
 };
 
+// The most objects each queue can hold (by index in spec.mechanisms): the enq statements of
+// every thread, each counted as often as the `repeat`s around it run. An enq inside a `while`
+// has no bound: it goes to `unbounded` (the first one met), and a Spin channel, whose capacity
+// is fixed, cannot stand for the queue (docs/promela.md).
+struct QueueBounds {
+    std::map<std::size_t, std::uint64_t> capacity;
+    const Stmt* unbounded = nullptr;
+};
+
+void count_enqs(const std::vector<Stmt>& body, std::uint64_t times, bool in_while, QueueBounds& b) {
+    constexpr std::uint64_t many = std::uint64_t{1} << 32; // saturates: beyond any channel
+    for (const Stmt& s : body) {
+        if (s.kind == Stmt::Kind::enq) {
+            if (in_while && !b.unbounded)
+                b.unbounded = &s;
+            std::uint64_t& c = b.capacity[s.target.ref.index];
+            c = std::min(many, c + times);
+        }
+        const std::uint64_t inner =
+            s.kind == Stmt::Kind::repeat
+                ? std::min(many,
+                           times * static_cast<std::uint64_t>(std::max<std::int64_t>(s.count, 0)))
+                : times;
+        count_enqs(s.body, inner, in_while || s.kind == Stmt::Kind::while_, b);
+        count_enqs(s.else_body, inner, in_while, b);
+    }
+}
+
 } // namespace
 
 PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec) {
+    // Queues become channels of a fixed capacity: refuse what one cannot hold.
+    QueueBounds bounds;
+    for (const prog::Thread& t : program.threads)
+        count_enqs(t.body, 1, false, bounds);
+    if (bounds.unbounded) {
+        const Stmt& s = *bounds.unbounded;
+        PromelaModel m;
+        m.error_loc = s.loc;
+        m.error = fmt::format("cannot export 'enq {} {}': an enq inside a while loop has no bound, "
+                              "and a Spin channel has a fixed capacity",
+                              s.target.name, s.object.name);
+        return m;
+    }
+    for (const auto& [queue, capacity] : bounds.capacity)
+        if (capacity > max_promela_queue) {
+            PromelaModel m;
+            m.error_loc = spec.mechanisms[queue].loc;
+            m.error = fmt::format("cannot export queue '{}': it may hold {} objects, more than a "
+                                  "Spin channel's {}",
+                                  spec.mechanisms[queue].name, capacity, max_promela_queue);
+            return m;
+        }
     Globals g{spec, std::vector<bool>(spec.threads.size(), false), {}, {}, {}, {}};
     // Indices into spec.mechanisms; barriers are declared in name order.
-    std::vector<std::size_t> locks, volatiles, barriers;
+    std::vector<std::size_t> locks, volatiles, barriers, queues;
     for (std::size_t i = 0; i < spec.mechanisms.size(); ++i) {
-        if (spec.mechanisms[i].kind == MechKind::lock)
+        if (spec.mechanisms[i].kind == MechKind::queue)
+            queues.push_back(i);
+        else if (spec.mechanisms[i].kind == MechKind::lock)
             locks.push_back(i);
         else if (spec.mechanisms[i].kind == MechKind::volatile_)
             volatiles.push_back(i);
@@ -671,6 +738,16 @@ PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec
         globals += fmt::format("byte {}[{}]; /* barrier {}({}): entries mod 3 per member */\n",
                                barrier_name(b.name), std::max<std::size_t>(b.threads.size(), 1),
                                b.name, ms);
+    }
+    for (std::size_t i : queues) {
+        const std::string& q = spec.mechanisms[i].name;
+        const auto c = bounds.capacity.find(i);
+        // Capacity 0 would make a rendezvous channel: a queue never filled gets one slot.
+        const std::uint64_t capacity =
+            c == bounds.capacity.end() ? 1 : std::max<std::uint64_t>(c->second, 1);
+        globals += fmt::format("chan {} = [{}] of {{ int }}; /* queue {}: variable ids, every enq "
+                               "fits */\n",
+                               queue_name(q), capacity, q);
     }
     const std::size_t nthreads = std::max<std::size_t>(spec.threads.size(), 1);
     globals += fmt::format("bit sfg_started[{}]; /* set by fork */\n", nthreads);

@@ -14,6 +14,11 @@ std::string op_text(const Model& m, const Action& a) {
     if (op.operand == Operand::name) // vw(v=1): the value a volatile op carries (docs/traces.md)
         return fmt::format("{}({}{})", op.spelling, m.syms.names(op.space).name(a.target),
                            a.has_value ? fmt::format("={}", a.value) : "");
+    if (op.operand == Operand::queue_item) { // enq(q,o), as traces spell it (docs/traces.md)
+        const QueueItems& items = m.syms.queue_items;
+        return fmt::format("{}({},{})", op.spelling, m.syms.queues.name(items.queue(a.target)),
+                           m.syms.vars.name(items.var(a.target)));
+    }
     if (op.operand == Operand::thread_set) {
         std::string s;
         for (ThreadId u : m.thread_sets[a.target])

@@ -60,6 +60,30 @@ TEST_CASE("dpor: the same on programs with more blocking, failures and disciplin
     CHECK(failures >= 20);
 }
 
+TEST_CASE("dpor: the same on programs with queues (blocked deqs, FIFO order, hand-offs)") {
+    // enq/deq on one queue are dependent; a deq blocks until its object is at the front.
+    Totals totals;
+    int deadlocks = 0, violations = 0, races = 0;
+    for (std::uint64_t seed = 1, n = seeds(300); seed <= n; ++seed) {
+        std::string text = queue_program(seed);
+        CAPTURE(text);
+        auto l = load(text);
+        REQUIRE(l);
+        std::optional<CheckResult> d = compare(l->model, 5000, false, totals);
+        if (!d)
+            continue;
+        deadlocks += has(*d, FindingKind::deadlock);
+        violations += has(*d, FindingKind::violation);
+        races += has(*d, FindingKind::race);
+    }
+    MESSAGE(totals.text());
+    MESSAGE(deadlocks, " with deadlocks, ", violations, " with violations, ", races, " with races");
+    CHECK(totals.compared >= 200);
+    CHECK(deadlocks >= 20);
+    CHECK(violations >= 20);
+    CHECK(races >= 20);
+}
+
 TEST_CASE("dpor: an await blocked by several writes races with each when it blocks") {
     // Found by the soak (SFG_DPOR_SEEDS): t2's await runs only before both x = 0 and t1's
     // writes of u. Each reversal alone leaves it blocked, so it must race with x = 0 as soon as

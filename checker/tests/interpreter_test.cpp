@@ -158,3 +158,75 @@ TEST_CASE("init gives shared variables their values, negative ones too") {
     CHECK(values["x"] == -5); // the sign was read from the wrong token: x was 5
     CHECK(values["y"] == 7);
 }
+
+TEST_CASE("queues: enq appends, deq waits for its object at the front (FIFO)") {
+    // docs/programs.md, thesis §5.1 q(o): events enq(q,o) / deq(q,o) naming the queue and object.
+    auto l = load("threads a; queue q, r; var x, y;\nprogram p { thread a { enq q x; enq r y; "
+                  "enq q y; deq q x; deq r y; deq q y; } }");
+    REQUIRE(l);
+    Interpreter in(l->model);
+    std::vector<Step> steps = replay(in, std::vector<ThreadId>(6, 0));
+    std::vector<std::string> ops;
+    for (const Step& s : steps)
+        for (const Action& a : s.actions)
+            ops.push_back(op_text(l->model, a));
+    CHECK(ops == std::vector<std::string>{"enq(q,x)", "enq(r,y)", "enq(q,y)", "deq(q,x)",
+                                          "deq(r,y)", "deq(q,y)"});
+    CHECK(run(l->model).findings.empty());
+
+    // b waits for y behind x, which nobody takes: a deadlock naming the front.
+    auto d = load("threads a, b; queue q; var x, y;\nprogram p {\n thread a { enq q x; enq q y; }\n"
+                  " thread b { deq q y; }\n}");
+    REQUIRE(d);
+    CheckResult rd = run(d->model);
+    REQUIRE(has(rd, FindingKind::deadlock));
+    for (const CheckFinding& f : rd.findings)
+        if (f.kind == FindingKind::deadlock) {
+            CHECK(f.line == 4u);
+            CHECK(f.message.find("deq(q,y), x first in q") != std::string::npos);
+        }
+    // An empty queue: the wait says so; the queue's contents are not in final states.
+    auto e = load("threads a, b; queue q; var x;\nprogram p {\n thread a { x = 1; }\n"
+                  " thread b { deq q x; }\n}");
+    REQUIRE(e);
+    CheckResult re = run(e->model);
+    REQUIRE(has(re, FindingKind::deadlock));
+    for (const CheckFinding& f : re.findings)
+        if (f.kind == FindingKind::deadlock)
+            CHECK(f.message.find("deq(q,x), q is empty") != std::string::npos);
+    auto left = load("threads a; queue q; var x;\nprogram p { thread a { x = 1; enq q x; } }");
+    REQUIRE(left);
+    CheckResult rl = run(left->model);
+    CHECK(rl.findings.empty());
+    CHECK(rl.final_states == 1);
+}
+
+TEST_CASE("queues: enq -> deq orders accesses (no race); taking the object late is a race") {
+    // Happens-before of docs/traces.md: every enq(q,o) before every later deq(q,o).
+    auto ok = load("threads a, b; queue q; var x;\nprogram p { thread a { x = 1; enq q x; } "
+                   "thread b { deq q x; x = 2; } }");
+    REQUIRE(ok);
+    CHECK(run(ok->model).findings.empty());
+    auto racy = load("threads a, b; queue q; var x;\nprogram p { thread a { enq q x; x = 1; } "
+                     "thread b { deq q x; x = 2; } }");
+    REQUIRE(racy);
+    CHECK(has(run(racy->model), FindingKind::race));
+}
+
+TEST_CASE("queues: enq and deq are statement words only where a statement starts") {
+    // docs/programs.md: elsewhere they are names, of a variable, a local or even the object.
+    auto l = load("threads a; queue q; var enq;\nprogram p { thread a { enq = 1; enq q enq; "
+                  "let deq = enq + 1; deq q enq; deq = deq * 2; enq = deq; } }");
+    REQUIRE(l);
+    Interpreter in(l->model);
+    std::vector<Step> steps = replay(in, std::vector<ThreadId>(10, 0));
+    std::vector<std::string> ops;
+    for (const Step& s : steps)
+        for (const Action& a : s.actions)
+            ops.push_back(op_text(l->model, a));
+    CHECK(ops ==
+          std::vector<std::string>{"w(enq)", "enq(q,enq)", "r(enq)", "deq(q,enq)", "w(enq)"});
+    CheckResult r = run(l->model);
+    CHECK(r.findings.empty());
+    CHECK(r.final_states == 1);
+}

@@ -83,6 +83,33 @@ TEST_CASE("jobs: the same report for every number of threads") {
     CHECK(with_findings >= 100);
 }
 
+TEST_CASE("jobs: the same report for every number of threads on queue programs") {
+    // States carry the queues' contents (docs/programs.md): tasks copy them with the state.
+    int divided_programs = 0, with_findings = 0;
+    for (std::uint64_t seed = 1; seed <= 25; ++seed) {
+        const std::string text = queue_program(seed);
+        CAPTURE(text);
+        auto l = load(text);
+        REQUIRE(l);
+        for (Mode mode : {Mode::dpor, Mode::naive}) {
+            CAPTURE(std::string(to_string(mode)));
+            CheckOptions o = divided(mode, 5, 20);
+            o.jobs = 1;
+            const CheckResult one = check_model(l->model, o);
+            divided_programs += one.stats.executions > 5;
+            with_findings += one.found();
+            const std::string expected = report(l->model, one);
+            for (std::uint32_t jobs : {2u, 4u}) {
+                o.jobs = jobs;
+                CHECK(report(l->model, check_model(l->model, o)) == expected);
+            }
+        }
+    }
+    MESSAGE(divided_programs, " searches divided into tasks, ", with_findings, " with findings");
+    CHECK(divided_programs >= 10);
+    CHECK(with_findings >= 20);
+}
+
 TEST_CASE("jobs: bounds cut the same executions for every number of threads") {
     int cut = 0;
     for (const Corpus& c : corpus(15)) {

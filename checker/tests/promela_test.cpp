@@ -1,5 +1,7 @@
 // Promela emitter (docs/programs.md, part 6): structure of the emitted models, and, when Spin
 // is installed, Spin's verdicts (assertion violation, invalid end state) on small programs.
+#include "random_program.hpp"
+
 #include "sfg/checker/checker.hpp"
 #include "sfg/checker/model.hpp"
 #include "sfg/checker/promela.hpp"
@@ -269,6 +271,50 @@ program bp {
     CHECK(t.find("/* WARNING: line 7: constant 5000000000") != std::string::npos);
 }
 
+TEST_CASE("promela: queues as channels of variable ids, as large as their enqs need") {
+    // docs/promela.md: enq q x is `q_q!id`, deq q x is `q_q?id` (executable when x is first).
+    PromelaModel m = emit(R"(
+threads a, b;
+queue q, r, idle;
+var x, y;
+program qp {
+  thread a { repeat 3 { enq q x; } if (x == 0) { enq q y; } enq r y; }
+  thread b { deq q x; deq r y; }
+}
+)");
+    const std::string& t = m.text;
+    CHECK(m.error.empty());
+    CHECK(t.find("chan q_q = [4] of { int }; /* queue q") != std::string::npos);
+    CHECK(t.find("chan q_r = [1] of { int }; /* queue r") != std::string::npos);
+    CHECK(t.find("chan q_idle = [1] of { int }; /* queue idle") != std::string::npos);
+    CHECK(t.find("q_q!0;") != std::string::npos);
+    CHECK(t.find("q_q!1;") != std::string::npos);
+    CHECK(t.find("q_q?0;") != std::string::npos);
+    CHECK(t.find("q_r?1;") != std::string::npos);
+    CHECK(t.find("/* line 6: enq(q,x) */") != std::string::npos);
+    CHECK(t.find("/* line 7: deq(r,y) */") != std::string::npos);
+}
+
+TEST_CASE("promela: a queue without a bound is refused, naming the statement or the queue") {
+    PromelaModel w = emit("threads a; queue q; var x;\nprogram p { thread a {\n"
+                          "  while (x == 0) { x = 1; enq q x; } } }");
+    CHECK(w.text.empty());
+    CHECK(w.error_loc.line == 3);
+    CHECK(w.error_loc.col == 27);
+    CHECK(w.error == "cannot export 'enq q x': an enq inside a while loop has no bound, and a "
+                     "Spin channel has a fixed capacity");
+    PromelaModel big = emit("threads a; queue q; var x;\nprogram p { thread a {\n"
+                            "  repeat 16 { repeat 16 { enq q x; } } } }");
+    CHECK(big.text.empty());
+    CHECK(big.error_loc.line == 1);
+    CHECK(big.error == "cannot export queue 'q': it may hold 256 objects, more than a Spin "
+                       "channel's 255");
+    PromelaModel fits = emit("threads a; queue q; var x;\nprogram p { thread a {\n"
+                             "  repeat 15 { repeat 17 { enq q x; } } } }");
+    CHECK(fits.error.empty());
+    CHECK(fits.text.find("chan q_q = [255]") != std::string::npos);
+}
+
 TEST_CASE("promela: Spin's verdicts equal the expected ones") {
     if (!have_tools()) {
         MESSAGE("spin or gcc not installed: Spin cross-check skipped");
@@ -327,6 +373,23 @@ threads a, b; volatile f;
 program p { thread a { if (f) { fork b; } f = 1; } thread b { await f == 2; } }
 )",
          false, false, ""},
+        // Queues (docs/promela.md): deq waits for its object at the front, FIFO; the hand-off
+        // orders the accesses, and a deq whose object stays behind another never returns.
+        {"queue_fifo", R"(
+threads a, b; queue q; var x, y;
+program p { thread a { x = 1; enq q x; enq q y; } thread b { deq q x; deq q y; assert x == 1; } }
+)",
+         false, false, ""},
+        {"queue_wrong_order", R"(
+threads a, b; queue q; var x, y;
+program p { thread a { enq q x; enq q y; } thread b { deq q y; } }
+)",
+         false, true, ""},
+        {"queue_after_assert", R"(
+threads a, b; queue q; var x;
+program p { thread a { enq q x; x = 2; } thread b { deq q x; assert x == 0; } }
+)",
+         true, false, "ASSERTION_FAILED_line_3"},
     };
     for (const Expected& c : cases) {
         const std::string name = c.name;
@@ -392,6 +455,40 @@ TEST_CASE("promela: Spin agrees with the checker on specs/programs") {
         }
     }
     MESSAGE("Spin agreed on " << compared << " example programs");
+}
+
+// Random hand-offs through queues (random_program.hpp): FIFO order, deqs that wait forever.
+TEST_CASE("promela: Spin agrees with the checker on random queue programs") {
+    if (!have_tools()) {
+        MESSAGE("spin or gcc not installed: Spin cross-check skipped");
+        return;
+    }
+    int deadlocks = 0;
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+        const std::string text = check::test::queue_program(seed);
+        CAPTURE(text);
+        SourceFile file("queue.sfg", text);
+        Diagnostics diags;
+        std::optional<CompiledSpec> spec = compile_spec(file, diags);
+        REQUIRE(spec.has_value());
+        const ast::Program& p = spec->programs.at(0);
+        check::CheckOptions options;
+        options.max_executions = 200000;
+        check::CheckResult r = check::check_model(check::lower(*spec, p), options);
+        REQUIRE(r.stats.complete);
+        bool deadlock = false;
+        for (const check::CheckFinding& f : r.findings)
+            deadlock = deadlock || f.kind == check::FindingKind::deadlock;
+        deadlocks += deadlock;
+        SpinVerdict v =
+            run_spin(emit_promela(*p.body, *spec).text, "queue-" + std::to_string(seed));
+        INFO(v.deadlock_output);
+        CHECK_FALSE(v.assertion);
+        CHECK(v.deadlock == deadlock);
+    }
+    MESSAGE("Spin agreed on 30 queue programs, ", deadlocks, " with deadlocks");
+    CHECK(deadlocks >= 5);
+    CHECK(deadlocks <= 28);
 }
 
 TEST_SUITE_END();

@@ -261,4 +261,77 @@ inline std::string barrier_program(std::uint64_t seed) {
     return s + "}\n";
 }
 
+// Programs of 2-4 threads that hand objects over through queues q and r (thesis §5.1, q(o)):
+// enq and deq of x, y, z in random orders (a deq whose object never comes, or comes behind
+// another, blocks: deadlocks), accesses before and after taking an object, a lock, awaits on a
+// volatile, a thread forked and joined, x and y annotated with queue hand-offs so that the
+// Enforcer has work.
+inline std::string queue_program(std::uint64_t seed) {
+    std::mt19937_64 rng(seed * 6007 + 3);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    const char* objects[] = {"x", "y", "z"};
+    const char* queues[] = {"q", "r"};
+    const char* disc[] = {
+        "EX(t0) ▷^q [EX(t1) ⊔ EX(t2) ⊔ EX(t3)]^q",
+        "[EX(t0) ⊔ EX(t1) ⊔ EX(t2) ⊔ EX(t3)]^q",
+        "EX(t0) ▷^r EX(t1) ▷^q EX(t2)",
+        "[EX(t0) ⊔ EX(t1) ⊔ EX(t2) ⊔ EX(t3)]^m",
+    };
+    const int threads = 2 + pick(3);
+    std::string s = "threads t0, t1, t2, t3;\nlock m;\nvolatile v;\nqueue q, r;\n";
+    s += std::string("var x : ") + disc[pick(4)] + ";\n";
+    s += std::string("var y : ") + disc[pick(4)] + ";\nvar z;\n";
+    s += "program p {\n";
+    const bool forks = threads > 2 && pick(2);
+    int budget = 9 + pick(4); // visible steps, roughly: keeps naive exploration small
+    for (int t = 0; t < threads; ++t) {
+        s += "  thread t" + std::to_string(t) + " {";
+        if (t == 0 && forks) {
+            s += " fork t2;";
+            --budget;
+        }
+        const int n = 1 + pick(4);
+        for (int i = 0; i < n && budget > 0; ++i) {
+            const std::string o = objects[pick(3)], q = queues[pick(4) == 0 ? 1 : 0];
+            switch (pick(9)) {
+            case 0:
+            case 1:
+                s += " " + o + " = " + std::to_string(pick(3)) + "; enq " + q + " " + o + ";";
+                budget -= 2;
+                break;
+            case 2:
+            case 3:
+                s += " deq " + q + " " + o + "; " + o + " = " + o + " + 1;";
+                budget -= 3;
+                break;
+            case 4:
+                s += " deq " + q + " " + o + "; enq " + q + " " + o + ";";
+                budget -= 2;
+                break;
+            case 5:
+                s += " read " + o + ";";
+                budget -= 1;
+                break;
+            case 6:
+                s += " acq m; " + o + " = 1; rel m;";
+                budget -= 3;
+                break;
+            case 7:
+                s += pick(2) ? " v = 1;" : " await v == 1;";
+                budget -= 1;
+                break;
+            default:
+                s += " enq " + q + " " + o + ";";
+                budget -= 1;
+                break;
+            }
+        }
+        if (t == 0 && forks && pick(2))
+            s += " join t2;";
+        s += " }\n";
+    }
+    s += "}\n";
+    return s;
+}
+
 } // namespace sfg::check::test

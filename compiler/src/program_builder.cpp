@@ -133,6 +133,20 @@ struct Builder {
             s.kind = K::skip;
         } else if (auto* x = dynamic_cast<P::DeterministicStmtContext*>(c)) {
             s.kind = K::deterministic, s.body = block(x->block());
+        } else if (auto* x = dynamic_cast<P::QueueStmtContext*>(c)) {
+            // `enq`/`deq` are words only where a statement starts (docs/programs.md): any other
+            // name there starts an assignment that lacks its '='.
+            const std::vector<antlr4::tree::TerminalNode*> ids = x->ID();
+            const std::string word = ids.at(0)->getText();
+            if (word == "enq" || word == "deq") {
+                s.kind = word == "enq" ? K::enq : K::deq;
+                s.target = ident(ids.at(1));
+                s.object = ident(ids.at(2));
+            } else {
+                diags.error(loc_of(ids.at(1)),
+                            fmt::format("expected '=' before '{}'", ids.at(1)->getText()));
+                s.kind = K::skip;
+            }
         }
         return s;
     }

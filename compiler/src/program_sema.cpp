@@ -19,6 +19,8 @@ const char* describe(Kind k) {
     switch (k) {
     case Kind::thread:
         return "a thread";
+    case Kind::queue:
+        return "a queue";
     case Kind::lock:
         return "a lock";
     case Kind::volatile_:
@@ -56,10 +58,10 @@ public:
             globals_.emplace(spec.threads[i], Global{{Kind::thread, index_of(i)}, std::nullopt});
         for (std::size_t i = 0; i < spec.mechanisms.size(); ++i) {
             const MechanismDecl& m = spec.mechanisms[i];
-            // No statement takes a queue: it resolves to nothing a statement accepts.
             Kind k = m.kind == MechKind::lock        ? Kind::lock
                      : m.kind == MechKind::volatile_ ? Kind::volatile_
                      : m.kind == MechKind::barrier   ? Kind::barrier
+                     : m.kind == MechKind::queue     ? Kind::queue
                                                      : Kind::none;
             globals_.emplace(m.name, Global{{k, index_of(i)}, m.loc, &m});
         }
@@ -107,9 +109,8 @@ private:
     }
 
     void wrong_kind(const prog::Ident& id, const Global& g, const char* wanted) {
-        const char* what =
-            g.mech && g.mech->kind == MechKind::queue ? "a queue" : describe(g.ref.kind);
-        diags_.error(id.loc, fmt::format("'{}' is {}, not {}", id.name, what, wanted));
+        diags_.error(id.loc,
+                     fmt::format("'{}' is {}, not {}", id.name, describe(g.ref.kind), wanted));
         if (g.loc)
             diags_.note(*g.loc, fmt::format("'{}' is declared here", id.name));
     }
@@ -308,6 +309,12 @@ private:
                 diags_.error(s.loc, fmt::format("repeat count {} is too large (at most {})",
                                                 s.count, max_repeat_count));
             block(s.body);
+            return;
+        case K::enq:
+        case K::deq:
+            // Thesis §5.1, q(o): a queue and a data variable, the object handed over.
+            expect(s.target, "a queue", {Kind::queue});
+            expect(s.object, "a variable", {Kind::variable});
             return;
         case K::skip:
             return;

@@ -97,9 +97,9 @@ std::unique_ptr<Explorer> make_explorer(const CheckOptions& options, bool* fell_
 // ---- the dependence relation (docs/programs.md, "Modes") ----
 
 // Two actions are dependent (docs/programs.md, "Dependence"): of one thread; on one variable or
-// volatile, one of them a write; on one lock; on one barrier, one an arrival (benter) and the
-// other a departure (bexit); a fork or join naming u and any action of u; a fork naming u and a
-// join naming u; two forks naming u.
+// volatile, one of them a write; on one lock; on one queue (enq, deq: thesis §5.1); on one
+// barrier, one an arrival (benter) and the other a departure (bexit); a fork or join naming u and
+// any action of u; a fork naming u and a join naming u; two forks naming u.
 bool dependent(const Model& m, const Action& a, const Action& b);
 // Two steps are dependent when they are of one thread or some of their actions are.
 bool dependent(const Model& m, const Step& a, const Step& b);

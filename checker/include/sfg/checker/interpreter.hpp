@@ -36,6 +36,9 @@ struct State {
     LockHolders locks{LockHolders::Detail::holders};
     std::vector<std::uint32_t> enters; // barrier-major: enters[b * threads + t]
     std::vector<std::uint8_t> forked;  // by thread: forked once already
+    // By queue: the variables (Symbols::vars ids) in it, front first (docs/programs.md; not part
+    // of final states).
+    std::vector<std::vector<ObjId>> queues;
     friend bool operator==(const State&, const State&) = default;
     bool done(ThreadId t) const {
         return threads[t].status == ThreadStatus::ended ||
@@ -50,8 +53,8 @@ std::uint64_t hash_state(const State& s);
 struct Action {
     ThreadId thread = 0;
     Op op = Op::read;
-    ObjId target =
-        no_object; // var/volatile sym id, lock, barrier, thread set; no_object: begin/end
+    ObjId target = no_object; // var/volatile sym id, lock, barrier, thread set, queue item;
+                              // no_object: begin/end
     std::uint32_t line = 0;
     bool emitted = true;
     // vr/vw: the value read or written (docs/traces.md, vr(v=K)); a volatile access always has one.

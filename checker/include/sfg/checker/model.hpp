@@ -44,6 +44,8 @@ enum class Code : std::uint8_t {
     await_,  // one atomic step when the condition code awaits[arg] yields non-zero
     begin,   // deterministic {
     end,     // }
+    enq,     // enq(q,o): o at the back of q (arg: Symbols::queue_items id; thesis §5.1)
+    deq,     // deq(q,o): when o is at the front of q, takes it out
 };
 
 enum class BinOp : std::uint8_t { add, sub, mul, div, mod, eq, ne, lt, le, gt, ge };
@@ -53,7 +55,8 @@ bool is_visible(Code c);
 struct Instr {
     Code code = Code::halt;
     std::uint8_t op = 0;    // unary / binary operator
-    std::uint32_t arg = 0;  // local, shared, lock, barrier, thread set, await or jump target
+    std::uint32_t arg = 0;  // local, shared, lock, barrier, thread set, queue item, await or jump
+                            // target
     std::int64_t value = 0; // push
     std::uint32_t line = 0; // the source line of the statement or operator
 };
@@ -79,7 +82,8 @@ struct BarrierInfo {
 };
 
 // The lowered program. Thread ids are indices into `threads` (the spec's threads, sorted) and
-// equal the ids interned in `syms.threads`; likewise locks, barriers and thread sets.
+// equal the ids interned in `syms.threads`; likewise locks, barriers, queues and thread sets; an
+// enq/deq's (queue, variable) pair is interned in `syms.queue_items` as the program is lowered.
 struct Model {
     std::string name; // the program's name
     std::string file; // the .sfg file
@@ -87,6 +91,7 @@ struct Model {
     std::vector<SharedVar> shared; // variables in declaration order, then volatiles
     std::vector<std::string> locks;
     std::vector<BarrierInfo> barriers;
+    std::vector<std::string> queues;                // = syms.queues
     std::vector<std::vector<ThreadId>> thread_sets; // = syms.thread_sets
     std::vector<std::vector<Instr>> awaits; // condition codes of `await`, each ending with halt
     Symbols syms;

@@ -6,6 +6,7 @@
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/program_ast.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,14 @@ namespace sfg {
 struct PromelaModel {
     std::string text;                  // the model; its header repeats the warnings as comments
     std::vector<std::string> warnings; // e.g. "line 3: constant 5000000000 exceeds 32 bits"
+    // Not empty when the program cannot be exported faithfully (then `text` is empty): what,
+    // e.g. "cannot export 'enq q x': an enq inside a while loop has no bound ...", at error_loc.
+    std::string error;
+    SourceLoc error_loc;
 };
+
+// The most objects a queue may hold in an exported program (a Spin channel's capacity).
+inline constexpr std::uint64_t max_promela_queue = 255;
 
 // Translates `program` (which passed sema against `spec`) into Promela: one active proctype per
 // declared thread, one `atomic` per visible step, findings as `assert` of a variable named after

@@ -16,10 +16,19 @@ namespace sfg::prog {
 // CompiledSpec the program was checked against, or into its thread's locals. Later passes read
 // it and look no name up again.
 struct Ref {
-    enum class Kind : std::uint8_t { none, local, variable, volatile_, lock, barrier, thread };
+    enum class Kind : std::uint8_t {
+        none,
+        local,
+        variable,
+        volatile_,
+        lock,
+        barrier,
+        thread,
+        queue,
+    };
     Kind kind = Kind::none;  // none: not resolved (the program has errors)
     std::uint32_t index = 0; // local: Thread::locals; variable: CompiledSpec::variables;
-                             // volatile_, lock, barrier: CompiledSpec::mechanisms;
+                             // volatile_, lock, barrier, queue: CompiledSpec::mechanisms;
                              // thread: CompiledSpec::threads
 };
 
@@ -59,10 +68,13 @@ struct Stmt {
         repeat,        // repeat N {...}
         skip,          // skip;
         deterministic, // deterministic {...}
+        enq,           // enq q x;  (thesis §5.1, q(o))
+        deq,           // deq q x;
     };
     Kind kind = Kind::skip;
     SourceLoc loc;
-    Ident target;               // let/assign/read/write/acq/rel/barrier
+    Ident target;               // let/assign/read/write/acq/rel/barrier; enq/deq: the queue
+    Ident object;               // enq/deq: the variable put into / taken out of the queue
     std::vector<Ident> threads; // fork/join
     std::unique_ptr<Expr> expr; // let/assign value; await/assert/if/while condition
     std::int64_t count = 0;     // repeat

@@ -20,8 +20,8 @@ inline constexpr std::int64_t max_repeat_count = 1000000;
 inline constexpr int max_expression_depth = 1000;
 
 // Checks `program` against the declarations of `spec` (threads, locks, volatiles, barriers,
-// variables), reporting every problem to `diags`, and sets the Ref of every name it resolves
-// and each thread's locals. A program without errors has every Ref set.
+// queues, variables), reporting every problem to `diags`, and sets the Ref of every name it
+// resolves and each thread's locals. A program without errors has every Ref set.
 void resolve_program(prog::Program& program, const CompiledSpec& spec, Diagnostics& diags);
 // Every program of a file: each resolved, and no two with the same name.
 void resolve_programs(std::vector<ast::Program>& programs, const CompiledSpec& spec,
