@@ -324,6 +324,105 @@ private:
         pending_.insert(pending_.end(), exits.begin(), exits.end());
     }
 
+    // One event creating every named thread; forking a started thread is ill-formed (checked at
+    // the fork itself, as another thread may have forked it meanwhile).
+    void fork_stmt(const Stmt& s, int line) {
+        std::string started, set, names;
+        for (const prog::Ident& t : s.threads) {
+            const std::uint32_t id = t.ref.index;
+            started += (started.empty() ? "" : " || ") + fmt::format("sfg_started[{}]", id);
+            set += (set.empty() ? "" : "; ") + fmt::format("sfg_started[{}] = 1", id);
+            names += (names.empty() ? "" : ",") + t.name;
+        }
+        const std::string fail = fmt::format("ILL_FORMED_fork_line_{}", line);
+        g_.fail_name(fail);
+        event(fmt::format("if\n:: ({}) -> {}\n:: else -> {}\nfi", started, fail_code(fail), set),
+              fmt::format("line {}: fork({})", line, names));
+    }
+
+    // Waits until every named thread ended (normally or by a finding).
+    void join_stmt(const Stmt& s, int line) {
+        std::string ended, names;
+        for (const prog::Ident& t : s.threads) {
+            ended += (ended.empty() ? "" : " && ") + fmt::format("sfg_ended[{}]", t.ref.index);
+            names += (names.empty() ? "" : ",") + t.name;
+        }
+        event("(" + ended + ")", fmt::format("line {}: join({})", line, names));
+    }
+
+    void barrier_stmt(const Stmt& s, int line) {
+        // Reusable: entries are counted mod 3 per member; the k-th exit waits until every
+        // member entered k times. Members' counts stay within one of each other, so
+        // "c_j >= c_me" is "(c_j - c_me) mod 3 != 2".
+        const auto& members = g_.spec.mechanisms[s.target.ref.index].threads;
+        const auto pos = std::find(members.begin(), members.end(), name_) - members.begin();
+        const std::string b = barrier_name(s.target.name);
+        event(fmt::format("{}[{}] = ({}[{}] + 1) % 3", b, pos, b, pos),
+              fmt::format("line {}: enter({})", line, s.target.name));
+        std::string guard;
+        for (std::size_t j = 0; j < members.size(); ++j)
+            if (static_cast<std::ptrdiff_t>(j) != pos)
+                guard += (guard.empty() ? "" : " && ") +
+                         fmt::format("(({}[{}] + 3 - {}[{}]) % 3 != 2)", b, j, b, pos);
+        event(guard.empty() ? "skip" : "(" + guard + ")",
+              fmt::format("line {}: exit({})", line, s.target.name));
+    }
+
+    void await_stmt(const Stmt& s, int line) {
+        // One step, enabled when e holds; its reads are the step's. If evaluating e would
+        // divide by zero the step is enabled too, and is a finding.
+        std::string dz = divzero(*s.expr);
+        std::string v = pure(*s.expr, !dz.empty());
+        if (dz.empty()) {
+            event("(" + v + ")", fmt::format("line {}: await", line));
+        } else {
+            const std::string fail = fmt::format("DIVISION_BY_ZERO_line_{}", line);
+            g_.fail_name(fail);
+            event(fmt::format("({} || {}) ->\nif\n:: {} -> {}\n:: else -> skip\nfi", dz, v, dz,
+                              fail_code(fail)),
+                  fmt::format("line {}: await", line));
+        }
+    }
+
+    void while_stmt(const Stmt& s, int line) {
+        const int head = static_cast<int>(nodes.size());
+        std::string v = value(*s.expr, line);
+        Node b;
+        b.kind = Node::Kind::branch;
+        b.code = v;
+        const int id = add(std::move(b));
+        pending_ = {{id, 1}};
+        stmts(s.body);
+        patch(pending_, head);
+        pending_ = {{id, 2}};
+    }
+
+    void repeat_stmt(const Stmt& s, int line) {
+        std::string r = fmt::format("rep_{}", ++repeats_);
+        decls.push_back("int " + r + " = 0");
+        local(r + " = 0");
+        const int head = static_cast<int>(nodes.size());
+        Node b;
+        b.kind = Node::Kind::branch;
+        b.code = fmt::format("({} < {})", r, literal(s.count, line, g_));
+        const int id = add(std::move(b));
+        pending_ = {{id, 1}};
+        stmts(s.body);
+        local(fmt::format("{} = {} + 1", r, r));
+        patch(pending_, head);
+        pending_ = {{id, 2}};
+    }
+
+    void queue_stmt(const Stmt& s, int line) {
+        // A channel of variable ids (docs/promela.md): `q!id` appends; `q?id` is executable
+        // only when id is the first message, then removes it (FIFO, as deq waits for o at
+        // the front).
+        const bool enq = s.kind == Stmt::Kind::enq;
+        event(fmt::format("{}{}{}", queue_name(s.target.name), enq ? "!" : "?", s.object.ref.index),
+              fmt::format("line {}: {}({},{})", line, enq ? "enq" : "deq", s.target.name,
+                          s.object.name));
+    }
+
     void stmt(const Stmt& s) {
         const int line = s.loc.line;
         const std::string me1 = std::to_string(me_ + 1);
@@ -359,67 +458,14 @@ private:
             event(fmt::format("{} = 0", lk), fmt::format("line {}: rel({})", line, s.target.name));
             return;
         }
-        case Stmt::Kind::fork: {
-            // One event creating every named thread; forking a started thread is ill-formed
-            // (checked at the fork itself, as another thread may have forked it meanwhile).
-            std::string started, set, names;
-            for (const prog::Ident& t : s.threads) {
-                const std::uint32_t id = t.ref.index;
-                started += (started.empty() ? "" : " || ") + fmt::format("sfg_started[{}]", id);
-                set += (set.empty() ? "" : "; ") + fmt::format("sfg_started[{}] = 1", id);
-                names += (names.empty() ? "" : ",") + t.name;
-            }
-            const std::string fail = fmt::format("ILL_FORMED_fork_line_{}", line);
-            g_.fail_name(fail);
-            event(
-                fmt::format("if\n:: ({}) -> {}\n:: else -> {}\nfi", started, fail_code(fail), set),
-                fmt::format("line {}: fork({})", line, names));
-            return;
-        }
-        case Stmt::Kind::join: {
-            // Waits until every named thread ended (normally or by a finding).
-            std::string ended, names;
-            for (const prog::Ident& t : s.threads) {
-                ended += (ended.empty() ? "" : " && ") + fmt::format("sfg_ended[{}]", t.ref.index);
-                names += (names.empty() ? "" : ",") + t.name;
-            }
-            event("(" + ended + ")", fmt::format("line {}: join({})", line, names));
-            return;
-        }
-        case Stmt::Kind::barrier: {
-            // Reusable: entries are counted mod 3 per member; the k-th exit waits until every
-            // member entered k times. Members' counts stay within one of each other, so
-            // "c_j >= c_me" is "(c_j - c_me) mod 3 != 2".
-            const auto& members = g_.spec.mechanisms[s.target.ref.index].threads;
-            const auto pos = std::find(members.begin(), members.end(), name_) - members.begin();
-            const std::string b = barrier_name(s.target.name);
-            event(fmt::format("{}[{}] = ({}[{}] + 1) % 3", b, pos, b, pos),
-                  fmt::format("line {}: enter({})", line, s.target.name));
-            std::string guard;
-            for (std::size_t j = 0; j < members.size(); ++j)
-                if (static_cast<std::ptrdiff_t>(j) != pos)
-                    guard += (guard.empty() ? "" : " && ") +
-                             fmt::format("(({}[{}] + 3 - {}[{}]) % 3 != 2)", b, j, b, pos);
-            event(guard.empty() ? "skip" : "(" + guard + ")",
-                  fmt::format("line {}: exit({})", line, s.target.name));
-            return;
-        }
-        case Stmt::Kind::await_: {
-            // One step, enabled when e holds; its reads are the step's. If evaluating e would
-            // divide by zero the step is enabled too, and is a finding.
-            std::string dz = divzero(*s.expr);
-            std::string v = pure(*s.expr, !dz.empty());
-            if (dz.empty()) {
-                event("(" + v + ")", fmt::format("line {}: await", line));
-            } else {
-                const std::string fail = fmt::format("DIVISION_BY_ZERO_line_{}", line);
-                g_.fail_name(fail);
-                event(fmt::format("({} || {}) ->\nif\n:: {} -> {}\n:: else -> skip\nfi", dz, v, dz,
-                                  fail_code(fail)),
-                      fmt::format("line {}: await", line));
-            }
-            return;
-        }
+        case Stmt::Kind::fork:
+            return fork_stmt(s, line);
+        case Stmt::Kind::join:
+            return join_stmt(s, line);
+        case Stmt::Kind::barrier:
+            return barrier_stmt(s, line);
+        case Stmt::Kind::await_:
+            return await_stmt(s, line);
         case Stmt::Kind::assert_: {
             std::string v = value(*s.expr, line);
             check("!" + v, fmt::format("ASSERTION_FAILED_line_{}", line));
@@ -430,35 +476,10 @@ private:
             branch_on(v, s.body, s.has_else ? &s.else_body : nullptr);
             return;
         }
-        case Stmt::Kind::while_: {
-            const int head = static_cast<int>(nodes.size());
-            std::string v = value(*s.expr, line);
-            Node b;
-            b.kind = Node::Kind::branch;
-            b.code = v;
-            const int id = add(std::move(b));
-            pending_ = {{id, 1}};
-            stmts(s.body);
-            patch(pending_, head);
-            pending_ = {{id, 2}};
-            return;
-        }
-        case Stmt::Kind::repeat: {
-            std::string r = fmt::format("rep_{}", ++repeats_);
-            decls.push_back("int " + r + " = 0");
-            local(r + " = 0");
-            const int head = static_cast<int>(nodes.size());
-            Node b;
-            b.kind = Node::Kind::branch;
-            b.code = fmt::format("({} < {})", r, literal(s.count, line, g_));
-            const int id = add(std::move(b));
-            pending_ = {{id, 1}};
-            stmts(s.body);
-            local(fmt::format("{} = {} + 1", r, r));
-            patch(pending_, head);
-            pending_ = {{id, 2}};
-            return;
-        }
+        case Stmt::Kind::while_:
+            return while_stmt(s, line);
+        case Stmt::Kind::repeat:
+            return repeat_stmt(s, line);
         case Stmt::Kind::skip:
             return;
         case Stmt::Kind::deterministic:
@@ -469,17 +490,8 @@ private:
             event("skip", fmt::format("line {}: end deterministic }}", line));
             return;
         case Stmt::Kind::enq:
-        case Stmt::Kind::deq: {
-            // A channel of variable ids (docs/promela.md): `q!id` appends; `q?id` is executable
-            // only when id is the first message, then removes it (FIFO, as deq waits for o at
-            // the front).
-            const bool enq = s.kind == Stmt::Kind::enq;
-            event(fmt::format("{}{}{}", queue_name(s.target.name), enq ? "!" : "?",
-                              s.object.ref.index),
-                  fmt::format("line {}: {}({},{})", line, enq ? "enq" : "deq", s.target.name,
-                              s.object.name));
-            return;
-        }
+        case Stmt::Kind::deq:
+            return queue_stmt(s, line);
         }
     }
 

@@ -151,9 +151,10 @@ struct SpinVerdict {
 
 SpinVerdict run_spin(const std::string& model, const std::string& name) {
     namespace fs = std::filesystem;
-    fs::path dir = fs::temp_directory_path() / ("sfg-promela-" + name);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    // A directory of this run's own: several builds may run this test at once.
+    std::string templ = (fs::temp_directory_path() / ("sfg-promela-" + name + "-XXXXXX")).string();
+    REQUIRE(mkdtemp(templ.data()) != nullptr);
+    const fs::path dir = templ;
     {
         std::ofstream out(dir / "m.pml");
         out << model;
