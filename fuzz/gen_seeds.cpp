@@ -314,6 +314,21 @@ void traces() {
         put("trace_text", "random_" + std::to_string(i) + ".std",
             renamed(sfg::testing::random_trace(rng, o)));
     }
+    // With queue events (thesis §5.1), their own stream: the traces above stay as they were. They
+    // are compressed into SLP seeds too (slps()).
+    std::mt19937_64 queue_rng(5);
+    for (int i = 0; i < 10; ++i) {
+        sfg::testing::RandomTraceOptions o;
+        o.threads = 3;
+        o.vars = 2;
+        o.locks = 1;
+        o.volatiles = 1;
+        o.barriers = 0;
+        o.events = 20 + 10 * (i % 5);
+        o.queues = 30;
+        put("trace_text", "random_queue_" + std::to_string(i) + ".std",
+            renamed(sfg::testing::random_trace(queue_rng, o)));
+    }
     // The enforced spec's disciplines followed (and broken at the end).
     put("trace_text", "enforced.std",
         "t0|w(f)\nt0|w(g)\nt0|fork(t1,t2)\nt1|r(f)\nt2|r(f)\nt1|w(g)\n"
@@ -473,6 +488,18 @@ void slps() {
     put("slp", "hostile_rule_range.slp", head + std::string("\x01\x01\x07\x00", 4));
     put("slp", "hostile_terminal_range.slp", head + std::string("\x01\x01\x04\x00", 4));
     put("slp", "hostile_huge_counts.slp", head + std::string("\xff\xff\xff\xff\x0f", 5));
+    // Queue events (docs/compressed.md: the queue names' record 0x46 before the terminals):
+    // T enq(q,x) T deq(q,x) twice (one rule of two), then a deq too many.
+    const std::string queues("SFGSLP1\n\x01\x01T\x01\x01x\x00\x00\x00\x00\x00\x02\x46\x01\x01q"
+                             "\x0e\x00\x00\x00\x0f\x00\x00\x00",
+                             32);
+    put("slp", "queue_twice.slp", queues + std::string("\x02\x02\x03\x03\x02\x00\x02\x00", 8));
+    put("slp", "queue_deq_too_many.slp",
+        queues + std::string("\x02\x03\x03\x03\x02\x02\x00\x02\x00", 9));
+    put("slp", "queue_no_record.slp",
+        std::string("SFGSLP1\n\x01\x01T\x01\x01x\x00\x00\x00\x00\x00\x01\x0e\x00\x00\x00"
+                    "\x01\x01\x00\x00",
+                    28));
 }
 
 } // namespace

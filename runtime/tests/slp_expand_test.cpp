@@ -89,6 +89,27 @@ public:
         std::uint64_t nterms = 0;
         if (!count(nterms, "terminal"))
             return error_;
+        std::vector<std::uint32_t> queues; // the queue names' record (docs/compressed.md)
+        if (nterms > 0 && pos_ < in_.size() &&
+            static_cast<unsigned char>(in_[pos_]) == slp_queue_names) {
+            ++pos_;
+            std::uint64_t n = 0;
+            if (!count(n, "queue name"))
+                return error_;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                std::uint64_t len = 0;
+                start_ = pos_;
+                if (!varint(len))
+                    return error_;
+                if (len > in_.size() - pos_)
+                    return fail("name runs past the end of the file"), error_;
+                const std::string_view name = in_.substr(pos_, len);
+                if (!text_trace::is_valid_name(name))
+                    return fail("invalid queue name"), error_;
+                pos_ += len;
+                queues.push_back(syms_.queues.intern(name));
+            }
+        }
         for (std::uint64_t i = 0; i < nterms; ++i) {
             start_ = pos_;
             if (pos_ >= in_.size())
@@ -119,6 +140,12 @@ public:
                 if (!index(v, set_ids.size(), "thread set"))
                     return error_;
                 t.target = set_ids[v];
+            } else if (info.operand == Operand::queue_item) {
+                std::uint64_t x = 0;
+                const auto& vars = ids[static_cast<std::size_t>(Namespace::variable)];
+                if (!index(v, queues.size(), "queue") || !index(x, vars.size(), "variable"))
+                    return error_;
+                t.target = syms_.queue_items.intern(queues[v], vars[x]);
             }
             out_.terminals.push_back(t);
         }

@@ -198,6 +198,11 @@ inline Slp hand_slp(const std::vector<std::pair<std::string, std::vector<std::st
             std::sort(set.begin(), set.end());
             t.target = static_cast<ObjId>(syms.thread_sets.size());
             syms.thread_sets.push_back(set);
+        } else if (info.operand == Operand::queue_item) { // enq(q,o)
+            const std::string arg = s.substr(paren + 1, s.size() - paren - 2);
+            const auto comma = arg.find(',');
+            t.target = syms.queue_items.intern(syms.queues.intern(arg.substr(0, comma)),
+                                               syms.vars.intern(arg.substr(comma + 1)));
         }
         slp.terminals.push_back(t);
         return term[s] = static_cast<std::uint32_t>(slp.terminals.size() - 1);

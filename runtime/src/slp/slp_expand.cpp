@@ -559,8 +559,6 @@ public:
     void on_event(const Event& e, const Symbols&) override {
         if (e.implicit)
             return;
-        if (op_info(e.op).operand == Operand::queue_item && !queue_event) [[unlikely]]
-            queue_event = e; // the SLP form has no queues (docs/compressed.md)
         const SlpTerminal t{e.thread, e.op, e.target, e.value_id};
         const std::uint64_t key =
             ((std::uint64_t{e.thread} << 36) ^
@@ -582,7 +580,6 @@ public:
             slp_.locations.emplace_back(e.number, e.location);
     }
     std::vector<std::uint32_t> sequence; // repair's input
-    std::optional<Event> queue_event;    // the first enq/deq, if any
 
     SequiturBuilder sequitur;
 
@@ -613,14 +610,6 @@ TraceResult compress_trace_file(const std::string& path, SlpAlgorithm algorithm,
     TraceResult r = read_trace_file(path, syms, sink);
     if (!r.ok())
         return r;
-    if (sink.queue_event) {
-        // The SLP form has no queue operands yet: refuse rather than drop them.
-        r.error = TraceError{path, sink.queue_event->line, sink.queue_event->line ? 1u : 0u,
-                             fmt::format("event {}: {} (a queue, thesis §5.1) cannot be "
-                                         "compressed into an SLP yet",
-                                         sink.queue_event->number, spelling(sink.queue_event->op))};
-        return r;
-    }
     if (out.terminals.size() >= (std::size_t{1} << 30)) {
         r.error = TraceError{path, 0, 0, "too many distinct events to compress (2^30 or more)"};
         return r;

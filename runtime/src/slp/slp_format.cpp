@@ -196,15 +196,38 @@ public:
         if (!count(nterms, "terminal"))
             return error_;
         out_.terminals.reserve(nterms);
+        // The queues of enq/deq terminals, when there are any: a record before the first
+        // terminal, where no op code can be (docs/compressed.md).
+        std::vector<std::uint32_t> queues;
+        if (nterms > 0 && pos_ < in_.size() &&
+            static_cast<unsigned char>(in_[pos_]) == slp_queue_names) {
+            ++pos_;
+            std::uint64_t n = 0;
+            if (!count(n, "queue name"))
+                return error_;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                std::uint64_t len = 0;
+                start_ = pos_;
+                if (!varint(len))
+                    return error_;
+                if (len > in_.size() - pos_)
+                    return fail("name runs past the end of the file"), error_;
+                const std::string_view name = in_.substr(pos_, len);
+                if (!text_trace::is_valid_name(name))
+                    return fail(fmt::format("invalid {} name", to_string(Namespace::queue))),
+                           error_;
+                pos_ += len;
+                queues.push_back(syms_.queues.intern(name));
+            }
+        }
+        const auto& vars = ids[static_cast<std::size_t>(Namespace::variable)];
         for (std::uint64_t i = 0; i < nterms; ++i) {
             start_ = pos_;
             if (pos_ >= in_.size())
                 return fail("truncated terminal"), error_;
             const auto code = static_cast<unsigned char>(in_[pos_++]);
             const std::optional<Op> op = op_from_wire(code & ~slp_value_bit);
-            // The SLP form has no queue operands (docs/compressed.md): enq/deq are unknown.
-            if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_) ||
-                op_info(*op).operand == Operand::queue_item)
+            if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_))
                 return fail(fmt::format("unknown op code 0x{:02x}", code)), error_;
             SlpTerminal t;
             t.op = *op;
@@ -227,6 +250,11 @@ public:
                 if (!index(v, set_ids.size(), "thread set"))
                     return error_;
                 t.target = set_ids[v];
+            } else if (info.operand == Operand::queue_item) { // enq(q,o): q, then o
+                std::uint64_t x = 0;
+                if (!index(v, queues.size(), "queue") || !index(x, vars.size(), "variable"))
+                    return error_;
+                t.target = syms_.queue_items.intern(queues[v], vars[x]);
             }
             out_.terminals.push_back(t);
         }
@@ -560,11 +588,26 @@ void write_slp(std::ostream& out, const Slp& slp, const Symbols& syms) {
             put_varint(buf, u);
     }
     put_varint(buf, slp.terminals.size());
+    // The queue names only when a terminal is an enq/deq: other files stay as they were.
+    if (std::any_of(slp.terminals.begin(), slp.terminals.end(), [](const SlpTerminal& t) {
+            return op_info(t.op).operand == Operand::queue_item;
+        })) {
+        buf += static_cast<char>(slp_queue_names);
+        put_varint(buf, syms.queues.size());
+        for (std::uint32_t i = 0; i < syms.queues.size(); ++i) {
+            put_varint(buf, syms.queues.name(i).size());
+            buf += syms.queues.name(i);
+        }
+    }
     for (const SlpTerminal& t : slp.terminals) {
         buf += static_cast<char>(op_info(t.op).wire | (t.has_value() ? slp_value_bit : 0));
         put_varint(buf, t.thread);
         if (op_info(t.op).operand == Operand::name || op_info(t.op).operand == Operand::thread_set)
             put_varint(buf, t.target);
+        if (op_info(t.op).operand == Operand::queue_item) {
+            put_varint(buf, syms.queue_items.queue(t.target));
+            put_varint(buf, syms.queue_items.var(t.target));
+        }
         if (t.has_value())
             put_varint(buf, zigzag(syms.values.value(t.value_id)));
     }

@@ -1,11 +1,11 @@
 // HB on the grammar (slp_hb.hpp). The summary of a chunk D is the paper's
-// (§3.1): AF_D(u) and BL_D(u) for every u of U (threads, then locks, volatiles
-// and barriers), and per (variable, thread) the After of the last read (ALRd)
-// and the Before of the first read (BFRd), and the same for writes, kept per
-// thread here (the paper keeps writes per variable: the last write overall is
-// the one with the largest position). Each entry also has its position in the
-// chunk, which the report needs, and each summary its racy variables (the SLP
-// paper's Race?, per variable).
+// (§3.1): AF_D(u) and BL_D(u) for every u of U (threads, then locks, volatiles,
+// barriers and queue items (q, o)), and per (variable, thread) the After of the
+// last read (ALRd) and the Before of the first read (BFRd), and the same for
+// writes, kept per thread here (the paper keeps writes per variable: the last
+// write overall is the one with the largest position). Each entry also has its
+// position in the chunk, which the report needs, and each summary its racy
+// variables (the SLP paper's Race?, per variable).
 //
 // Every rule is cut into a balanced binary tree of nodes, so that composition
 // is the paper's binary one (A -> B C, App. D) and the total cost is that of
@@ -35,7 +35,7 @@ struct SlpHb::Impl {
 namespace {
 
 // A subset of U: a bitset, its first word inline (no allocation while U has at
-// most 64 elements: threads, locks, volatiles and barriers together).
+// most 64 elements: threads, locks, volatiles, barriers and queue items together).
 class USet {
 public:
     USet() = default;
@@ -380,8 +380,10 @@ struct Engine {
         const Symbols& syms;
         // Barrier events labelled with their generations' slots, when the trace has any.
         std::optional<slp_detail::BarrierSlots> labels;
-        std::uint32_t objects_base[namespace_count] = {}; // U id of object 0 of each namespace
-        std::vector<std::uint32_t> slot_base;             // by barrier: U id of its slot 0
+        // U id of object 0 of each namespace; of queue item 0 (Symbols::queue_items) under
+        // Namespace::queue, after the barriers' slots.
+        std::uint32_t objects_base[namespace_count_with_queues] = {};
+        std::vector<std::uint32_t> slot_base; // by barrier: U id of its slot 0
         // Nodes: one per terminal (leaves), one per labelled barrier event, then the binary
         // nodes of the rules' (or chunks') trees.
         struct Node {
@@ -403,6 +405,7 @@ struct Engine {
                 slot_base.push_back(next);
                 next += labels ? labels->slots[b] : 1;
             }
+            objects_base[static_cast<std::size_t>(Namespace::queue)] = next;
             nodes.reserve(slp.terminals.size() + slp.size());
             for (const SlpTerminal& t : slp.terminals)
                 nodes.push_back({~0u, ~0u, leaf(t, 0, false)});
@@ -459,6 +462,8 @@ struct Engine {
         // The base case (App. D.1), for every op: a snd on o is ordered before
         // later rcvs on o. A barrier's o is the slot of the event's generation; kill: the
         // generation's first arrival, which first makes the slot forget the generation before.
+        // A queue item (q, o) is an o of its own, as a volatile (thesis §5.1: every enq(q,o)
+        // before every later deq(q,o)).
         Summary leaf(const SlpTerminal& e, std::uint32_t slot, bool kill) const {
             Summary s;
             s.len = 1;
@@ -476,13 +481,13 @@ struct Engine {
                 AccessMap& l = e.op == Op::write ? s.last_wr : s.last_rd;
                 f.emplace_back(key_of(e.target, t), Access{{t}, 0});
                 l.emplace_back(key_of(e.target, t), Access{{t}, 0});
-            } else if (op.operand == Operand::name && op.role == Role::snd) {
+            } else if (has_object(op) && op.role == Role::snd) {
                 const std::uint32_t o = object(e, slot);
                 if (kill)
                     s.kill.add(o);
                 af_t.add(o);
                 add(s.bl, o, {t});
-            } else if (op.operand == Operand::name && op.role == Role::rcv) {
+            } else if (has_object(op) && op.role == Role::rcv) {
                 const std::uint32_t o = object(e, slot);
                 bl_t.add(o);
                 add(s.af, o, {t});
@@ -504,6 +509,9 @@ struct Engine {
             return s;
         }
 
+        static bool has_object(const OpInfo& op) {
+            return op.operand == Operand::name || op.operand == Operand::queue_item;
+        }
         std::uint32_t object(const SlpTerminal& e, std::uint32_t slot) const {
             const OpInfo& op = op_info(e.op);
             return op.space == Namespace::barrier ? slot_base[e.target] + slot
@@ -693,6 +701,13 @@ struct Engine {
             auto u_name = [&](std::uint32_t u) -> std::string {
                 if (u < m.syms.threads.size())
                     return m.syms.threads.name(u);
+                if (const std::uint32_t q =
+                        m.objects_base[static_cast<std::size_t>(Namespace::queue)];
+                    u >= q) { // queue item (q, o) is named q(o)
+                    const QueueItems& items = m.syms.queue_items;
+                    return m.syms.queues.name(items.queue(u - q)) + "(" +
+                           m.syms.vars.name(items.var(u - q)) + ")";
+                }
                 for (ObjId b = static_cast<ObjId>(m.slot_base.size()); b-- > 0;)
                     if (u >= m.slot_base[b]) // a labelled barrier's slot k is named b#k
                         return m.syms.barriers.name(b) +
@@ -756,6 +771,7 @@ SlpHb::SlpHb(const Slp& slp, const Symbols& syms) {
     } else {
         u += syms.barriers.size();
     }
+    u += syms.queue_items.size();
     if (u <= 64)
         impl_ = std::make_unique<Engine<WordSet>::Model>(slp, syms, std::move(labels));
     else

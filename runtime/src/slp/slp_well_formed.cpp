@@ -2,8 +2,9 @@
 // WellFormedStream checks them): each chunk's summary keeps, per lock, its first and last
 // acquire or release, and per thread whether it acts, is forked or is joined in the chunk and
 // its first and last op; two chunks compose badly when the second's first use of a lock or
-// thread contradicts the first's last one. A prefix is well-formed iff its summary is "closed":
-// no lock is first released and no thread first exits a barrier.
+// thread contradicts the first's last one; per queue item (q, o), enq minus deq and its least
+// prefix sum. A prefix is well-formed iff its summary is "closed": no lock is first released, no
+// thread first exits a barrier and no item is taken out more often than put in before.
 #include "sfg/runtime/slp.hpp"
 #include "slp_tree.hpp"
 #include "trace/ill_formed.hpp"
@@ -26,10 +27,18 @@ struct ThreadInfo {
     Op first_op = Op::begin, last_op = Op::begin;
     ObjId first_target = no_object, last_target = no_object;
 };
+// A queue item (q, o) in a chunk (thesis §5.1): enq minus deq over the chunk, and the least of
+// that over the chunk's prefixes (0 or below): a deq without a pending enq is where a prefix of
+// the trace goes below 0.
+struct ItemCount {
+    ObjId item = 0; // Symbols::queue_items id
+    std::int64_t net = 0, low = 0;
+};
 struct Wf {
     bool bad = false;
     std::vector<LockEnds> locks;     // by lock
     std::vector<ThreadInfo> threads; // by thread
+    std::vector<ItemCount> items;    // by queue item
 };
 
 ThreadInfo& thread_in(std::vector<ThreadInfo>& v, ThreadId t) {
@@ -49,6 +58,9 @@ Wf leaf(const SlpTerminal& e, const Symbols& syms) {
     if (e.op == Op::acquire || e.op == Op::release) {
         const bool acq = e.op == Op::acquire;
         w.locks.push_back({e.target, acq, acq, e.thread, e.thread});
+    } else if (op_info(e.op).operand == Operand::queue_item) {
+        const bool enq = op_info(e.op).role == Role::snd;
+        w.items.push_back({e.target, enq ? 1 : -1, enq ? 0 : -1});
     } else if (e.op == Op::fork || e.op == Op::join) {
         for (ThreadId u : syms.thread_sets[e.target]) {
             if (u == e.thread)
@@ -75,6 +87,17 @@ Wf compose(const Wf& b, const Wf& c) {
                 a.bad = true;
             a.locks.push_back({i->lock, i->first_acq, j->last_acq, i->first_t, j->last_t});
             ++i, ++j;
+        }
+    }
+    auto k = b.items.begin(), l = c.items.begin();
+    while (k != b.items.end() || l != c.items.end()) {
+        if (l == c.items.end() || (k != b.items.end() && k->item < l->item)) {
+            a.items.push_back(*k++);
+        } else if (k == b.items.end() || l->item < k->item) {
+            a.items.push_back(*l++);
+        } else {
+            a.items.push_back({k->item, k->net + l->net, std::min(k->low, k->net + l->low)});
+            ++k, ++l;
         }
     }
     auto p = b.threads.begin(), q = c.threads.begin();
@@ -121,6 +144,9 @@ bool closed(const Wf& w) {
             return false;
     for (const ThreadInfo& t : w.threads)
         if (t.acts && t.first_op == Op::barrier_exit)
+            return false;
+    for (const ItemCount& i : w.items)
+        if (i.low < 0)
             return false;
     return true;
 }
@@ -181,6 +207,10 @@ std::string message(const Wf& ctx, const SlpTerminal& e, const Symbols& syms) {
             if (u == t)
                 return ill_formed::join_self(name(t));
         break;
+    case Op::dequeue: // the prefix holds no such item: this deq is the one that goes below 0
+        return ill_formed::dequeue_absent(name(t),
+                                          syms.queues.name(syms.queue_items.queue(e.target)),
+                                          syms.vars.name(syms.queue_items.var(e.target)));
     default:
         break;
     }

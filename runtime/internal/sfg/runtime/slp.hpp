@@ -4,8 +4,9 @@
 // grammar, so that repeated code at different places still compresses.
 //
 // Binary form (docs/compressed.md has the byte layout): magic "SFGSLP1\n", the names, the fork/
-// join thread sets, the terminals, the rules (rule 0 generates the trace; a rule refers only to
-// later rules, so the rules form a DAG by construction) and the locations.
+// join thread sets, the terminals (after the queue names of enq/deq, when there are any), the
+// rules (rule 0 generates the trace; a rule refers only to later rules, so the rules form a DAG
+// by construction) and the locations.
 #pragma once
 
 #include "sfg/runtime/event.hpp"
@@ -34,6 +35,12 @@ struct SlpTerminal {
 // In a terminal's OP byte of the SLP format: a vr/vw whose value follows its operand
 // (docs/compressed.md).
 inline constexpr unsigned char slp_value_bit = 0x20;
+// The record of the queue names (enq/deq operands), before the first terminal when a terminal is
+// an enq or deq: 0x40 + the binary trace's code of the queue namespace, no op code with or
+// without slp_value_bit (docs/compressed.md).
+inline constexpr unsigned char slp_queue_names =
+    0x40 + namespace_wire[static_cast<std::size_t>(Namespace::queue)];
+static_assert(!op_from_wire(slp_queue_names) && !op_from_wire(slp_queue_names & ~slp_value_bit));
 
 // A symbol of a rule's right-hand side: terminal k is k, rule r is slp_rule_bit | r.
 using SlpSymbol = std::uint32_t;
