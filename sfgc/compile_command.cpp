@@ -236,20 +236,11 @@ int run_compile(int argc, char** argv) {
         !bounded_write(pnml, max_output, [&](std::ostream& out) { sfg::write_pnml(out, *spec); }))
         status = 2;
     if (!emit_cpp.empty()) {
-        if (auto no = sfg::cpp_unsupported(*spec)) {
-            fmt::print(stderr,
-                       "{}:{}:{}: error: --emit-cpp cannot emit the {} yet: the live runtime "
-                       "does not enforce it\n",
-                       name, no->loc.line, no->loc.col, no->what);
+        if (!bounded_write(emit_cpp == "-" ? "" : emit_cpp, max_output, [&](std::ostream& out) {
+                sfg::write_cpp(out, *spec, cpp_ns.empty() ? sfg::cpp_namespace_for(name) : cpp_ns,
+                               hash);
+            }))
             status = 2;
-        } else if (!bounded_write(
-                       emit_cpp == "-" ? "" : emit_cpp, max_output, [&](std::ostream& out) {
-                           sfg::write_cpp(out, *spec,
-                                          cpp_ns.empty() ? sfg::cpp_namespace_for(name) : cpp_ns,
-                                          hash);
-                       })) {
-            status = 2;
-        }
     }
     if (verify) {
         for (const sfg::CompiledVariable& v : spec->variables) {

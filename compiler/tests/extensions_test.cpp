@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <set>
+#include <sstream>
 
 using namespace sfg;
 using namespace sfg::test;
@@ -242,25 +243,37 @@ TEST_CASE("DOT labels: LOCK_m(T) and v==K") {
     CHECK(dot.find("v==0") != std::string::npos);
 }
 
-TEST_CASE("--emit-cpp names what it cannot emit yet; LOCK modes and values it can; groups are "
-          "only sugar") {
+TEST_CASE("--emit-cpp: LOCK modes, values and queues are emitted; groups are only sugar") {
+    const auto header = [](const CompiledSpec& spec) {
+        std::ostringstream out;
+        write_cpp(out, spec, "ns", 0);
+        return out.str();
+    };
     auto lock = compile_text("threads t0, t1; lock m; var x : LOCK(m: t0, t1);");
-    auto value = compile_var("[EX(t0)]^(v == 1)");
-    auto group = compile_text("threads a, b; lock m; group W = a, b; var x : [EX(each W)]^m;");
     REQUIRE(lock.spec);
-    CHECK_FALSE(cpp_unsupported(*lock.spec)); // LOCK modes are emitted (the mode's lock)
-    REQUIRE(value.spec);
-    // The queue declared in `decls` comes first.
-    CHECK(cpp_unsupported(*value.spec)->what == "queue 'q' (thesis §5.1)");
+    CHECK(header(*lock.spec).find("{::sfg::ModeKind::LOCK, ") != std::string::npos);
     auto value_only = compile_text("threads a; volatile v; var x : [EX(a)]^(v == 1);");
     REQUIRE(value_only.spec);
-    CHECK_FALSE(cpp_unsupported(*value_only.spec)); // emitted with the value (thesis §5.1)
+    CHECK(header(*value_only.spec).find("#if !defined(SFG_SPEC_VALUES)") != std::string::npos);
+    CHECK(header(*value_only.spec).find("SFG_SPEC_QUEUES") == std::string::npos);
+    // A queue (thesis §5.1): its name in the queues list, its label an edge of kind queue.
     auto queue_label = compile_text("threads a; queue q; var x : [EX(a)]^q;");
     REQUIRE(queue_label.spec);
-    CHECK(cpp_unsupported(*queue_label.spec)->what == "queue 'q' (thesis §5.1)");
-    CHECK(cpp_unsupported(*queue_label.spec)->loc == SourceLoc{1, 18});
+    const std::string q = header(*queue_label.spec);
+    CHECK(q.find("#if !defined(SFG_SPEC_QUEUES)") != std::string::npos);
+    CHECK(q.find("SFG_SPEC_VALUES") == std::string::npos);
+    CHECK(q.find("{0, 0, ::sfg::MechKind::queue, 2, 0, {3, 0}}, // x: EX(a) -q-> EX(a)") !=
+          std::string::npos);
+    CHECK(q.find("    {1, 1}, // queues\n") != std::string::npos);
+    // Declared but on no edge: listed all the same.
+    auto unused = compile_text("threads a; lock m; queue q; var x : [EX(a)]^m;");
+    REQUIRE(unused.spec);
+    CHECK(header(*unused.spec).find("// queues") != std::string::npos);
+    auto group = compile_text("threads a, b; lock m; group W = a, b; var x : [EX(each W)]^m;");
+    auto plain = compile_text("threads a, b; lock m; var x : [EX(a) ⊔ EX(b)]^m;");
     REQUIRE(group.spec);
-    CHECK_FALSE(cpp_unsupported(*group.spec));
+    REQUIRE(plain.spec);
+    CHECK(header(*group.spec) == header(*plain.spec));
 }
 
 TEST_CASE("the chapter 5 specs: nets are 1-safe and every reachable marking feasible") {

@@ -1,6 +1,6 @@
 // sfgc on the thesis' chapter 5 examples (specs/extensions/): golden DOT, JSON and PNML,
-// --verify-net, Graphviz accepting the DOT, and --emit-cpp: LOCK modes emitted, what it cannot
-// emit yet refused.
+// --verify-net, Graphviz accepting the DOT, and --emit-cpp: LOCK modes, values and queues
+// emitted.
 // Set SFG_UPDATE_GOLDEN=1 to rewrite tests/golden/extensions/ from the current output.
 #include "support.hpp"
 
@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 #include <vector>
@@ -101,7 +102,7 @@ TEST_CASE("the work queue: a queue mechanism, a group, EX(each workers)") {
           body(sfgc("specs/extensions/work_queue.sfg --dot --view both").out));
 }
 
-TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups just work") {
+TEST_CASE("--emit-cpp: LOCK modes, values and queues are emitted; groups just work") {
     // LOCK modes are emitted with their lock (tests/live/lock_mode_test.cpp runs them), value
     // labels with their value (tests/live/values_test.cpp).
     for (const char* stem : {"fig5_1_locked", "guarded_phase"}) {
@@ -115,25 +116,20 @@ TEST_CASE("--emit-cpp: exit 2 naming the construct it cannot emit yet; groups ju
     CHECK(vflag.status == 0);
     CHECK(vflag.out.find(", true, 1}, // x: EX(Thread0) -v==1-> EX(Thread1)") != std::string::npos);
     CHECK(vflag.out.find("#if !defined(SFG_SPEC_VALUES)") != std::string::npos);
-    const std::pair<const char*, const char*> refused[] = {
-        {"work_queue", "specs/extensions/work_queue.sfg:5:7: error: --emit-cpp cannot emit the "
-                       "queue 'q' (thesis §5.1) yet: the live runtime does not enforce it\n"},
-    };
-    for (const auto& [stem, message] : refused) {
-        CAPTURE(stem);
-        fs::path out = scratch() / (std::string(stem) + ".hpp");
-        fs::remove(out);
-        Run r = sfgc("specs/extensions/" + std::string(stem) + ".sfg --emit-cpp '" + out.string() +
-                     "'");
-        CHECK(r.status == 2);
-        CHECK(r.err == message);
-        CHECK_FALSE(fs::exists(out));
-    }
-    // Another output asked for in the same run is still written.
-    Run both =
-        sfgc("specs/extensions/work_queue.sfg --json --emit-cpp " + (scratch() / "q.hpp").string());
-    CHECK(both.status == 2);
-    CHECK(nlohmann::json::parse(both.out)["variables"].size() == 1);
+    // Queues (thesis §5.1) with their name and q(o) edges (tests/live/queue_test.cpp runs them).
+    fs::path out = scratch() / "work_queue.hpp";
+    fs::remove(out);
+    Run queue = sfgc("specs/extensions/work_queue.sfg --emit-cpp '" + out.string() + "'");
+    CHECK(queue.status == 0);
+    CHECK(queue.err.empty());
+    std::ifstream in(out);
+    const std::string header((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+    CHECK(header.find("#if !defined(SFG_SPEC_QUEUES)") != std::string::npos);
+    CHECK(header.find("::sfg::MechKind::queue, ") != std::string::npos);
+    CHECK(header.find(" -q-> EX(w2)\n") != std::string::npos);
+    CHECK(header.find(", // queues\n") != std::string::npos);
+    CHECK(vflag.out.find("SFG_SPEC_QUEUES") == std::string::npos);
 
     fs::path grouped = scratch() / "grouped.sfg";
     std::ofstream(grouped) << "threads main, deposit, withdraw;\nlock m;\n"

@@ -1,5 +1,5 @@
-// The live runtime (docs/enforcers.md): a program's threads, locks, volatiles, barriers and shared
-// variables as sfg:: types that report every operation, in one linearization of the real
+// The live runtime (docs/enforcers.md): a program's threads, locks, volatiles, barriers, queues and
+// shared variables as sfg:: types that report every operation, in one linearization of the real
 // execution, to the analyses of a session (enforce, hb, fasttrack, goldilocks, eraser,
 // singletrack), which check it against a specification (`sfgc SPEC --emit-cpp`), for races, and
 // the deterministic blocks it marks with sfg::deterministic for determinism.
@@ -17,7 +17,9 @@
 
 #include <atomic>
 #include <barrier>
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -204,6 +206,42 @@ private:
     std::barrier<> b_;
 };
 
+// A FIFO of the objects under a std::mutex, as the checked one without its events.
+template <class T>
+class queue {
+public:
+    explicit queue(std::string_view) noexcept {}
+    queue(const queue&) = delete;
+    queue& operator=(const queue&) = delete;
+    void push(shared<T>& obj) {
+        {
+            std::lock_guard l(m_);
+            items_.push_back(&obj);
+        }
+        ready_.notify_one();
+    }
+    shared<T>& pop() {
+        std::unique_lock l(m_);
+        ready_.wait(l, [&] { return !items_.empty(); });
+        shared<T>* obj = items_.front();
+        items_.pop_front();
+        return *obj;
+    }
+    std::optional<std::reference_wrapper<shared<T>>> try_pop() {
+        std::lock_guard l(m_);
+        if (items_.empty())
+            return std::nullopt;
+        shared<T>* obj = items_.front();
+        items_.pop_front();
+        return std::ref(*obj);
+    }
+
+private:
+    std::mutex m_;
+    std::condition_variable ready_;
+    std::deque<shared<T>*> items_;
+};
+
 class deterministic {
 public:
     explicit deterministic(sfg::source_location = sfg::source_location::current()) noexcept {}
@@ -252,6 +290,14 @@ std::optional<finding> misuse(const object& o, const std::string& what);
 // nothing to end), or throws what record_event returned; end_block records the `end`.
 std::uint64_t begin_block(const sfg::source_location& where);
 void end_block(std::uint64_t block) noexcept;
+
+// sfg::queue's FIFO of objects (queue.cpp): each object as its address and its sfg object. push
+// records enq(q, o) and then makes it visible; pop takes one (waiting for it, or nullptr when
+// !wait and there is none) and then records deq(q, o). Each returns what record_event returned.
+struct QueueImpl;
+std::unique_ptr<QueueImpl, void (*)(QueueImpl*)> make_queue(std::string name);
+std::optional<finding> queue_push(QueueImpl& q, void* item, const object& o);
+std::optional<finding> queue_pop(QueueImpl& q, bool wait, void*& item);
 
 // A thread's body, type-erased and move-only (std::function needs copyable callables).
 struct task {
@@ -375,10 +421,15 @@ private:
     detail::object obj_;
 };
 
+template <class T>
+class queue;
+
 // A data variable: a spec variable (its discipline is enforced), or any name (checked for races
 // only). Each load and store is one event; constructing it is not an access.
 template <class T>
 class shared {
+    friend class queue<T>; // records enq and deq of this variable
+
 public:
     explicit shared(std::string name, T init = T{})
         : obj_(std::move(name), Namespace::variable), value_(std::move(init)) {}
@@ -506,6 +557,41 @@ public:
 private:
     detail::object obj_;
     std::barrier<> b_;
+};
+
+// A thread-safe FIFO of shared variables (thesis §5.1, q(o); docs/enforcers.md): push(o) records
+// enq(q, o) and then makes o visible to pop; pop() waits for one, takes it and then records
+// deq(q, o); try_pop() records deq only when it took one. Its own locking is not recorded: the
+// analyses see only enq(q,o) before every later deq(q,o). Under throw_error a finding is thrown
+// after the operation took effect (the object pushed, or taken out).
+template <class T>
+class queue {
+public:
+    explicit queue(std::string name) : impl_(detail::make_queue(std::move(name))) {}
+    queue(const queue&) = delete;
+    queue& operator=(const queue&) = delete;
+
+    void push(shared<T>& obj) {
+        if (std::optional<finding> f = detail::queue_push(*impl_, &obj, obj.obj_))
+            throw finding_error(std::move(*f));
+    }
+    shared<T>& pop() {
+        void* item = nullptr;
+        if (std::optional<finding> f = detail::queue_pop(*impl_, true, item))
+            throw finding_error(std::move(*f));
+        return *static_cast<shared<T>*>(item);
+    }
+    std::optional<std::reference_wrapper<shared<T>>> try_pop() {
+        void* item = nullptr;
+        if (std::optional<finding> f = detail::queue_pop(*impl_, false, item))
+            throw finding_error(std::move(*f));
+        if (!item)
+            return std::nullopt;
+        return std::ref(*static_cast<shared<T>*>(item));
+    }
+
+private:
+    std::unique_ptr<detail::QueueImpl, void (*)(detail::QueueImpl*)> impl_;
 };
 
 // A deterministic block (docs/determinism.md; SingleTrack's `deterministic`): construction

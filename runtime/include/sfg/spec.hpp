@@ -1,5 +1,5 @@
 // A compiled specification as a program carries it (docs/enforcers.md): the threads, locks,
-// volatiles, barriers and variables a `.sfg` file declares, and each annotated variable's
+// volatiles, barriers, queues and variables a `.sfg` file declares, and each annotated variable's
 // discipline G = (A, S, I, O). `sfgc SPEC --emit-cpp` writes it as static data (spec_data below);
 // the nets N(G) are built from it once, when the spec is first used (thesis Figure 4.11).
 #pragma once
@@ -18,6 +18,9 @@
 #define SFG_ABI_VERSION 1
 // spec_data::edge carries a volatile's value (v==K): a header with a value label needs it.
 #define SFG_SPEC_VALUES 1
+// spec_data::spec lists the queues, and an edge may be a queue's q(o): a header with a queue
+// needs it.
+#define SFG_SPEC_QUEUES 1
 
 namespace sfg {
 
@@ -37,12 +40,12 @@ struct mode {
     std::uint32_t lock{0}; // LOCK_m(T): the name m (thesis §5.2); EX and RS: names[0] ("")
 };
 
-// An edge from -z-> to; z resolved as in the compiled net: a lock, volatile or barrier by name,
-// fork(thread -> threads) or join(threads -> thread).
+// An edge from -z-> to; z resolved as in the compiled net: a lock, volatile, barrier or queue by
+// name, fork(thread -> threads) or join(threads -> thread).
 struct edge {
     std::uint32_t from, to; // mode indices of the variable
     MechKind kind;
-    std::uint32_t name;   // lock, volatile or barrier name; names[0] is "" for fork/join
+    std::uint32_t name;   // lock, volatile, barrier or queue name; names[0] is "" for fork/join
     std::uint32_t thread; // fork: the forker; join: the joiner; else names[0]
     list threads;         // fork: the forked; join: the joined; barrier: its threads
     // A volatile's v==K (thesis §5.1): K. Last, with defaults, so that headers without values
@@ -80,6 +83,9 @@ struct spec {
     std::size_t edge_count;
     const variable* variables;
     std::size_t variable_count;
+    // The queues (thesis §5.1), names in lists. Last, with a default, so that headers without
+    // queues stay valid ABI-1 data.
+    list queues{};
 };
 
 } // namespace spec_data
@@ -119,6 +125,7 @@ public:
     const std::vector<std::string>& locks() const;
     const std::vector<std::string>& volatiles() const;
     const std::vector<std::string>& barriers() const;
+    const std::vector<std::string>& queues() const;
     const std::vector<std::string>& variables() const; // annotated or not
 
     // The runtime's view (not for users).

@@ -6,6 +6,7 @@
 #include "event_lock.hpp"
 #include "event_queue.hpp"
 #include "global_state.hpp"
+#include "queue_item.hpp"
 #include "session_impl.hpp"
 
 #include <fmt/format.h>
@@ -88,6 +89,75 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
     s->push(me.id, op, id,
             where ? s->location(where->file_name(), where->line(), where->column()) : no_object,
             o.name, value ? s->syms.values.intern(*value) : no_object);
+    return s->take_fresh();
+}
+
+namespace {
+
+// The id of the pair (q, item) in session `serial` if `cache` has it, else no_object.
+ObjId cached_item(QueueItemCache& cache, std::uint64_t serial, const object& item) {
+    const std::uint64_t c = item.cache.load(std::memory_order_relaxed);
+    if (c >> 32 != serial)
+        return no_object;
+    HiddenScope hidden;
+    std::lock_guard l(cache.lock);
+    const auto var = static_cast<ObjId>(c);
+    return cache.serial == serial && var < cache.by_var.size() ? cache.by_var[var] : no_object;
+}
+
+// Under EventLock: the pair's id in session s, interned, and kept in `cache`.
+ObjId resolve_item(SessionImpl& s, QueueItemCache& cache, const object& q, const object& item,
+                   ThreadId t) {
+    const ObjId id = s.resolve_item(q, item, t);
+    const auto var = static_cast<ObjId>(item.cache.load(std::memory_order_relaxed));
+    HiddenScope hidden;
+    std::lock_guard l(cache.lock);
+    if (cache.serial != s.serial) {
+        cache.serial = s.serial;
+        cache.by_var.clear();
+    }
+    if (var >= cache.by_var.size())
+        cache.by_var.resize(var + 1, no_object);
+    cache.by_var[var] = id;
+    return id;
+}
+
+} // namespace
+
+std::optional<finding> record_queue_event(const object& q, const object& item, Op op,
+                                          QueueItemCache& cache) {
+    // As record_event, with the pair (q, item) as the event's object.
+    if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
+        serial != 0 && this_thread.serial == serial) {
+        ObjId id = cached_item(cache, serial, item);
+        if (id == no_object) {
+            queue().drain(serial); // resolving may report a misuse: after the events before it
+            EventLock lock;
+            if (SessionImpl* s = global().current; s && s->serial == serial)
+                id = resolve_item(*s, cache, q, item, this_thread.id);
+        }
+        if (id != no_object) {
+            const QueuedEvent e = make_event(op, id, nullptr);
+            if (queue().append(serial, &e, nullptr, nullptr, nullptr) == AppendResult::appended)
+                return std::nullopt;
+        }
+        // The session has closed meanwhile: reported below.
+    }
+    EventLock lock;
+    SessionImpl* s = global().current;
+    if (!s)
+        return orphan(q, "used");
+    const ThreadRecord& me = this_thread;
+    if (me.serial != s->serial) {
+        s->add_misuse(q.name, no_object,
+                      fmt::format("queue '{}' used by a thread not started through sfg::thread or "
+                                  "sfg::thread_group (nor the session's main thread)",
+                                  q.name),
+                      op, true);
+        return s->take_fresh();
+    }
+    forget_stale_ring(s->serial);
+    s->push(me.id, op, resolve_item(*s, cache, q, item, me.id), no_object, q.name);
     return s->take_fresh();
 }
 

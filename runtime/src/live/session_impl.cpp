@@ -115,6 +115,12 @@ ObjId SessionImpl::resolve(const object& o, ThreadId t) {
     return id;
 }
 
+ObjId SessionImpl::resolve_item(const object& q, const object& item, ThreadId t) {
+    const ObjId qid = resolve(q, t), var = resolve(item, t);
+    const auto adding = adding_names();
+    return syms.queue_items.intern(qid, var);
+}
+
 void SessionImpl::check_name(const std::string& name, Namespace kind, ThreadId t) {
     if (spec_) {
         const auto& kinds = spec_->impl().kinds;

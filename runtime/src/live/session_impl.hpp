@@ -37,6 +37,8 @@ struct SessionImpl {
 
     // The object's id in this session, interned (and its name checked) on first use.
     ObjId resolve(const object& o, ThreadId t);
+    // The Symbols::queue_items id of an enq or deq of variable `item` on queue `q`, both resolved.
+    ObjId resolve_item(const object& q, const object& item, ThreadId t);
     // A misuse when `name` is the spec's name of another kind of object, or cannot be written
     // in a trace.
     void check_name(const std::string& name, Namespace kind, ThreadId t);

@@ -1,5 +1,5 @@
 // sfg::spec from a generated header's static data (spec.hpp): the names, then N(G) for each
-// annotated variable (thesis Figure 4.11, petri_net.hpp).
+// annotated variable (thesis Figure 4.11, petri_net.hpp), queue edges q(o) included (thesis §5.1).
 #include "spec_impl.hpp"
 
 #include <algorithm>
@@ -68,9 +68,6 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
         ModeEdge me;
         me.from = mode_index(e.from);
         me.to = mode_index(e.to);
-        if (e.kind == MechKind::queue) // no op of a live program sends or receives it yet
-            throw std::invalid_argument(
-                "sfg::spec: a queue label (thesis §5.1) is not enforced by the live runtime yet");
         me.mech.kind = e.kind;
         if (e.has_value) {
             if (e.kind != MechKind::volatile_)
@@ -78,6 +75,9 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
             me.mech.value = e.value;
         }
         me.mech.name = r.name(e.name);
+        if (e.kind == MechKind::queue && me.mech.name.empty())
+            throw std::invalid_argument(
+                "sfg::spec: inconsistent spec data (a queue edge that names no queue)");
         me.mech.thread = r.name(e.thread);
         me.mech.threads = r.names(e.threads);
         std::sort(me.mech.threads.begin(), me.mech.threads.end());
@@ -100,6 +100,7 @@ spec::spec(const spec_data::spec& d) {
     impl->threads = r.names(d.threads);
     impl->locks = r.names(d.locks);
     impl->volatiles = r.names(d.volatiles);
+    impl->queues = r.names(d.queues);
     if (d.barrier_count && !d.barriers)
         Reader::bad("barriers");
     for (std::size_t i = 0; i < d.barrier_count; ++i)
@@ -123,6 +124,8 @@ spec::spec(const spec_data::spec& d) {
         impl->kinds.emplace(n, Namespace::volatile_);
     for (const std::string& n : impl->barriers)
         impl->kinds.emplace(n, Namespace::barrier);
+    for (const std::string& n : impl->queues)
+        impl->kinds.emplace(n, Namespace::queue);
     for (const std::string& n : impl->variables)
         impl->kinds.emplace(n, Namespace::variable);
     impl_ = std::move(impl);
@@ -145,6 +148,9 @@ const std::vector<std::string>& spec::volatiles() const {
 }
 const std::vector<std::string>& spec::barriers() const {
     return impl_->barriers;
+}
+const std::vector<std::string>& spec::queues() const {
+    return impl_->queues;
 }
 const std::vector<std::string>& spec::variables() const {
     return impl_->variables;

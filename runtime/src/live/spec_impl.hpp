@@ -17,7 +17,7 @@ namespace sfg::detail {
 struct SpecImpl {
     std::string file;
     std::uint64_t hash = 0;
-    std::vector<std::string> threads, locks, volatiles, barriers, variables;
+    std::vector<std::string> threads, locks, volatiles, barriers, queues, variables;
     // Each annotated variable with G and N(G), in declaration order.
     std::vector<std::pair<std::string, Discipline>> disciplines;
     std::vector<std::pair<std::string, Net>> nets;

@@ -69,3 +69,16 @@ TEST_CASE("a deterministic block is an empty scope: its threads run and join as 
     CHECK(sum == 3);
     CHECK(s.findings().empty()); // the conflict on m is not checked
 }
+
+TEST_CASE("queue is a FIFO of the objects, on std::mutex and std::condition_variable") {
+    sfg::queue<int> q("q");
+    sfg::shared<int> a("a", 1), b("b", 2);
+    CHECK_FALSE(q.try_pop());
+    q.push(a);
+    q.push(b);
+    sfg::thread t("t", [&] { CHECK(&q.pop() == &a); });
+    t.join();
+    auto next = q.try_pop();
+    REQUIRE(next);
+    CHECK(&next->get() == &b);
+}

@@ -53,18 +53,6 @@ std::string to_pnml(const CompiledSpec& spec);
 // file's bytes. Deterministic: the same spec gives the same bytes.
 void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& ns,
                std::uint64_t hash);
-// What write_cpp cannot express yet, and where: the first queue or queue label (thesis §5.1) of
-// `spec`, e.g. "queue 'q' (thesis §5.1)".
-// `sfgc --emit-cpp` refuses such a spec rather than write a header that enforces less.
-struct CppUnsupported {
-    SourceLoc loc;
-    std::string what;
-};
-std::optional<CppUnsupported> cpp_unsupported(const CompiledSpec& spec);
-// What an enforcer does not enforce yet, and where: the first queue label (thesis §5.1) on an
-// edge of `spec`. `sfgc check`, whose programs have no queue statements yet, refuses such a
-// spec rather than check less than it says.
-std::optional<CppUnsupported> unenforced_construct(const CompiledSpec& spec);
 // The default namespace of a generated header: the file's stem with every character that cannot
 // be in an identifier replaced by '_' ("bank-account.sfg" -> "bank_account"; a leading digit
 // gets a '_' before it).
