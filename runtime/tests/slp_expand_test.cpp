@@ -22,7 +22,6 @@ using namespace sfg::testing;
 namespace {
 
 constexpr std::string_view magic{"SFGSLP1\n", 8};
-constexpr std::uint64_t max_events = std::uint64_t{1} << 62;
 
 // The reader as it was before images (every rule a vector, every location a pair): the oracle
 // of the errors an ill-formed file gets.
