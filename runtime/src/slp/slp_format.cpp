@@ -146,25 +146,8 @@ public:
             std::uint64_t n = 0;
             if (!count(n, "name"))
                 return error_;
-            const auto space = static_cast<Namespace>(k);
-            for (std::uint64_t i = 0; i < n; ++i) {
-                std::uint64_t len = 0;
-                start_ = pos_;
-                if (!varint(len))
-                    return error_;
-                if (len > in_.size() - pos_)
-                    return fail("name runs past the end of the file"), error_;
-                const std::string_view name = in_.substr(pos_, len);
-                const bool ok =
-                    space == Namespace::location    ? text_trace::is_valid_location(name)
-                    : space == Namespace::thread    ? text_trace::is_valid_thread_name(name)
-                    : space == Namespace::volatile_ ? text_trace::is_valid_volatile_name(name)
-                                                    : text_trace::is_valid_name(name);
-                if (!ok)
-                    return fail(fmt::format("invalid {} name", to_string(space))), error_;
-                pos_ += len;
-                ids[k].push_back(syms_.names(space).intern(name));
-            }
+            if (!names(static_cast<Namespace>(k), n, ids[k]))
+                return error_;
         }
         const auto& threads = ids[static_cast<std::size_t>(Namespace::thread)];
         // Thread sets: sorted, distinct threads (as Symbols keeps them, mapped to its ids).
@@ -205,20 +188,8 @@ public:
             std::uint64_t n = 0;
             if (!count(n, "queue name"))
                 return error_;
-            for (std::uint64_t i = 0; i < n; ++i) {
-                std::uint64_t len = 0;
-                start_ = pos_;
-                if (!varint(len))
-                    return error_;
-                if (len > in_.size() - pos_)
-                    return fail("name runs past the end of the file"), error_;
-                const std::string_view name = in_.substr(pos_, len);
-                if (!text_trace::is_valid_name(name))
-                    return fail(fmt::format("invalid {} name", to_string(Namespace::queue))),
-                           error_;
-                pos_ += len;
-                queues.push_back(syms_.queues.intern(name));
-            }
+            if (!names(Namespace::queue, n, queues))
+                return error_;
         }
         const auto& vars = ids[static_cast<std::size_t>(Namespace::variable)];
         for (std::uint64_t i = 0; i < nterms; ++i) {
@@ -355,6 +326,28 @@ private:
             }
         }
         return varint(v);
+    }
+    // n names of `space`, each a varint length and its bytes, interned: their ids onto `ids`.
+    bool names(Namespace space, std::uint64_t n, std::vector<std::uint32_t>& ids) {
+        for (std::uint64_t i = 0; i < n; ++i) {
+            std::uint64_t len = 0;
+            start_ = pos_;
+            if (!varint(len))
+                return false;
+            if (len > in_.size() - pos_)
+                return fail("name runs past the end of the file");
+            const std::string_view name = in_.substr(pos_, len);
+            const bool ok = space == Namespace::location ? text_trace::is_valid_location(name)
+                            : space == Namespace::thread ? text_trace::is_valid_thread_name(name)
+                            : space == Namespace::volatile_
+                                ? text_trace::is_valid_volatile_name(name)
+                                : text_trace::is_valid_name(name);
+            if (!ok)
+                return fail(fmt::format("invalid {} name", to_string(space)));
+            pos_ += len;
+            ids.push_back(syms_.names(space).intern(name));
+        }
+        return true;
     }
     // A count of items that take at least one byte each: no more than the bytes left.
     bool count(std::uint64_t& n, const char* what) {
