@@ -6,6 +6,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 namespace sfg::check::test {
 
@@ -93,6 +94,9 @@ inline std::string blocking_program(std::uint64_t seed, bool* multi_var_await) {
     int crossings = pick(4) == 0 ? 1 + pick(2) : 0;
     *multi_var_await = false;
     int budget = 9 + pick(4); // visible steps, roughly: keeps naive exploration small
+    // The objects put into each queue so far, in text order: a deq mostly takes one of them (the
+    // first), so that most programs have executions that do not deadlock.
+    std::vector<std::string> pending[2];
     for (int t = 0; t < threads; ++t) {
         s += "  thread t" + std::to_string(t) + " {";
         if (t == 0 && forks) {
@@ -284,6 +288,9 @@ inline std::string queue_program(std::uint64_t seed) {
     s += "program p {\n";
     const bool forks = threads > 2 && pick(2);
     int budget = 9 + pick(4); // visible steps, roughly: keeps naive exploration small
+    // The objects put into each queue so far, in text order: a deq mostly takes one of them (the
+    // first), so that most programs have executions that do not deadlock.
+    std::vector<std::string> pending[2];
     for (int t = 0; t < threads; ++t) {
         s += "  thread t" + std::to_string(t) + " {";
         if (t == 0 && forks) {
@@ -292,20 +299,34 @@ inline std::string queue_program(std::uint64_t seed) {
         }
         const int n = 1 + pick(4);
         for (int i = 0; i < n && budget > 0; ++i) {
-            const std::string o = objects[pick(3)], q = queues[pick(4) == 0 ? 1 : 0];
+            const int qi = pick(4) == 0 ? 1 : 0;
+            const std::string q = queues[qi];
+            std::string o = objects[pick(3)];
+            // A deq's object: the first one still pending in q, nine times out of ten.
+            auto taken = [&] {
+                auto& p = pending[qi];
+                if (!p.empty() && pick(10) != 0) {
+                    o = p.front();
+                    p.erase(p.begin());
+                }
+            };
             switch (pick(9)) {
             case 0:
             case 1:
                 s += " " + o + " = " + std::to_string(pick(3)) + "; enq " + q + " " + o + ";";
+                pending[qi].push_back(o);
                 budget -= 2;
                 break;
             case 2:
             case 3:
+                taken();
                 s += " deq " + q + " " + o + "; " + o + " = " + o + " + 1;";
                 budget -= 3;
                 break;
             case 4:
+                taken();
                 s += " deq " + q + " " + o + "; enq " + q + " " + o + ";";
+                pending[qi].push_back(o);
                 budget -= 2;
                 break;
             case 5:
@@ -322,6 +343,7 @@ inline std::string queue_program(std::uint64_t seed) {
                 break;
             default:
                 s += " enq " + q + " " + o + ";";
+                pending[qi].push_back(o);
                 budget -= 1;
                 break;
             }

@@ -18,7 +18,15 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace sfg::testing {
+
+// `stem.PID.ext` in the working directory: a scratch file of this process's own, as the test
+// binaries may run side by side (in halves, under ThreadSanitizer).
+inline std::string scratch_file(const std::string& stem, const std::string& ext) {
+    return stem + "." + std::to_string(::getpid()) + "." + ext;
+}
 
 struct RandomTraceOptions {
     int threads = 5;   // T0..T(n-1); T0 and maybe others are roots

@@ -598,7 +598,7 @@ TEST_CASE("read_trace_file_parallel on an SLP file: two threads, the same events
     Symbols syms;
     Terminals t = random_terminals(rng, syms, true);
     const Slp slp = grammar_by(1, t.slp, t.sequence, rng);
-    const std::string path = "slp_expand_test.slp";
+    const std::string path = scratch_file("slp_expand_test", "slp");
     {
         std::ofstream out(path, std::ios::binary);
         write_slp(out, slp, syms);

@@ -59,7 +59,7 @@ std::string file_text(const std::string& path) {
 // Compresses a text trace with `algorithm`, writes and reads the SLP, expands it.
 std::vector<std::string> round_trip(const std::string& text, SlpAlgorithm algorithm,
                                     std::string* slp_bytes = nullptr) {
-    const std::string path = "slp_format_test.std";
+    const std::string path = scratch_file("slp_format_test", "std");
     std::ofstream(path, std::ios::binary) << text;
     Symbols syms;
     Slp slp;
@@ -250,7 +250,7 @@ TEST_CASE("bad SLP files are rejected with an error naming the file") {
 TEST_CASE("read_trace_file recognizes an SLP by its magic bytes") {
     std::string bytes;
     round_trip("T0|w(x)\nT0|w(x)\nT0|w(x)\nT0|w(x)\n", SlpAlgorithm::sequitur, &bytes);
-    const std::string path = "slp_format_test.slp";
+    const std::string path = scratch_file("slp_format_test", "slp");
     std::ofstream(path, std::ios::binary) << bytes;
     Symbols syms;
     Collector c;
@@ -268,7 +268,7 @@ TEST_CASE("ZipTrack's map and grammar: written and read back to the same events"
         RandomTraceOptions o{1 + static_cast<int>(rng() % 4), 3, 2, 0, 0,
                              static_cast<int>(rng() % 100),   40};
         const std::string text = random_trace(rng, o);
-        const std::string path = "slp_format_test_zt.std";
+        const std::string path = scratch_file("slp_format_test_zt", "std");
         std::ofstream(path, std::ios::binary) << text;
         Symbols syms;
         Slp slp;

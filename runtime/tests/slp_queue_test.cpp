@@ -63,7 +63,7 @@ struct Compressed {
     Symbols syms; // of the SLP read back
 };
 Compressed compress_text(const std::string& text, SlpAlgorithm algorithm) {
-    const std::string path = "slp_queue_test.std";
+    const std::string path = scratch_file("slp_queue_test", "std");
     std::ofstream(path, std::ios::binary) << text;
     Symbols syms;
     Slp slp;

@@ -70,7 +70,7 @@ Sum leaf(const SlpTerminal& e) {
     else if (is_memory(e.op)) {
         VarSum v;
         v.var = e.target;
-        v.writes = e.op == Op::write;
+        v.writes = writes(e.op);
         v.last = {e.thread, e.op, 0};
         v.last_other.thread = no_object;
         v.ls.emplace_back(e.thread, Locks{});
@@ -291,7 +291,7 @@ private:
             return;
         const Locks h = held(t);
         Var& v = var(e.target);
-        EraserVar::Step step = v.access(t, e.op == Op::write, h);
+        EraserVar::Step step = v.access(t, writes(e.op), h);
         const std::uint64_t number = pos + 1;
         if (step.warn) {
             LocksetWarning w;

@@ -477,8 +477,8 @@ struct Engine {
                 m.insert(it, {u, std::move(v)});
             };
             if (op.role == Role::memory) {
-                AccessMap& f = e.op == Op::write ? s.first_wr : s.first_rd;
-                AccessMap& l = e.op == Op::write ? s.last_wr : s.last_rd;
+                AccessMap& f = writes(e.op) ? s.first_wr : s.first_rd;
+                AccessMap& l = writes(e.op) ? s.last_wr : s.last_rd;
                 f.emplace_back(key_of(e.target, t), Access{{t}, 0});
                 l.emplace_back(key_of(e.target, t), Access{{t}, 0});
             } else if (has_object(op) && op.role == Role::snd) {
@@ -639,7 +639,7 @@ struct Engine {
                 apply(wr, s.last_wr);
             }
             for (int kind = 0; kind < 2; ++kind) {
-                if (kind == 1 && op != Op::write)
+                if (kind == 1 && !writes(op))
                     break;
                 const auto& acc = kind == 0 ? wr : rd;
                 std::uint64_t latest = none;
