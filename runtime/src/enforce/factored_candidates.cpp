@@ -215,17 +215,22 @@ bool FactoredCandidates::contains(const FactoredShape& f, ModeIx a,
 
 bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool write,
                                      HeldLocks held) {
+    // Whether any product, or all of them, permit the access as they are: a plain loop, as
+    // every access of a variable in a LOCK or RS mode comes here.
     bool any = false, all = true;
-    for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
+    for (std::size_t i = 0; i < data_.size();) {
+        const ModeIx a(static_cast<std::uint32_t>(data_[i]));
+        const std::uint64_t* masks = data_.data() + i + 1;
+        i += f.width(a) + 1;
         const std::uint32_t c = f.permitting_coord(a, t, write, held);
         if (c == FactoredShape::none) {
             all = false;
-            return;
+            continue;
         }
         const std::uint64_t acc = f.acc_bit[f.first[a] + c];
-        any = any || (masks[c] & acc) != 0;
-        all = all && masks[c] == acc;
-    });
+        any |= (masks[c] & acc) != 0;
+        all &= masks[c] == acc;
+    }
     if (all || !any)
         return any;
     scratch_.clear();
