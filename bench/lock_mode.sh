@@ -3,9 +3,11 @@
 # closest to it in the thesis' chapter 4, [EX(t0) ⊔ ... ⊔ EX(t7)]^m: the same trace enforced
 # against each. Eight threads take lock m in a random order; inside, each reads and writes a few
 # of VARS variables; every variable is LOCK(m: t0..t7) in one spec and [⊔ EX(t)]^m in the other,
-# and both admit the trace. Reports CPU seconds (user + system) of `sfgc trace --analysis enforce`
-# for each spec, ns per event, and the ratio LOCK / [⊔ EX]^m of each pair of runs: median and
-# range.
+# and both admit the trace. Two pairs: the variables' whole discipline (`var x : LOCK(m: T);`,
+# a net without transitions), and the same in a phase after main forks the threads
+# (`EX(main) ▷^fork LOCK(m: T)` against `EX(main) ▷^fork [⊔ EX(t)]^m`, the trace preceded by
+# the fork). Reports CPU seconds (user + system) of `sfgc trace --analysis enforce` for each spec,
+# ns per event, and the ratio LOCK / [⊔ EX]^m of each pair of runs: median and range.
 #
 # Usage: bench/lock_mode.sh [SFGC [EVENTS [RUNS [VARS]]]]
 #   defaults: build/sfgc/sfgc, 10000000, 7, 16
@@ -24,11 +26,17 @@ d, target, nvars = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 threads = [f"t{i}" for i in range(8)]
 head = f"threads {', '.join(threads)};\nlock m;\n"
 names = ", ".join(threads)
+ex = " ⊔ ".join(f"EX({t})" for t in threads)
 with open(f"{d}/lock.sfg", "w") as f:
     f.write(head + "".join(f"var x{k} : LOCK(m: {names});\n" for k in range(nvars)))
 with open(f"{d}/ex.sfg", "w") as f:
-    ex = " ⊔ ".join(f"EX({t})" for t in threads)
     f.write(head + "".join(f"var x{k} : [{ex}]^m;\n" for k in range(nvars)))
+phase = f"threads main, {names};\nlock m;\n"
+with open(f"{d}/lock_phase.sfg", "w") as f:
+    f.write(phase + "".join(f"var x{k} : EX(main) ▷^fork LOCK(m: {names});\n"
+                            for k in range(nvars)))
+with open(f"{d}/ex_phase.sfg", "w") as f:
+    f.write(phase + "".join(f"var x{k} : EX(main) ▷^fork [{ex}]^m;\n" for k in range(nvars)))
 rng = random.Random(7)
 n = 0
 with open(f"{d}/trace.std", "w") as out:
@@ -45,6 +53,10 @@ with open(f"{d}/trace.std", "w") as out:
             out.write("\n".join(buf) + "\n")
             buf.clear()
     out.write("\n".join(buf) + "\n")
+with open(f"{d}/phase.std", "w") as out, open(f"{d}/trace.std") as body:
+    out.write(f"main|fork({','.join(threads)})\n")
+    for chunk in iter(lambda: body.read(1 << 20), ""):
+        out.write(chunk)
 print(f"{n} events, 8 threads, {nvars} variables", file=sys.stderr)
 PY
 
@@ -52,22 +64,28 @@ python3 - "$sfgc" "$dir" "$runs" <<'PY'
 import os, statistics, subprocess, sys
 sfgc, d, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 events = sum(1 for _ in open(f"{d}/trace.std"))
-def run(spec):
-    p = subprocess.Popen([sfgc, "trace", f"{d}/trace.std", "--spec", f"{d}/{spec}.sfg",
+def run(trace, spec):
+    p = subprocess.Popen([sfgc, "trace", f"{d}/{trace}.std", "--spec", f"{d}/{spec}.sfg",
                           "--analysis", "enforce"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"sfgc trace with {spec}.sfg did not admit the trace: {p.stderr.read().decode()}")
     return ru.ru_utime + ru.ru_stime
-pairs = []
-for _ in range(runs): # interleaved, so that both see the same machine
-    pairs.append((run("lock"), run("ex")))
+cases = [("the whole discipline", "trace", "lock", "ex"),
+         ("in a phase after a fork", "phase", "lock_phase", "ex_phase")]
+times = {c[0]: [] for c in cases}
+for _ in range(runs): # interleaved, so that every spec sees the same machine
+    for name, trace, lock, ex in cases:
+        times[name].append((run(trace, lock), run(trace, ex)))
 med = statistics.median
-lock, ex = [p[0] for p in pairs], [p[1] for p in pairs]
-ratios = [a / b for a, b in pairs]
-print(f"{'spec':22} {'CPU s':>7} {'ns/event':>9}")
-print(f"{'LOCK(m: t0..t7)':22} {med(lock):7.3f} {med(lock) / events * 1e9:9.1f}")
-print(f"{'[EX(t0) ⊔ … ⊔ EX(t7)]^m':22} {med(ex):7.3f} {med(ex) / events * 1e9:9.1f}")
-print(f"ratio LOCK / [⊔ EX]^m: {med(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}), {runs} runs")
+print(f"{'case':24} {'spec':8} {'CPU s':>7} {'ns/event':>9}")
+for name, *_ in cases:
+    pairs = times[name]
+    lock, ex = [p[0] for p in pairs], [p[1] for p in pairs]
+    ratios = [a / b for a, b in pairs]
+    print(f"{name:24} {'LOCK':8} {med(lock):7.3f} {med(lock) / events * 1e9:9.1f}")
+    print(f"{name:24} {'[⊔ EX]^m':8} {med(ex):7.3f} {med(ex) / events * 1e9:9.1f}")
+    print(f"{name:24} ratio LOCK / [⊔ EX]^m: {med(ratios):.2f} "
+          f"({min(ratios):.2f}-{max(ratios):.2f}), {runs} runs")
 PY

@@ -4,6 +4,7 @@
 // explicit sets are in enforce_random_test.cpp.
 #include "enforce/factored_candidates.hpp"
 #include "enforce_testlib.hpp"
+#include "sfg/runtime/trace.hpp"
 
 #include <doctest/doctest.h>
 
@@ -213,4 +214,54 @@ TEST_CASE(
     CHECK(why.find("t0 must bexit(b) before writing p") != std::string::npos);
     CHECK(enf.stats().max_candidates == std::uint64_t{1} << 63);
     CHECK(enf.stats().unfactored == 0);
+}
+
+// A net without transitions (`var x : LOCK(m: T);`) never changes its candidates: the enforcer
+// checks an access against its one mode (NetShape::fixed_mode) and equals the candidates' rule,
+// the re-synchronization after a violation included.
+TEST_CASE("a net without transitions is checked against its one mode") {
+    NetNames names;
+    NetShapes shapes;
+    const NetShape& locked = shapes[shapes.intern(build_petri_net(LOCK("m", {"t0", "t1"})), names)];
+    REQUIRE(locked.fixed_mode.valid());
+    const NetThread t0 = names.intern_thread("t0"), t2 = names.intern_thread("t2");
+    const MechIx m = names.intern_mode_lock("m");
+    const std::vector<MechIx> held{m};
+    for (bool write : {false, true}) {
+        CHECK(locked.fixed_permits(t0, write, held));
+        CHECK_FALSE(locked.fixed_permits(t0, write, {}));
+        CHECK_FALSE(locked.fixed_permits(t2, write, held));
+        for (NetThread t : {t0, t2})
+            for (HeldLocks h : {HeldLocks(held), HeldLocks()})
+                CHECK(locked.fixed_permits(t, write, h) ==
+                      locked.permits(locked.fixed_mode, t, write, h));
+    }
+    const NetShape& shared = shapes[shapes.intern(build_petri_net(RS({"t0", "t1"})), names)];
+    REQUIRE(shared.fixed_mode.valid());
+    CHECK(shared.fixed_permits(t0, false, {}));
+    CHECK_FALSE(shared.fixed_permits(t0, true, {}));
+    // Two modes, or a transition: the candidates move, so no fixed mode.
+    CHECK_FALSE(
+        shapes[shapes.intern(build_petri_net(alt(EX("t0"), EX("t1"))), names)].fixed_mode.valid());
+    CHECK_FALSE(shapes[shapes.intern(build_petri_net(loop(EX("t0"), lock("m"))), names)]
+                    .fixed_mode.valid());
+    // Figure 5.1 against LOCK(m: t0, t1, t2): the first access holds no lock; later accesses
+    // made under m are admitted, the others are violations again (report_all), as the literal
+    // Figure 4.15 says.
+    const Net fig = build_petri_net(LOCK("m", {"t0", "t1", "t2"}));
+    const std::string text = "t0|w(x)\nt0|acq(m)\nt0|w(x)\nt0|rel(m)\nt1|r(x)\nt1|acq(m)\n"
+                             "t1|r(x)\nt1|rel(m)\nt2|acq(m)\nt2|w(x)\nt2|rel(m)\nt3|w(x)\n";
+    Enforcer enf({.report_all = true});
+    RefEnforcer ref;
+    enf.add_variable("x", fig);
+    ref.add_variable("x", fig);
+    Symbols syms;
+    Fanout both;
+    both.add(enf), both.add(ref);
+    REQUIRE(read_trace_text(text, "fig.std", syms, both).ok());
+    std::vector<std::uint64_t> at;
+    for (const EnforceViolation& v : enf.all_violations())
+        at.push_back(v.event);
+    CHECK(at == std::vector<std::uint64_t>{1, 5, 12});
+    CHECK(first_violation_of(enf, "x") == ref.first_violation("x"));
 }

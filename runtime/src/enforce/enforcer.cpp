@@ -77,6 +77,9 @@ void Enforcer::Impl::record(EnforceViolation viol, VarIx v) {
 void Enforcer::Impl::eager_memory(VarIx v, NetThread t, const Event& e) {
     const bool write = writes(e.op);
     const HeldLocks h = held_by(t);
+    const NetShape& s = shapes[vars.list[v].shape];
+    if (s.fixed_mode.valid() && s.fixed_permits(t, write, h))
+        return; // candidates that never change (NetShape::fixed_mode)
     if (markings.memory_step(v, t, write, h, shapes))
         return;
     if (count_violation(v)) {

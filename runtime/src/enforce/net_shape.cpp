@@ -206,6 +206,19 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
             break;
         }
     }
+    if (nr == 0 && nm == 1 && net.initial_markings.size() == 1) {
+        const auto a = ModeIx::at(std::size_t{0});
+        bool narrow = true;
+        for (NetThread t : s.mode_threads[a]) {
+            narrow = narrow && t.valid() && t.v < 64;
+            if (narrow)
+                s.fixed_threads |= std::uint64_t{1} << t.v;
+        }
+        if (narrow) {
+            s.fixed_mode = a;
+            s.fixed_writes = net.modes[a.ix()].kind != ModeKind::RS;
+        }
+    }
     s.tr_off.push_back(0);
     for (std::size_t r = 0; r < nr; ++r) {
         const Transition& t = net.transitions[r];

@@ -47,6 +47,13 @@ struct NetShape {
     IndexVec<ModeIx, std::vector<NetThread>> mode_threads; // Tid(a)
     IndexVec<ModeIx, std::string> mode_labels;             // "EX(t0)", "EX(t0)#3" when ambiguous
     std::vector<std::vector<PlaceIx>> initial;             // M0, sorted, distinct
+    // The one mode a of a net without transitions (`var x : LOCK(m: T);`, Clang's GUARDED_BY),
+    // when its threads' ids are below 64: its variables' candidates are M0 = P(a) for good, as
+    // nothing fires and a violation re-synchronizes to P(a) or keeps them, so an access is
+    // checked against a alone (fixed_permits). None for every other net.
+    ModeIx fixed_mode;
+    std::uint64_t fixed_threads = 0; // Tid(a) as bits by NetThread
+    bool fixed_writes = false;       // a permits writes (EX, LOCK)
 
     // One-token shapes: every mode has one thread and every initial marking one place, so every
     // reachable marking is one place (Lemma 4.3.10) and a candidate set is a set of places. Their
@@ -73,6 +80,11 @@ struct NetShape {
     bool permits(ModeIx a, NetThread t, bool write, HeldLocks held) const;
     // The same, but for a LOCK mode whether it would if t held its lock.
     bool permits_locked(ModeIx a, NetThread t, bool write) const;
+    // permits(fixed_mode, t, write, held), in a few instructions (fixed_mode valid).
+    bool fixed_permits(NetThread t, bool write, HeldLocks held) const {
+        return t.valid() && t.v < 64 && ((fixed_threads >> t.v) & 1) && (!write || fixed_writes) &&
+               (!mode_lock[fixed_mode].valid() || holds(held, mode_lock[fixed_mode]));
+    }
     // Whether a candidate holding Acc place p permits the access.
     bool acc_permits(PlaceIx p, NetThread t, bool write, HeldLocks held) const {
         return acc_thread[p] == t && (!write || acc_ex[p]) &&
