@@ -137,11 +137,6 @@ std::string without_queue_edges(const std::string& text) {
     return out;
 }
 
-class NoSink : public Analysis {
-public:
-    void on_event(const Event&, const Symbols&) override {}
-};
-
 } // namespace
 
 TEST_CASE("SLP bytes: no queue record without queue events; the record before the terminals") {
@@ -271,20 +266,7 @@ TEST_CASE("queue events: well-formedness on the grammar = the checker on the tra
         Terminals t = terminals_of(queue_trace(rng, 20 + static_cast<int>(rng() % 60), 40), syms);
         // Swap, drop or repeat a few events: a deq before its enq, an enq dropped, a deq twice.
         auto& s = t.sequence;
-        for (int k = static_cast<int>(rng() % 3); k > 0 && s.size() > 1; --k) {
-            const std::size_t i = rng() % s.size(), j = rng() % s.size();
-            switch (rng() % 3) {
-            case 0:
-                std::swap(s[i], s[j]);
-                break;
-            case 1:
-                s.erase(s.begin() + static_cast<std::ptrdiff_t>(i));
-                break;
-            default:
-                s.insert(s.begin() + static_cast<std::ptrdiff_t>(i), s[j]);
-                break;
-            }
-        }
+        mutate_sequence(rng, s);
         t.slp.locations.clear();
         for (int g = 0; g < 3; ++g) {
             const Slp slp = grammar_by(g, t.slp, s, rng);

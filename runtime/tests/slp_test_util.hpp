@@ -9,9 +9,35 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sfg::testing {
+
+// A sink that ignores every event: expansion for its error alone.
+class NoSink : public Analysis {
+public:
+    void on_event(const Event&, const Symbols&) override {}
+};
+
+// Swaps, drops or repeats up to two terminals of a sequence: most such sequences are ill-formed
+// somewhere (the tests of well-formedness on the grammar).
+inline void mutate_sequence(std::mt19937_64& rng, std::vector<std::uint32_t>& s) {
+    for (int k = static_cast<int>(rng() % 3); k > 0 && s.size() > 1; --k) {
+        const std::size_t i = rng() % s.size(), j = rng() % s.size();
+        switch (rng() % 3) {
+        case 0:
+            std::swap(s[i], s[j]);
+            break;
+        case 1:
+            s.erase(s.begin() + static_cast<std::ptrdiff_t>(i));
+            break;
+        default:
+            s.insert(s.begin() + static_cast<std::ptrdiff_t>(i), s[j]);
+            break;
+        }
+    }
+}
 
 // The terminals and the terminal sequence of a text trace (well-formed, or the test fails).
 struct Terminals {
