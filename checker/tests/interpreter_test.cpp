@@ -26,6 +26,16 @@ std::int64_t final_value(const std::string& body, const std::string& var = "x") 
     FAIL("no var");
     return 0;
 }
+
+// The ops of the first `steps` steps of thread 0, as reports spell them.
+std::vector<std::string> ops_of(const Model& m, std::size_t steps) {
+    Interpreter in(m);
+    std::vector<std::string> ops;
+    for (const Step& s : replay(in, std::vector<ThreadId>(steps, 0)))
+        for (const Action& a : s.actions)
+            ops.push_back(op_text(m, a));
+    return ops;
+}
 } // namespace
 
 TEST_CASE("arithmetic: 64-bit wrapping, C precedence, truncating division") {
@@ -47,12 +57,7 @@ TEST_CASE("each shared occurrence is one read, left to right; && and || short-ci
     auto l = load("threads t; var x, y;\nprogram p { thread t { let a = x + y + x; "
                   "let b = 0 && x; let c = 1 || y; let d = 1 && y; } }");
     REQUIRE(l);
-    Interpreter in(l->model);
-    std::vector<Step> steps = replay(in, std::vector<ThreadId>(100, 0));
-    std::vector<std::string> ops;
-    for (const Step& s : steps)
-        for (const Action& a : s.actions)
-            ops.push_back(op_text(l->model, a));
+    const std::vector<std::string> ops = ops_of(l->model, 100);
     CHECK(ops == std::vector<std::string>{"r(x)", "r(y)", "r(x)", "r(y)"});
 }
 
@@ -61,12 +66,7 @@ TEST_CASE("volatile accesses carry the value written or read; data accesses carr
     auto l = load("threads t; var x; volatile v;\nprogram p { thread t { v = 3; let a = v; "
                   "write v; read v; await v == 3; v = -2; x = a; let b = x; } }");
     REQUIRE(l);
-    Interpreter in(l->model);
-    std::vector<Step> steps = replay(in, std::vector<ThreadId>(100, 0));
-    std::vector<std::string> ops;
-    for (const Step& s : steps)
-        for (const Action& a : s.actions)
-            ops.push_back(op_text(l->model, a));
+    const std::vector<std::string> ops = ops_of(l->model, 100);
     CHECK(ops == std::vector<std::string>{"vw(v=3)", "vr(v=3)", "vw(v=3)", "vr(v=3)", "vr(v=3)",
                                           "vw(v=-2)", "w(x)", "r(x)"});
 }
@@ -164,12 +164,7 @@ TEST_CASE("queues: enq appends, deq waits for its object at the front (FIFO)") {
     auto l = load("threads a; queue q, r; var x, y;\nprogram p { thread a { enq q x; enq r y; "
                   "enq q y; deq q x; deq r y; deq q y; } }");
     REQUIRE(l);
-    Interpreter in(l->model);
-    std::vector<Step> steps = replay(in, std::vector<ThreadId>(6, 0));
-    std::vector<std::string> ops;
-    for (const Step& s : steps)
-        for (const Action& a : s.actions)
-            ops.push_back(op_text(l->model, a));
+    const std::vector<std::string> ops = ops_of(l->model, 6);
     CHECK(ops == std::vector<std::string>{"enq(q,x)", "enq(r,y)", "enq(q,y)", "deq(q,x)",
                                           "deq(r,y)", "deq(q,y)"});
     CHECK(run(l->model).findings.empty());
@@ -218,12 +213,7 @@ TEST_CASE("queues: enq and deq are statement words only where a statement starts
     auto l = load("threads a; queue q; var enq;\nprogram p { thread a { enq = 1; enq q enq; "
                   "let deq = enq + 1; deq q enq; deq = deq * 2; enq = deq; } }");
     REQUIRE(l);
-    Interpreter in(l->model);
-    std::vector<Step> steps = replay(in, std::vector<ThreadId>(10, 0));
-    std::vector<std::string> ops;
-    for (const Step& s : steps)
-        for (const Action& a : s.actions)
-            ops.push_back(op_text(l->model, a));
+    const std::vector<std::string> ops = ops_of(l->model, 10);
     CHECK(ops ==
           std::vector<std::string>{"w(enq)", "enq(q,enq)", "r(enq)", "deq(q,enq)", "w(enq)"});
     CheckResult r = run(l->model);

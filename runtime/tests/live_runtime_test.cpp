@@ -1,6 +1,7 @@
 // The live runtime under load (docs/enforcers.md), without a spec so that it runs in the runtime's
 // own build (and its ThreadSanitizer build): many threads, every primitive, exact event counts, and
 // the same verdicts on every run.
+#include "random_trace.hpp"
 #include "sfg/sfg.hpp"
 
 #include <doctest/doctest.h>
@@ -33,11 +34,6 @@ namespace {
 std::uint64_t stress_events() {
     const char* env = std::getenv("SFG_STRESS_EVENTS");
     return env ? std::strtoull(env, nullptr, 10) : 10000;
-}
-
-// A file name of this process's own: builds of the tests may run at once.
-std::string scratch_name(const std::string& stem) {
-    return stem + "." + std::to_string(::getpid()) + ".std";
 }
 
 sfg::session_options collect_all() {
@@ -159,8 +155,9 @@ TEST_CASE("live stress: 64 threads, every event counted, no finding, the same on
     const std::uint64_t rounds = per_thread / 8; // 8 events a round
     sfg::session_options o = collect_all();
     o.analyses = "hb,fasttrack,goldilocks"; // precise: no finding in a race-free program
-    const std::string path =
-        (std::filesystem::temp_directory_path() / scratch_name("sfg_live_stress")).string();
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              sfg::testing::scratch_file("sfg_live_stress", "std"))
+                                 .string();
     o.trace_path = path;
     std::optional<sfg::session> s(std::in_place, o);
     std::vector<std::unique_ptr<sfg::mutex>> locks;
@@ -223,8 +220,9 @@ TEST_CASE("live: races under load replay to the same findings in the same order"
     constexpr int threads = 8, variables = 16;
     const std::uint64_t rounds = std::clamp<std::uint64_t>(stress_events() / 4, 100, 5000);
     sfg::session_options o = collect_all();
-    const std::string path =
-        (std::filesystem::temp_directory_path() / scratch_name("sfg_live_split")).string();
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              sfg::testing::scratch_file("sfg_live_split", "std"))
+                                 .string();
     o.trace_path = path;
     std::vector<sfg::finding> live;
     {
@@ -291,8 +289,9 @@ TEST_CASE("live: deterministic blocks under load replay to the same findings in 
     const int rounds = static_cast<int>(std::clamp<std::uint64_t>(stress_events() / 500, 10, 60));
     sfg::session_options o = collect_all();
     o.analyses = "singletrack,hb";
-    const std::string path =
-        (std::filesystem::temp_directory_path() / scratch_name("sfg_live_blocks")).string();
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              sfg::testing::scratch_file("sfg_live_blocks", "std"))
+                                 .string();
     o.trace_path = path;
     std::vector<sfg::finding> live;
     {
@@ -458,8 +457,9 @@ TEST_CASE("live: a vw enters the order before every vr that read it, under conte
 TEST_CASE("live: threads that never synchronize wrap their rings many times") {
     // 100,000 accesses each, far more than a thread's ring holds: each thread waits for the
     // checker now and then, and every access is checked, in order.
-    const std::string path =
-        (std::filesystem::temp_directory_path() / scratch_name("sfg_live_ring_wrap")).string();
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              sfg::testing::scratch_file("sfg_live_ring_wrap", "std"))
+                                 .string();
     sfg::session_options o = collect_all();
     o.trace_path = path;
     constexpr int threads = 4, accesses = 100000;
@@ -911,8 +911,9 @@ TEST_CASE("live: objects handed around through sfg::queue under contention, each
     constexpr int producers = 4, consumers = 3, per = 150, objects = producers * per;
     sfg::session_options o = collect_all();
     o.analyses = "hb,fasttrack,goldilocks";
-    const std::string path =
-        (std::filesystem::temp_directory_path() / scratch_name("sfg_live_queue")).string();
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              sfg::testing::scratch_file("sfg_live_queue", "std"))
+                                 .string();
     o.trace_path = path;
     std::uint64_t events = 0;
     {

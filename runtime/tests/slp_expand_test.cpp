@@ -344,20 +344,7 @@ Terminals random_terminals(std::mt19937_64& rng, Symbols& syms, bool mutate) {
     Terminals t = terminals_of(with_locs, syms);
     if (mutate) {
         auto& s = t.sequence;
-        for (int k = 1 + static_cast<int>(rng() % 3); k > 0 && s.size() > 1; --k) {
-            const std::size_t i = rng() % s.size(), j = rng() % s.size();
-            switch (rng() % 3) {
-            case 0:
-                std::swap(s[i], s[j]);
-                break;
-            case 1:
-                s.erase(s.begin() + static_cast<std::ptrdiff_t>(i));
-                break;
-            default:
-                s.insert(s.begin() + static_cast<std::ptrdiff_t>(i), s[j]);
-                break;
-            }
-        }
+        mutate_sequence(rng, s, 1);
         // Locations only of events that still exist.
         std::erase_if(t.slp.locations, [&](const auto& l) { return l.first > s.size(); });
     }

@@ -6,6 +6,7 @@
 #include "sfg/runtime/slp.hpp"
 
 #include <map>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -20,10 +21,10 @@ public:
     void on_event(const Event&, const Symbols&) override {}
 };
 
-// Swaps, drops or repeats up to two terminals of a sequence: most such sequences are ill-formed
-// somewhere (the tests of well-formedness on the grammar).
-inline void mutate_sequence(std::mt19937_64& rng, std::vector<std::uint32_t>& s) {
-    for (int k = static_cast<int>(rng() % 3); k > 0 && s.size() > 1; --k) {
+// Swaps, drops or repeats `least` to `least` + 2 terminals of a sequence: most such sequences
+// are ill-formed somewhere (the tests of well-formedness on the grammar).
+inline void mutate_sequence(std::mt19937_64& rng, std::vector<std::uint32_t>& s, int least = 0) {
+    for (int k = least + static_cast<int>(rng() % 3); k > 0 && s.size() > 1; --k) {
         const std::size_t i = rng() % s.size(), j = rng() % s.size();
         switch (rng() % 3) {
         case 0:
@@ -262,6 +263,29 @@ hand_rule(const std::vector<std::pair<std::string, std::vector<std::string>>>& r
         if (rules[post[i]].first == name)
             return static_cast<std::uint32_t>(post.size() - 1 - i);
     return ~0u;
+}
+
+// Well-formedness of three grammars of `s` (grammar_by, each its own draw of rng), decided on
+// the grammar (check_slp_well_formed) and by expanding it: per grammar, both errors' texts
+// (empty: well-formed).
+struct WellFormedBothWays {
+    std::optional<std::string> on_grammar, expanded;
+};
+inline std::vector<WellFormedBothWays> well_formed_both_ways(const Slp& terminals,
+                                                             const std::vector<std::uint32_t>& s,
+                                                             Symbols& syms, std::mt19937_64& rng) {
+    std::vector<WellFormedBothWays> out;
+    for (int g = 0; g < 3; ++g) {
+        const Slp slp = grammar_by(g, terminals, s, rng);
+        NoSink none;
+        WellFormedBothWays r;
+        if (const TraceResult want = expand_slp(slp, "t.slp", syms, none); want.error)
+            r.expanded = want.error->to_string();
+        if (const auto got = check_slp_well_formed(slp, "t.slp", syms))
+            r.on_grammar = got->to_string();
+        out.push_back(std::move(r));
+    }
+    return out;
 }
 
 } // namespace sfg::testing
