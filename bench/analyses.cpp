@@ -22,15 +22,17 @@
 // Ratios and rates use the thread's CPU time, but for 3. Set SFG_BENCH_EVENTS to change the trace
 // size (default 10000000); `bench_analyses --write-trace FILE [EVENTS]` writes the trace only.
 #include "sfg/compiler/compile.hpp"
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/analysis_goldilocks.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/analysis_singletrack.hpp"
-#include "sfg/runtime/enforce.hpp"
-#include "sfg/runtime/mapped_file.hpp"
+#include "sfg/runtime/core/mapped_file.hpp"
+#include "sfg/runtime/determinism/analysis_singletrack.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
+#include "sfg/runtime/race/analysis_fasttrack.hpp"
+#include "sfg/runtime/race/analysis_goldilocks.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
 #include "sfg/runtime/trace.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/trace/tokenize.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
+#include "sfg/runtime/trace_file.hpp"
 
 #include <benchmark/benchmark.h>
 

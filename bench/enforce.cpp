@@ -27,10 +27,10 @@
 // the candidate sets as products (Arg 2, the default, docs/enforcement.md "Candidate sets as
 // products"), explicit and memoized (1, "Candidate sets as states"), or explicit (0).
 // BarrierK: the same with k threads (Arg), as products.
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/core/petri_net.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
-#include "sfg/runtime/petri_net.hpp"
 
 #include <benchmark/benchmark.h>
 

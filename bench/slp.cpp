@@ -12,13 +12,15 @@
 // expands on two threads. Counters:
 // `events`, `ratio` (events / grammar size), `Mevents_per_s`. SFG_BENCH_EVENTS sets the size
 // (default 1,000,000).
-#include "sfg/runtime/slp.hpp"
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/slp_eraser.hpp"
-#include "sfg/runtime/slp_expand.hpp"
-#include "sfg/runtime/slp_hb.hpp"
+#include "sfg/runtime/slp/slp.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
+#include "sfg/runtime/race/analysis_fasttrack.hpp"
+#include "sfg/runtime/registry/compress_trace_file.hpp"
+#include "sfg/runtime/slp/slp_eraser.hpp"
+#include "sfg/runtime/slp/slp_expand.hpp"
+#include "sfg/runtime/slp/slp_hb.hpp"
 #include "sfg/runtime/trace.hpp"
+#include "sfg/runtime/trace_file.hpp"
 
 #include <benchmark/benchmark.h>
 

@@ -6,12 +6,12 @@
 // expand_slp's events and error.
 #include "trace_harness.hpp"
 
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/slp.hpp"
-#include "sfg/runtime/slp_eraser.hpp"
-#include "sfg/runtime/slp_expand.hpp"
-#include "sfg/runtime/slp_hb.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
+#include "sfg/runtime/slp/slp.hpp"
+#include "sfg/runtime/slp/slp_eraser.hpp"
+#include "sfg/runtime/slp/slp_expand.hpp"
+#include "sfg/runtime/slp/slp_hb.hpp"
 
 #include <cstddef>
 #include <cstdint>

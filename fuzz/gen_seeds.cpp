@@ -9,9 +9,10 @@
 //   builds.
 #include "random_program.hpp"
 #include "random_trace.hpp"
+#include "sfg/runtime/registry/compress_trace_file.hpp"
 
 #include "sfg/runtime/event.hpp"
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <cstdio>

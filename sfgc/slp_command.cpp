@@ -3,10 +3,11 @@
 // straight-line program and back.
 #include "commands.hpp"
 #include "options.hpp"
+#include "sfg/runtime/registry/compress_trace_file.hpp"
 #include "slp_io.hpp"
 
-#include "sfg/runtime/mapped_file.hpp"
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/core/mapped_file.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <CLI/CLI.hpp>

@@ -2,9 +2,9 @@
 // ZipTrack's grammar with its map file.
 #pragma once
 
-#include "sfg/runtime/mapped_file.hpp"
-#include "sfg/runtime/slp.hpp"
-#include "sfg/runtime/slp_expand.hpp"
+#include "sfg/runtime/core/mapped_file.hpp"
+#include "sfg/runtime/slp/slp.hpp"
+#include "sfg/runtime/slp/slp_expand.hpp"
 
 #include <CLI/CLI.hpp>
 

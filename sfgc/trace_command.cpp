@@ -5,14 +5,15 @@
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"
+#include "sfg/runtime/trace_file.hpp"
 #include "slp_io.hpp"
 
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/render.hpp"
 #include "sfg/runtime/analyses.hpp"
-#include "sfg/runtime/mapped_file.hpp"
+#include "sfg/runtime/core/mapped_file.hpp"
+#include "sfg/runtime/registry/slp_analyses.hpp"
 #include "sfg/runtime/report.hpp"
-#include "sfg/runtime/slp_analyses.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <CLI/CLI.hpp>

@@ -5,7 +5,7 @@
 
 #include "sfg/runtime/analyses.hpp"
 #include "sfg/runtime/trace.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 
 #include <fmt/format.h>
 

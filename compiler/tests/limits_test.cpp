@@ -7,7 +7,7 @@
 #include "../src/utf8.hpp"
 #include "sfg/compiler/render.hpp"
 #include "sfg/compiler/sfg.hpp"
-#include "sfg/runtime/petri_net.hpp"
+#include "sfg/runtime/core/petri_net.hpp"
 
 #include <filesystem>
 #include <random>

@@ -6,7 +6,7 @@
 #include "random_trace.hpp"
 #include "soundness_check.hpp"
 
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <doctest/doctest.h>

@@ -12,7 +12,7 @@
 #include "enforce_testlib.hpp"
 #include "random_trace.hpp"
 
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <doctest/doctest.h>

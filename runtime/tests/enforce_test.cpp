@@ -1,7 +1,7 @@
 // Enforcement (thesis Figures 4.14/4.15, docs/traces.md) on the thesis' examples.
 #include "enforce_testlib.hpp"
 
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
 
 #include <doctest/doctest.h>
 

@@ -9,10 +9,10 @@
 #pragma once
 
 #include "random_trace.hpp"
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/core/petri_net.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
-#include "sfg/runtime/petri_net.hpp"
 
 #include <algorithm>
 #include <bitset>

@@ -2,6 +2,7 @@
 // own build (and its ThreadSanitizer build): many threads, every primitive, exact event counts, and
 // the same verdicts on every run.
 #include "random_trace.hpp"
+#include "sfg/runtime/trace_file.hpp"
 #include "sfg/sfg.hpp"
 
 #include <doctest/doctest.h>

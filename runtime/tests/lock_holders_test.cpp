@@ -1,5 +1,5 @@
 // LockHolders: the one lock state of well-formedness, the lockset analyses and the checker.
-#include "sfg/runtime/lock_holders.hpp"
+#include "sfg/runtime/hb/lock_holders.hpp"
 
 #include <doctest/doctest.h>
 

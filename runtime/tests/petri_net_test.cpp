@@ -2,7 +2,7 @@
 // figure, and petri_net_size against the built net on random disciplines.
 #include "enforce_testlib.hpp"
 
-#include "sfg/runtime/petri_net.hpp"
+#include "sfg/runtime/core/petri_net.hpp"
 
 #include <doctest/doctest.h>
 

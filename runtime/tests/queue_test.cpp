@@ -7,12 +7,12 @@
 #include "random_trace.hpp"
 #include "soundness_check.hpp"
 
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/analysis_goldilocks.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/analysis_singletrack.hpp"
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/determinism/analysis_singletrack.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
+#include "sfg/runtime/race/analysis_fasttrack.hpp"
+#include "sfg/runtime/race/analysis_goldilocks.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <doctest/doctest.h>

@@ -1,10 +1,10 @@
 // hb = fasttrack = goldilocks = the brute-force oracle (docs/traces.md) on random well-formed
 // traces: the same first racy event for every variable, and a with_event that really races.
 #include "random_trace.hpp"
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/analysis_goldilocks.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/sync_clocks.hpp"
+#include "sfg/runtime/hb/sync_clocks.hpp"
+#include "sfg/runtime/race/analysis_fasttrack.hpp"
+#include "sfg/runtime/race/analysis_goldilocks.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
 
 #include <doctest/doctest.h>
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "random_trace.hpp"
-#include "sfg/runtime/analysis_singletrack.hpp"
+#include "sfg/runtime/determinism/analysis_singletrack.hpp"
 
 #include <algorithm>
 #include <bitset>

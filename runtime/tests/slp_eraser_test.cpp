@@ -1,6 +1,6 @@
 // Eraser on the grammar (slp_eraser.hpp): the paper's open acquires / releases and locksets on
 // its examples, and the same warnings as EraserDetector on random traces and grammars.
-#include "sfg/runtime/slp_eraser.hpp"
+#include "sfg/runtime/slp/slp_eraser.hpp"
 #include "slp_test_util.hpp"
 
 #include <doctest/doctest.h>

@@ -2,8 +2,9 @@
 // the same errors at the same byte offsets; the expansion of an image or an Slp, on one thread or
 // two, in batches of any size, gives the events (implicit ones, numbers and locations included)
 // and the error, at the same event, of a plain walk of the grammar through the checker.
-#include "sfg/runtime/slp_expand.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/slp/slp_expand.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
+#include "sfg/runtime/trace_file.hpp"
 #include "slp_test_util.hpp"
 #include "trace/trace_text_parser.hpp"
 

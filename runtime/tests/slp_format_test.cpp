@@ -1,7 +1,9 @@
 // SLPs (docs/compressed.md): Sequitur and Re-Pair generate exactly their input, the binary form
 // round-trips, and bad files are rejected with an error, never a crash.
 #include "random_trace.hpp"
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/registry/compress_trace_file.hpp"
+#include "sfg/runtime/slp/slp.hpp"
+#include "sfg/runtime/trace_file.hpp"
 
 #include <doctest/doctest.h>
 

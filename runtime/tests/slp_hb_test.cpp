@@ -1,7 +1,7 @@
 // HB on the grammar (slp_hb.hpp): the SLP paper's worked examples summary by summary, and the
 // same report as the vector-clock detector on thousands of random traces and grammars.
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/slp_hb.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
+#include "sfg/runtime/slp/slp_hb.hpp"
 #include "slp_test_util.hpp"
 
 #include <doctest/doctest.h>

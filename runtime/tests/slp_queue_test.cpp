@@ -2,11 +2,12 @@
 // queue names' record, compress / decompress, well-formedness on the grammar, hb on the grammar
 // (every enq(q,o) before every later deq(q,o)), eraser, and analyse_slp on the grammar and on
 // the expansion, all against the flat trace.
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/slp_analyses.hpp"
-#include "sfg/runtime/slp_eraser.hpp"
-#include "sfg/runtime/slp_hb.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
+#include "sfg/runtime/registry/compress_trace_file.hpp"
+#include "sfg/runtime/registry/slp_analyses.hpp"
+#include "sfg/runtime/slp/slp_eraser.hpp"
+#include "sfg/runtime/slp/slp_hb.hpp"
 #include "slp_test_util.hpp"
 
 #include <doctest/doctest.h>

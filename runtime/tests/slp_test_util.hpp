@@ -3,7 +3,7 @@
 #pragma once
 
 #include "random_trace.hpp"
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 
 #include <map>
 #include <optional>

@@ -3,9 +3,9 @@
 // threads alive at once, and every analysis reports what it reported with a slot per thread.
 #include "trace_test_util.hpp"
 
-#include "sfg/runtime/analysis_singletrack.hpp"
-#include "sfg/runtime/sync_clocks.hpp"
-#include "sfg/runtime/thread_slots.hpp"
+#include "sfg/runtime/determinism/analysis_singletrack.hpp"
+#include "sfg/runtime/hb/sync_clocks.hpp"
+#include "sfg/runtime/hb/thread_slots.hpp"
 
 #include <doctest/doctest.h>
 

@@ -6,11 +6,11 @@
 // pattern itself is race-free.
 #include "enforce_testlib.hpp"
 
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
+#include "sfg/runtime/race/analysis_fasttrack.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
 #include "sfg/runtime/trace.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 
 #include <doctest/doctest.h>
 

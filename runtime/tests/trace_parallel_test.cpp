@@ -4,6 +4,7 @@
 // -fsanitize=thread too).
 #include "random_trace.hpp"
 #include "sfg/runtime/trace.hpp"
+#include "sfg/runtime/trace_file.hpp"
 
 #include <doctest/doctest.h>
 

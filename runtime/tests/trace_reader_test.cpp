@@ -1,5 +1,7 @@
 // The text reader: syntax, numbering, implicit events, well-formedness errors naming the line.
 #include "random_trace.hpp"
+#include "sfg/runtime/trace/tokenize.hpp"
+#include "sfg/runtime/trace_file.hpp"
 
 #include <doctest/doctest.h>
 

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "random_trace.hpp"
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/analysis_goldilocks.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
+#include "sfg/runtime/race/analysis_fasttrack.hpp"
+#include "sfg/runtime/race/analysis_goldilocks.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
 
 #include <string>
 #include <utility>

@@ -64,9 +64,18 @@ while IFS=: read -r h line; do
     esac
 done < <(grep -H -E '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/sfg/runtime/* \
     "$prefix"/include/sfg/*.hpp 2>/dev/null)
+# The installed API, exactly (docs/install.md): the live runtime and its test adapters, and the
+# analyses of traces by name with the events, nets, findings, traces and enforcer options they
+# name. The detectors, the Enforcer class and the benchmarks' helpers are internal.
+api="sfg/doctest.hpp sfg/gtest.hpp sfg/runtime/analyses.hpp sfg/runtime/enforce.hpp
+sfg/runtime/event.hpp sfg/runtime/net.hpp sfg/runtime/op.hpp sfg/runtime/report.hpp
+sfg/runtime/trace.hpp sfg/runtime/trace_file.hpp sfg/sfg.hpp sfg/spec.hpp sfg/test_session.hpp"
+installed=$(cd "$prefix/include" 2>/dev/null && find sfg -type f | LC_ALL=C sort | tr '\n' ' ')
+[ "$installed" = "$(tr '\n' ' ' <<<"$api") " ] ||
+    fail "installed headers: $installed; expected exactly: $(tr '\n' ' ' <<<"$api")"
 [ -e "$prefix/include/sfg/compiler" ] && fail "compiler headers (include/sfg/compiler) are installed"
 [ -e "$prefix/include/sfg/checker" ] && fail "checker headers (include/sfg/checker) are installed"
-for f in "$src"/runtime/src/* "$src"/runtime/src/live/* "$src"/runtime/src/enforce/*; do
+for f in "$src"/runtime/src/*/* "$src"/runtime/internal/sfg/runtime/*/*; do
     found=$(find "$prefix" -name "$(basename "$f")" -print -quit)
     [ -z "$found" ] || fail "runtime internal file installed: ${found#"$prefix"/}"
 done

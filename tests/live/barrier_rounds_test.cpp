@@ -1,6 +1,7 @@
 // A reusable sfg::barrier passed twice per round (docs/traces.md, barrier generations): a write
 // in another thread's exclusive phase races with that thread's write, whatever the schedule, and
 // hb, fasttrack and goldilocks say so live and on the recorded trace.
+#include "sfg/runtime/trace_file.hpp"
 #include "support.hpp"
 
 #include "barrier.sfg.hpp"

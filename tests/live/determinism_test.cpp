@@ -3,6 +3,7 @@
 // Freund and Flanagan, ESOP 2009), the recorded trace replays to the same findings, and a nested
 // block is a misuse. Each broken program fails on every run, whatever the schedule: conflict
 // freedom and serializability are judged on the order of the events, not on a race's outcome.
+#include "sfg/runtime/trace_file.hpp"
 #include "support.hpp"
 
 #include "bank.sfg.hpp"

@@ -1,6 +1,7 @@
 // Misuse of the live runtime (docs/enforcers.md) is a `misuse` finding naming the object, never a
 // silent miss or a crash: threads sfg did not start, names of another kind, ill-formed
 // operations, a second session. And recording: the trace replays to the same findings.
+#include "sfg/runtime/trace_file.hpp"
 #include "support.hpp"
 
 #include "bank.sfg.hpp"

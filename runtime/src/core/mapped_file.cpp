@@ -1,4 +1,4 @@
-#include "sfg/runtime/mapped_file.hpp"
+#include "sfg/runtime/core/mapped_file.hpp"
 
 #include <cerrno>
 #include <cstring>

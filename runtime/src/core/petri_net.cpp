@@ -1,4 +1,4 @@
-#include "sfg/runtime/petri_net.hpp"
+#include "sfg/runtime/core/petri_net.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sfg/runtime/analysis_singletrack.hpp"
+#include "sfg/runtime/determinism/analysis_singletrack.hpp"
 
 #include <fmt/format.h>
 

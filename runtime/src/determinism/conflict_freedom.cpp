@@ -1,4 +1,4 @@
-#include "sfg/runtime/conflict_freedom.hpp"
+#include "sfg/runtime/determinism/conflict_freedom.hpp"
 
 namespace sfg {
 

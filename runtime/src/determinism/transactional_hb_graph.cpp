@@ -1,4 +1,4 @@
-#include "sfg/runtime/transactional_hb_graph.hpp"
+#include "sfg/runtime/determinism/transactional_hb_graph.hpp"
 
 #include <algorithm>
 

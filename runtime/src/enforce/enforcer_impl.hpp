@@ -23,7 +23,7 @@
 #include "variables.hpp"
 #include "violation_explainer.hpp"
 
-#include "sfg/runtime/enforce.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "sfg/runtime/barrier_generations.hpp"
+#include "sfg/runtime/hb/barrier_generations.hpp"
 
 namespace sfg {
 

@@ -1,4 +1,4 @@
-#include "sfg/runtime/sync_clocks.hpp"
+#include "sfg/runtime/hb/sync_clocks.hpp"
 
 namespace sfg {
 

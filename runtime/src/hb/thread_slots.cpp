@@ -1,4 +1,4 @@
-#include "sfg/runtime/thread_slots.hpp"
+#include "sfg/runtime/hb/thread_slots.hpp"
 #include "core/varint.hpp"
 
 #include <limits>

@@ -1,4 +1,4 @@
-#include "sfg/runtime/vector_clock.hpp"
+#include "sfg/runtime/hb/vector_clock.hpp"
 #include "core/avx2_clone.hpp"
 
 #include <algorithm>

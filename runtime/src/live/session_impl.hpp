@@ -10,7 +10,7 @@
 
 #include "sfg/runtime/analyses.hpp"
 #include "sfg/runtime/trace.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 #include "sfg/sfg.hpp"
 
 #include <cstddef>

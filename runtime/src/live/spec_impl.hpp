@@ -2,9 +2,9 @@
 // nets N(G) of the annotated variables, built once.
 #pragma once
 
+#include "sfg/runtime/core/petri_net.hpp"
 #include "sfg/runtime/net.hpp"
 #include "sfg/runtime/op.hpp"
-#include "sfg/runtime/petri_net.hpp"
 #include "sfg/spec.hpp"
 
 #include <map>

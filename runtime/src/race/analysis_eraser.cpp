@@ -1,4 +1,4 @@
-#include "sfg/runtime/analysis_eraser.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "sfg/runtime/analysis_fasttrack.hpp"
+#include "sfg/runtime/race/analysis_fasttrack.hpp"
 
 namespace sfg {
 

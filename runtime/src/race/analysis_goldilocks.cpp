@@ -1,4 +1,4 @@
-#include "sfg/runtime/analysis_goldilocks.hpp"
+#include "sfg/runtime/race/analysis_goldilocks.hpp"
 
 #include <algorithm>
 #include <unordered_map>

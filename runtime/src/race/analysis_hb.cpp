@@ -1,4 +1,4 @@
-#include "sfg/runtime/analysis_hb.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
 
 namespace sfg {
 

@@ -14,7 +14,7 @@
 // passes a barrier) keep a few chunks per rule.
 #pragma once
 
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 
 #include <cstdint>
 #include <vector>

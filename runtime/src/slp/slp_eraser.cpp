@@ -1,6 +1,6 @@
 // Eraser on the grammar (slp_eraser.hpp).
-#include "sfg/runtime/slp_eraser.hpp"
-#include "sfg/runtime/eraser_rules.hpp"
+#include "sfg/runtime/slp/slp_eraser.hpp"
+#include "sfg/runtime/race/eraser_rules.hpp"
 #include "slp_tree.hpp"
 
 #include <algorithm>

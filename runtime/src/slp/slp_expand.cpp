@@ -1,13 +1,13 @@
-// From traces to SLPs and back: compression reads a trace once, mapping each event to its
-// terminal (thread, op, operand) and the grammar builder; expansion walks the grammar and hands
-// the events to the well-formedness checker, as a trace reader does.
+// From SLPs back to traces: expansion walks the grammar and hands the events to the
+// well-formedness checker, as a trace reader does. (Compression reads a trace of any form, so it
+// is in the registry layer: registry/compress_trace_file.cpp.)
 //
 // The walk follows the expansion index (slp_stream.hpp: a word a rule, rules of up to 16 events
 // stored expanded). With two threads the walk and the well-formedness checks run a few batches
 // of events ahead of the analyses (docs/compressed.md, "How an SLP is expanded").
-#include "sfg/runtime/slp_expand.hpp"
-#include "sfg/runtime/slp.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/slp/slp_expand.hpp"
+#include "sfg/runtime/slp/slp.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 #include "slp_stream.hpp"
 
 #include <algorithm>
@@ -25,7 +25,6 @@
 #include <system_error>
 #include <thread>
 #include <tuple>
-#include <unordered_map>
 
 namespace sfg {
 
@@ -548,79 +547,6 @@ TraceResult read_slp_trace(std::string_view bytes, std::string_view file_name, S
 TraceResult read_slp_trace(std::string_view bytes, std::string_view file_name, Symbols& syms,
                            Analysis& sink) {
     return read_slp_trace(bytes, file_name, syms, sink, SlpExpandOptions{});
-}
-
-namespace {
-
-// Maps each explicit event to its terminal; collects the locations.
-class TerminalSink : public Analysis {
-public:
-    TerminalSink(Slp& slp, SlpAlgorithm algorithm) : slp_(slp), algorithm_(algorithm) {}
-    void on_event(const Event& e, const Symbols&) override {
-        if (e.implicit)
-            return;
-        const SlpTerminal t{e.thread, e.op, e.target, e.value_id};
-        const std::uint64_t key =
-            ((std::uint64_t{e.thread} << 36) ^
-             (std::uint64_t{static_cast<std::uint8_t>(e.op)} << 32) ^ std::uint64_t{e.target}) +
-            (e.has_value() ? (std::uint64_t{e.value_id} + 1) * 0x9e3779b97f4a7c15ull : 0);
-        auto [it, fresh] = ids_.try_emplace(key, 0);
-        if (fresh || !(slp_.terminals[it->second] == t)) {
-            // A new terminal (or, rarely, a hash clash: then look for it).
-            std::uint32_t id = fresh ? static_cast<std::uint32_t>(slp_.terminals.size()) : find(t);
-            if (id == slp_.terminals.size())
-                slp_.terminals.push_back(t);
-            if (fresh)
-                it->second = id;
-            emit(id);
-        } else {
-            emit(it->second);
-        }
-        if (e.location != no_object)
-            slp_.locations.emplace_back(e.number, e.location);
-    }
-    std::vector<std::uint32_t> sequence; // repair's input
-
-    SequiturBuilder sequitur;
-
-private:
-    std::uint32_t find(const SlpTerminal& t) const {
-        for (std::size_t i = 0; i < slp_.terminals.size(); ++i)
-            if (slp_.terminals[i] == t)
-                return static_cast<std::uint32_t>(i);
-        return static_cast<std::uint32_t>(slp_.terminals.size());
-    }
-    void emit(std::uint32_t id) {
-        if (algorithm_ == SlpAlgorithm::sequitur)
-            sequitur.add(id);
-        else
-            sequence.push_back(id);
-    }
-    Slp& slp_;
-    SlpAlgorithm algorithm_;
-    std::unordered_map<std::uint64_t, std::uint32_t> ids_;
-};
-
-} // namespace
-
-TraceResult compress_trace_file(const std::string& path, SlpAlgorithm algorithm, Symbols& syms,
-                                Slp& out) {
-    out = Slp{};
-    TerminalSink sink(out, algorithm);
-    TraceResult r = read_trace_file(path, syms, sink);
-    if (!r.ok())
-        return r;
-    if (out.terminals.size() >= (std::size_t{1} << 30)) {
-        r.error = TraceError{path, 0, 0, "too many distinct events to compress (2^30 or more)"};
-        return r;
-    }
-    out.rules =
-        algorithm == SlpAlgorithm::sequitur ? sink.sequitur.finish() : repair(sink.sequence);
-    if (out.rules.empty())
-        out.rules.emplace_back(); // an empty trace: an empty start rule (written as such)
-    if (auto e = out.compute_lengths())
-        r.error = TraceError{path, 0, 0, *e};
-    return r;
 }
 
 } // namespace sfg

@@ -2,8 +2,8 @@
 // count is checked against the bytes left, so a hostile file cannot make the reader allocate more
 // than a small multiple of its size.
 #include "core/varint.hpp"
-#include "sfg/runtime/slp.hpp"
-#include "sfg/runtime/slp_expand.hpp"
+#include "sfg/runtime/slp/slp.hpp"
+#include "sfg/runtime/slp/slp_expand.hpp"
 #include "slp_stream.hpp"
 #include "trace/trace_text_parser.hpp"
 

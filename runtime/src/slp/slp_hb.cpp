@@ -11,7 +11,7 @@
 // is the paper's binary one (A -> B C, App. D) and the total cost is that of
 // the grammar times the log of the longest rule, however long Sequitur's start
 // rule is; the descents of the report follow one path of this tree.
-#include "sfg/runtime/slp_hb.hpp"
+#include "sfg/runtime/slp/slp_hb.hpp"
 
 #include "slp_barrier_slots.hpp"
 #include "slp_tree.hpp"

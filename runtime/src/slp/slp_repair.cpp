@@ -2,7 +2,7 @@
 // some pair of adjacent symbols occurs twice (without overlapping), replace every occurrence of a
 // most frequent one, left to right, by a new rule. The sequence is a linked list over an array;
 // pair counts live in a hash map and a max-heap whose stale entries are skipped when popped.
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 
 #include <algorithm>
 #include <queue>

@@ -3,7 +3,7 @@
 // time; two invariants are kept, digram uniqueness (no pair of adjacent symbols occurs twice) and
 // rule utility (every rule but the start is used at least twice). Follows the authors' reference
 // implementation, with nodes in a vector instead of pointers.
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 
 #include <unordered_map>
 

@@ -3,7 +3,7 @@
 // image (slp_expand.hpp; the file's layout is docs/compressed.md's).
 #pragma once
 
-#include "sfg/runtime/slp_expand.hpp"
+#include "sfg/runtime/slp/slp_expand.hpp"
 
 #include <algorithm>
 #include <cstdint>

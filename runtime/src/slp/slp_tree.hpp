@@ -4,7 +4,7 @@
 // times the log of it, and a descent to an event follows one path.
 #pragma once
 
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 
 #include <cstdint>
 #include <vector>

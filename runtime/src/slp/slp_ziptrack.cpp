@@ -1,7 +1,7 @@
 // ZipTrack's pair (slp.hpp, docs/compressed.md): the map file of its PrintTrace and the grammar
 // of its Sequitur. Rules may come in any order and refer to any rule: they are renumbered so that
 // every rule refers only to later ones, and a cycle is an error.
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 #include "trace/trace_text_parser.hpp"
 
 #include <algorithm>

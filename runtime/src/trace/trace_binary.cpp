@@ -2,7 +2,7 @@
 // about 12 in text, and no tokenizing: large traces are cheaper to store and to read.
 #include "core/varint.hpp"
 #include "sfg/runtime/trace.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 #include "trace_names.hpp"
 #include "trace_text_parser.hpp"
 

@@ -14,7 +14,7 @@
 // threads claim and parse chunks; the caller's thread delivers chunk k when it is ready and, while
 // it is not, parses the next unclaimed chunk itself, so no core idles while the caller waits.
 #include "sfg/runtime/trace.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 #include "trace_names.hpp"
 #include "trace_text_parser.hpp"
 

@@ -1,10 +1,8 @@
 // The sequential text trace reader (docs/traces.md): the parser (trace_text_parser.hpp) interning
 // into Symbols on first sight and feeding the well-formedness checker directly.
-#include "sfg/runtime/mapped_file.hpp"
-#include "sfg/runtime/slp.hpp"
-#include "sfg/runtime/slp_expand.hpp"
 #include "sfg/runtime/trace.hpp"
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/trace/tokenize.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 #include "trace_names.hpp"
 #include "trace_text_parser.hpp"
 
@@ -56,26 +54,6 @@ TraceResult read_trace_text(std::string_view text, std::string_view file_name, S
         r.error = std::move(parser.error());
     r.events = out.stream.events();
     return r;
-}
-
-TraceResult read_trace_file(const std::string& path, Symbols& syms, Analysis& sink) {
-    return read_trace_file_parallel(path, syms, sink, {1});
-}
-
-TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Analysis& sink,
-                                     const ParallelReadOptions& options) {
-    MappedFile f;
-    if (!f.open(path)) {
-        TraceResult r;
-        r.error = TraceError{path, 0, 0, fmt::format("cannot read the trace: {}", f.error())};
-        return r;
-    }
-    std::string_view name = path == "-" ? std::string_view("<stdin>") : std::string_view(path);
-    if (is_binary_trace(f.data()))
-        return read_trace_binary(f.data(), name, syms, sink);
-    if (is_slp(f.data())) // a compressed trace (docs/compressed.md): expanded as it streams
-        return read_slp_trace(f.data(), name, syms, sink, SlpExpandOptions{options.threads});
-    return read_trace_text_parallel(f.data(), name, syms, sink, options);
 }
 
 std::uint64_t tokenize_trace_text(std::string_view text) {

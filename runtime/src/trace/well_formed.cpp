@@ -1,4 +1,4 @@
-#include "sfg/runtime/well_formed.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 #include "ill_formed.hpp"
 
 #include <fmt/format.h>

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "sfg/checker/model.hpp"
-#include "sfg/runtime/lock_holders.hpp"
+#include "sfg/runtime/hb/lock_holders.hpp"
 
 #include <cstdint>
 #include <string>

@@ -5,8 +5,8 @@
 
 #include "sfg/compiler/diagnostics.hpp"
 #include "sfg/compiler/limits.hpp"
+#include "sfg/runtime/core/petri_net.hpp"
 #include "sfg/runtime/net.hpp"
-#include "sfg/runtime/petri_net.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 

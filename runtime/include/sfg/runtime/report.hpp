@@ -44,16 +44,6 @@ struct Race {
     AccessRef with;
 };
 
-// A sound and precise race detector (hb, fasttrack, goldilocks): one race per variable.
-class RaceDetector : public Analysis {
-public:
-    // In order of `access.event`.
-    const std::vector<Race>& races() const { return races_; }
-
-protected:
-    std::vector<Race> races_;
-};
-
 // What a finding is (docs/json.md): a race (hb, fasttrack, goldilocks), a violation of a
 // discipline (enforce), a lockset warning (eraser), a conflict inside a deterministic block or a
 // cycle of transactions (determinism, SingleTrack), a misuse of the runtime; and what only the

@@ -80,32 +80,22 @@ TraceResult read_trace_text(std::string_view text, std::string_view file_name, S
                             Analysis& sink);
 TraceResult read_trace_binary(std::string_view bytes, std::string_view file_name, Symbols& syms,
                               Analysis& sink);
-// Reads a file ("-" for standard input), text, binary or an SLP (slp.hpp, expanded as it
-// streams) according to its first bytes.
-TraceResult read_trace_file(const std::string& path, Symbols& syms, Analysis& sink);
-// As read_trace_file, with a text trace parsed by `threads` threads (the caller's among them), in
-// chunks of about `chunk_bytes` cut at line starts. Well-formedness checking and the sink run on
-// the caller's thread, in file order, so the sink sees the same events with the same ids and
-// lines, `syms` ends with the same names, and an error is the same error, as with
-// read_trace_file (ill-formed or malformed input: only names interned by the failing line itself
-// may be missing). threads <= 1, or a binary trace: read_trace_file. An exception from the sink
-// stops the other threads and is rethrown.
+// A text trace parsed by `threads` threads (the caller's among them), in chunks of about
+// `chunk_bytes` cut at line starts. Well-formedness checking and the sink run on the caller's
+// thread, in file order, so the sink sees the same events with the same ids and lines, `syms`
+// ends with the same names, and an error is the same error, as with read_trace_text (ill-formed
+// or malformed input: only names interned by the failing line itself may be missing).
+// threads <= 1: read_trace_text. An exception from the sink stops the other threads and is
+// rethrown. Files of any form (text, binary, SLP): read_trace_file (trace_file.hpp).
 struct ParallelReadOptions {
     unsigned threads = 2;
     std::size_t chunk_bytes = std::size_t{256} << 10;
 };
-TraceResult read_trace_file_parallel(const std::string& path, Symbols& syms, Analysis& sink,
-                                     const ParallelReadOptions& options = {});
-// The same for a text trace in memory.
 TraceResult read_trace_text_parallel(std::string_view text, std::string_view file_name,
                                      Symbols& syms, Analysis& sink,
                                      const ParallelReadOptions& options = {});
 
 bool is_binary_trace(std::string_view bytes);
-
-// Splits the text into fields and counts the event lines, without interning or checking
-// anything: the cost floor of reading a trace (benchmarks).
-std::uint64_t tokenize_trace_text(std::string_view text);
 
 // One explicit event as a text line without the newline, e.g. `T1|w(x)|Main.java:12`.
 std::string format_event(const Event& e, const Symbols& syms);

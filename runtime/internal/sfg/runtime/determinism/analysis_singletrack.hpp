@@ -11,11 +11,11 @@
 // where, and the analysis stops.
 #pragma once
 
-#include "sfg/runtime/barrier_generations.hpp"
-#include "sfg/runtime/conflict_freedom.hpp"
+#include "sfg/runtime/determinism/conflict_freedom.hpp"
+#include "sfg/runtime/determinism/thread_records.hpp"
+#include "sfg/runtime/determinism/transactional_hb_graph.hpp"
+#include "sfg/runtime/hb/barrier_generations.hpp"
 #include "sfg/runtime/report.hpp"
-#include "sfg/runtime/thread_records.hpp"
-#include "sfg/runtime/transactional_hb_graph.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -8,8 +8,8 @@
 // otherwise: at most a few descents per variable.
 #pragma once
 
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 
 #include <string>
 #include <utility>

@@ -127,9 +127,4 @@ private:
 // by a new rule until no pair occurs twice; often smaller than Sequitur.
 std::vector<std::vector<SlpSymbol>> repair(const std::vector<std::uint32_t>& sequence);
 
-// Reads a trace file (any form read_trace_file reads) and compresses it: the terminals, the
-// rules and the locations of `out`, names in `syms`. Checks well-formedness as it reads.
-TraceResult compress_trace_file(const std::string& path, SlpAlgorithm algorithm, Symbols& syms,
-                                Slp& out);
-
 } // namespace sfg

@@ -6,7 +6,7 @@
 // read_slp's Slp (slp.hpp), whatever the number of threads.
 #pragma once
 
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 
 #include <cstddef>
 #include <cstdint>

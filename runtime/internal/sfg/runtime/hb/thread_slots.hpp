@@ -7,7 +7,7 @@
 // (ThreadSanitizer's older runtime reuses a joined thread's slot the same way).
 #pragma once
 
-#include "sfg/runtime/vector_clock.hpp"
+#include "sfg/runtime/hb/vector_clock.hpp"
 
 #include <cstdint>
 #include <optional>

@@ -6,7 +6,7 @@
 
 #include "sfg/runtime/analyses.hpp"
 #include "sfg/runtime/report.hpp"
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <cstdint>

@@ -1,11 +1,12 @@
 // The registry of analyses (analyses.hpp): adding an analysis is one row and one factory here.
 #include "sfg/runtime/analyses.hpp"
 
-#include "sfg/runtime/analysis_eraser.hpp"
-#include "sfg/runtime/analysis_fasttrack.hpp"
-#include "sfg/runtime/analysis_goldilocks.hpp"
-#include "sfg/runtime/analysis_hb.hpp"
-#include "sfg/runtime/analysis_singletrack.hpp"
+#include "sfg/runtime/determinism/analysis_singletrack.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
+#include "sfg/runtime/race/analysis_eraser.hpp"
+#include "sfg/runtime/race/analysis_fasttrack.hpp"
+#include "sfg/runtime/race/analysis_goldilocks.hpp"
+#include "sfg/runtime/race/analysis_hb.hpp"
 
 #include <array>
 

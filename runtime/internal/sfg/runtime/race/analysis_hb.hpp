@@ -2,8 +2,9 @@
 // per variable, the clock and site of each thread's last read and last write.
 #pragma once
 
+#include "sfg/runtime/hb/sync_clocks.hpp"
+#include "sfg/runtime/race/race_detector.hpp"
 #include "sfg/runtime/report.hpp"
-#include "sfg/runtime/sync_clocks.hpp"
 
 #include <vector>
 

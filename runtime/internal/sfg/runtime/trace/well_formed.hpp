@@ -5,7 +5,7 @@
 #pragma once
 
 #include "sfg/runtime/event.hpp"
-#include "sfg/runtime/lock_holders.hpp"
+#include "sfg/runtime/hb/lock_holders.hpp"
 
 #include <cstdint>
 #include <string>

@@ -16,9 +16,9 @@
 // - clocks are indexed by thread slots (thread_slots.hpp), which joined threads give back.
 #pragma once
 
+#include "sfg/runtime/hb/thread_slots.hpp"
+#include "sfg/runtime/hb/vector_clock.hpp"
 #include "sfg/runtime/report.hpp"
-#include "sfg/runtime/thread_slots.hpp"
-#include "sfg/runtime/vector_clock.hpp"
 
 #include <cstdint>
 #include <optional>

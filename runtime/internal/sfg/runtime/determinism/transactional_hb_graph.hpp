@@ -17,8 +17,8 @@
 //   path.)
 #pragma once
 
+#include "sfg/runtime/determinism/thread_records.hpp"
 #include "sfg/runtime/event.hpp"
-#include "sfg/runtime/thread_records.hpp"
 
 #include <cstdint>
 #include <span>

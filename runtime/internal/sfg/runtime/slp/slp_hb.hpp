@@ -13,7 +13,7 @@
 #pragma once
 
 #include "sfg/runtime/report.hpp"
-#include "sfg/runtime/slp.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 
 #include <cstdint>
 #include <memory>

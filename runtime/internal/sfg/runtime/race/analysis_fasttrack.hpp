@@ -3,8 +3,9 @@
 // promote it to a read vector clock, and the next write demotes it again.
 #pragma once
 
+#include "sfg/runtime/hb/sync_clocks.hpp"
+#include "sfg/runtime/race/race_detector.hpp"
 #include "sfg/runtime/report.hpp"
-#include "sfg/runtime/sync_clocks.hpp"
 
 #include <vector>
 

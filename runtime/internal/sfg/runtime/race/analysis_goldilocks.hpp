@@ -8,8 +8,9 @@
 // succeeds; docs/traces.md, "goldilocks".
 #pragma once
 
-#include "sfg/runtime/barrier_generations.hpp"
-#include "sfg/runtime/lock_holders.hpp"
+#include "sfg/runtime/hb/barrier_generations.hpp"
+#include "sfg/runtime/hb/lock_holders.hpp"
+#include "sfg/runtime/race/race_detector.hpp"
 #include "sfg/runtime/report.hpp"
 
 #include <algorithm>

@@ -5,8 +5,8 @@
 // per variable. It knows nothing of fork/join, volatiles or barriers (its false alarms).
 #pragma once
 
-#include "sfg/runtime/eraser_rules.hpp"
-#include "sfg/runtime/lock_holders.hpp"
+#include "sfg/runtime/hb/lock_holders.hpp"
+#include "sfg/runtime/race/eraser_rules.hpp"
 #include "sfg/runtime/report.hpp"
 
 #include <vector>

@@ -7,9 +7,9 @@
 // thread's slot goes to a later thread, so their width follows the threads alive at once.
 #pragma once
 
-#include "sfg/runtime/barrier_generations.hpp"
-#include "sfg/runtime/thread_slots.hpp"
-#include "sfg/runtime/vector_clock.hpp"
+#include "sfg/runtime/hb/barrier_generations.hpp"
+#include "sfg/runtime/hb/thread_slots.hpp"
+#include "sfg/runtime/hb/vector_clock.hpp"
 
 #include <unordered_map>
 

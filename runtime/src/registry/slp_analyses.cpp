@@ -1,7 +1,7 @@
-#include "sfg/runtime/slp_analyses.hpp"
+#include "sfg/runtime/registry/slp_analyses.hpp"
 
-#include "sfg/runtime/slp_eraser.hpp"
-#include "sfg/runtime/slp_hb.hpp"
+#include "sfg/runtime/slp/slp_eraser.hpp"
+#include "sfg/runtime/slp/slp_hb.hpp"
 
 #include <algorithm>
 
