@@ -71,7 +71,7 @@ api="sfg/doctest.hpp sfg/gtest.hpp sfg/runtime/analyses.hpp sfg/runtime/enforce.
 sfg/runtime/event.hpp sfg/runtime/net.hpp sfg/runtime/op.hpp sfg/runtime/report.hpp
 sfg/runtime/trace.hpp sfg/runtime/trace_file.hpp sfg/sfg.hpp sfg/spec.hpp sfg/test_session.hpp"
 installed=$(cd "$prefix/include" 2>/dev/null && find sfg -type f | LC_ALL=C sort | tr '\n' ' ')
-[ "$installed" = "$(tr '\n' ' ' <<<"$api") " ] ||
+[ "$installed" = "$(tr '\n' ' ' <<<"$api")" ] ||
     fail "installed headers: $installed; expected exactly: $(tr '\n' ' ' <<<"$api")"
 [ -e "$prefix/include/sfg/compiler" ] && fail "compiler headers (include/sfg/compiler) are installed"
 [ -e "$prefix/include/sfg/checker" ] && fail "checker headers (include/sfg/checker) are installed"
