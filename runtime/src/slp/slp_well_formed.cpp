@@ -5,9 +5,9 @@
 // thread contradicts the first's last one; per queue item (q, o), enq minus deq and its least
 // prefix sum. A prefix is well-formed iff its summary is "closed": no lock is first released, no
 // thread first exits a barrier and no item is taken out more often than put in before.
+#include "sfg/runtime/ill_formed.hpp"
 #include "sfg/runtime/slp.hpp"
 #include "slp_tree.hpp"
-#include "trace/ill_formed.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
 #include "sfg/runtime/well_formed.hpp"
-#include "ill_formed.hpp"
+#include "sfg/runtime/ill_formed.hpp"
 
 #include <fmt/format.h>
 
