@@ -4,6 +4,7 @@
 #include "engine.hpp"
 
 #include "sfg/runtime/analyses.hpp"
+#include "sfg/runtime/trace/ill_formed.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/trace/well_formed.hpp"
 
@@ -23,20 +24,6 @@
 namespace sfg::check {
 
 namespace {
-
-FindingKind kind_of(FailureKind k) {
-    switch (k) {
-    case FailureKind::assert_:
-        return FindingKind::assert_;
-    case FailureKind::divzero:
-        return FindingKind::divzero;
-    case FailureKind::ill_formed:
-        return FindingKind::ill_formed;
-    case FailureKind::bound:
-        return FindingKind::bound;
-    }
-    return FindingKind::bound;
-}
 
 std::uint64_t count_events(const std::vector<Step>& steps, std::size_t upto) {
     std::uint64_t n = 0;
@@ -60,11 +47,29 @@ bool operator<(const ExecOrder& a, const ExecOrder& b) {
     return a.index < b.index;
 }
 
+std::optional<std::uint32_t> CheckFinding::line() const {
+    switch (kind) {
+    case FindingKind::bound:
+    case FindingKind::cycle:
+        return std::nullopt;
+    case FindingKind::conflict: { // the line of the block's `begin`, an event of `steps`
+        std::uint64_t n = 0;
+        for (const Step& s : steps)
+            for (const Action& a : s.actions)
+                if (a.emitted && ++n == block.value_or(0))
+                    return a.line;
+        return 0;
+    }
+    default:
+        return access.line;
+    }
+}
+
 FindingKey key_of(const CheckFinding& f) {
-    // Conflicts: f.line is their block's; cycles: none (docs/determinism.md, "Model checking"):
-    // keys that every execution of a Mazurkiewicz class shares.
+    // Conflicts: their block's line; cycles: none (docs/determinism.md, "Model checking"): keys
+    // that every execution of a Mazurkiewicz class shares.
     const bool by_var = f.kind == FindingKind::race || f.kind == FindingKind::violation;
-    return FindingKey{f.kind, by_var ? f.var : std::string(), by_var ? 0 : f.line.value_or(0)};
+    return FindingKey{f.kind, by_var ? f.var : std::string(), by_var ? 0 : f.line().value_or(0)};
 }
 
 namespace {
@@ -207,7 +212,6 @@ struct Checker::Impl {
             if (x.access.event == 0 || x.access.event > step_of.size())
                 return;
             f.var = x.var;
-            f.line = x.access.line;
             f.access = x.access;
             record(std::move(f), steps, step_of[x.access.event - 1] + 1);
         };
@@ -260,11 +264,12 @@ struct Checker::Impl {
             f.kind = x.kind;
             f.access = x.access;
             if (x.kind == FindingKind::conflict) {
-                f.line = x.block && *x.block <= ev.size() ? ev[*x.block - 1]->line : 0;
+                f.block = x.block;
                 f.message = fmt::format(
                     "in the deterministic block at line {}, the {} of {} by {} (line {}) and the "
                     "{} by {} (line {}) are not ordered by program order, fork, join or a barrier",
-                    *f.line, describe(x.with->op), x.var, tname(x.with->thread), x.with->line,
+                    x.block && *x.block <= ev.size() ? ev[*x.block - 1]->line : 0,
+                    describe(x.with->op), x.var, tname(x.with->thread), x.with->line,
                     describe(x.access.op), tname(x.access.thread), x.access.line);
             } else {
                 std::string cycle;
@@ -290,9 +295,7 @@ struct Checker::Impl {
         analyse(steps);
         auto failure = [&](const Failure& x, std::size_t upto) {
             CheckFinding f;
-            f.kind = kind_of(x.kind);
-            if (f.kind != FindingKind::bound)
-                f.line = x.line;
+            f.kind = x.kind;
             f.access.thread = x.thread;
             f.access.line = x.line;
             f.message = x.message;
@@ -311,7 +314,6 @@ struct Checker::Impl {
                                    m.syms.threads.name(w.thread), w.line, w.what);
             CheckFinding f;
             f.kind = FindingKind::deadlock;
-            f.line = waits.empty() ? 0 : waits.front().line;
             if (!waits.empty()) {
                 f.access.thread = waits.front().thread;
                 f.access.line = waits.front().line;
@@ -319,15 +321,13 @@ struct Checker::Impl {
             f.message = "deadlock: " + who;
             record(std::move(f), steps, steps.size());
             for (const Wait& w : waits)
-                if (w.ill_formed) {
+                if (w.never_forked) {
                     CheckFinding g;
                     g.kind = FindingKind::ill_formed;
-                    g.line = w.line;
                     g.access.thread = w.thread;
                     g.access.line = w.line;
-                    g.message = fmt::format("{} waits at line {}: {}: a join of a thread that is "
-                                            "never forked",
-                                            m.syms.threads.name(w.thread), w.line, w.what);
+                    g.message = ill_formed::join_unforked(m.syms.threads.name(w.thread),
+                                                          m.syms.threads.name(*w.never_forked));
                     record(std::move(g), steps, steps.size());
                 }
         } else if (e.end == EndKind::steps) {

@@ -416,73 +416,23 @@ DporModel::DporModel(const Model& m) : m_(m) {
         sums_[t].resize(code.size());
         for (std::uint32_t pc = 0; pc < code.size(); ++pc) {
             const Instr& in = code[pc];
-            if (!is_visible(in.code))
-                continue;
             Summary& s = sums_[t][pc];
+            s.step.thread = t;
+            if (!is_visible(in.code))
+                continue; // a local await that stopped t: no step, no action
             s.code = in.code;
             s.arg = in.arg;
-            s.step.thread = t;
-            auto add = [&](Op op, ObjId target) {
-                s.step.actions.push_back(Action{t, op, target, in.line, true});
-            };
-            auto access = [&](std::uint32_t shared, bool write) {
-                const SharedVar& v = m_.shared[shared];
-                add(v.is_volatile ? (write ? Op::vol_write : Op::vol_read)
-                                  : (write ? Op::write : Op::read),
-                    v.sym);
-            };
-            switch (in.code) {
-            case Code::load_s:
-            case Code::read_s:
-                access(in.arg, false);
-                break;
-            case Code::store_s:
-            case Code::write_s:
-                access(in.arg, true);
-                break;
-            case Code::acq:
-                add(Op::acquire, in.arg);
-                break;
-            case Code::rel:
-                add(Op::release, in.arg);
-                break;
-            case Code::fork:
-                add(Op::fork, in.arg);
-                break;
-            case Code::join:
-                add(Op::join, in.arg);
-                break;
-            case Code::benter:
-                add(Op::barrier_enter, in.arg);
-                break;
-            case Code::bexit:
-                add(Op::barrier_exit, in.arg);
-                break;
-            case Code::await_: {
-                std::vector<std::uint32_t> seen;
-                for (const Instr& c : m_.awaits[in.arg])
-                    if (c.code == Code::load_s &&
-                        std::find(seen.begin(), seen.end(), c.arg) == seen.end()) {
-                        seen.push_back(c.arg);
-                        access(c.arg, false);
-                    }
-                break;
+            if (in.code != Code::await_) {
+                s.step.actions.push_back(action_of(m_, t, in));
+                continue;
             }
-            case Code::begin:
-                add(Op::begin, no_object);
-                break;
-            case Code::end:
-                add(Op::end, no_object);
-                break;
-            case Code::enq:
-                add(Op::enqueue, in.arg);
-                break;
-            case Code::deq:
-                add(Op::dequeue, in.arg);
-                break;
-            default:
-                break;
-            }
+            std::vector<std::uint32_t> seen; // change 3: every variable of the condition
+            for (const Instr& c : m_.awaits[in.arg])
+                if (c.code == Code::load_s &&
+                    std::find(seen.begin(), seen.end(), c.arg) == seen.end()) {
+                    seen.push_back(c.arg);
+                    s.step.actions.push_back(action_of(m_, t, c));
+                }
         }
     }
 }

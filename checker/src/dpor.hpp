@@ -24,7 +24,7 @@ struct Summary {
 class DporModel {
 public:
     explicit DporModel(const Model& m);
-    // Thread t's next step in s (t must be ready, or the summary is empty).
+    // Thread t's next step in s (t must be ready, or the summary has no action).
     const Summary& summary(const State& s, ThreadId t) const { return sums_[t][s.threads[t].pc]; }
     // The sleep set after p's step from a node with sleep set `sleep` and state `s`: the
     // sleeping threads whose next steps are independent of p's (Algorithm 1, line 12).

@@ -39,119 +39,143 @@ bool aborted(const TaskLimits& lim) {
     return lim.abort && lim.abort->load(std::memory_order_relaxed);
 }
 
-// Depth-first over every interleaving below the task's root, in thread order.
-class NaiveRunner : public TaskRunner {
+// Depth-first over every interleaving below a task's root, in thread order: one task.
+class Naive {
 public:
-    explicit NaiveRunner(const Exploration& x) : x_(x) {}
+    Naive(const Exploration& x, const TaskLimits& lim, ExecutionSink& sink)
+        : x_(x), in_(x.in), o_(x.options), lim_(lim), sink_(sink), next_split_(lim.budget) {}
 
-    TaskOutcome run(const Task& t, const TaskLimits& lim, ExecutionSink& sink) override {
-        const Interpreter& in = x_.in;
-        const CheckOptions& o = x_.options;
-        TaskOutcome out;
-        ExploreStats& st = out.stats;
-        struct Frame {
-            State state;
-            std::vector<ThreadId> enabled;
-            std::size_t next = 0;
-            std::uint32_t preemptions = 0;
-        };
-        std::vector<Frame> stack;
-        auto base = std::make_shared<const std::vector<Step>>(t.steps());
-        std::vector<Step> path = *base;
-        // Pushes the node for `s` or, at a leaf, delivers the execution.
-        auto visit = [&](State&& s, std::uint32_t preemptions) {
-            Frame f;
-            in.enabled(s, f.enabled);
-            if (f.enabled.empty() || path.size() >= o.max_steps) {
-                Execution e{&x_.init_failures, &path, &s, end_of(s, !f.enabled.empty())};
-                if (e.end == EndKind::steps)
-                    st.hit_max_steps = true;
-                st.max_depth = std::max<std::uint64_t>(st.max_depth, path.size());
-                ++st.executions;
-                out.states += path.size();
-                sink.on_execution(e);
-                return false;
-            }
-            if (o.preemption_bound && !path.empty() && preemptions >= *o.preemption_bound) {
-                ThreadId last = path.back().thread;
-                if (std::find(f.enabled.begin(), f.enabled.end(), last) != f.enabled.end() &&
-                    f.enabled.size() > 1) {
-                    f.enabled = {last};
-                    st.pruned = true;
-                }
-            }
-            f.state = std::move(s);
-            f.preemptions = preemptions;
-            stack.push_back(std::move(f));
-            return true;
-        };
-        // Preemptions after t's step from the node of `f` at path length `depth`.
-        auto preempts = [&](const Frame& f, std::size_t depth, ThreadId q) {
-            std::uint32_t pre = f.preemptions;
-            if (depth > 0 && path[depth - 1].thread != q &&
-                std::find(f.enabled.begin(), f.enabled.end(), path[depth - 1].thread) !=
-                    f.enabled.end())
-                ++pre;
-            return pre;
-        };
-        std::uint64_t next_split = lim.budget;
-        std::uint32_t children = 0;
+    TaskOutcome run(const Task& t) {
+        base_ = std::make_shared<const std::vector<Step>>(t.steps());
+        path_ = *base_;
         visit(State(t.state), t.preemptions);
-        while (!stack.empty()) {
-            if (st.executions >= lim.executions || out.states >= lim.states || sink.stop() ||
-                aborted(lim)) {
-                st.complete = false;
-                out.stopped = true;
+        while (!stack_.empty()) {
+            if (st().executions >= lim_.executions || out_.states >= lim_.states || sink_.stop() ||
+                aborted(lim_)) {
+                st().complete = false;
+                out_.stopped = true;
                 break;
             }
-            if (lim.budget && st.executions >= next_split) {
-                // The alternatives left at the shallowest node that has any become tasks, in
-                // thread order; the nodes below stay this task's.
-                next_split = st.executions + lim.budget;
-                for (std::size_t d = 0; d < stack.size(); ++d) {
-                    Frame& f = stack[d];
-                    if (f.next == f.enabled.size())
-                        continue;
-                    const std::size_t depth = base->size() + d;
-                    for (; f.next < f.enabled.size(); ++f.next) {
-                        const ThreadId q = f.enabled[f.next];
-                        Task c;
-                        c.path = t.path;
-                        c.path.push_back(children++);
-                        c.base = base;
-                        c.extra.assign(path.begin() + static_cast<std::ptrdiff_t>(base->size()),
-                                       path.begin() + static_cast<std::ptrdiff_t>(depth));
-                        c.preemptions = preempts(f, depth, q);
-                        c.state = f.state;
-                        c.extra.emplace_back();
-                        in.step(c.state, q, c.extra.back());
-                        if (lim.on_child)
-                            lim.on_child(std::move(c));
-                        else
-                            out.children.push_back(std::move(c));
-                    }
-                    break;
-                }
+            if (lim_.budget && st().executions >= next_split_) {
+                next_split_ = st().executions + lim_.budget;
+                hand_off(t.path);
             }
-            Frame& f = stack.back();
+            Frame& f = stack_.back();
             if (f.next == f.enabled.size()) {
-                stack.pop_back();
-                if (path.size() > base->size())
-                    path.pop_back();
+                stack_.pop_back();
+                if (path_.size() > base_->size())
+                    path_.pop_back();
                 continue;
             }
             ThreadId q = f.enabled[f.next++];
-            std::uint32_t pre = preempts(f, path.size(), q);
+            std::uint32_t pre = preempts(f, path_.size(), q);
             State s = f.next == f.enabled.size() ? std::move(f.state) : f.state;
             Step step;
-            in.step(s, q, step);
-            path.push_back(std::move(step));
+            in_.step(s, q, step);
+            path_.push_back(std::move(step));
             if (!visit(std::move(s), pre))
-                path.pop_back();
+                path_.pop_back();
         }
-        if (st.pruned || st.hit_max_steps)
-            st.complete = false;
-        return out;
+        if (st().pruned || st().hit_max_steps)
+            st().complete = false;
+        return std::move(out_);
+    }
+
+private:
+    struct Frame {
+        State state;
+        std::vector<ThreadId> enabled;
+        std::size_t next = 0;
+        std::uint32_t preemptions = 0;
+    };
+
+    ExploreStats& st() { return out_.stats; }
+
+    // Pushes the node for `s` or, at a leaf, delivers the execution (false).
+    bool visit(State&& s, std::uint32_t preemptions) {
+        Frame f;
+        in_.enabled(s, f.enabled);
+        if (f.enabled.empty() || path_.size() >= o_.max_steps) {
+            Execution e{&x_.init_failures, &path_, &s, end_of(s, !f.enabled.empty())};
+            if (e.end == EndKind::steps)
+                st().hit_max_steps = true;
+            st().max_depth = std::max<std::uint64_t>(st().max_depth, path_.size());
+            ++st().executions;
+            out_.states += path_.size();
+            sink_.on_execution(e);
+            return false;
+        }
+        if (o_.preemption_bound && !path_.empty() && preemptions >= *o_.preemption_bound) {
+            ThreadId last = path_.back().thread;
+            if (std::find(f.enabled.begin(), f.enabled.end(), last) != f.enabled.end() &&
+                f.enabled.size() > 1) {
+                f.enabled = {last};
+                st().pruned = true;
+            }
+        }
+        f.state = std::move(s);
+        f.preemptions = preemptions;
+        stack_.push_back(std::move(f));
+        return true;
+    }
+
+    // Preemptions after q's step from the node of `f` at path length `depth`.
+    std::uint32_t preempts(const Frame& f, std::size_t depth, ThreadId q) const {
+        std::uint32_t pre = f.preemptions;
+        if (depth > 0 && path_[depth - 1].thread != q &&
+            std::find(f.enabled.begin(), f.enabled.end(), path_[depth - 1].thread) !=
+                f.enabled.end())
+            ++pre;
+        return pre;
+    }
+
+    // The alternatives left at the shallowest node that has any become tasks, in thread order;
+    // the nodes below stay this task's.
+    void hand_off(const std::vector<std::uint32_t>& path) {
+        for (std::size_t d = 0; d < stack_.size(); ++d) {
+            Frame& f = stack_[d];
+            if (f.next == f.enabled.size())
+                continue;
+            const std::size_t depth = base_->size() + d;
+            for (; f.next < f.enabled.size(); ++f.next) {
+                const ThreadId q = f.enabled[f.next];
+                Task c;
+                c.path = path;
+                c.path.push_back(children_++);
+                c.base = base_;
+                c.extra.assign(path_.begin() + static_cast<std::ptrdiff_t>(base_->size()),
+                               path_.begin() + static_cast<std::ptrdiff_t>(depth));
+                c.preemptions = preempts(f, depth, q);
+                c.state = f.state;
+                c.extra.emplace_back();
+                in_.step(c.state, q, c.extra.back());
+                if (lim_.on_child)
+                    lim_.on_child(std::move(c));
+                else
+                    out_.children.push_back(std::move(c));
+            }
+            return;
+        }
+    }
+
+    const Exploration& x_;
+    const Interpreter& in_;
+    const CheckOptions& o_;
+    const TaskLimits& lim_;
+    ExecutionSink& sink_;
+    TaskOutcome out_;
+    std::uint64_t next_split_;
+    std::uint32_t children_ = 0;
+    std::shared_ptr<const std::vector<Step>> base_; // the steps to the task's root
+    std::vector<Step> path_;                        // base_, then the steps of stack_
+    std::vector<Frame> stack_;
+};
+
+class NaiveRunner : public TaskRunner {
+public:
+    explicit NaiveRunner(const Exploration& x) : x_(x) {}
+    TaskOutcome run(const Task& t, const TaskLimits& lim, ExecutionSink& sink) override {
+        return Naive(x_, lim, sink).run(t);
     }
 
 private:

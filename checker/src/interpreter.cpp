@@ -1,25 +1,14 @@
 // The step semantics of docs/programs.md (interpreter.hpp).
 #include "sfg/checker/interpreter.hpp"
 
+#include "sfg/runtime/trace/ill_formed.hpp"
+
 #include <fmt/format.h>
 
 #include <limits>
+#include <stdexcept>
 
 namespace sfg::check {
-
-const char* to_string(FailureKind k) {
-    switch (k) {
-    case FailureKind::assert_:
-        return "assert";
-    case FailureKind::divzero:
-        return "divzero";
-    case FailureKind::ill_formed:
-        return "ill-formed";
-    case FailureKind::bound:
-        return "bound";
-    }
-    return "?";
-}
 
 namespace {
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -120,189 +109,254 @@ State Interpreter::initial(std::vector<Failure>& failures) const {
     return s;
 }
 
-// Runs thread t's invisible instructions; stops at a visible one (status ready), at the end, or
-// at a failure (status failed). Ill-formed lock ops are noticed here: whether t holds m depends
-// on t alone.
-void Interpreter::run_local(State& s, ThreadId t, std::vector<Failure>& failures) const {
-    ThreadState& ts = s.threads[t];
-    const std::vector<Instr>& code = model_.threads[t].code;
-    auto fail = [&](FailureKind k, std::uint32_t line, std::string msg) {
-        ts.status = ThreadStatus::failed;
-        ts.stack.clear();
-        failures.push_back(Failure{k, t, line, std::move(msg)});
-    };
-    const std::string& name = model_.threads[t].name;
-    for (std::uint64_t n = 0;; ++n) {
-        if (n == max_local_steps) {
-            fail(FailureKind::bound, code[ts.pc].line,
-                 fmt::format("{} ran {} local instructions without a visible event", name, n));
-            return;
-        }
-        const Instr& in = code[ts.pc];
-        switch (in.code) {
-        case Code::push:
-            ts.stack.push_back(in.value);
-            break;
-        case Code::load_l:
-            ts.stack.push_back(ts.locals[in.arg]);
-            break;
-        case Code::store_l:
-            ts.locals[in.arg] = ts.stack.back();
-            ts.stack.pop_back();
-            break;
-        case Code::unary: {
-            std::int64_t& v = ts.stack.back();
-            v = in.op == 1 ? (v == 0)
-                           : static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v));
-            break;
-        }
-        case Code::binary: {
-            std::int64_t b = ts.stack.back();
-            ts.stack.pop_back();
-            std::int64_t& a = ts.stack.back();
-            std::int64_t r = 0;
-            if (!apply(static_cast<BinOp>(in.op), a, b, r)) {
-                fail(FailureKind::divzero, in.line,
-                     fmt::format("{} divides by zero at line {}", name, in.line));
-                return;
-            }
-            a = r;
-            break;
-        }
-        case Code::and_:
-            if (ts.stack.back() == 0) {
-                ts.pc = in.arg;
-                continue;
-            }
-            ts.stack.pop_back();
-            break;
-        case Code::or_:
-            if (ts.stack.back() != 0) {
-                ts.stack.back() = 1;
-                ts.pc = in.arg;
-                continue;
-            }
-            ts.stack.pop_back();
-            break;
-        case Code::norm:
-            ts.stack.back() = ts.stack.back() != 0;
-            break;
-        case Code::jump:
-            ts.pc = in.arg;
-            continue;
-        case Code::jump_if_zero: {
-            std::int64_t v = ts.stack.back();
-            ts.stack.pop_back();
-            if (v == 0) {
-                ts.pc = in.arg;
-                continue;
-            }
-            break;
-        }
-        case Code::assert_: {
-            std::int64_t v = ts.stack.back();
-            ts.stack.pop_back();
-            if (v == 0) {
-                fail(FailureKind::assert_, in.line,
-                     fmt::format("assertion at line {} fails in {}", in.line, name));
-                return;
-            }
-            break;
-        }
-        case Code::halt:
-            ts.status = ThreadStatus::ended;
-            return;
-        case Code::acq:
-            if (s.locks.holder(in.arg) == t) {
-                fail(FailureKind::ill_formed, in.line,
-                     fmt::format("{} acquires lock {} that it holds (line {})", name,
-                                 model_.locks[in.arg], in.line));
-                return;
-            }
-            ts.status = ThreadStatus::ready;
-            return;
-        case Code::rel:
-            if (s.locks.holder(in.arg) != t) {
-                fail(FailureKind::ill_formed, in.line,
-                     fmt::format("{} releases lock {} that it does not hold (line {})", name,
-                                 model_.locks[in.arg], in.line));
-                return;
-            }
-            ts.status = ThreadStatus::ready;
-            return;
-        default: // visible
-            ts.status = ThreadStatus::ready;
-            return;
-        }
-        ++ts.pc;
+Action action_of(const Model& m, ThreadId t, const Instr& in) {
+    Action a{t, Op::read, in.arg, in.line, true};
+    switch (in.code) {
+    case Code::load_s:
+    case Code::read_s:
+    case Code::store_s:
+    case Code::write_s: {
+        const SharedVar& v = m.shared[in.arg];
+        const bool write = in.code == Code::store_s || in.code == Code::write_s;
+        a.op =
+            v.is_volatile ? (write ? Op::vol_write : Op::vol_read) : (write ? Op::write : Op::read);
+        a.target = v.sym;
+        return a;
+    }
+    case Code::acq:
+        a.op = Op::acquire;
+        return a;
+    case Code::rel:
+        a.op = Op::release;
+        return a;
+    case Code::fork:
+        a.op = Op::fork;
+        return a;
+    case Code::join:
+        a.op = Op::join;
+        return a;
+    case Code::benter:
+        a.op = Op::barrier_enter;
+        return a;
+    case Code::bexit:
+        a.op = Op::barrier_exit;
+        return a;
+    case Code::begin:
+    case Code::end:
+        a.op = in.code == Code::begin ? Op::begin : Op::end;
+        a.target = no_object;
+        return a;
+    case Code::enq:
+        a.op = Op::enqueue;
+        return a;
+    case Code::deq:
+        a.op = Op::dequeue;
+        return a;
+    default:
+        throw std::logic_error("action_of: not an instruction of one event");
     }
 }
 
-Action Interpreter::access(ThreadId t, Code code, std::uint32_t shared, std::uint32_t line,
-                           std::int64_t value) const {
-    const SharedVar& v = model_.shared[shared];
-    bool write = code == Code::store_s || code == Code::write_s;
-    Op op = v.is_volatile ? (write ? Op::vol_write : Op::vol_read) : (write ? Op::write : Op::read);
-    // A volatile's value is what a value label v==K waits for (thesis §5.1, docs/traces.md).
-    return Action{t, op, v.sym, line, true, v.is_volatile, v.is_volatile ? value : 0};
+namespace {
+
+// A volatile's access carries its value: what a value label v==K waits for (thesis §5.1,
+// docs/traces.md).
+Action with_value(Action a, std::int64_t value) {
+    if (is_volatile_access(a.op)) {
+        a.has_value = true;
+        a.value = value;
+    }
+    return a;
+}
+
+enum class Eval : std::uint8_t { done, divzero, other };
+
+// One instruction of expression code (push, load_l, unary, binary, and_, or_, norm) on `stack`,
+// moving `pc` on; `other` for any other instruction (pc unchanged).
+Eval eval(const Instr& in, std::vector<std::int64_t>& stack,
+          const std::vector<std::int64_t>& locals, std::uint32_t& pc) {
+    switch (in.code) {
+    case Code::push:
+        stack.push_back(in.value);
+        break;
+    case Code::load_l:
+        stack.push_back(locals[in.arg]);
+        break;
+    case Code::unary: {
+        std::int64_t& v = stack.back();
+        v = in.op == 1 ? (v == 0) : static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v));
+        break;
+    }
+    case Code::binary: {
+        std::int64_t b = stack.back();
+        stack.pop_back();
+        if (!apply(static_cast<BinOp>(in.op), stack.back(), b, stack.back()))
+            return Eval::divzero;
+        break;
+    }
+    case Code::and_:
+        if (stack.back() == 0) {
+            pc = in.arg;
+            return Eval::done;
+        }
+        stack.pop_back();
+        break;
+    case Code::or_:
+        if (stack.back() != 0) {
+            stack.back() = 1;
+            pc = in.arg;
+            return Eval::done;
+        }
+        stack.pop_back();
+        break;
+    case Code::norm:
+        stack.back() = stack.back() != 0;
+        break;
+    default:
+        return Eval::other;
+    }
+    ++pc;
+    return Eval::done;
+}
+
+} // namespace
+
+void Interpreter::fail(State& s, ThreadId t, FindingKind k, std::uint32_t line, std::string message,
+                       std::vector<Failure>& failures) const {
+    s.threads[t].status = ThreadStatus::failed;
+    s.threads[t].stack.clear();
+    failures.push_back(Failure{k, t, line, std::move(message)});
+}
+
+// Runs thread t's invisible instructions; stops at a visible one (status ready), at a local
+// await that is false (ready, never enabled), at the end, or at a failure (status failed).
+void Interpreter::run_local(State& s, ThreadId t, std::vector<Failure>& failures) const {
+    ThreadState& ts = s.threads[t];
+    const std::vector<Instr>& code = model_.threads[t].code;
+    for (std::uint64_t n = 0;; ++n) {
+        if (n == max_local_steps) {
+            fail(s, t, FindingKind::bound, code[ts.pc].line,
+                 fmt::format("{} ran {} local instructions without a visible event",
+                             model_.threads[t].name, n),
+                 failures);
+            return;
+        }
+        const Instr& in = code[ts.pc];
+        switch (eval(in, ts.stack, ts.locals, ts.pc)) {
+        case Eval::done:
+            continue;
+        case Eval::divzero:
+            fail(s, t, FindingKind::divzero, in.line,
+                 fmt::format("{} divides by zero at line {}", model_.threads[t].name, in.line),
+                 failures);
+            return;
+        case Eval::other:
+            break;
+        }
+        if (!run_control(s, t, in, failures))
+            return;
+    }
+}
+
+bool Interpreter::run_control(State& s, ThreadId t, const Instr& in,
+                              std::vector<Failure>& failures) const {
+    ThreadState& ts = s.threads[t];
+    const std::string& name = model_.threads[t].name;
+    switch (in.code) {
+    case Code::store_l:
+        ts.locals[in.arg] = ts.stack.back();
+        ts.stack.pop_back();
+        break;
+    case Code::jump:
+        ts.pc = in.arg;
+        return true;
+    case Code::jump_if_zero: {
+        const std::int64_t v = ts.stack.back();
+        ts.stack.pop_back();
+        if (v == 0) {
+            ts.pc = in.arg;
+            return true;
+        }
+        break;
+    }
+    case Code::assert_: {
+        const std::int64_t v = ts.stack.back();
+        ts.stack.pop_back();
+        if (v == 0) {
+            fail(s, t, FindingKind::assert_, in.line,
+                 fmt::format("assertion at line {} fails in {}", in.line, name), failures);
+            return false;
+        }
+        break;
+    }
+    case Code::await_local: { // true: go on; false: stuck for good (its locals cannot change)
+        bool failed = false;
+        const std::int64_t v = eval_await(s, t, in.arg, nullptr, failed);
+        if (failed) {
+            fail(s, t, FindingKind::divzero, in.line,
+                 fmt::format("{} divides by zero at line {}", name, in.line), failures);
+            return false;
+        }
+        if (v == 0) {
+            ts.status = ThreadStatus::ready;
+            return false;
+        }
+        break;
+    }
+    case Code::halt:
+        ts.status = ThreadStatus::ended;
+        return false;
+    default: // visible: t waits there, unless the op is ill-formed
+        if (std::optional<Failure> f = ill_formed_lock_op(s, t, in)) {
+            fail(s, t, f->kind, f->line, std::move(f->message), failures);
+            return false;
+        }
+        ts.status = ThreadStatus::ready;
+        return false;
+    }
+    ++ts.pc;
+    return true;
+}
+
+// Ill-formed lock ops are noticed in the local computation: whether t holds m depends on t
+// alone. Worded as the trace's well-formedness checker words them (ill_formed.hpp).
+std::optional<Failure> Interpreter::ill_formed_lock_op(const State& s, ThreadId t,
+                                                       const Instr& in) const {
+    const std::string& name = model_.threads[t].name;
+    if (in.code == Code::acq && s.locks.holder(in.arg) == t)
+        return Failure{FindingKind::ill_formed, t, in.line,
+                       ill_formed::acquire_own(name, model_.locks[in.arg], 0)};
+    if (in.code == Code::rel && s.locks.holder(in.arg) != t) {
+        const ThreadId h = s.locks.holder(in.arg);
+        return Failure{FindingKind::ill_formed, t, in.line,
+                       h == no_object ? ill_formed::release_free(name, model_.locks[in.arg])
+                                      : ill_formed::release_held(name, model_.locks[in.arg],
+                                                                 model_.threads[h].name, 0)};
+    }
+    return std::nullopt;
 }
 
 std::int64_t Interpreter::eval_await(const State& s, ThreadId t, std::uint32_t idx,
                                      std::vector<Action>* reads, bool& failed) const {
     const std::vector<Instr>& code = model_.awaits[idx];
-    const ThreadState& ts = s.threads[t];
     std::vector<std::int64_t> stack;
     failed = false;
     for (std::uint32_t pc = 0;;) {
         const Instr& in = code[pc];
-        switch (in.code) {
-        case Code::push:
-            stack.push_back(in.value);
-            break;
-        case Code::load_l:
-            stack.push_back(ts.locals[in.arg]);
-            break;
-        case Code::load_s:
-            if (reads)
-                reads->push_back(access(t, Code::load_s, in.arg, in.line, s.shared[in.arg]));
-            stack.push_back(s.shared[in.arg]);
-            break;
-        case Code::unary: {
-            std::int64_t& v = stack.back();
-            v = in.op == 1 ? (v == 0)
-                           : static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v));
+        switch (eval(in, stack, s.threads[t].locals, pc)) {
+        case Eval::done:
+            continue;
+        case Eval::divzero:
+            failed = true;
+            return 0;
+        case Eval::other:
             break;
         }
-        case Code::binary: {
-            std::int64_t b = stack.back();
-            stack.pop_back();
-            if (!apply(static_cast<BinOp>(in.op), stack.back(), b, stack.back())) {
-                failed = true;
-                return 0;
-            }
-            break;
-        }
-        case Code::and_:
-            if (stack.back() == 0) {
-                pc = in.arg;
-                continue;
-            }
-            stack.pop_back();
-            break;
-        case Code::or_:
-            if (stack.back() != 0) {
-                stack.back() = 1;
-                pc = in.arg;
-                continue;
-            }
-            stack.pop_back();
-            break;
-        case Code::norm:
-            stack.back() = stack.back() != 0;
-            break;
-        default: // halt
+        if (in.code != Code::load_s) // halt
             return stack.empty() ? 0 : stack.back();
-        }
+        if (reads)
+            reads->push_back(with_value(action_of(model_, t, in), s.shared[in.arg]));
+        stack.push_back(s.shared[in.arg]);
         ++pc;
     }
 }
@@ -333,6 +387,8 @@ bool Interpreter::is_enabled(const State& s, ThreadId t) const {
         std::int64_t v = eval_await(s, t, in.arg, nullptr, failed);
         return failed || v != 0;
     }
+    case Code::await_local: // a thread stops at one only when it is false, for good
+        return false;
     case Code::deq: { // FIFO: o must be at the front (docs/programs.md)
         const QueueItems& items = model_.syms.queue_items;
         const std::vector<ObjId>& q = s.queues[items.queue(in.arg)];
@@ -354,102 +410,91 @@ void Interpreter::step(State& s, ThreadId t, Step& out) const {
     out.thread = t;
     out.actions.clear();
     out.failures.clear();
-    ThreadState& ts = s.threads[t];
-    const Instr& in = next(s, t);
-    const std::string& name = model_.threads[t].name;
     std::vector<ThreadId> started;
+    if (!perform(s, t, next(s, t), out, started))
+        return;
+    ++s.threads[t].pc;
+    run_local(s, t, out.failures);
+    for (ThreadId u : started)
+        run_local(s, u, out.failures);
+}
+
+bool Interpreter::perform(State& s, ThreadId t, const Instr& in, Step& out,
+                          std::vector<ThreadId>& started) const {
+    ThreadState& ts = s.threads[t];
+    if (in.code == Code::fork)
+        return fork_step(s, t, in, out, started);
+    if (in.code == Code::await_) { // the reads of its condition, atomically
+        bool failed = false;
+        eval_await(s, t, in.arg, &out.actions, failed);
+        if (failed)
+            fail(s, t, FindingKind::divzero, in.line,
+                 fmt::format("{} divides by zero at line {}", model_.threads[t].name, in.line),
+                 out.failures);
+        return !failed;
+    }
+    Action a = action_of(model_, t, in);
     switch (in.code) {
     case Code::load_s:
-        out.actions.push_back(access(t, in.code, in.arg, in.line, s.shared[in.arg]));
+        a = with_value(a, s.shared[in.arg]);
         ts.stack.push_back(s.shared[in.arg]);
         break;
     case Code::store_s:
-        out.actions.push_back(access(t, in.code, in.arg, in.line, ts.stack.back()));
+        a = with_value(a, ts.stack.back());
         s.shared[in.arg] = ts.stack.back();
         ts.stack.pop_back();
         break;
     case Code::read_s:
     case Code::write_s: // `write v;` leaves the value (docs/programs.md)
-        out.actions.push_back(access(t, in.code, in.arg, in.line, s.shared[in.arg]));
+        a = with_value(a, s.shared[in.arg]);
         break;
     case Code::acq:
-        out.actions.push_back(Action{t, Op::acquire, in.arg, in.line, true});
         s.locks.acquire(t, in.arg);
         break;
     case Code::rel:
-        out.actions.push_back(Action{t, Op::release, in.arg, in.line, true});
         s.locks.release(in.arg);
         break;
-    case Code::fork: {
-        const std::vector<ThreadId>& set = model_.thread_sets[in.arg];
-        for (ThreadId u : set)
-            if (s.forked[u] || model_.threads[u].root) {
-                // Forking a thread twice (docs/programs.md): no event; the fork still counts
-                // for the dependence relation.
-                out.actions.push_back(Action{t, Op::fork, in.arg, in.line, false});
-                ts.status = ThreadStatus::failed;
-                ts.stack.clear();
-                out.failures.push_back(
-                    Failure{FailureKind::ill_formed, t, in.line,
-                            fmt::format("{} forks {}, which was forked before (line {})", name,
-                                        model_.threads[u].name, in.line)});
-                return;
-            }
-        out.actions.push_back(Action{t, Op::fork, in.arg, in.line, true});
-        for (ThreadId u : set) {
-            s.forked[u] = 1;
-            s.threads[u].status = ThreadStatus::ready;
-            started.push_back(u);
-        }
-        break;
-    }
-    case Code::join:
-        out.actions.push_back(Action{t, Op::join, in.arg, in.line, true});
-        break;
     case Code::benter:
-        out.actions.push_back(Action{t, Op::barrier_enter, in.arg, in.line, true});
         ++s.enters[in.arg * model_.threads.size() + t];
         break;
-    case Code::bexit:
-        out.actions.push_back(Action{t, Op::barrier_exit, in.arg, in.line, true});
+    case Code::enq:
+        s.queues[model_.syms.queue_items.queue(in.arg)].push_back(
+            model_.syms.queue_items.var(in.arg));
         break;
-    case Code::await_: {
-        bool failed = false;
-        eval_await(s, t, in.arg, &out.actions, failed);
-        if (failed) {
-            ts.status = ThreadStatus::failed;
-            out.failures.push_back(
-                Failure{FailureKind::divzero, t, in.line,
-                        fmt::format("{} divides by zero at line {}", name, in.line)});
-            return;
-        }
-        break;
-    }
-    case Code::begin:
-        out.actions.push_back(Action{t, Op::begin, no_object, in.line, true});
-        break;
-    case Code::end:
-        out.actions.push_back(Action{t, Op::end, no_object, in.line, true});
-        break;
-    case Code::enq: {
-        const QueueItems& items = model_.syms.queue_items;
-        out.actions.push_back(Action{t, Op::enqueue, in.arg, in.line, true});
-        s.queues[items.queue(in.arg)].push_back(items.var(in.arg));
-        break;
-    }
     case Code::deq: {
         std::vector<ObjId>& q = s.queues[model_.syms.queue_items.queue(in.arg)];
-        out.actions.push_back(Action{t, Op::dequeue, in.arg, in.line, true});
         q.erase(q.begin());
         break;
     }
-    default:
-        return; // not a visible instruction: nothing to do
+    default: // join, bexit, begin, end: the event alone
+        break;
     }
-    ++ts.pc;
-    run_local(s, t, out.failures);
-    for (ThreadId u : started)
-        run_local(s, u, out.failures);
+    out.actions.push_back(a);
+    return true;
+}
+
+bool Interpreter::fork_step(State& s, ThreadId t, const Instr& in, Step& out,
+                            std::vector<ThreadId>& started) const {
+    const std::vector<ThreadId>& set = model_.thread_sets[in.arg];
+    for (ThreadId u : set)
+        if (s.forked[u] || model_.threads[u].root) {
+            // Forking a thread twice (docs/programs.md): no event; the fork still counts for the
+            // dependence relation.
+            Action a = action_of(model_, t, in);
+            a.emitted = false;
+            out.actions.push_back(a);
+            fail(s, t, FindingKind::ill_formed, in.line,
+                 ill_formed::fork_forked(model_.threads[t].name, model_.threads[u].name, 0),
+                 out.failures);
+            return false;
+        }
+    out.actions.push_back(action_of(model_, t, in));
+    for (ThreadId u : set) {
+        s.forked[u] = 1;
+        s.threads[u].status = ThreadStatus::ready;
+        started.push_back(u);
+    }
+    return true;
 }
 
 std::vector<Wait> Interpreter::waits(const State& s) const {
@@ -458,7 +503,7 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
         if (s.threads[t].status != ThreadStatus::ready || is_enabled(s, t))
             continue;
         const Instr& in = next(s, t);
-        Wait w{t, in.line, {}, false};
+        Wait w{t, in.line, {}, std::nullopt};
         switch (in.code) {
         case Code::acq: {
             ThreadId h = s.locks.holder(in.arg);
@@ -476,7 +521,8 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
                     bool never = s.threads[u].status == ThreadStatus::unforked;
                     names += fmt::format("{}{}{}", names.empty() ? "" : ", ",
                                          model_.threads[u].name, never ? " (never forked)" : "");
-                    w.ill_formed = w.ill_formed || never;
+                    if (never && !w.never_forked)
+                        w.never_forked = u;
                 }
             std::string set;
             for (ThreadId u : model_.thread_sets[in.arg])
@@ -495,6 +541,7 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
             break;
         }
         case Code::await_:
+        case Code::await_local:
             w.what = fmt::format("await at line {} (condition false)", in.line);
             break;
         case Code::deq: {

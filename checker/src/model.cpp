@@ -11,6 +11,11 @@ bool is_visible(Code c) {
     return c >= Code::load_s;
 }
 
+bool reads_shared(const std::vector<Instr>& cond) {
+    return std::any_of(cond.begin(), cond.end(),
+                       [](const Instr& i) { return i.code == Code::load_s; });
+}
+
 namespace {
 
 BinOp binop(const std::string& op) {
@@ -106,117 +111,125 @@ private:
             stmt(s);
     }
 
+    // One statement: its code, per kind (docs/programs.md, "The language").
     void stmt(const prog::Stmt& s) {
         using K = prog::Stmt::Kind;
         line_ = static_cast<std::uint32_t>(s.loc.line);
         switch (s.kind) {
         case K::let:
-            expr(*s.expr);
-            locals_[s.target.ref.index] = new_local();
-            emit(Code::store_l, locals_[s.target.ref.index], line_);
-            break;
         case K::assign:
-            expr(*s.expr);
-            line_ = static_cast<std::uint32_t>(s.loc.line);
-            if (s.target.ref.kind == prog::Ref::Kind::local)
-                emit(Code::store_l, locals_[s.target.ref.index], line_);
-            else
-                emit(Code::store_s, shared(s.target.ref), line_);
-            break;
+            return assign(s);
         case K::read:
             emit(Code::read_s, shared(s.target.ref), line_);
-            break;
+            return;
         case K::write:
             emit(Code::write_s, shared(s.target.ref), line_);
-            break;
+            return;
         case K::acq:
-            emit(Code::acq, slots_[s.target.ref.index], line_);
-            break;
         case K::rel:
-            emit(Code::rel, slots_[s.target.ref.index], line_);
-            break;
+            emit(s.kind == K::acq ? Code::acq : Code::rel, slots_[s.target.ref.index], line_);
+            return;
         case K::fork:
-            emit(Code::fork, thread_set(s.threads), line_);
-            break;
         case K::join:
-            emit(Code::join, thread_set(s.threads), line_);
-            break;
+            emit(s.kind == K::fork ? Code::fork : Code::join, thread_set(s.threads), line_);
+            return;
         case K::barrier:
             emit(Code::benter, slots_[s.target.ref.index], line_);
             emit(Code::bexit, slots_[s.target.ref.index], line_);
-            break;
-        case K::await_: {
-            std::vector<Instr> cond;
-            std::vector<Instr>* saved = code_;
-            code_ = &cond;
-            expr(*s.expr);
-            emit(Code::halt, 0, line_);
-            code_ = saved;
-            m_.awaits.push_back(std::move(cond));
-            emit(Code::await_, static_cast<std::uint32_t>(m_.awaits.size() - 1), line_);
-            break;
-        }
+            return;
+        case K::await_:
+            return await_stmt(s);
         case K::assert_:
             expr(*s.expr);
             emit(Code::assert_, 0, line_);
-            break;
-        case K::if_: {
-            expr(*s.expr);
-            std::uint32_t jz = emit(Code::jump_if_zero, 0, line_);
-            block(s.body);
-            if (s.has_else) {
-                std::uint32_t j = emit(Code::jump, 0, line_);
-                patch(jz);
-                block(s.else_body);
-                patch(j);
-            } else {
-                patch(jz);
-            }
-            break;
-        }
-        case K::while_: {
-            std::uint32_t top = here();
-            std::uint32_t line = line_;
-            expr(*s.expr);
-            std::uint32_t jz = emit(Code::jump_if_zero, 0, line);
-            block(s.body);
-            emit(Code::jump, top, line);
-            patch(jz);
-            break;
-        }
-        case K::repeat: {
-            std::uint32_t line = line_;
-            std::uint32_t c = new_local(); // the counter
-            emit(Code::push, 0, line, s.count);
-            emit(Code::store_l, c, line);
-            std::uint32_t top = emit(Code::load_l, c, line);
-            std::uint32_t jz = emit(Code::jump_if_zero, 0, line);
-            block(s.body);
-            emit(Code::load_l, c, line);
-            emit(Code::push, 0, line, 1);
-            emit(Code::binary, 0, line, 0, static_cast<std::uint8_t>(BinOp::sub));
-            emit(Code::store_l, c, line);
-            emit(Code::jump, top, line);
-            patch(jz);
-            break;
-        }
+            return;
+        case K::if_:
+            return if_stmt(s);
+        case K::while_:
+            return while_stmt(s);
+        case K::repeat:
+            return repeat_stmt(s);
         case K::skip:
-            break;
-        case K::deterministic: {
-            std::uint32_t line = line_;
-            emit(Code::begin, 0, line);
+            return;
+        case K::deterministic:
+            emit(Code::begin, 0, line_);
             block(s.body);
-            emit(Code::end, 0, line);
-            break;
-        }
+            emit(Code::end, 0, static_cast<std::uint32_t>(s.loc.line));
+            return;
         case K::enq:
         case K::deq:
             emit(s.kind == K::enq ? Code::enq : Code::deq,
                  m_.syms.queue_items.intern(slots_[s.target.ref.index],
                                             m_.shared[s.object.ref.index].sym),
                  line_);
-            break;
+            return;
         }
+    }
+
+    // `let r = e;`, `r = e;` or `x = e;`.
+    void assign(const prog::Stmt& s) {
+        expr(*s.expr);
+        if (s.kind == prog::Stmt::Kind::let)
+            locals_[s.target.ref.index] = new_local();
+        if (s.target.ref.kind == prog::Ref::Kind::local)
+            emit(Code::store_l, locals_[s.target.ref.index], line_);
+        else
+            emit(Code::store_s, shared(s.target.ref), line_);
+    }
+
+    // The condition goes to m.awaits, evaluated in one go; an await whose condition reads no
+    // shared variable is local computation (docs/programs.md, "Step semantics").
+    void await_stmt(const prog::Stmt& s) {
+        std::vector<Instr> cond;
+        std::vector<Instr>* saved = code_;
+        code_ = &cond;
+        expr(*s.expr);
+        emit(Code::halt, 0, line_);
+        code_ = saved;
+        const bool local = !reads_shared(cond);
+        m_.awaits.push_back(std::move(cond));
+        emit(local ? Code::await_local : Code::await_,
+             static_cast<std::uint32_t>(m_.awaits.size() - 1), line_);
+    }
+
+    void if_stmt(const prog::Stmt& s) {
+        expr(*s.expr);
+        std::uint32_t jz = emit(Code::jump_if_zero, 0, line_);
+        block(s.body);
+        if (s.has_else) {
+            std::uint32_t j = emit(Code::jump, 0, line_);
+            patch(jz);
+            block(s.else_body);
+            patch(j);
+        } else {
+            patch(jz);
+        }
+    }
+
+    void while_stmt(const prog::Stmt& s) {
+        std::uint32_t top = here();
+        std::uint32_t line = line_;
+        expr(*s.expr);
+        std::uint32_t jz = emit(Code::jump_if_zero, 0, line);
+        block(s.body);
+        emit(Code::jump, top, line);
+        patch(jz);
+    }
+
+    void repeat_stmt(const prog::Stmt& s) {
+        std::uint32_t line = line_;
+        std::uint32_t c = new_local(); // the counter
+        emit(Code::push, 0, line, s.count);
+        emit(Code::store_l, c, line);
+        std::uint32_t top = emit(Code::load_l, c, line);
+        std::uint32_t jz = emit(Code::jump_if_zero, 0, line);
+        block(s.body);
+        emit(Code::load_l, c, line);
+        emit(Code::push, 0, line, 1);
+        emit(Code::binary, 0, line, 0, static_cast<std::uint8_t>(BinOp::sub));
+        emit(Code::store_l, c, line);
+        emit(Code::jump, top, line);
+        patch(jz);
     }
 
     Model& m_;

@@ -24,12 +24,13 @@ bool classes_disjoint(const Model& m, Mode mode) {
         return false;
     // dpor's relation makes an await read every variable of its condition; the classes are
     // counted by the reads made. They agree when every read is always made: no short-circuit
-    // and no division that may stop the evaluation early.
+    // and no division that may stop the evaluation early. (A local await reads nothing.)
     for (const std::vector<Instr>& code : m.awaits)
         for (const Instr& i : code)
-            if (i.code == Code::and_ || i.code == Code::or_ ||
-                (i.code == Code::binary && (static_cast<BinOp>(i.op) == BinOp::div ||
-                                            static_cast<BinOp>(i.op) == BinOp::mod)))
+            if (reads_shared(code) &&
+                (i.code == Code::and_ || i.code == Code::or_ ||
+                 (i.code == Code::binary && (static_cast<BinOp>(i.op) == BinOp::div ||
+                                             static_cast<BinOp>(i.op) == BinOp::mod))))
                 return false;
     return true;
 }
@@ -61,11 +62,12 @@ ojson finding_json(const CheckFinding& f) {
     }
     return ojson{{"kind", to_string(f.kind)},
                  {"var", f.var},
-                 {"line", f.line ? ojson(*f.line) : ojson()},
                  {"message", f.message},
                  {"events", f.events},
                  {"event", f.access.event},
                  {"thread", f.has_thread() ? ojson(f.access.thread) : ojson()},
+                 {"line", f.access.line},
+                 {"block", f.block ? ojson(*f.block) : ojson()},
                  {"executions", f.executions},
                  {"order", ojson{{"task", f.order.task}, {"index", f.order.index}}},
                  {"steps", std::move(steps)}};
@@ -280,6 +282,114 @@ bool fits(const Model& m, Op op, std::uint64_t target) {
     return target < m.syms.names(info.space).size();
 }
 
+// The counts and flags of a program's entry.
+void read_stats(const std::string& path, const json& e, CheckPartial& c) {
+    c.stats.executions = count(path, e, "executions");
+    c.states = count(path, e, "states");
+    c.stats.sleep_blocked = count(path, e, "sleep_blocked");
+    c.stats.max_depth = count(path, e, "max_depth");
+    c.stats.complete = flag(path, e, "complete");
+    c.stats.hit_max_executions = flag(path, e, "hit_max_executions");
+    c.stats.hit_max_steps = flag(path, e, "hit_max_steps");
+    c.stats.hit_max_states = flag(path, e, "hit_max_states");
+    c.stats.pruned = flag(path, e, "pruned");
+}
+
+// The classes: their number when parts' classes are disjoint, else their ids.
+void read_classes(const std::string& path, const json& e, bool disjoint, CheckPartial& c) {
+    const std::uint64_t classes = count(path, e, "classes");
+    if (disjoint) {
+        c.counted_classes = classes;
+        return;
+    }
+    for (const json& id : field(path, e, "class_ids", json::value_t::array)) {
+        const std::string s = id.is_string() ? id.get<std::string>() : std::string();
+        if (s.size() != 32 || s.find_first_not_of("0123456789abcdef") != std::string::npos)
+            bad(path, "a class id is not 32 hexadecimal digits");
+        c.classes.insert(ClassId{std::stoull(s.substr(0, 16), nullptr, 16),
+                                 std::stoull(s.substr(16), nullptr, 16)});
+    }
+    if (c.classes.size() != classes)
+        bad(path, "\"classes\" does not count \"class_ids\"");
+}
+
+void read_finals(const std::string& path, const json& e, const Model& m, CheckPartial& c) {
+    for (const json& f : field(path, e, "final_states", json::value_t::array)) {
+        if (!f.is_array() || f.size() != m.shared.size())
+            bad(path, "a final state is not the values of the program's variables");
+        std::vector<std::int64_t> values;
+        for (const json& v : f) {
+            if (!v.is_number_integer())
+                bad(path, "a final state holds something other than integers");
+            values.push_back(v.get<std::int64_t>());
+        }
+        c.finals.insert(std::move(values));
+    }
+}
+
+// A step of a counterexample: [thread, [[op, target, line, emitted(, value)]...]].
+Step read_step(const std::string& path, const json& js, const Model& m) {
+    if (!js.is_array() || js.size() != 2 || !js[0].is_number_unsigned() ||
+        js[0].get<std::uint64_t>() >= m.threads.size() || !js[1].is_array())
+        bad(path, "a step of a counterexample is not [thread, actions]");
+    Step s;
+    s.thread = js[0].get<ThreadId>();
+    for (const json& ja : js[1]) {
+        if (!ja.is_array() || (ja.size() != 4 && ja.size() != 5) || !ja[0].is_string() ||
+            !ja[1].is_number_unsigned() || !ja[2].is_number_unsigned() || !ja[3].is_boolean() ||
+            (ja.size() == 5 && !ja[4].is_number_integer()))
+            bad(path, "an action is not [op, target, line, emitted] or [..., value]");
+        const std::optional<Op> op = op_from_spelling(ja[0].get<std::string>());
+        const std::uint64_t target = ja[1].get<std::uint64_t>();
+        if (!op || !fits(m, *op, target))
+            bad(path, "an action names an operation or object the program does not have");
+        if (ja.size() == 5 && !is_volatile_access(*op))
+            bad(path, "a value on an action other than vr or vw");
+        s.actions.push_back(Action{s.thread, *op, static_cast<ObjId>(target),
+                                   ja[2].get<std::uint32_t>(), ja[3].get<bool>(), ja.size() == 5,
+                                   ja.size() == 5 ? ja[4].get<std::int64_t>() : 0});
+    }
+    return s;
+}
+
+CheckFinding read_finding(const std::string& path, const json& jf, const Model& m) {
+    if (!jf.is_object())
+        bad(path, "a finding is not an object");
+    CheckFinding f;
+    const std::optional<FindingKind> kind =
+        kind_named(field(path, jf, "kind", json::value_t::string).get<std::string>());
+    if (!kind)
+        bad(path, "a finding of an unknown kind");
+    f.kind = *kind;
+    f.var = field(path, jf, "var", json::value_t::string).get<std::string>();
+    f.message = field(path, jf, "message", json::value_t::string).get<std::string>();
+    f.events = count(path, jf, "events");
+    f.access.event = count(path, jf, "event");
+    if (jf.contains("thread") && !jf["thread"].is_null()) {
+        const std::uint64_t t = count(path, jf, "thread");
+        if (t >= m.threads.size())
+            bad(path, "a finding names a thread the program does not have");
+        f.access.thread = static_cast<ThreadId>(t);
+    }
+    const std::uint64_t line = count(path, jf, "line");
+    if (line > 0xffffffffu)
+        bad(path, "a finding's line is not a line");
+    f.access.line = static_cast<std::uint32_t>(line);
+    if (jf.contains("block") && !jf["block"].is_null())
+        f.block = count(path, jf, "block");
+    f.executions = count(path, jf, "executions");
+    const json& order = field(path, jf, "order", json::value_t::object);
+    for (const json& k : field(path, order, "task", json::value_t::array)) {
+        if (!k.is_number_unsigned() || k.get<std::uint64_t>() > 0xffffffffu)
+            bad(path, "an execution's place is not a list of counts");
+        f.order.task.push_back(k.get<std::uint32_t>());
+    }
+    f.order.index = count(path, order, "index");
+    for (const json& js : field(path, jf, "steps", json::value_t::array))
+        f.steps.push_back(read_step(path, js, m));
+    return f;
+}
+
 } // namespace
 
 ProgramPart read_program(const Part& part, std::size_t i, const Model& m) {
@@ -302,96 +412,11 @@ ProgramPart read_program(const Part& part, std::size_t i, const Model& m) {
         bad(path, "unknown mode " + mode);
     p.fell_back = flag(path, e, "fell_back");
     CheckPartial& c = p.partial;
-    c.stats.executions = count(path, e, "executions");
-    c.states = count(path, e, "states");
-    c.stats.sleep_blocked = count(path, e, "sleep_blocked");
-    c.stats.max_depth = count(path, e, "max_depth");
-    c.stats.complete = flag(path, e, "complete");
-    c.stats.hit_max_executions = flag(path, e, "hit_max_executions");
-    c.stats.hit_max_steps = flag(path, e, "hit_max_steps");
-    c.stats.hit_max_states = flag(path, e, "hit_max_states");
-    c.stats.pruned = flag(path, e, "pruned");
-    const std::uint64_t classes = count(path, e, "classes");
-    const bool disjoint = classes_disjoint(m, p.fell_back ? Mode::naive : p.mode);
-    if (disjoint) {
-        c.counted_classes = classes;
-    } else {
-        const json& ids = field(path, e, "class_ids", json::value_t::array);
-        for (const json& id : ids) {
-            const std::string s = id.is_string() ? id.get<std::string>() : std::string();
-            if (s.size() != 32 || s.find_first_not_of("0123456789abcdef") != std::string::npos)
-                bad(path, "a class id is not 32 hexadecimal digits");
-            c.classes.insert(ClassId{std::stoull(s.substr(0, 16), nullptr, 16),
-                                     std::stoull(s.substr(16), nullptr, 16)});
-        }
-        if (c.classes.size() != classes)
-            bad(path, "\"classes\" does not count \"class_ids\"");
-    }
-    const std::size_t vars = m.shared.size();
-    for (const json& f : field(path, e, "final_states", json::value_t::array)) {
-        if (!f.is_array() || f.size() != vars)
-            bad(path, "a final state is not the values of the program's variables");
-        std::vector<std::int64_t> values;
-        for (const json& v : f) {
-            if (!v.is_number_integer())
-                bad(path, "a final state holds something other than integers");
-            values.push_back(v.get<std::int64_t>());
-        }
-        c.finals.insert(std::move(values));
-    }
+    read_stats(path, e, c);
+    read_classes(path, e, classes_disjoint(m, p.fell_back ? Mode::naive : p.mode), c);
+    read_finals(path, e, m, c);
     for (const json& jf : field(path, e, "findings", json::value_t::array)) {
-        if (!jf.is_object())
-            bad(path, "a finding is not an object");
-        CheckFinding f;
-        const std::optional<FindingKind> kind =
-            kind_named(field(path, jf, "kind", json::value_t::string).get<std::string>());
-        if (!kind)
-            bad(path, "a finding of an unknown kind");
-        f.kind = *kind;
-        f.var = field(path, jf, "var", json::value_t::string).get<std::string>();
-        if (jf.contains("line") && !jf["line"].is_null())
-            f.line = static_cast<std::uint32_t>(count(path, jf, "line"));
-        f.message = field(path, jf, "message", json::value_t::string).get<std::string>();
-        f.events = count(path, jf, "events");
-        f.access.event = count(path, jf, "event");
-        if (jf.contains("thread") && !jf["thread"].is_null()) {
-            const std::uint64_t t = count(path, jf, "thread");
-            if (t >= m.threads.size())
-                bad(path, "a finding names a thread the program does not have");
-            f.access.thread = static_cast<ThreadId>(t);
-        }
-        f.executions = count(path, jf, "executions");
-        const json& order = field(path, jf, "order", json::value_t::object);
-        for (const json& k : field(path, order, "task", json::value_t::array)) {
-            if (!k.is_number_unsigned() || k.get<std::uint64_t>() > 0xffffffffu)
-                bad(path, "an execution's place is not a list of counts");
-            f.order.task.push_back(k.get<std::uint32_t>());
-        }
-        f.order.index = count(path, order, "index");
-        for (const json& js : field(path, jf, "steps", json::value_t::array)) {
-            if (!js.is_array() || js.size() != 2 || !js[0].is_number_unsigned() ||
-                js[0].get<std::uint64_t>() >= m.threads.size() || !js[1].is_array())
-                bad(path, "a step of a counterexample is not [thread, actions]");
-            Step s;
-            s.thread = js[0].get<ThreadId>();
-            for (const json& ja : js[1]) {
-                if (!ja.is_array() || (ja.size() != 4 && ja.size() != 5) || !ja[0].is_string() ||
-                    !ja[1].is_number_unsigned() || !ja[2].is_number_unsigned() ||
-                    !ja[3].is_boolean() || (ja.size() == 5 && !ja[4].is_number_integer()))
-                    bad(path, "an action is not [op, target, line, emitted] or [..., value]");
-                const std::optional<Op> op = op_from_spelling(ja[0].get<std::string>());
-                const std::uint64_t target = ja[1].get<std::uint64_t>();
-                if (!op || !fits(m, *op, target))
-                    bad(path, "an action names an operation or object the program does not have");
-                if (ja.size() == 5 && *op != Op::vol_read && *op != Op::vol_write)
-                    bad(path, "a value on an action other than vr or vw");
-                s.actions.push_back(Action{s.thread, *op, static_cast<ObjId>(target),
-                                           ja[2].get<std::uint32_t>(), ja[3].get<bool>(),
-                                           ja.size() == 5,
-                                           ja.size() == 5 ? ja[4].get<std::int64_t>() : 0});
-            }
-            f.steps.push_back(std::move(s));
-        }
+        CheckFinding f = read_finding(path, jf, m);
         const FindingKey key = key_of(f);
         if (c.findings.count(key))
             bad(path, "a finding is listed twice");

@@ -10,9 +10,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -369,6 +369,14 @@ private:
     }
 
     void await_stmt(const Stmt& s, int line) {
+        // A condition on locals only is local computation (docs/programs.md): a guard inside
+        // the atomic of the previous event, true for good or false for good (then the thread
+        // blocks there, an invalid end state unless others run on).
+        if (!has_read(*s.expr)) {
+            const std::string v = value(*s.expr, line); // a name, a literal or "(...)"
+            local(v.front() == '(' ? v : "(" + v + ")");
+            return;
+        }
         // One step, enabled when e holds; its reads are the step's. If evaluating e would
         // divide by zero the step is enabled too, and is a finding.
         std::string dz = divzero(*s.expr);
@@ -622,11 +630,10 @@ void count_enqs(const std::vector<Stmt>& body, std::uint64_t times, bool in_whil
     }
 }
 
-} // namespace
-
-PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec) {
-    // Queues become channels of a fixed capacity: refuse what one cannot hold.
-    QueueBounds bounds;
+// The error of a model whose queues a Spin channel cannot stand for (docs/promela.md); `bounds`
+// gets every queue's capacity.
+std::optional<PromelaModel> unbounded_queue(const prog::Program& program, const CompiledSpec& spec,
+                                            QueueBounds& bounds) {
     for (const prog::Thread& t : program.threads)
         count_enqs(t.body, 1, false, bounds);
     if (bounds.unbounded) {
@@ -647,140 +654,170 @@ PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec
                                   spec.mechanisms[queue].name, capacity, max_promela_queue);
             return m;
         }
-    Globals g{spec, std::vector<bool>(spec.threads.size(), false), {}, {}, {}, {}};
-    // Indices into spec.mechanisms; barriers are declared in name order.
+    return std::nullopt;
+}
+
+// Indices into spec.mechanisms by kind; barriers in name order.
+struct Mechanisms {
     std::vector<std::size_t> locks, volatiles, barriers, queues;
+};
+
+Mechanisms mechanisms_of(const CompiledSpec& spec) {
+    Mechanisms m;
     for (std::size_t i = 0; i < spec.mechanisms.size(); ++i) {
         if (spec.mechanisms[i].kind == MechKind::queue)
-            queues.push_back(i);
+            m.queues.push_back(i);
         else if (spec.mechanisms[i].kind == MechKind::lock)
-            locks.push_back(i);
+            m.locks.push_back(i);
         else if (spec.mechanisms[i].kind == MechKind::volatile_)
-            volatiles.push_back(i);
+            m.volatiles.push_back(i);
         else if (spec.mechanisms[i].kind == MechKind::barrier)
-            barriers.push_back(i);
+            m.barriers.push_back(i);
     }
-    std::sort(barriers.begin(), barriers.end(), [&](std::size_t a, std::size_t b) {
+    std::sort(m.barriers.begin(), m.barriers.end(), [&](std::size_t a, std::size_t b) {
         return spec.mechanisms[a].name < spec.mechanisms[b].name;
     });
+    return m;
+}
 
-    std::vector<const prog::Thread*> bodies(spec.threads.size(), nullptr);
-    for (const prog::Thread& t : program.threads)
-        bodies[t.name.ref.index] = &t;
-    std::function<void(const std::vector<Stmt>&)> find_forks = [&](const std::vector<Stmt>& b) {
-        for (const Stmt& s : b) {
-            if (s.kind == Stmt::Kind::fork)
-                for (const prog::Ident& t : s.threads)
-                    g.forked[t.ref.index] = true;
-            find_forks(s.body);
-            find_forks(s.else_body);
-        }
-    };
-    for (const prog::Thread& t : program.threads)
-        find_forks(t.body);
+void find_forks(const std::vector<Stmt>& body, std::vector<bool>& forked) {
+    for (const Stmt& s : body) {
+        if (s.kind == Stmt::Kind::fork)
+            for (const prog::Ident& t : s.threads)
+                forked[t.ref.index] = true;
+        find_forks(s.body, forked);
+        find_forks(s.else_body, forked);
+    }
+}
 
+// Thread i's proctype (`body` null for a thread without one): its initial region, then a region
+// per event.
+std::string proctype(Globals& g, std::size_t i, const prog::Thread* body) {
+    const std::string& name = g.spec.threads[i];
+    ThreadLowering t(g, name, static_cast<int>(i));
+    t.lower(body);
+    std::string out;
+    const bool forked = g.forked[i];
+    out += fmt::format("\n/* thread {} (id {}){} */\nactive proctype p_{}() {{\n", name, i,
+                       forked ? ", starts when forked" : ", starts at once", name);
+    for (const std::string& d : t.decls)
+        out += "    " + d + ";\n";
+    ProctypeWriter w(t, out);
+    const Node& first = t.nodes[static_cast<std::size_t>(t.entry)];
+    // The initial local computation runs when the thread starts.
+    if (forked)
+        out += fmt::format("end_unforked:\n    atomic {{\n        sfg_started[{}] ->\n", i);
+    else if (first.kind != Node::Kind::event)
+        out += "    atomic {\n";
+    if (forked || first.kind != Node::Kind::event) {
+        w.region("B", t.entry);
+        out += "    };\n";
+    }
+    // Regions in node order, the entry event's first so that it is reached by falling through;
+    // every region ends with a goto.
+    std::vector<int> events;
+    for (std::size_t n = 0; n < t.nodes.size(); ++n)
+        if (t.nodes[n].kind == Node::Kind::event)
+            events.push_back(static_cast<int>(n));
+    std::stable_partition(events.begin(), events.end(), [&](int n) { return n == t.entry; });
+    for (int n : events)
+        w.event_region(n);
+    out += "end_done:\n    skip\n}\n";
+    return out;
+}
+
+// The globals: shared variables with their initial values, locks, barriers, queues, the
+// threads' start and end bits and the findings' names.
+std::string globals_text(const prog::Program& program, const Mechanisms& mech,
+                         const QueueBounds& bounds, Globals& g) {
+    const CompiledSpec& spec = g.spec;
     // By the index of what they initialize: a variable, or a volatile among the mechanisms.
     std::vector<const prog::Init*> var_init(spec.variables.size(), nullptr),
         mech_init(spec.mechanisms.size(), nullptr);
     for (const prog::Init& i : program.inits)
         (i.var.ref.kind == Ref::Kind::variable ? var_init : mech_init)[i.var.ref.index] = &i;
-
-    // Threads first: their lowering names the findings declared among the globals.
-    std::string procs;
-    for (std::size_t i = 0; i < spec.threads.size(); ++i) {
-        const std::string& name = spec.threads[i];
-        ThreadLowering t(g, name, static_cast<int>(i));
-        t.lower(bodies[i]);
-
-        std::string& out = procs;
-        const bool forked = g.forked[i];
-        out += fmt::format("\n/* thread {} (id {}){} */\nactive proctype p_{}() {{\n", name, i,
-                           forked ? ", starts when forked" : ", starts at once", name);
-        for (const std::string& d : t.decls)
-            out += "    " + d + ";\n";
-        ProctypeWriter w(t, out);
-        const Node& first = t.nodes[static_cast<std::size_t>(t.entry)];
-        // The initial local computation runs when the thread starts.
-        if (forked)
-            out += fmt::format("end_unforked:\n    atomic {{\n        sfg_started[{}] ->\n", i);
-        else if (first.kind != Node::Kind::event)
-            out += "    atomic {\n";
-        if (forked || first.kind != Node::Kind::event) {
-            w.region("B", t.entry);
-            out += "    };\n";
-        }
-        // Regions in node order, the entry event's first so that it is reached by falling
-        // through; every region ends with a goto.
-        std::vector<int> events;
-        for (std::size_t n = 0; n < t.nodes.size(); ++n)
-            if (t.nodes[n].kind == Node::Kind::event)
-                events.push_back(static_cast<int>(n));
-        std::stable_partition(events.begin(), events.end(), [&](int n) { return n == t.entry; });
-        for (int n : events)
-            w.event_region(n);
-        out += "end_done:\n    skip\n}\n";
-    }
-
-    // Globals (literals first: they may add warnings to the header).
     auto init_of = [&](const prog::Init* i) {
         return i ? literal(i->value, i->loc.line, g) : std::string("0");
     };
-    std::string globals = "\n/* threads:";
+    std::string out = "\n/* threads:";
     for (std::size_t i = 0; i < spec.threads.size(); ++i)
-        globals += fmt::format(" {}={}", spec.threads[i], i);
-    globals += " */\n";
+        out += fmt::format(" {}={}", spec.threads[i], i);
+    out += " */\n";
     for (std::size_t i = 0; i < spec.variables.size(); ++i)
-        globals += fmt::format("int {} = {}; /* var {} */\n", shared_name(spec.variables[i].name),
-                               init_of(var_init[i]), spec.variables[i].name);
-    for (std::size_t i : volatiles) {
+        out += fmt::format("int {} = {}; /* var {} */\n", shared_name(spec.variables[i].name),
+                           init_of(var_init[i]), spec.variables[i].name);
+    for (std::size_t i : mech.volatiles) {
         const std::string& v = spec.mechanisms[i].name;
-        globals += fmt::format("int {} = {}; /* volatile {} */\n", shared_name(v),
-                               init_of(mech_init[i]), v);
+        out += fmt::format("int {} = {}; /* volatile {} */\n", shared_name(v),
+                           init_of(mech_init[i]), v);
     }
-    for (std::size_t i : locks) {
+    for (std::size_t i : mech.locks) {
         const std::string& l = spec.mechanisms[i].name;
-        globals +=
+        out +=
             fmt::format("byte {} = 0; /* lock {}: 0 free, else owner id + 1 */\n", lock_name(l), l);
     }
-    for (std::size_t i : barriers) {
+    for (std::size_t i : mech.barriers) {
         const MechanismDecl& b = spec.mechanisms[i];
         std::string ms;
         for (const std::string& m : b.threads)
             ms += (ms.empty() ? "" : ",") + m;
-        globals += fmt::format("byte {}[{}]; /* barrier {}({}): entries mod 3 per member */\n",
-                               barrier_name(b.name), std::max<std::size_t>(b.threads.size(), 1),
-                               b.name, ms);
+        out += fmt::format("byte {}[{}]; /* barrier {}({}): entries mod 3 per member */\n",
+                           barrier_name(b.name), std::max<std::size_t>(b.threads.size(), 1), b.name,
+                           ms);
     }
-    for (std::size_t i : queues) {
+    for (std::size_t i : mech.queues) {
         const std::string& q = spec.mechanisms[i].name;
         const auto c = bounds.capacity.find(i);
         // Capacity 0 would make a rendezvous channel: a queue never filled gets one slot.
         const std::uint64_t capacity =
             c == bounds.capacity.end() ? 1 : std::max<std::uint64_t>(c->second, 1);
-        globals += fmt::format("chan {} = [{}] of {{ int }}; /* queue {}: variable ids, every enq "
-                               "fits */\n",
-                               queue_name(q), capacity, q);
+        out += fmt::format("chan {} = [{}] of {{ int }}; /* queue {}: variable ids, every enq "
+                           "fits */\n",
+                           queue_name(q), capacity, q);
     }
     const std::size_t nthreads = std::max<std::size_t>(spec.threads.size(), 1);
-    globals += fmt::format("bit sfg_started[{}]; /* set by fork */\n", nthreads);
-    globals +=
+    out += fmt::format("bit sfg_started[{}]; /* set by fork */\n", nthreads);
+    out +=
         fmt::format("bit sfg_ended[{}]; /* thread ended, normally or by a finding */\n", nthreads);
     for (const std::string& f : g.fail_names)
-        globals += fmt::format("hidden byte {}; /* 0: asserted when the finding occurs */\n", f);
+        out += fmt::format("hidden byte {}; /* 0: asserted when the finding occurs */\n", f);
+    return out;
+}
 
+std::string header_text(const prog::Program& program, const Globals& g) {
     std::string head;
     head += fmt::format("/* Promela model of sfg program '{}' (from {}), written by sfgc check "
                         "--emit-promela.\n",
-                        program.name.name, spec.file);
+                        program.name.name, g.spec.file);
     head += "   One atomic per visible step; findings are asserts of variables named after them;\n"
             "   a thread that fails stops (counts as ended for joins). Integers are 32-bit here\n"
             "   (64-bit in sfg). Check: spin -a m.pml && gcc -o pan pan.c && ./pan -E (asserts),\n"
             "   ./pan -A (deadlocks = invalid end states). See docs/promela.md. */\n";
     for (const std::string& w : g.warnings)
         head += "/* WARNING: " + w + " */\n";
+    return head;
+}
 
+} // namespace
+
+PromelaModel emit_promela(const prog::Program& program, const CompiledSpec& spec) {
+    QueueBounds bounds;
+    if (std::optional<PromelaModel> error = unbounded_queue(program, spec, bounds))
+        return std::move(*error);
+    Globals g{spec, std::vector<bool>(spec.threads.size(), false), {}, {}, {}, {}};
+    for (const prog::Thread& t : program.threads)
+        find_forks(t.body, g.forked);
+    std::vector<const prog::Thread*> bodies(spec.threads.size(), nullptr);
+    for (const prog::Thread& t : program.threads)
+        bodies[t.name.ref.index] = &t;
+    // Threads first: their lowering names the findings declared among the globals; the globals'
+    // literals may add warnings to the header.
+    std::string procs;
+    for (std::size_t i = 0; i < spec.threads.size(); ++i)
+        procs += proctype(g, i, bodies[i]);
+    const std::string globals = globals_text(program, mechanisms_of(spec), bounds, g);
     PromelaModel m;
-    m.text = head + globals + procs;
+    m.text = header_text(program, g) + globals + procs;
     m.warnings = std::move(g.warnings);
     return m;
 }

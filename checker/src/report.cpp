@@ -71,8 +71,8 @@ void print_table(std::ostream& out, const Model& m, const CheckFinding& f) {
                            : f.kind == FindingKind::deadlock ? "waits forever"
                                                              : "ill-formed";
         for (ThreadId t : cols)
-            row.push_back(t == f.access.thread ? fmt::format("// {} :{}", what, f.line.value_or(0))
-                                               : "");
+            row.push_back(
+                t == f.access.thread ? fmt::format("// {} :{}", what, f.line().value_or(0)) : "");
         rows.push_back(std::move(row));
     }
     std::vector<std::size_t> width(rows[0].size(), 0);
@@ -100,8 +100,8 @@ void print_text(std::ostream& out, const Model& m, const CheckResult& r, const s
         std::string head = to_string(f.kind);
         if (!f.var.empty())
             head += " on " + f.var;
-        if (f.line)
-            head += fmt::format(" at line {}", *f.line);
+        if (const std::optional<std::uint32_t> line = f.line())
+            head += fmt::format(" at line {}", *line);
         out << fmt::format("{}: {}\n", head, f.message);
         if (f.steps.empty() && !f.has_thread())
             continue;
@@ -129,7 +129,7 @@ nlohmann::ordered_json to_json(const Model& m, const CheckResult& r) {
         findings.push_back(
             {{"kind", to_string(f.kind)},
              {"var", f.var.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(f.var)},
-             {"line", f.line ? nlohmann::ordered_json(*f.line) : nlohmann::ordered_json()},
+             {"line", f.line() ? nlohmann::ordered_json(*f.line()) : nlohmann::ordered_json()},
              {"message", f.message},
              {"trace", std::move(trace)}});
     }
@@ -150,7 +150,8 @@ std::string trace_text(const Model& m, const CheckFinding& f) {
 }
 
 std::string trace_file_name(const Model& m, const CheckFinding& f) {
-    std::string what = !f.var.empty() ? f.var : f.line ? std::to_string(*f.line) : "search";
+    const std::optional<std::uint32_t> line = f.line();
+    std::string what = !f.var.empty() ? f.var : line ? std::to_string(*line) : "search";
     return fmt::format("{}-{}-{}.std", m.name, to_string(f.kind), what);
 }
 

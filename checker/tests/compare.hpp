@@ -48,8 +48,8 @@ inline Outcome explore(const Model& m, CheckOptions o) {
     Outcome out{checker.finish(stats, o), std::move(rec.finals), std::move(rec.classes), {}};
     out.result.fell_back = fell_back;
     for (const CheckFinding& f : out.result.findings)
-        out.findings.insert(
-            {static_cast<int>(f.kind), f.var.empty() ? std::to_string(f.line.value_or(0)) : f.var});
+        out.findings.insert({static_cast<int>(f.kind),
+                             f.var.empty() ? std::to_string(f.line().value_or(0)) : f.var});
     return out;
 }
 

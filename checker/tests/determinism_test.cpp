@@ -70,8 +70,8 @@ std::string random_block_program(std::uint64_t seed) {
 std::set<std::pair<int, std::string>> keys(const CheckResult& r) {
     std::set<std::pair<int, std::string>> out;
     for (const CheckFinding& f : r.findings)
-        out.insert(
-            {static_cast<int>(f.kind), f.var.empty() ? std::to_string(f.line.value_or(0)) : f.var});
+        out.insert({static_cast<int>(f.kind),
+                    f.var.empty() ? std::to_string(f.line().value_or(0)) : f.var});
     return out;
 }
 
@@ -88,7 +88,7 @@ TEST_CASE("determinism: conflicts and cycles of small programs") {
         REQUIRE(has(r, FindingKind::conflict));
         for (const CheckFinding& f : r.findings)
             if (f.kind == FindingKind::conflict) {
-                CHECK(f.line == std::optional<std::uint32_t>(4));
+                CHECK(f.line() == std::optional<std::uint32_t>(4));
                 CHECK(f.message.find("the write of x by") != std::string::npos);
                 CHECK(!f.steps.empty());
             }
@@ -103,7 +103,7 @@ TEST_CASE("determinism: conflicts and cycles of small programs") {
     REQUIRE(has(r, FindingKind::cycle));
     for (const CheckFinding& f : r.findings)
         if (f.kind == FindingKind::cycle) {
-            CHECK(!f.line);
+            CHECK(!f.line());
             CHECK(f.message.find("the block of main at line 4") != std::string::npos);
         }
     // Children joined after the block: still in it, no finding.

@@ -177,7 +177,7 @@ TEST_CASE("queues: enq appends, deq waits for its object at the front (FIFO)") {
     REQUIRE(has(rd, FindingKind::deadlock));
     for (const CheckFinding& f : rd.findings)
         if (f.kind == FindingKind::deadlock) {
-            CHECK(f.line == 4u);
+            CHECK(f.line() == 4u);
             CHECK(f.message.find("deq(q,y), x first in q") != std::string::npos);
         }
     // An empty queue: the wait says so; the queue's contents are not in final states.
@@ -219,4 +219,72 @@ TEST_CASE("queues: enq and deq are statement words only where a statement starts
     CheckResult r = run(l->model);
     CHECK(r.findings.empty());
     CHECK(r.final_states == 1);
+}
+
+TEST_CASE("an await on locals only is local computation: no step, no scheduling point") {
+    // docs/programs.md, "Step semantics": `await 1;` and an await that reads only locals do not
+    // change a program's executions, in any mode; a read of an unused variable in their place
+    // is one more scheduling point (what such an await used to cost).
+    const std::string head = "threads a, b; var x, y, z;\nprogram p {\n";
+    const std::string b = " thread b { x = 2; y = 2; let s = x; }\n}";
+    auto plain = load(head + " thread a { x = 1; y = 1; let r = y; }\n" + b);
+    auto awaits = load(head + " thread a { await 1; x = 1; let q = 1; await q == 1 && 2 > q; " +
+                       "y = 1; let r = y; await r + 1 != r; }\n" + b);
+    auto step = load(head + " thread a { read z; x = 1; y = 1; let r = y; }\n" + b);
+    REQUIRE(plain);
+    REQUIRE(awaits);
+    REQUIRE(step);
+    for (Mode mode : {Mode::naive, Mode::dpor, Mode::random}) {
+        CAPTURE(to_string(mode));
+        CheckResult p = run(plain->model, mode, 1000, 7), w = run(awaits->model, mode, 1000, 7);
+        CHECK(w.stats.executions == p.stats.executions);
+        CHECK(w.classes == p.classes);
+        CHECK(w.final_states == p.final_states);
+        CHECK(w.findings.size() == p.findings.size());
+    }
+    const std::uint64_t naive = run(plain->model).stats.executions;
+    CHECK(run(step->model).stats.executions > naive);
+    // On several threads and in parts, the same counts.
+    CheckOptions o;
+    o.mode = Mode::naive;
+    o.jobs = 2;
+    o.task_budget = 8;
+    CHECK(check_model(awaits->model, o).stats.executions == naive);
+    std::uint64_t in_parts = 0;
+    o.split_above = 1;
+    o.shard_count = 2;
+    for (o.shard_index = 1; o.shard_index <= 2; ++o.shard_index)
+        in_parts += check_model(awaits->model, o).stats.executions;
+    CHECK(in_parts == naive);
+    // The thread's steps are its accesses alone.
+    CHECK(ops_of(awaits->model, 10) == std::vector<std::string>{"w(x)", "w(y)", "r(y)"});
+}
+
+TEST_CASE("a false await on locals stops its thread for good: a deadlock at its line") {
+    auto l = load("threads a, b; var x;\nprogram p {\n thread a { let r = 0; x = 1;\n"
+                  "  await r == 1; x = 3; }\n thread b { x = 2; }\n}");
+    REQUIRE(l);
+    for (Mode mode : {Mode::naive, Mode::dpor}) {
+        CheckResult r = run(l->model, mode);
+        CHECK(r.stats.executions == 2); // a's write and b's, in either order
+        REQUIRE(has(r, FindingKind::deadlock));
+        for (const CheckFinding& f : r.findings)
+            if (f.kind == FindingKind::deadlock) {
+                CHECK(f.line() == 4u);
+                CHECK(f.message ==
+                      "deadlock: a waits at line 4: await at line 4 (condition false)");
+            }
+    }
+    // Alone, at its start: no step at all, still a deadlock.
+    auto alone = load("threads a; var x;\nprogram p { thread a { await 0; x = 1; } }");
+    REQUIRE(alone);
+    CheckResult ra = run(alone->model);
+    CHECK(ra.stats.executions == 1);
+    CHECK(has(ra, FindingKind::deadlock));
+    // Dividing by zero is a finding of the thread's local computation.
+    auto dz = load("threads a; var x;\nprogram p { thread a { let z = 0; await 1 / z; x = 1; } }");
+    REQUIRE(dz);
+    CheckResult rz = run(dz->model);
+    CHECK(has(rz, FindingKind::divzero));
+    CHECK_FALSE(has(rz, FindingKind::deadlock));
 }

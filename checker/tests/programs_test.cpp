@@ -63,7 +63,7 @@ std::vector<Example> examples() {
 std::string finding_line(const CheckFinding& f) {
     return "finding: " + std::string(to_string(f.kind)) + " " +
            (!f.var.empty() ? f.var
-            : f.line       ? "line " + std::to_string(*f.line)
+            : f.line()     ? "line " + std::to_string(*f.line())
                            : "-");
 }
 

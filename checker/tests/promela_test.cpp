@@ -247,6 +247,17 @@ program p {
     CHECK(t.find("(v_y != 0 -> v_x / v_y : 0)") != std::string::npos);
 }
 
+TEST_CASE("promela: an await on locals only is a guard inside the previous step's atomic") {
+    const std::string text =
+        emit("threads a; var x;\nprogram p { thread a { x = 1; let r = 1; await r == 1; "
+             "await 1; x = 2; } }")
+            .text;
+    CHECK(count(text, ": await") == 0);  // no event of its own
+    CHECK(count(text, "atomic {") == 2); // the two writes' steps
+    CHECK(count(text, "(l_r == 1);") == 1);
+    CHECK(count(text, "(1);") == 1);
+}
+
 TEST_CASE("promela: barriers, volatiles, repeat, deterministic, 32-bit warning") {
     PromelaModel m = emit(R"(
 threads p, q;
@@ -374,6 +385,23 @@ threads a, b; volatile f;
 program p { thread a { if (f) { fork b; } f = 1; } thread b { await f == 2; } }
 )",
          false, false, ""},
+        // An await on locals only is local computation (docs/programs.md): true goes on, false
+        // blocks its thread for good (a deadlock), a division by zero is a finding.
+        {"local_await_true", R"(
+threads a, b; var x;
+program p { thread a { let r = 1; await r == 1; await 1; x = 1; } thread b { x = 2; } }
+)",
+         false, false, ""},
+        {"local_await_false", R"(
+threads a, b; var x;
+program p { thread a { let r = 0; x = 1; await r == 1; x = 3; } thread b { x = 2; } }
+)",
+         false, true, ""},
+        {"local_await_divzero", R"(
+threads a; var x;
+program p { thread a { let z = 0; await 1 / z; x = 1; } }
+)",
+         true, false, "DIVISION_BY_ZERO_line_3"},
         // Queues (docs/promela.md): deq waits for its object at the front, FIFO; the hand-off
         // orders the accesses, and a deq whose object stays behind another never returns.
         {"queue_fifo", R"(

@@ -67,9 +67,9 @@ inline std::string random_program(std::uint64_t seed) {
 
 // More blocking than random_program(): 2-4 threads (t2, t3 forked by t0 when used, joined or
 // not), nested locks in random orders (deadlocks), awaits on volatiles and on data variables
-// with && and || (short-circuit reads), a barrier of t0 and t1 crossed a random number of
-// times, volatile hand-offs, failures (assert, division by zero, rel without acq), and x, y
-// annotated with one of several disciplines so that the Enforcer has work.
+// with && and || (short-circuit reads), awaits on locals (local computation), a barrier of t0 and
+// t1 crossed a random number of times, volatile hand-offs, failures (assert, division by zero, rel
+// without acq), and x, y annotated with one of several disciplines so that the Enforcer has work.
 inline std::string blocking_program(std::uint64_t seed, bool* multi_var_await) {
     std::mt19937_64 rng(seed * 7919 + 13);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
@@ -114,8 +114,10 @@ inline std::string blocking_program(std::uint64_t seed, bool* multi_var_await) {
                 s += " " + a + " = " + c + " + " + k + ";";
                 budget -= 2;
                 break;
-            case 1:
+            case 1: // a third of them then await on that local: no step, maybe stuck for good
                 s += " let r" + std::to_string(i) + " = " + a + ";";
+                if (k == "0")
+                    s += " await r" + std::to_string(i) + " < 1;";
                 budget -= 1;
                 break;
             case 2: {

@@ -13,7 +13,7 @@ using namespace sfg::check::test;
 namespace {
 // The grouping of docs/programs.md: (kind, var) for races and violations, (kind, line) otherwise.
 std::pair<int, std::string> key(const CheckFinding& f) {
-    return {static_cast<int>(f.kind), f.var.empty() ? std::to_string(f.line.value_or(0)) : f.var};
+    return {static_cast<int>(f.kind), f.var.empty() ? std::to_string(f.line().value_or(0)) : f.var};
 }
 } // namespace
 

@@ -217,7 +217,7 @@ TEST_CASE("sfgc check --merge: parts that do not fit are errors naming the probl
     fs::path cut = write_scratch("cut.json", good.substr(0, good.size() / 2));
     refused(quote(cut), "not a part");
     std::string wrong = good;
-    wrong.replace(wrong.find("\"sfgc_check_part\":1"), 19, "\"sfgc_check_part\":7");
+    wrong.replace(wrong.find("\"sfgc_check_part\":2"), 19, "\"sfgc_check_part\":7");
     refused(quote(write_scratch("v7.json", wrong)), "another format (version 7");
     std::string bad_step = good;
     const std::size_t steps = bad_step.find("\"steps\":[[");

@@ -6,8 +6,8 @@
 // prefix sum. A prefix is well-formed iff its summary is "closed": no lock is first released, no
 // thread first exits a barrier and no item is taken out more often than put in before.
 #include "sfg/runtime/slp/slp.hpp"
+#include "sfg/runtime/trace/ill_formed.hpp"
 #include "slp_tree.hpp"
-#include "trace/ill_formed.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>

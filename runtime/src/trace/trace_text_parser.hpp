@@ -430,7 +430,7 @@ private:
 #endif
         // vr(v=K) / vw(v=K): parse_line splits the value off (nothing is interned yet). A plain
         // loop: operands are short, and a call to memchr a line costs BM_Read several percent.
-        if (f.op == Op::vol_read || f.op == Op::vol_write) [[unlikely]]
+        if (is_volatile_access(f.op)) [[unlikely]]
             for (const char* c = f.arg; c < f.arg_end; ++c)
                 if (*c == '=')
                     return FastLine::other;

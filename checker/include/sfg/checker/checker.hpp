@@ -42,14 +42,15 @@ bool operator<(const ExecOrder& a, const ExecOrder& b);
 // Finding: `kind`, `message`; `var` for races and violations (empty otherwise); `access` the
 // reported event of a race, violation, conflict or cycle (its number in the counterexample's
 // events), or only the failing thread and line of an assert, a division by zero, a deadlock or an
-// ill-formed operation; no thread (no_object) for a bound.
+// ill-formed operation; no thread (no_object) for a bound; `block` the `begin` of a conflict's
+// block.
 struct CheckFinding : Finding {
     CheckFinding() { access.thread = no_object; }
     bool has_thread() const { return access.thread != no_object; }
 
-    // The line the report names: the failing statement, the reported event's, a conflict's
-    // block's (docs/determinism.md, "Model checking"); none for a bound or a cycle.
-    std::optional<std::uint32_t> line;
+    // The line the report names: the failing statement's or the reported event's (access.line),
+    // a conflict's block's (docs/determinism.md, "Model checking"); none for a bound or a cycle.
+    std::optional<std::uint32_t> line() const;
     // The shortest counterexample: the steps of an execution up to and including the step
     // where the finding happens (the whole execution for a deadlock or a step bound).
     std::vector<Step> steps;

@@ -8,8 +8,10 @@
 
 #include "sfg/checker/model.hpp"
 #include "sfg/runtime/hb/lock_holders.hpp"
+#include "sfg/runtime/report.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +19,7 @@ namespace sfg::check {
 
 enum class ThreadStatus : std::uint8_t {
     unforked, // named in some fork, not forked (yet)
-    ready,    // at a visible instruction (maybe blocked)
+    ready,    // at a visible instruction (maybe blocked), or stuck at a false local await
     ended,    // ran off its code
     failed,   // stopped by a failure (counts as ended for joins)
 };
@@ -63,11 +65,15 @@ struct Action {
     friend bool operator==(const Action&, const Action&) = default;
 };
 
-enum class FailureKind : std::uint8_t { assert_, divzero, ill_formed, bound };
-const char* to_string(FailureKind k); // "assert", "divzero", "ill-formed", "bound"
+// The event of a visible instruction other than `await_` (whose events are the reads of its
+// condition's `load_s` instructions, each this function's): its op and target, without a value.
+// The one mapping from instructions to ops, for the interpreter and for dpor's summaries.
+Action action_of(const Model& m, ThreadId t, const Instr& in);
 
+// A failure noticed in a thread's local computation: FindingKind::assert_, divzero, ill_formed
+// or bound, the finding it becomes (checker.hpp).
 struct Failure {
-    FailureKind kind = FailureKind::assert_;
+    FindingKind kind = FindingKind::assert_;
     ThreadId thread = 0;
     std::uint32_t line = 0;
     std::string message;
@@ -83,8 +89,9 @@ struct Step {
 struct Wait {
     ThreadId thread = 0;
     std::uint32_t line = 0;
-    std::string what;        // e.g. "acq(m), held by deposit"
-    bool ill_formed = false; // a join of a thread that was never forked
+    std::string what; // e.g. "acq(m), held by deposit"
+    // A join of a thread that was never forked (ill-formed): that thread.
+    std::optional<ThreadId> never_forked;
 };
 
 class Interpreter {
@@ -110,18 +117,31 @@ public:
     // The ready threads, none enabled: who waits for what.
     std::vector<Wait> waits(const State& s) const;
 
-    // The visible instruction thread t is at (it must be ready).
+    // The instruction thread t is at (it must be ready): a visible one, or a local await whose
+    // condition is false for good.
     const Instr& next(const State& s, ThreadId t) const {
         return model_.threads[t].code[s.threads[t].pc];
     }
 
 private:
+    // Runs thread t's local computation up to a visible instruction, its end or a failure.
     void run_local(State& s, ThreadId t, std::vector<Failure>& failures) const;
+    // One local instruction that is not expression code; false when the thread stops there.
+    bool run_control(State& s, ThreadId t, const Instr& in, std::vector<Failure>& failures) const;
+    // Whether a lock op is ill-formed (docs/programs.md, "Failures"): the failure if so.
+    std::optional<Failure> ill_formed_lock_op(const State& s, ThreadId t, const Instr& in) const;
+    // The effect of thread t's visible instruction `in` on `s`, its actions into `out`, the
+    // threads it forks into `started`; false when t fails in it.
+    bool perform(State& s, ThreadId t, const Instr& in, Step& out,
+                 std::vector<ThreadId>& started) const;
+    bool fork_step(State& s, ThreadId t, const Instr& in, Step& out,
+                   std::vector<ThreadId>& started) const;
     // Evaluates an await condition atomically; false on a division by zero (`failed` set).
     std::int64_t eval_await(const State& s, ThreadId t, std::uint32_t idx,
                             std::vector<Action>* reads, bool& failed) const;
-    Action access(ThreadId t, Code code, std::uint32_t shared, std::uint32_t line,
-                  std::int64_t value) const;
+    // Thread t's failure of kind k at `line`: it stops (docs/programs.md, "Failures").
+    void fail(State& s, ThreadId t, FindingKind k, std::uint32_t line, std::string message,
+              std::vector<Failure>& failures) const;
 
     const Model& model_;
 };

@@ -29,7 +29,11 @@ enum class Code : std::uint8_t {
     jump,         // pc = arg
     jump_if_zero, // if pop == 0: pc = arg
     assert_,      // if pop == 0: the thread fails (assert)
-    halt,         // the thread ends
+    // `await e;` whose condition awaits[arg] reads no shared variable: local computation
+    // (docs/programs.md). True: the thread goes on; false: it stops there for good, never
+    // enabled (a deadlock when nothing else can run).
+    await_local,
+    halt, // the thread ends
     // visible (one event each, except await: the reads of its condition)
     load_s,  // push shared[arg] (r(x) or vr(v))
     store_s, // shared[arg] = pop (w(x) or vw(v))
@@ -41,7 +45,8 @@ enum class Code : std::uint8_t {
     join,    // join(thread set arg)
     benter,  // benter(barrier arg)
     bexit,   // bexit(barrier arg)
-    await_,  // one atomic step when the condition code awaits[arg] yields non-zero
+    await_,  // one atomic step when the condition code awaits[arg] (which reads a shared
+             // variable) yields non-zero
     begin,   // deterministic {
     end,     // }
     enq,     // enq(q,o): o at the back of q (arg: Symbols::queue_items id; thesis §5.1)
@@ -60,6 +65,9 @@ struct Instr {
     std::int64_t value = 0; // push
     std::uint32_t line = 0; // the source line of the statement or operator
 };
+
+// Whether an await's condition code reads a shared variable (else the await is `await_local`).
+bool reads_shared(const std::vector<Instr>& cond);
 
 struct SharedVar {
     std::string name;

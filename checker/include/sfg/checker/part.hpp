@@ -18,7 +18,7 @@
 
 namespace sfg::check {
 
-inline constexpr int part_format = 1;
+inline constexpr int part_format = 2;
 
 // What makes two searches the same search: the options that change which executions are
 // explored or how they are reported (not --jobs, --format, --trace-out), as a canonical line.

@@ -144,6 +144,11 @@ constexpr bool is_memory(Op op) {
 constexpr bool is_sync(Op op) {
     return op_info(op).role == Role::snd || op_info(op).role == Role::rcv;
 }
+// vr or vw: an access to a volatile, which carries the value read or written (docs/traces.md,
+// vr(v=K)).
+constexpr bool is_volatile_access(Op op) {
+    return op_info(op).space == Namespace::volatile_;
+}
 // An op with one named operand (r .. bexit).
 constexpr bool has_name_operand(Op op) {
     return op_info(op).operand == Operand::name;

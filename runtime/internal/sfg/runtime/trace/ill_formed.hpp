@@ -1,6 +1,7 @@
 // What an ill-formed event breaks (docs/traces.md, "Well-formedness"), worded once for the
-// stream's checker (well_formed.cpp) and the grammar's (slp_well_formed.cpp). `line`: where the
-// earlier event involved is (0: not known, as on a grammar).
+// stream's checker (well_formed.cpp), the grammar's (slp_well_formed.cpp) and the model checker's
+// failures (checker/src/interpreter.cpp, docs/programs.md "Failures"). `line`: where the earlier
+// event involved is (0: not known, as on a grammar or in a program's state).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +55,11 @@ inline std::string fork_ended(std::string_view t, std::string_view u, std::uint3
 }
 inline std::string join_self(std::string_view t) {
     return fmt::format("thread {} joins itself", t);
+}
+// A program's join left waiting for a thread that no fork started (docs/programs.md; a trace
+// has no such event: a join is in it only once it happened).
+inline std::string join_unforked(std::string_view t, std::string_view u) {
+    return fmt::format("thread {} joins thread {}, which is never forked", t, u);
 }
 inline std::string dequeue_absent(std::string_view t, std::string_view q, std::string_view o) {
     return fmt::format("thread {} takes {} out of queue {}, which holds no {} put in before", t, o,
