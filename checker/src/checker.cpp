@@ -4,8 +4,8 @@
 #include "engine.hpp"
 
 #include "sfg/runtime/analyses.hpp"
-#include "sfg/runtime/trace/ill_formed.hpp"
 #include "sfg/runtime/trace.hpp"
+#include "sfg/runtime/trace/ill_formed.hpp"
 #include "sfg/runtime/trace/well_formed.hpp"
 
 #include <fmt/format.h>

@@ -1,5 +1,5 @@
-#include "sfg/runtime/trace/ill_formed.hpp"
 #include "sfg/runtime/trace/well_formed.hpp"
+#include "sfg/runtime/trace/ill_formed.hpp"
 
 #include <fmt/format.h>
 
