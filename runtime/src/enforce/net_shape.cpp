@@ -183,7 +183,7 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
     for (PlaceIx p : s.place_thread.indices()) {
         const Place& pl = net.places[p.ix()];
         s.place_thread[p] = names.intern_thread(pl.thread);
-        const auto edge_mode = [&](int ModeEdge::*end) {
+        const auto edge_mode = [&](std::uint32_t ModeEdge::*end) {
             return pl.edge && *pl.edge < net.edges.size() ? ModeIx::at(net.edges[*pl.edge].*end)
                                                           : ModeIx::none();
         };
