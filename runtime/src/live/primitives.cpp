@@ -3,6 +3,7 @@
 // rel before letting go; benter before arriving, bexit after leaving).
 #include "event_lock.hpp"
 #include "global_state.hpp"
+#include "session_impl.hpp"
 
 namespace sfg {
 
@@ -17,7 +18,9 @@ void mutex::lock() {
         // std::mutex would deadlock (or worse): the operation cannot go on.
         const std::string what = "lock '" + obj_.name + "' locked again by the thread holding it";
         std::optional<finding> f = detail::misuse(obj_, what);
-        throw finding_error(f ? std::move(*f) : finding{"misuse", "", obj_.name, "", "acq", what});
+        throw finding_error(
+            f ? std::move(*f)
+              : detail::make_finding(FindingKind::misuse, "", obj_.name, "", Op::acquire, what));
     }
     // A short spin before sleeping (as glibc's adaptive mutexes): the acq and rel events lengthen
     // the critical section a little, and a waiter that sleeps costs two system calls and a
