@@ -14,7 +14,7 @@ constexpr int max_spins = 100;
 } // namespace
 
 void mutex::lock() {
-    if (holder_.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
+    if (obj_.holder.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
         // std::mutex would deadlock (or worse): the operation cannot go on.
         const std::string what = "lock '" + obj_.name + "' locked again by the thread holding it";
         std::optional<finding> f = detail::misuse(obj_, what);
@@ -32,7 +32,7 @@ void mutex::lock() {
         }
         detail::cpu_relax();
     }
-    holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    obj_.holder.store(std::this_thread::get_id(), std::memory_order_relaxed);
     ++detail::mutexes_held;
     if (std::optional<finding> f =
             detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
@@ -43,9 +43,9 @@ void mutex::lock() {
 }
 
 bool mutex::try_lock() {
-    if (holder_.load(std::memory_order_relaxed) == std::this_thread::get_id() || !m_.try_lock())
+    if (obj_.holder.load(std::memory_order_relaxed) == std::this_thread::get_id() || !m_.try_lock())
         return false;
-    holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    obj_.holder.store(std::this_thread::get_id(), std::memory_order_relaxed);
     ++detail::mutexes_held;
     if (std::optional<finding> f =
             detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
@@ -57,12 +57,12 @@ bool mutex::try_lock() {
 
 // Never throws (guards call it from destructors): its findings are collected and logged.
 void mutex::unlock() {
-    if (holder_.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
+    if (obj_.holder.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
         detail::misuse(obj_, "lock '" + obj_.name + "' unlocked by a thread that does not hold it");
         return;
     }
     detail::record_event(obj_, Op::release, nullptr, nullptr, nullptr);
-    holder_.store(std::thread::id(), std::memory_order_relaxed);
+    obj_.holder.store(std::thread::id(), std::memory_order_relaxed);
     --detail::mutexes_held;
     m_.unlock();
 }
