@@ -243,20 +243,13 @@ TEST_CASE("live: races under load replay to the same findings in the same order"
     }
     CHECK(!live.empty());
     const sfg::testing::Replay replay(path, {"hb", "fasttrack", "goldilocks", "eraser"});
-    // The replayed findings in event order (ties in the order of the analyses), as the session
-    // collects them.
-    std::vector<std::pair<std::uint64_t, std::string>> replayed;
-    for (const auto& a : replay.analyses)
-        for (const sfg::Finding& f : a->findings(replay.syms))
-            replayed.emplace_back(f.access.event, std::string(a->info().name) + " " +
-                                                      sfg::to_string(f.kind) + " " + f.var + " " +
-                                                      replay.syms.threads.name(f.access.thread) +
-                                                      " " + sfg::to_string(f.access.op));
-    std::stable_sort(replayed.begin(), replayed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> want, got;
-    for (const auto& f : replayed)
-        want.push_back(f.second);
+    // The replayed findings in event order, as the session collects them.
+    const std::vector<std::string> want =
+        replay.in_event_order([&](std::string_view a, const sfg::Finding& f) {
+            return std::string(a) + " " + sfg::to_string(f.kind) + " " + f.var + " " +
+                   replay.syms.threads.name(f.access.thread) + " " + sfg::to_string(f.access.op);
+        });
+    std::vector<std::string> got;
     for (const sfg::finding& f : live)
         got.push_back(f.analysis + " " + f.kind + " " + f.var + " " + f.thread + " " + f.op);
     CHECK(got == want);
@@ -319,19 +312,13 @@ TEST_CASE("live: deterministic blocks under load replay to the same findings in 
     CHECK(conflicts == static_cast<std::size_t>(workers) * ((rounds + 2) / 5));
     const sfg::testing::Replay replay(path, {"singletrack", "hb"});
     CHECK(!replay.analyses[0]->stream_error());
-    std::vector<std::pair<std::uint64_t, std::string>> replayed;
-    for (const auto& a : replay.analyses)
-        for (const sfg::Finding& f : a->findings(replay.syms))
-            replayed.emplace_back(f.access.event,
-                                  std::string(a->info().name) + " " + sfg::to_string(f.kind) + " " +
-                                      (f.kind == sfg::FindingKind::cycle ? std::string() : f.var) +
-                                      " " + replay.syms.threads.name(f.access.thread) + " " +
-                                      sfg::to_string(f.access.op));
-    std::stable_sort(replayed.begin(), replayed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> want, got;
-    for (const auto& f : replayed)
-        want.push_back(f.second);
+    const std::vector<std::string> want =
+        replay.in_event_order([&](std::string_view a, const sfg::Finding& f) {
+            return std::string(a) + " " + sfg::to_string(f.kind) + " " +
+                   (f.kind == sfg::FindingKind::cycle ? std::string() : f.var) + " " +
+                   replay.syms.threads.name(f.access.thread) + " " + sfg::to_string(f.access.op);
+        });
+    std::vector<std::string> got;
     for (const sfg::finding& f : live)
         got.push_back(f.analysis + " " + f.kind + " " + f.var + " " + f.thread + " " + f.op);
     CHECK(got == want);

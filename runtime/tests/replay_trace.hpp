@@ -8,10 +8,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace sfg::testing {
@@ -31,6 +34,22 @@ struct Replay {
     }
     Replay(const Replay&) = delete;
     Replay& operator=(const Replay&) = delete;
+
+    // Every analysis' findings as line(analysis name, finding), in event order (ties in the
+    // order named), as a live session collects them.
+    template <class Line>
+    std::vector<std::string> in_event_order(Line line) const {
+        std::vector<std::pair<std::uint64_t, std::string>> found;
+        for (const auto& a : analyses)
+            for (const Finding& f : a->findings(syms))
+                found.emplace_back(f.access.event, line(a->info().name, f));
+        std::stable_sort(found.begin(), found.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        std::vector<std::string> out;
+        for (auto& f : found)
+            out.push_back(std::move(f.second));
+        return out;
+    }
 
     Symbols syms;
     TraceResult result;

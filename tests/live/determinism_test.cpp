@@ -393,23 +393,16 @@ TEST_CASE("the recorded trace of the quicksort replays to the same findings, as 
     CHECK(!replay.analyses[1]->stream_error());
     // The same findings in event order, each with the message the session gave: the replay's
     // report without the trace's line numbers (a live event has none; both name the source).
-    std::vector<std::pair<std::uint64_t, std::string>> replayed;
-    for (const auto& a : replay.analyses)
-        for (sfg::Finding f : a->findings(replay.syms)) {
+    const std::vector<std::string> want =
+        replay.in_event_order([&](std::string_view a, sfg::Finding f) {
             f.access.line = 0;
             if (f.with)
                 f.with->line = 0;
-            replayed.emplace_back(f.access.event,
-                                  std::string(a->info().name) + " " + sfg::to_string(f.kind) + " " +
-                                      f.var + " " + replay.syms.threads.name(f.access.thread) +
-                                      " " + sfg::to_string(f.access.op) + "\n" +
-                                      sfg::format_finding(f, a->info().name, replay.syms, ""));
-        }
-    std::stable_sort(replayed.begin(), replayed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> want, got;
-    for (const auto& f : replayed)
-        want.push_back(f.second);
+            return std::string(a) + " " + sfg::to_string(f.kind) + " " + f.var + " " +
+                   replay.syms.threads.name(f.access.thread) + " " + sfg::to_string(f.access.op) +
+                   "\n" + sfg::format_finding(f, a, replay.syms, "");
+        });
+    std::vector<std::string> got;
     for (const sfg::finding& f : live)
         got.push_back(f.analysis + " " + f.kind + " " + f.var + " " + f.thread + " " + f.op + "\n" +
                       f.message);
