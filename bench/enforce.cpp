@@ -59,8 +59,7 @@ const Net& template_net() {
             for (std::uint32_t b = 0; b < 2; ++b) {
                 const auto e = static_cast<std::uint32_t>(n.edges.size());
                 const std::string es = "e" + std::to_string(e);
-                n.edges.push_back(
-                    {static_cast<int>(a), static_cast<int>(b), {MechKind::lock, "m", "", {}}});
+                n.edges.push_back({a, b, {MechKind::lock, "m", "", {}}});
                 const auto ps = static_cast<std::uint32_t>(n.places.size());
                 n.places.push_back({"PostSnd[" + t[a] + ":" + es + "]", PlaceKind::PostSnd, t[a],
                                     std::nullopt, e});

@@ -55,13 +55,6 @@ public:
         lists.insert(lists.end(), ix.begin(), ix.end());
         return fmt::format("{{{}, {}}}", first, ix.size());
     }
-    template <class Int>
-    std::string index_list(const std::vector<Int>& ix) {
-        std::vector<std::uint32_t> u;
-        for (Int i : ix)
-            u.push_back(static_cast<std::uint32_t>(i));
-        return list(u);
-    }
 
     std::vector<std::string> names;
     std::vector<std::uint32_t> lists;
@@ -189,11 +182,10 @@ void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& n
             edge_rows.push_back(
                 fmt::format("{{{}, {}, ::sfg::MechKind::{}, {}, {}, {}{}}}, // {}: {} -{}-> {}",
                             e.from, e.to, mech_enumerator(z.kind), name, thread, threads, value,
-                            v.name, g.modes[static_cast<std::size_t>(e.from)].label(), z.label(),
-                            g.modes[static_cast<std::size_t>(e.to)].label()));
+                            v.name, g.modes[e.from].label(), z.label(), g.modes[e.to].label()));
         }
-        const std::string in = t.index_list(g.in);
-        const std::string out_modes = t.index_list(g.out);
+        const std::string in = t.list(g.in);
+        const std::string out_modes = t.list(g.out);
         variable_rows.push_back(fmt::format("{{{}, true, {{{}, {}}}, {{{}, {}}}, {}, {}}}, // {}",
                                             n, first_mode, g.modes.size(), first_edge,
                                             g.edges.size(), in, out_modes, v.name));

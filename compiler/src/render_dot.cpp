@@ -113,15 +113,14 @@ private:
     // Modes as labelled ellipses; in- and out-modes marked by dangling arrows, as in the
     // thesis' figures (plain in, dashed out); edges labelled by their mechanism.
     void sfg(const std::string& prefix, const Discipline& g) {
-        auto mode = [&](int a) { return fmt::format("{}m{}", prefix, a); };
-        for (int a = 0; a < static_cast<int>(g.modes.size()); ++a)
-            node(mode(a),
-                 "shape=ellipse, label=" + quote(g.modes[static_cast<std::size_t>(a)].label()));
-        for (int i : g.in) {
+        auto mode = [&](std::size_t a) { return fmt::format("{}m{}", prefix, a); };
+        for (std::size_t a = 0; a < g.modes.size(); ++a)
+            node(mode(a), "shape=ellipse, label=" + quote(g.modes[a].label()));
+        for (std::uint32_t i : g.in) {
             node(fmt::format("{}in{}", prefix, i), "shape=point, style=invis");
             arc(fmt::format("{}in{}", prefix, i), mode(i));
         }
-        for (int o : g.out) {
+        for (std::uint32_t o : g.out) {
             node(fmt::format("{}out{}", prefix, o), "shape=point, style=invis");
             arc(mode(o), fmt::format("{}out{}", prefix, o), "style=dashed");
         }
@@ -136,7 +135,7 @@ private:
         std::vector<char> marked(n.places.size(), 0);
         for (const Marking& m : n.initial_markings)
             for (std::uint32_t p : m)
-                marked[static_cast<std::size_t>(p)] = 1;
+                marked[p] = 1;
         // Places and transitions grouped by their cluster in one pass each.
         std::vector<std::vector<std::uint32_t>> mode_places(n.modes.size()),
             edge_places(n.edges.size()), edge_transitions(n.edges.size());
@@ -148,10 +147,10 @@ private:
         for (std::size_t t = 0; t < n.transitions.size(); ++t)
             edge_transitions[n.transitions[t].edge].push_back(static_cast<std::uint32_t>(t));
         auto place = [&](std::uint32_t p) {
-            const Place& pl = n.places[static_cast<std::size_t>(p)];
+            const Place& pl = n.places[p];
             node(prefix + pl.id,
                  fmt::format("shape=circle, fixedsize=true, width=0.35, label=\"{}\", xlabel={}",
-                             marked[static_cast<std::size_t>(p)] ? "\xE2\x97\x8F" : "", // ● token
+                             marked[p] ? "\xE2\x97\x8F" : "", // ● token
                              quote(pl.id)));
         };
         for (std::size_t a = 0; a < n.modes.size(); ++a) {
@@ -163,9 +162,8 @@ private:
         for (std::size_t e = 0; e < n.edges.size(); ++e) {
             const ModeEdge& me = n.edges[e];
             open(fmt::format("cluster_{}edge{}", prefix, e),
-                 fmt::format("e{}: {} -{}-> {}", e,
-                             n.modes[static_cast<std::size_t>(me.from)].label(), me.mech.label(),
-                             n.modes[static_cast<std::size_t>(me.to)].label()),
+                 fmt::format("e{}: {} -{}-> {}", e, n.modes[me.from].label(), me.mech.label(),
+                             n.modes[me.to].label()),
                  "dashed");
             for (std::uint32_t p : edge_places[e])
                 place(p);
@@ -181,16 +179,16 @@ private:
         // Arcs outside the clusters: an arc inside one would pull its ends into it.
         for (const Transition& r : n.transitions) {
             for (std::uint32_t p : r.pre)
-                arc(prefix + n.places[static_cast<std::size_t>(p)].id, prefix + r.id);
+                arc(prefix + n.places[p].id, prefix + r.id);
             for (std::uint32_t p : r.post)
-                arc(prefix + r.id, prefix + n.places[static_cast<std::size_t>(p)].id);
+                arc(prefix + r.id, prefix + n.places[p].id);
         }
         if (n.initial_markings.size() > 1) {
             std::string text = "initial markings (one is chosen):";
             for (const Marking& m : n.initial_markings) {
                 text += " {";
                 for (std::size_t i = 0; i < m.size(); ++i)
-                    text += (i ? "," : "") + n.places[static_cast<std::size_t>(m[i])].id;
+                    text += (i ? "," : "") + n.places[m[i]].id;
                 text += "}";
             }
             node(prefix + "markings", "shape=note, label=" + quote(text));

@@ -74,9 +74,9 @@ void write_net(JsonStream& js, const Net& n) {
     js.begin_array();
     for (const Transition& r : n.transitions) {
         for (std::uint32_t p : r.pre)
-            js.item(json{n.places[static_cast<std::size_t>(p)].id, r.id});
+            js.item(json{n.places[p].id, r.id});
         for (std::uint32_t p : r.post)
-            js.item(json{r.id, n.places[static_cast<std::size_t>(p)].id});
+            js.item(json{r.id, n.places[p].id});
     }
     js.end_array();
     js.key("initial_markings");
@@ -84,7 +84,7 @@ void write_net(JsonStream& js, const Net& n) {
     for (const Marking& m : n.initial_markings) {
         json ids = json::array();
         for (std::uint32_t p : m)
-            ids.push_back(n.places[static_cast<std::size_t>(p)].id);
+            ids.push_back(n.places[p].id);
         js.item(ids);
     }
     js.end_array();

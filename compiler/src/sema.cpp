@@ -503,7 +503,7 @@ private:
     void report_connect(const ast::Disc& d, const char* op, const ConnectReport& rep,
                         const SfgBuilder& b) {
         const SfgGraph& g = b.graph();
-        auto mode = [&](int v) { return g[static_cast<std::size_t>(v)].mode.label(); };
+        auto mode = [&](std::uint32_t v) { return g[v].mode.label(); };
         std::string label = label_text(d.label);
         // One operator can drop |O| x |I| edges: the first few say why, a count says the rest.
         for (const auto& drop : rep.dropped)
@@ -585,8 +585,8 @@ private:
             if (!charge(b, fmt::format("the discipline of '{}'", v.name), v.loc) || !f)
                 continue;
             Sfg g = std::move(b).finish(*f);
-            for (int m : g.unreachable_modes())
-                diags_.warning(g.graph[static_cast<std::size_t>(m)].loc,
+            for (std::uint32_t m : g.unreachable_modes())
+                diags_.warning(g.graph[m].loc,
                                fmt::format("mode {} of variable '{}' is unreachable from every "
                                            "in-mode",
                                            g.mode(m).label(), v.name));

@@ -44,30 +44,29 @@ Discipline to_discipline(Sfg&& g) {
     d.edges.resize(boost::num_edges(g.graph));
     for (auto [it, end] = boost::edges(g.graph); it != end; ++it) {
         SfgEdge& e = g.graph[*it];
-        d.edges[static_cast<std::size_t>(e.id)] = {static_cast<int>(boost::source(*it, g.graph)),
-                                                   static_cast<int>(boost::target(*it, g.graph)),
-                                                   std::move(e.mech)};
+        d.edges[e.id] = {static_cast<std::uint32_t>(boost::source(*it, g.graph)),
+                         static_cast<std::uint32_t>(boost::target(*it, g.graph)),
+                         std::move(e.mech)};
     }
     d.in = std::move(g.in);
     d.out = std::move(g.out);
     return d;
 }
 
-std::vector<int> Sfg::unreachable_modes() const {
+std::vector<std::uint32_t> Sfg::unreachable_modes() const {
     const std::size_t n = boost::num_vertices(graph);
     std::vector<boost::default_color_type> color(n, boost::white_color);
     auto colors =
         boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, graph));
     // One search from every in-mode, sharing the colour map, so each mode is visited once.
-    for (int s : in)
-        if (color[static_cast<std::size_t>(s)] == boost::white_color)
+    for (std::uint32_t s : in)
+        if (color[s] == boost::white_color)
             boost::breadth_first_visit(
-                graph, static_cast<std::size_t>(s),
-                boost::visitor(boost::default_bfs_visitor()).color_map(colors));
-    std::vector<int> out;
-    for (std::size_t v = 0; v < n; ++v)
+                graph, s, boost::visitor(boost::default_bfs_visitor()).color_map(colors));
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t v = 0; v < n; ++v)
         if (color[v] == boost::white_color)
-            out.push_back(static_cast<int>(v));
+            out.push_back(v);
     return out;
 }
 
@@ -76,7 +75,8 @@ SfgBuilder::Fragment SfgBuilder::base(AccessMode mode, SourceLoc loc) {
         overrun_ = Overrun{Overrun::What::modes, loc};
     if (overrun_)
         return {}; // the caller reports the overrun; the fragment is never used
-    int v = static_cast<int>(boost::add_vertex(SfgMode{std::move(mode), loc}, graph_));
+    const auto v =
+        static_cast<std::uint32_t>(boost::add_vertex(SfgMode{std::move(mode), loc}, graph_));
     return {{v}, {v}};
 }
 
@@ -87,8 +87,9 @@ SfgBuilder::Fragment SfgBuilder::disjunction(const Fragment& g1, const Fragment&
     return f;
 }
 
-void SfgBuilder::connect(const std::vector<int>& outs, const EdgeLabel& z,
-                         const std::vector<int>& ins, SourceLoc loc, ConnectReport& report) {
+void SfgBuilder::connect(const std::vector<std::uint32_t>& outs, const EdgeLabel& z,
+                         const std::vector<std::uint32_t>& ins, SourceLoc loc,
+                         ConnectReport& report) {
     // Counted before any work: |O| x |I| candidates, each a Valid check and maybe a warning.
     const std::size_t pairs = outs.size() * ins.size();
     if (overrun_ || pairs > max_candidates_ - candidates_) {
@@ -97,11 +98,11 @@ void SfgBuilder::connect(const std::vector<int>& outs, const EdgeLabel& z,
         return;
     }
     candidates_ += pairs;
-    for (int o : outs) {
-        for (int i : ins) {
+    for (std::uint32_t o : outs) {
+        for (std::uint32_t i : ins) {
             ++report.candidates;
-            const AccessMode& mo = graph_[static_cast<std::size_t>(o)].mode;
-            const AccessMode& mi = graph_[static_cast<std::size_t>(i)].mode;
+            const AccessMode& mo = graph_[o].mode;
+            const AccessMode& mi = graph_[i].mode;
             Mechanism mech = z.mech;
             std::string reason;
             if (z.kind == EdgeLabel::Kind::bare_fork) {
@@ -129,8 +130,7 @@ void SfgBuilder::connect(const std::vector<int>& outs, const EdgeLabel& z,
                 continue;
             }
             ++report.valid;
-            auto& parallel =
-                pair_mechs_[(static_cast<std::uint64_t>(o) << 32) | static_cast<std::uint32_t>(i)];
+            auto& parallel = pair_mechs_[std::uint64_t{o} << 32 | i];
             if (std::find(parallel.begin(), parallel.end(), mech) != parallel.end())
                 continue; // edges form a set
             parallel.push_back(mech);
@@ -138,8 +138,7 @@ void SfgBuilder::connect(const std::vector<int>& outs, const EdgeLabel& z,
                         std::binary_search(mech.threads.begin(), mech.threads.end(), mech.thread);
             if (self)
                 report.self_sync.push_back({o, i, mech});
-            boost::add_edge(static_cast<std::size_t>(o), static_cast<std::size_t>(i),
-                            SfgEdge{next_edge_++, std::move(mech), loc}, graph_);
+            boost::add_edge(o, i, SfgEdge{next_edge_++, std::move(mech), loc}, graph_);
         }
     }
 }

@@ -12,40 +12,42 @@ namespace sfg {
 
 namespace {
 // Q(b) partitions the places (proof of Lemma 4.3.8): Acc[t:b], PreRcv[t:a->b], PostSnd[t:b->c].
-int neighborhood(const Net& net, const Place& p) {
+std::uint32_t neighborhood(const Net& net, const Place& p) {
     switch (p.kind) {
     case PlaceKind::Acc:
-        return static_cast<int>(*p.mode);
+        return *p.mode;
     case PlaceKind::PreRcv:
         return net.edges[*p.edge].to;
     case PlaceKind::PostSnd:
         return net.edges[*p.edge].from;
     }
-    return -1;
+    return 0; // not reached: every place kind is above
 }
 
 std::string marking_text(const Net& net, const Marking& m) {
     std::string s = "{";
     for (std::size_t i = 0; i < m.size(); ++i)
-        s += (i ? ", " : "") + net.places[static_cast<std::size_t>(m[i])].id;
+        s += (i ? ", " : "") + net.places[m[i]].id;
     return s + "}";
 }
 } // namespace
 
-int feasible_mode(const Net& net, const Marking& m) {
+std::optional<std::uint32_t> feasible_mode(const Net& net, const Marking& m) {
     if (m.empty())
-        return -1;
-    int b = neighborhood(net, net.places[static_cast<std::size_t>(m[0])]);
+        return std::nullopt;
+    const std::uint32_t b = neighborhood(net, net.places[m[0]]);
     std::vector<std::string> threads;
     for (std::uint32_t p : m) {
-        const Place& pl = net.places[static_cast<std::size_t>(p)];
+        const Place& pl = net.places[p];
         if (neighborhood(net, pl) != b)
-            return -1;
+            return std::nullopt;
         threads.push_back(pl.thread);
     }
     std::sort(threads.begin(), threads.end());
     // Exactly one token for each thread of b and none for any other thread.
-    return threads == net.modes[static_cast<std::size_t>(b)].threads ? b : -1;
+    if (threads != net.modes[b].threads)
+        return std::nullopt;
+    return b;
 }
 
 NetVerification verify_net(const Net& net, std::size_t max_markings) {
@@ -66,7 +68,7 @@ NetVerification verify_net(const Net& net, std::size_t max_markings) {
         std::size_t v = queue.front();
         queue.pop_front();
         const Marking m = r.graph[v];
-        if (feasible_mode(net, m) < 0) {
+        if (!feasible_mode(net, m)) {
             r.failure = fmt::format("reachable marking {} is not feasible for any access mode",
                                     marking_text(net, m));
             break;
@@ -80,9 +82,8 @@ NetVerification verify_net(const Net& net, std::size_t max_markings) {
                 continue;
             // Under the P/T rule this firing would put a second token on a marked place.
             if (auto p = std::find_if(tr.post.begin(), tr.post.end(), marked); p != tr.post.end()) {
-                r.failure =
-                    fmt::format("not 1-safe: firing {} from {} puts a second token on {}", tr.id,
-                                marking_text(net, m), net.places[static_cast<std::size_t>(*p)].id);
+                r.failure = fmt::format("not 1-safe: firing {} from {} puts a second token on {}",
+                                        tr.id, marking_text(net, m), net.places[*p].id);
                 break;
             }
             Marking next = net.fire(m, t);
@@ -94,7 +95,7 @@ NetVerification verify_net(const Net& net, std::size_t max_markings) {
             }
             auto [w, fresh] = visit(next);
             (void)fresh;
-            boost::add_edge(v, w, static_cast<int>(t), r.graph);
+            boost::add_edge(v, w, static_cast<std::uint32_t>(t), r.graph);
         }
     }
     r.reachable = index.size();

@@ -27,8 +27,7 @@ Compiled compile_var(const std::string& disc) {
 std::set<std::string> edges(const Discipline& g) {
     std::set<std::string> out;
     for (const ModeEdge& e : g.edges)
-        out.insert(g.modes[static_cast<std::size_t>(e.from)].label() + " -" + e.mech.label() +
-                   "-> " + g.modes[static_cast<std::size_t>(e.to)].label());
+        out.insert(g.modes[e.from].label() + " -" + e.mech.label() + "-> " + g.modes[e.to].label());
     return out;
 }
 // The JSON of a spec without the members that name its file or list its groups.

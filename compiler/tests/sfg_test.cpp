@@ -12,7 +12,7 @@ namespace {
 struct Shape {
     std::vector<std::string> modes;
     std::set<std::string> edges; // "from -mech-> to" by mode label and id
-    std::vector<int> in, out;
+    std::vector<std::uint32_t> in, out;
 };
 Shape shape(const Discipline& g) {
     Shape s;
@@ -38,30 +38,30 @@ TEST_CASE("Figure 3.15: exclusive") {
     auto s = compile_shape(decls, "EX(t0)");
     CHECK(s.modes == std::vector<std::string>{"EX(t0)"});
     CHECK(s.edges.empty());
-    CHECK(s.in == std::vector<int>{0});
-    CHECK(s.out == std::vector<int>{0});
+    CHECK(s.in == std::vector<std::uint32_t>{0});
+    CHECK(s.out == std::vector<std::uint32_t>{0});
 }
 
 TEST_CASE("Figure 3.15: thread-local") {
     auto s = compile_shape(decls, "tl");
     CHECK(s.modes == std::vector<std::string>{"EX(t0)", "EX(t1)", "EX(t2)"});
     CHECK(s.edges.empty());
-    CHECK(s.in == std::vector<int>{0, 1, 2});
-    CHECK(s.out == std::vector<int>{0, 1, 2});
+    CHECK(s.in == std::vector<std::uint32_t>{0, 1, 2});
+    CHECK(s.out == std::vector<std::uint32_t>{0, 1, 2});
 }
 
 TEST_CASE("Figure 3.15: initialize then read (bare fork inferred per edge)") {
     auto s = compile_shape(decls, "EX(t0) ▷^fork RS(t1, t2)");
     CHECK(s.edges == std::set<std::string>{"0 -fork(t0->t1,t2)-> 1"});
-    CHECK(s.in == std::vector<int>{0});
-    CHECK(s.out == std::vector<int>{1});
+    CHECK(s.in == std::vector<std::uint32_t>{0});
+    CHECK(s.out == std::vector<std::uint32_t>{1});
 }
 
 TEST_CASE("Figure 3.15: lock(m) is the complete graph on the three modes") {
     auto s = compile_shape(decls, "[tl]^m");
     CHECK(s.edges.size() == 9); // self-loops included: t may re-acquire after releasing
     CHECK(s.edges.count("1 -m-> 1") == 1);
-    CHECK(s.in == std::vector<int>{0, 1, 2});
+    CHECK(s.in == std::vector<std::uint32_t>{0, 1, 2});
 }
 
 TEST_CASE("Figure 3.15: volatile(v)") {
@@ -73,16 +73,16 @@ TEST_CASE("Figure 3.15 / 4.5: barrier(b)") {
     auto s = compile_shape(decls, "[RS(t0, t1, t2) ▷^b EX(t0)]^b");
     CHECK(s.modes == std::vector<std::string>{"RS(t0,t1,t2)", "EX(t0)"});
     CHECK(s.edges == std::set<std::string>{"0 -b-> 1", "1 -b-> 0"});
-    CHECK(s.in == std::vector<int>{0});
-    CHECK(s.out == std::vector<int>{1});
+    CHECK(s.in == std::vector<std::uint32_t>{0});
+    CHECK(s.out == std::vector<std::uint32_t>{1});
 }
 
 TEST_CASE("Figure 3.15: lock(m) then lock(n)") {
     auto s = compile_shape(decls, "[tl]^m ▷^n [tl]^n");
     CHECK(s.modes.size() == 6);
     CHECK(s.edges.size() == 9 + 9 + 9);
-    CHECK(s.in == std::vector<int>{0, 1, 2});
-    CHECK(s.out == std::vector<int>{3, 4, 5});
+    CHECK(s.in == std::vector<std::uint32_t>{0, 1, 2});
+    CHECK(s.out == std::vector<std::uint32_t>{3, 4, 5});
     CHECK(s.edges.count("0 -n-> 3") == 1);
 }
 
@@ -95,8 +95,8 @@ TEST_CASE("a named discipline used twice gives two disjoint copies") {
     auto s = compile_shape(decls, "tl ▷^m tl");
     CHECK(s.modes.size() == 6);
     CHECK(s.edges.size() == 9);
-    CHECK(s.in == std::vector<int>{0, 1, 2});
-    CHECK(s.out == std::vector<int>{3, 4, 5});
+    CHECK(s.in == std::vector<std::uint32_t>{0, 1, 2});
+    CHECK(s.out == std::vector<std::uint32_t>{3, 4, 5});
 }
 
 TEST_CASE("Figures 4.7/4.9: Valid leaves out edges a mechanism cannot carry") {
@@ -127,7 +127,7 @@ TEST_CASE("modes unreachable from in-modes are found") {
     const auto ex = b.base({ModeKind::EX, {"t0"}}, {});
     const auto rs = b.base({ModeKind::RS, {"t1", "t2"}}, {});
     const auto seq = b.sequence(ex, m, rs, {}, report);
-    CHECK(std::move(b).finish(seq).unreachable_modes() == std::vector<int>{1});
+    CHECK(std::move(b).finish(seq).unreachable_modes() == std::vector<std::uint32_t>{1});
     // [EX(t0) ⊔ EX(t1) ⊔ EX(t2)]^m
     SfgBuilder l;
     auto tl = l.base({ModeKind::EX, {"t0"}}, {});

@@ -96,27 +96,26 @@ inline bool subset(const std::vector<std::string>& a, const std::vector<std::str
     });
 }
 
-inline void add_edge(Discipline& g, int from, int to, const Mechanism& z) {
+inline void add_edge(Discipline& g, std::uint32_t from, std::uint32_t to, const Mechanism& z) {
     for (const ModeEdge& e : g.edges)
         if (e.from == from && e.to == to && e.mech == z)
             return; // edges form a set
     // Valid(o -z-> i) (§4.2.3): sfg::valid (petri_net.hpp), the one the compiler's SfgBuilder uses.
-    if (sfg::valid(g.modes[static_cast<std::size_t>(from)], z,
-                   g.modes[static_cast<std::size_t>(to)]))
+    if (sfg::valid(g.modes[from], z, g.modes[to]))
         g.edges.push_back({from, to, z});
 }
 
 inline Discipline alt(Discipline a, const Discipline& b) {
-    const int off = static_cast<int>(a.modes.size());
+    const auto off = static_cast<std::uint32_t>(a.modes.size());
     a.modes.insert(a.modes.end(), b.modes.begin(), b.modes.end());
     for (ModeEdge e : b.edges) {
         e.from += off;
         e.to += off;
         a.edges.push_back(e);
     }
-    for (int i : b.in)
+    for (std::uint32_t i : b.in)
         a.in.push_back(i + off);
-    for (int o : b.out)
+    for (std::uint32_t o : b.out)
         a.out.push_back(o + off);
     return a;
 }
@@ -125,21 +124,21 @@ inline Discipline alt(Discipline a, const Discipline& b, const Discipline& c) {
 }
 
 inline Discipline seq(const Discipline& a, const Mechanism& z, const Discipline& b) {
-    const int off = static_cast<int>(a.modes.size());
+    const auto off = static_cast<std::uint32_t>(a.modes.size());
     Discipline g = alt(a, b);
-    for (int o : a.out)
-        for (int i : b.in)
+    for (std::uint32_t o : a.out)
+        for (std::uint32_t i : b.in)
             add_edge(g, o, i + off, z);
     g.in = a.in;
     g.out.clear();
-    for (int o : b.out)
+    for (std::uint32_t o : b.out)
         g.out.push_back(o + off);
     return g;
 }
 
 inline Discipline loop(Discipline g, const Mechanism& z) {
-    for (int o : g.out)
-        for (int i : g.in)
+    for (std::uint32_t o : g.out)
+        for (std::uint32_t i : g.in)
             add_edge(g, o, i, z);
     return g;
 }
@@ -293,10 +292,10 @@ public:
                 continue;
             std::set<Marking> next = v.cands; // [SKIP]
             for (std::size_t r = 0; r < v.net.transitions.size(); ++r)
-                if (matches(v.net, static_cast<int>(r), e, syms, v.name))
+                if (matches(v.net, r, e, syms, v.name))
                     for (const Marking& m : v.cands)
-                        if (v.net.enabled(m, static_cast<int>(r)))
-                            next.insert(v.net.fire(m, static_cast<int>(r)));
+                        if (v.net.enabled(m, r))
+                            next.insert(v.net.fire(m, r));
             v.cands = std::move(next);
             close(v);
         }
@@ -319,8 +318,8 @@ private:
     // [READ/WRITE EXCLUSIVE], [READ SHARED], [READ/WRITE LOCKED] (LOCK_m(T): while t holds m).
     static bool permits(const Net& n, const Marking& m, const std::string& t, bool write,
                         const std::set<std::pair<std::string, std::string>>& held) {
-        for (int p : m) {
-            const Place& pl = n.places[static_cast<std::size_t>(p)];
+        for (std::uint32_t p : m) {
+            const Place& pl = n.places[p];
             if (pl.kind != PlaceKind::Acc || pl.thread != t)
                 continue;
             const AccessMode& a = n.modes[*pl.mode];
@@ -336,21 +335,20 @@ private:
             std::set<Marking> add;
             for (const Marking& m : v.cands)
                 for (std::size_t r = 0; r < v.net.transitions.size(); ++r)
-                    if (v.net.transitions[r].kind == TransitionKind::sync &&
-                        v.net.enabled(m, static_cast<int>(r)))
-                        add.insert(v.net.fire(m, static_cast<int>(r)));
+                    if (v.net.transitions[r].kind == TransitionKind::sync && v.net.enabled(m, r))
+                        add.insert(v.net.fire(m, r));
             for (const Marking& m : add)
                 grew |= v.cands.insert(m).second;
         }
     }
     // docs/traces.md / Figure 4.2, by names, spelled out op by op: an oracle independent of the
     // op table the enforcer uses.
-    static bool matches(const Net& n, int r, const Event& e, const Symbols& syms,
+    static bool matches(const Net& n, std::size_t r, const Event& e, const Symbols& syms,
                         const std::string& var) {
-        const Transition& tr = n.transitions[static_cast<std::size_t>(r)];
+        const Transition& tr = n.transitions[r];
         if (tr.kind == TransitionKind::sync)
             return false;
-        const Mechanism& z = n.edges[static_cast<std::size_t>(tr.edge)].mech;
+        const Mechanism& z = n.edges[tr.edge].mech;
         const std::string t = syms.threads.name(e.thread);
         if (tr.thread != t)
             return false;

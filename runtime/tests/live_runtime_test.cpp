@@ -2,6 +2,7 @@
 // own build (and its ThreadSanitizer build): many threads, every primitive, exact event counts, and
 // the same verdicts on every run.
 #include "random_trace.hpp"
+include "replay_trace.hpp"
 #include "sfg/runtime/trace_file.hpp"
 #include "sfg/sfg.hpp"
 
@@ -28,21 +29,21 @@
 
 #include <unistd.h>
 
-namespace {
+    namespace {
 
-// SFG_STRESS_EVENTS: events per thread of the stress test (default 10^4; CI's sanitizer stages
-// run 10^5).
-std::uint64_t stress_events() {
-    const char* env = std::getenv("SFG_STRESS_EVENTS");
-    return env ? std::strtoull(env, nullptr, 10) : 10000;
-}
+    // SFG_STRESS_EVENTS: events per thread of the stress test (default 10^4; CI's sanitizer stages
+    // run 10^5).
+    std::uint64_t stress_events() {
+        const char* env = std::getenv("SFG_STRESS_EVENTS");
+        return env ? std::strtoull(env, nullptr, 10) : 10000;
+    }
 
-sfg::session_options collect_all() {
-    sfg::session_options o;
-    o.policy = sfg::on_finding::collect;
-    o.analyses = "hb,fasttrack,goldilocks,eraser";
-    return o;
-}
+    sfg::session_options collect_all() {
+        sfg::session_options o;
+        o.policy = sfg::on_finding::collect;
+        o.analyses = "hb,fasttrack,goldilocks,eraser";
+        return o;
+    }
 
 } // namespace
 
@@ -199,19 +200,10 @@ TEST_CASE("live stress: 64 threads, every event counted, no finding, the same on
     // No event lost, duplicated or reordered: the recorded trace is well-formed (each lock's
     // acquisitions and releases alternate, each thread's events lie between its fork and join),
     // has every event, and replays to the same (no) findings.
-    sfg::Fanout fan;
-    std::vector<std::unique_ptr<sfg::RunningAnalysis>> replay;
-    for (const char* name : {"hb", "fasttrack", "goldilocks"}) {
-        replay.push_back(sfg::make_analysis(name));
-        fan.add(replay.back()->analysis());
-    }
-    sfg::Symbols syms;
-    const sfg::TraceResult r = sfg::read_trace_file(path, syms, fan);
-    REQUIRE_MESSAGE(r.ok(), r.error->to_string());
-    CHECK(r.events == events);
-    fan.finish(syms);
-    for (const auto& a : replay)
-        CHECK(a->findings(syms).empty());
+    const sfg::testing::Replay replay(path, {"hb", "fasttrack", "goldilocks"});
+    CHECK(replay.result.events == events);
+    for (const auto& a : replay.analyses)
+        CHECK(a->findings(replay.syms).empty());
     std::filesystem::remove(path);
 }
 
@@ -251,30 +243,14 @@ TEST_CASE("live: races under load replay to the same findings in the same order"
         live = s.findings();
     }
     CHECK(!live.empty());
-    sfg::Fanout fan;
-    std::vector<std::unique_ptr<sfg::RunningAnalysis>> replay;
-    for (const char* name : {"hb", "fasttrack", "goldilocks", "eraser"}) {
-        replay.push_back(sfg::make_analysis(name));
-        fan.add(replay.back()->analysis());
-    }
-    sfg::Symbols syms;
-    const sfg::TraceResult r = sfg::read_trace_file(path, syms, fan);
-    REQUIRE_MESSAGE(r.ok(), r.error->to_string());
-    fan.finish(syms);
-    // The replayed findings in event order (ties in the order of the analyses), as the session
-    // collects them.
-    std::vector<std::pair<std::uint64_t, std::string>> replayed;
-    for (const auto& a : replay)
-        for (const sfg::Finding& f : a->findings(syms))
-            replayed.emplace_back(f.access.event, std::string(a->info().name) + " " +
-                                                      sfg::to_string(f.kind) + " " + f.var + " " +
-                                                      syms.threads.name(f.access.thread) + " " +
-                                                      sfg::to_string(f.access.op));
-    std::stable_sort(replayed.begin(), replayed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> want, got;
-    for (const auto& f : replayed)
-        want.push_back(f.second);
+    const sfg::testing::Replay replay(path, {"hb", "fasttrack", "goldilocks", "eraser"});
+    // The replayed findings in event order, as the session collects them.
+    const std::vector<std::string> want =
+        replay.in_event_order([&](std::string_view a, const sfg::Finding& f) {
+            return std::string(a) + " " + sfg::to_string(f.kind) + " " + f.var + " " +
+                   replay.syms.threads.name(f.access.thread) + " " + sfg::to_string(f.access.op);
+        });
+    std::vector<std::string> got;
     for (const sfg::finding& f : live)
         got.push_back(f.analysis + " " + f.kind + " " + f.var + " " + f.thread + " " + f.op);
     CHECK(got == want);
@@ -335,30 +311,15 @@ TEST_CASE("live: deterministic blocks under load replay to the same findings in 
         conflicts += f.kind == "conflict";
     }
     CHECK(conflicts == static_cast<std::size_t>(workers) * ((rounds + 2) / 5));
-    sfg::Fanout fan;
-    std::vector<std::unique_ptr<sfg::RunningAnalysis>> replay;
-    for (const char* name : {"singletrack", "hb"}) {
-        replay.push_back(sfg::make_analysis(name));
-        fan.add(replay.back()->analysis());
-    }
-    sfg::Symbols syms;
-    const sfg::TraceResult r = sfg::read_trace_file(path, syms, fan);
-    REQUIRE_MESSAGE(r.ok(), r.error->to_string());
-    fan.finish(syms);
-    CHECK(!replay[0]->stream_error());
-    std::vector<std::pair<std::uint64_t, std::string>> replayed;
-    for (const auto& a : replay)
-        for (const sfg::Finding& f : a->findings(syms))
-            replayed.emplace_back(f.access.event,
-                                  std::string(a->info().name) + " " + sfg::to_string(f.kind) + " " +
-                                      (f.kind == sfg::FindingKind::cycle ? std::string() : f.var) +
-                                      " " + syms.threads.name(f.access.thread) + " " +
-                                      sfg::to_string(f.access.op));
-    std::stable_sort(replayed.begin(), replayed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> want, got;
-    for (const auto& f : replayed)
-        want.push_back(f.second);
+    const sfg::testing::Replay replay(path, {"singletrack", "hb"});
+    CHECK(!replay.analyses[0]->stream_error());
+    const std::vector<std::string> want =
+        replay.in_event_order([&](std::string_view a, const sfg::Finding& f) {
+            return std::string(a) + " " + sfg::to_string(f.kind) + " " +
+                   (f.kind == sfg::FindingKind::cycle ? std::string() : f.var) + " " +
+                   replay.syms.threads.name(f.access.thread) + " " + sfg::to_string(f.access.op);
+        });
+    std::vector<std::string> got;
     for (const sfg::finding& f : live)
         got.push_back(f.analysis + " " + f.kind + " " + f.var + " " + f.thread + " " + f.op);
     CHECK(got == want);
@@ -963,18 +924,10 @@ TEST_CASE("live: objects handed around through sfg::queue under contention, each
         CHECK(s.events() == 2 + static_cast<std::uint64_t>(objects) * 8);
         events = s.events();
     }
-    sfg::Fanout fan;
-    std::vector<std::unique_ptr<sfg::RunningAnalysis>> replay;
-    for (const char* name : {"hb", "fasttrack", "goldilocks"}) {
-        replay.push_back(sfg::make_analysis(name));
-        fan.add(replay.back()->analysis());
-    }
-    sfg::Symbols syms;
-    const sfg::TraceResult r = sfg::read_trace_file(path, syms, fan);
-    REQUIRE_MESSAGE(r.ok(), r.error->to_string()); // well-formed: no deq before its enq
-    CHECK(r.events == events);
-    fan.finish(syms);
-    for (const auto& a : replay)
-        CHECK(a->findings(syms).empty());
+    // Well-formed: no deq before its enq.
+    const sfg::testing::Replay replay(path, {"hb", "fasttrack", "goldilocks"});
+    CHECK(replay.result.events == events);
+    for (const auto& a : replay.analyses)
+        CHECK(a->findings(replay.syms).empty());
     std::filesystem::remove(path);
 }

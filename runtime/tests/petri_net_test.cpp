@@ -117,16 +117,18 @@ TEST_CASE("petri_net_size = |places| + |transitions| on random disciplines") {
         Discipline g = disc(4);
         // Also edges Valid would drop, and parallel ones: the size depends only on the shape.
         for (int k = pick(3); k > 0; --k) {
-            const int from = pick(static_cast<int>(g.modes.size()));
-            g.edges.push_back({from, pick(static_cast<int>(g.modes.size())), mech()});
+            const auto mode = [&] {
+                return static_cast<std::uint32_t>(pick(static_cast<int>(g.modes.size())));
+            };
+            const std::uint32_t from = mode();
+            g.edges.push_back({from, mode(), mech()});
         }
         const Net n = build_petri_net(g);
         INFO("discipline " << i);
         CHECK(petri_net_size(g) == n.places.size() + n.transitions.size());
         std::size_t tracks = 0;
         for (const ModeEdge& e : g.edges)
-            tracks += g.modes[static_cast<std::size_t>(e.from)].threads.size() +
-                      g.modes[static_cast<std::size_t>(e.to)].threads.size();
+            tracks += g.modes[e.from].threads.size() + g.modes[e.to].threads.size();
         CHECK(n.transitions.size() == tracks + g.edges.size());
         CHECK(n.initial_markings.size() == g.in.size());
         largest = std::max(largest, n.places.size() + n.transitions.size());

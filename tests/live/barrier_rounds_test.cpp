@@ -1,7 +1,7 @@
 // A reusable sfg::barrier passed twice per round (docs/traces.md, barrier generations): a write
 // in another thread's exclusive phase races with that thread's write, whatever the schedule, and
 // hb, fasttrack and goldilocks say so live and on the recorded trace.
-#include "sfg/runtime/trace_file.hpp"
+#include "replay_trace.hpp"
 #include "support.hpp"
 
 #include "barrier.sfg.hpp"
@@ -87,19 +87,10 @@ TEST_CASE("barrier rounds: the recorded trace replays to the same races") {
     CHECK(live ==
           Seen{{"race", "hb", "p0"}, {"race", "fasttrack", "p0"}, {"race", "goldilocks", "p0"}});
     // Replayed as `sfgc trace FILE --analysis hb,fasttrack,goldilocks` does.
-    std::vector<std::unique_ptr<sfg::RunningAnalysis>> analyses;
-    sfg::Fanout fan;
-    for (const char* n : {"hb", "fasttrack", "goldilocks"}) {
-        analyses.push_back(sfg::make_analysis(n, sfg::AnalysisInputs{}));
-        fan.add(analyses.back()->analysis());
-    }
-    sfg::Symbols syms;
-    const sfg::TraceResult r = sfg::read_trace_file(path, syms, fan);
-    REQUIRE_MESSAGE(r.ok(), r.error->to_string());
-    fan.finish(syms);
+    const Replay replay(path, {"hb", "fasttrack", "goldilocks"});
     Seen replayed;
-    for (const auto& a : analyses)
-        for (const sfg::Finding& f : a->findings(syms))
+    for (const auto& a : replay.analyses)
+        for (const sfg::Finding& f : a->findings(replay.syms))
             replayed.emplace_back(sfg::to_string(f.kind), std::string(a->info().name), f.var);
     CHECK(replayed == live);
 }

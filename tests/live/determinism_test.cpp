@@ -3,7 +3,7 @@
 // Freund and Flanagan, ESOP 2009), the recorded trace replays to the same findings, and a nested
 // block is a misuse. Each broken program fails on every run, whatever the schedule: conflict
 // freedom and serializability are judged on the order of the events, not on a race's outcome.
-#include "sfg/runtime/trace_file.hpp"
+#include "replay_trace.hpp"
 #include "support.hpp"
 
 #include "bank.sfg.hpp"
@@ -388,37 +388,21 @@ TEST_CASE("the recorded trace of the quicksort replays to the same findings, as 
     }
     REQUIRE(of(live, "singletrack").size() == 1);
     // Replayed in-process, as `sfgc trace FILE --analysis hb,singletrack` does.
-    sfg::Fanout fan;
-    std::vector<std::unique_ptr<sfg::RunningAnalysis>> replay;
-    for (const char* name : {"hb", "singletrack"}) {
-        replay.push_back(sfg::make_analysis(name));
-        fan.add(replay.back()->analysis());
-    }
-    sfg::Symbols syms;
-    const sfg::TraceResult r = sfg::read_trace_file(path, syms, fan);
-    REQUIRE_MESSAGE(r.ok(), r.error->to_string());
-    CHECK(r.events == events);
-    fan.finish(syms);
-    CHECK(!replay[1]->stream_error());
+    const Replay replay(path, {"hb", "singletrack"});
+    CHECK(replay.result.events == events);
+    CHECK(!replay.analyses[1]->stream_error());
     // The same findings in event order, each with the message the session gave: the replay's
     // report without the trace's line numbers (a live event has none; both name the source).
-    std::vector<std::pair<std::uint64_t, std::string>> replayed;
-    for (const auto& a : replay)
-        for (sfg::Finding f : a->findings(syms)) {
+    const std::vector<std::string> want =
+        replay.in_event_order([&](std::string_view a, sfg::Finding f) {
             f.access.line = 0;
             if (f.with)
                 f.with->line = 0;
-            replayed.emplace_back(f.access.event,
-                                  std::string(a->info().name) + " " + sfg::to_string(f.kind) + " " +
-                                      f.var + " " + syms.threads.name(f.access.thread) + " " +
-                                      sfg::to_string(f.access.op) + "\n" +
-                                      sfg::format_finding(f, a->info().name, syms, ""));
-        }
-    std::stable_sort(replayed.begin(), replayed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<std::string> want, got;
-    for (const auto& f : replayed)
-        want.push_back(f.second);
+            return std::string(a) + " " + sfg::to_string(f.kind) + " " + f.var + " " +
+                   replay.syms.threads.name(f.access.thread) + " " + sfg::to_string(f.access.op) +
+                   "\n" + sfg::format_finding(f, a, replay.syms, "");
+        });
+    std::vector<std::string> got;
     for (const sfg::finding& f : live)
         got.push_back(f.analysis + " " + f.kind + " " + f.var + " " + f.thread + " " + f.op + "\n" +
                       f.message);

@@ -1,7 +1,7 @@
 // Misuse of the live runtime (docs/enforcers.md) is a `misuse` finding naming the object, never a
 // silent miss or a crash: threads sfg did not start, names of another kind, ill-formed
 // operations, a second session. And recording: the trace replays to the same findings.
-#include "sfg/runtime/trace_file.hpp"
+#include "replay_trace.hpp"
 #include "support.hpp"
 
 #include "bank.sfg.hpp"
@@ -156,23 +156,15 @@ TEST_CASE("the recorded trace is well-formed and replays to the same findings") 
     for (const auto& v : spec->variables)
         if (v.net)
             inputs.disciplines.emplace_back(v.name, &*v.net);
-    std::vector<std::unique_ptr<sfg::RunningAnalysis>> analyses;
-    sfg::Fanout fan;
-    for (const char* n : {"enforce", "hb", "fasttrack", "goldilocks", "eraser"}) {
-        analyses.push_back(sfg::make_analysis(n, inputs));
-        fan.add(analyses.back()->analysis());
-    }
-    sfg::Symbols syms;
-    const sfg::TraceResult r = sfg::read_trace_file(path, syms, fan);
-    REQUIRE_MESSAGE(r.ok(), r.error->to_string());
-    CHECK(r.events == events);
-    fan.finish(syms);
+    const Replay replay(path, {"enforce", "hb", "fasttrack", "goldilocks", "eraser"}, inputs);
+    CHECK(replay.result.events == events);
     Seen replayed;
     std::vector<std::pair<std::string, std::string>> who;
-    for (const auto& a : analyses)
-        for (const sfg::Finding& f : a->findings(syms)) {
+    for (const auto& a : replay.analyses)
+        for (const sfg::Finding& f : a->findings(replay.syms)) {
             replayed.emplace_back(sfg::to_string(f.kind), std::string(a->info().name), f.var);
-            who.emplace_back(syms.threads.name(f.access.thread), sfg::to_string(f.access.op));
+            who.emplace_back(replay.syms.threads.name(f.access.thread),
+                             sfg::to_string(f.access.op));
         }
     // Same findings; the live ones are in event order, the replayed ones by analysis.
     Seen live_seen = seen(live);

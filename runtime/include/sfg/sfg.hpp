@@ -107,197 +107,10 @@ private:
     sfg::finding finding_;
 };
 
-#if defined(SFG_DISABLE)
-// The switch for release builds of the same code: every type below is its std counterpart, with
-// the same interface, nothing recorded and nothing checked (docs/enforcers.md, "Switching it off").
-class session {
-public:
-    explicit session(const spec&, session_options = {}) noexcept {}
-    explicit session(session_options = {}) noexcept {}
-    session(const session&) = delete;
-    session& operator=(const session&) = delete;
-    std::vector<finding> findings() const { return {}; }
-    std::uint64_t events() const noexcept { return 0; }
-    void close() noexcept {}
-    std::size_t mark() const noexcept { return 0; }
-    bool expect(std::size_t, std::string_view, std::string_view) noexcept { return true; }
-    std::vector<finding> unexpected_findings() const { return {}; }
-    static session* current() noexcept { return nullptr; }
-};
-
-class thread {
-public:
-    template <class F, class... A>
-    thread(std::string_view, F&& f, A&&... args)
-        : t_(std::forward<F>(f), std::forward<A>(args)...) {}
-    void join() { t_.join(); }
-    bool joinable() const noexcept { return t_.joinable(); }
-
-private:
-    std::jthread t_;
-};
-
-class thread_group {
-public:
-    void add(std::string_view, std::function<void()> f) { pending_.push_back(std::move(f)); }
-    void start() {
-        for (auto& f : pending_)
-            threads_.emplace_back(std::move(f));
-        pending_.clear();
-    }
-    void join() {
-        for (auto& t : threads_)
-            t.join();
-    }
-
-private:
-    std::vector<std::function<void()>> pending_;
-    std::vector<std::jthread> threads_;
-};
-
-class mutex {
-public:
-    explicit mutex(std::string_view) noexcept {}
-    void lock() { m_.lock(); }
-    bool try_lock() { return m_.try_lock(); }
-    void unlock() { m_.unlock(); }
-
-private:
-    std::mutex m_;
-};
-
-template <class T>
-class shared {
-public:
-    explicit shared(std::string_view, T init = T{}) : value_(std::move(init)) {}
-    shared(const shared&) = delete;
-    shared& operator=(const shared&) = delete;
-    T load(sfg::source_location = sfg::source_location::current()) const { return value_; }
-    void store(T v, sfg::source_location = sfg::source_location::current()) {
-        value_ = std::move(v);
-    }
-    operator T() const { return value_; }
-    shared& operator=(T v) {
-        value_ = std::move(v);
-        return *this;
-    }
-
-private:
-    T value_;
-};
-
-template <class T>
-class volatile_var {
-public:
-    explicit volatile_var(std::string_view, T init = T{}) : value_(init) {}
-    T load(sfg::source_location = sfg::source_location::current()) const { return value_.load(); }
-    void store(T v, sfg::source_location = sfg::source_location::current()) { value_.store(v); }
-
-private:
-    std::atomic<T> value_;
-};
-
-class barrier {
-public:
-    barrier(std::string_view, std::ptrdiff_t count) : b_(count) {}
-    void arrive_and_wait() { b_.arrive_and_wait(); }
-
-private:
-    std::barrier<> b_;
-};
-
-// A FIFO of the objects under a std::mutex, as the checked one without its events.
-template <class T>
-class queue {
-public:
-    explicit queue(std::string_view) noexcept {}
-    queue(const queue&) = delete;
-    queue& operator=(const queue&) = delete;
-    void push(shared<T>& obj) {
-        {
-            std::lock_guard l(m_);
-            items_.push_back(&obj);
-        }
-        ready_.notify_one();
-    }
-    shared<T>& pop() {
-        std::unique_lock l(m_);
-        ready_.wait(l, [&] { return !items_.empty(); });
-        shared<T>* obj = items_.front();
-        items_.pop_front();
-        return *obj;
-    }
-    std::optional<std::reference_wrapper<shared<T>>> try_pop() {
-        std::lock_guard l(m_);
-        if (items_.empty())
-            return std::nullopt;
-        shared<T>* obj = items_.front();
-        items_.pop_front();
-        return std::ref(*obj);
-    }
-
-private:
-    std::mutex m_;
-    std::condition_variable ready_;
-    std::deque<shared<T>*> items_;
-};
-
-class deterministic {
-public:
-    explicit deterministic(sfg::source_location = sfg::source_location::current()) noexcept {}
-    deterministic(const deterministic&) = delete;
-    deterministic& operator=(const deterministic&) = delete;
-};
-
-#else // !SFG_DISABLE
-
 namespace detail {
 struct SessionImpl;
 struct GroupImpl;
-
-// An instrumented object: its name and kind, and its id in the session that last saw it.
-struct object {
-    object(std::string name, Namespace kind) : name(std::move(name)), kind(kind) {}
-    std::string name;
-    Namespace kind;
-    // (the session's serial << 32) | the id in it; 0: none yet. One word, so that an access
-    // queued without the runtime's lock reads both at once.
-    mutable std::atomic<std::uint64_t> cache{0};
-};
-
-// Records op on `o` by the calling thread, performing `access(context)` atomically with it.
-// Returns what the operation must throw under on_finding::throw_error (after it has finished
-// its work); aborts under on_finding::abort. `value`, when not null, is where the access leaves
-// the value a vr/vw carries (read after the access; docs/traces.md, "Values of volatiles").
-std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
-                                    void (*access)(void*), void* context,
-                                    const std::int64_t* value = nullptr);
-// record_event, then throws what it returned.
-void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
-            void* context, const std::int64_t* value = nullptr);
-inline void record(const object& o, Op op, const sfg::source_location* where = nullptr) {
-    record(o, op, where, nullptr, nullptr);
-}
-// A shared<T> access: record() when the session reports each finding as it happens
-// (throw_error, abort); under log and collect the event is queued in the calling thread and
-// pushed before its next synchronization event (docs/enforcers.md, "Ordering guarantees").
-void record_access(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
-                   void* context);
-// A misuse of `o` (e.g. unlocking a mutex not held): reported like a finding; returns what to
-// throw, as record_event.
-std::optional<finding> misuse(const object& o, const std::string& what);
-// sfg::deterministic: records `begin` in the calling thread and returns what its end needs (0:
-// nothing to end), or throws what record_event returned; end_block records the `end`.
-std::uint64_t begin_block(const sfg::source_location& where);
-void end_block(std::uint64_t block) noexcept;
-
-// sfg::queue's FIFO of objects (queue.cpp): each object as its address and its sfg object. push
-// records enq(q, o) and then makes it visible; pop takes one (waiting for it, or nullptr when
-// !wait and there is none) and then records deq(q, o). Each returns what record_event returned.
 struct QueueImpl;
-std::unique_ptr<QueueImpl, void (*)(QueueImpl*)> make_queue(std::string name);
-std::optional<finding> queue_push(QueueImpl& q, void* item, const object& o);
-std::optional<finding> queue_pop(QueueImpl& q, bool wait, void*& item);
 
 // A thread's body, type-erased and move-only (std::function needs copyable callables).
 struct task {
@@ -315,13 +128,165 @@ std::unique_ptr<task> make_task(F&& f) {
     return std::make_unique<task_of<std::decay_t<F>>>(std::forward<F>(f));
 }
 
+#if defined(SFG_DISABLE)
+// The switch for release builds of the same code (docs/enforcers.md, "Switching it off"): every
+// type below is its std counterpart with the same interface; names are ignored, objects take no
+// room beside what they wrap, nothing is recorded and nothing is checked. What differs from the
+// checked build is all here and in the inline definitions at the end of this file.
+using name_arg = std::string_view;
+
+struct object {
+    constexpr object(std::string_view, Namespace) noexcept {}
+};
+struct lock_object : object {
+    using object::object;
+};
+struct block_handle {}; // a deterministic block: nothing to end
+
+// The access runs, as the operation does without sfg.
+inline std::optional<finding> record_event(const object&, Op, const sfg::source_location*,
+                                           void (*access)(void*), void* context,
+                                           const std::int64_t* = nullptr) {
+    if (access)
+        access(context);
+    return std::nullopt;
+}
+inline void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+                   void* context, const std::int64_t* value = nullptr) {
+    record_event(o, op, where, access, context, value);
+}
+inline void record_access(const object& o, Op op, const sfg::source_location* where,
+                          void (*access)(void*), void* context) {
+    record_event(o, op, where, access, context);
+}
+
+// A FIFO of the objects under a std::mutex.
+struct QueueImpl {
+    std::mutex m;
+    std::condition_variable ready;
+    std::deque<void*> items;
+};
+// Held in place, as the checked build holds its pointer.
+struct queue_handle {
+    QueueImpl q;
+    QueueImpl& operator*() { return q; }
+};
+inline queue_handle make_queue(std::string_view) {
+    return {};
+}
+inline std::optional<finding> queue_push(QueueImpl& q, void* item, const object&) {
+    {
+        std::lock_guard l(q.m);
+        q.items.push_back(item);
+    }
+    q.ready.notify_one();
+    return std::nullopt;
+}
+inline std::optional<finding> queue_pop(QueueImpl& q, bool wait, void*& item) {
+    std::unique_lock l(q.m);
+    if (wait)
+        q.ready.wait(l, [&] { return !q.items.empty(); });
+    item = nullptr;
+    if (!q.items.empty()) {
+        item = q.items.front();
+        q.items.pop_front();
+    }
+    return std::nullopt;
+}
+
+using thread_handle = std::jthread;
+template <class F, class... A>
+thread_handle start_thread(std::string_view, F&& f, A&&... args) {
+    return std::jthread(std::forward<F>(f), std::forward<A>(args)...);
+}
+using group_tasks = std::vector<std::function<void()>>;
+using group_handle = std::vector<std::jthread>;
+inline group_handle no_group() {
+    return {};
+}
+
+struct SessionImpl {}; // no session: nothing is kept
+#else
+using name_arg = std::string;
+
+// An instrumented object: its name and kind, and its id in the session that last saw it.
+struct object {
+    object(std::string name, Namespace kind) : name(std::move(name)), kind(kind) {}
+    std::string name;
+    Namespace kind;
+    // (the session's serial << 32) | the id in it; 0: none yet. One word, so that an access
+    // queued without the runtime's lock reads both at once.
+    mutable std::atomic<std::uint64_t> cache{0};
+};
+// A mutex's object: also the thread holding it (locking it twice is a misuse).
+struct lock_object : object {
+    using object::object;
+    std::atomic<std::thread::id> holder{};
+};
+
+// Records op on `o` by the calling thread, performing `access(context)` atomically with it.
+// Returns what the operation must throw under on_finding::throw_error (after it has finished
+// its work); aborts under on_finding::abort. `value`, when not null, is where the access leaves
+// the value a vr/vw carries (read after the access; docs/traces.md, "Values of volatiles").
+std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
+                                    void (*access)(void*), void* context,
+                                    const std::int64_t* value = nullptr);
+// record_event, then throws what it returned.
+void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+            void* context, const std::int64_t* value = nullptr);
+// A shared<T> access: record() when the session reports each finding as it happens
+// (throw_error, abort); under log and collect the event is queued in the calling thread and
+// pushed before its next synchronization event (docs/enforcers.md, "Ordering guarantees").
+void record_access(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
+                   void* context);
+// A misuse of `o` (e.g. unlocking a mutex not held): reported like a finding; returns what to
+// throw, as record_event.
+std::optional<finding> misuse(const object& o, const std::string& what);
+
+// sfg::deterministic: begin_block records `begin` in the calling thread and returns what its
+// end needs (0: nothing to end), or throws what record_event returned; end_block records the
+// `end`.
+struct block_handle {
+    std::uint64_t begin = 0;
+};
+std::uint64_t begin_block(const sfg::source_location& where);
+void end_block(std::uint64_t block) noexcept;
+
+// sfg::queue's FIFO of objects (queue.cpp): each object as its address and its sfg object. push
+// records enq(q, o) and then makes it visible; pop takes one (waiting for it, or nullptr when
+// !wait and there is none) and then records deq(q, o). Each returns what record_event returned.
+using queue_handle = std::unique_ptr<QueueImpl, void (*)(QueueImpl*)>;
+queue_handle make_queue(std::string name);
+std::optional<finding> queue_push(QueueImpl& q, void* item, const object& o);
+std::optional<finding> queue_pop(QueueImpl& q, bool wait, void*& item);
+
 // Threads forked as one fork(u1, ..., uk) event and joined as one join(u1, ..., uk).
-std::unique_ptr<GroupImpl, void (*)(GroupImpl*)>
-start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks);
+using group_tasks = std::vector<std::pair<std::string, std::unique_ptr<task>>>;
+using group_handle = std::unique_ptr<GroupImpl, void (*)(GroupImpl*)>;
+inline group_handle no_group() {
+    return {nullptr, nullptr};
+}
+group_handle start_group(group_tasks tasks);
 // Waits for every thread, records the join, then rethrows the first exception a thread ended
 // with (finding_error under throw_error included).
 void join_group(GroupImpl& g);
 bool group_joinable(const GroupImpl& g);
+
+// One thread: a group of one, its body f(args...).
+using thread_handle = group_handle;
+thread_handle start_one(std::string name, std::unique_ptr<task> t);
+template <class F, class... A>
+thread_handle start_thread(std::string name, F&& f, A&&... args) {
+    return start_one(std::move(name),
+                     make_task([fn = std::forward<F>(f),
+                                as = std::make_tuple(std::forward<A>(args)...)]() mutable {
+                         std::apply(std::move(fn), std::move(as));
+                     }));
+}
+#endif
+inline void record(const object& o, Op op, const sfg::source_location* where = nullptr) {
+    record(o, op, where, nullptr, nullptr);
+}
 } // namespace detail
 
 // The checking of one program run. One is open at a time; opening a second is a misuse (it
@@ -368,13 +333,9 @@ private:
 class thread {
 public:
     template <class F, class... A>
-    thread(std::string name, F&& f, A&&... args)
-        : group_(start_one(
-              std::move(name),
-              detail::make_task([fn = std::forward<F>(f),
-                                 as = std::make_tuple(std::forward<A>(args)...)]() mutable {
-                  std::apply(std::move(fn), std::move(as));
-              }))) {}
+    thread(detail::name_arg name, F&& f, A&&... args)
+        : handle_(detail::start_thread(std::move(name), std::forward<F>(f),
+                                       std::forward<A>(args)...)) {}
     thread(thread&&) noexcept = default;
     thread& operator=(thread&&) = delete;
     ~thread();
@@ -382,9 +343,7 @@ public:
     bool joinable() const;
 
 private:
-    using handle = std::unique_ptr<detail::GroupImpl, void (*)(detail::GroupImpl*)>;
-    static handle start_one(std::string name, std::unique_ptr<detail::task> t);
-    handle group_;
+    detail::thread_handle handle_;
 };
 
 // Threads forked together: start() is one fork(u1, ..., uk) event, join() one join(u1, ..., uk).
@@ -394,13 +353,13 @@ public:
     thread_group(const thread_group&) = delete;
     thread_group& operator=(const thread_group&) = delete;
     ~thread_group();
-    void add(std::string name, std::function<void()> f); // not started yet
+    void add(detail::name_arg name, std::function<void()> f); // not started yet
     void start();
     void join();
 
 private:
-    std::vector<std::pair<std::string, std::unique_ptr<detail::task>>> pending_;
-    std::unique_ptr<detail::GroupImpl, void (*)(detail::GroupImpl*)> group_{nullptr, nullptr};
+    detail::group_tasks pending_;
+    detail::group_handle group_ = detail::no_group();
 };
 
 // A lock (std::lock_guard, std::unique_lock and std::scoped_lock work with it). acq is recorded
@@ -408,7 +367,7 @@ private:
 // when not holding it, is a misuse.
 class mutex {
 public:
-    explicit mutex(std::string name) : obj_(std::move(name), Namespace::lock) {}
+    explicit mutex(detail::name_arg name) : obj_(std::move(name), Namespace::lock) {}
     mutex(const mutex&) = delete;
     mutex& operator=(const mutex&) = delete;
     void lock();
@@ -417,8 +376,7 @@ public:
 
 private:
     std::mutex m_;
-    std::atomic<std::thread::id> holder_{};
-    detail::object obj_;
+    [[no_unique_address]] detail::lock_object obj_;
 };
 
 template <class T>
@@ -431,7 +389,7 @@ class shared {
     friend class queue<T>; // records enq and deq of this variable
 
 public:
-    explicit shared(std::string name, T init = T{})
+    explicit shared(detail::name_arg name, T init = T{})
         : obj_(std::move(name), Namespace::variable), value_(std::move(init)) {}
     shared(const shared&) = delete;
     shared& operator=(const shared&) = delete;
@@ -488,7 +446,7 @@ private:
             detail::record(o, op, where, access, context);
     }
 
-    detail::object obj_;
+    [[no_unique_address]] detail::object obj_;
     T value_;
 };
 
@@ -501,7 +459,7 @@ class volatile_var {
     static constexpr bool carries_value = std::is_integral_v<T> && sizeof(T) <= 8;
 
 public:
-    explicit volatile_var(std::string name, T init = T{})
+    explicit volatile_var(detail::name_arg name, T init = T{})
         : obj_(std::move(name), Namespace::volatile_), value_(init) {}
     volatile_var(const volatile_var&) = delete;
     volatile_var& operator=(const volatile_var&) = delete;
@@ -541,21 +499,21 @@ public:
     }
 
 private:
-    detail::object obj_;
+    [[no_unique_address]] detail::object obj_;
     std::atomic<T> value_;
 };
 
 // A barrier on std::barrier: benter is recorded before arriving, bexit after leaving.
 class barrier {
 public:
-    barrier(std::string name, std::ptrdiff_t count)
+    barrier(detail::name_arg name, std::ptrdiff_t count)
         : obj_(std::move(name), Namespace::barrier), b_(count) {}
     barrier(const barrier&) = delete;
     barrier& operator=(const barrier&) = delete;
     void arrive_and_wait();
 
 private:
-    detail::object obj_;
+    [[no_unique_address]] detail::object obj_;
     std::barrier<> b_;
 };
 
@@ -567,7 +525,7 @@ private:
 template <class T>
 class queue {
 public:
-    explicit queue(std::string name) : impl_(detail::make_queue(std::move(name))) {}
+    explicit queue(detail::name_arg name) : impl_(detail::make_queue(std::move(name))) {}
     queue(const queue&) = delete;
     queue& operator=(const queue&) = delete;
 
@@ -591,7 +549,7 @@ public:
     }
 
 private:
-    std::unique_ptr<detail::QueueImpl, void (*)(detail::QueueImpl*)> impl_;
+    detail::queue_handle impl_;
 };
 
 // A deterministic block (docs/determinism.md; SingleTrack's `deterministic`): construction
@@ -602,16 +560,84 @@ private:
 // is open is a misuse (and ends nothing).
 class deterministic {
 public:
-    explicit deterministic(sfg::source_location where = sfg::source_location::current())
-        : block_(detail::begin_block(where)) {}
-    ~deterministic() { detail::end_block(block_); }
+    explicit deterministic(sfg::source_location where = sfg::source_location::current());
+    ~deterministic();
     deterministic(const deterministic&) = delete;
     deterministic& operator=(const deterministic&) = delete;
 
 private:
-    std::uint64_t block_;
+    [[no_unique_address, maybe_unused]] detail::block_handle block_; // (unused when switched off)
 };
 
-#endif // SFG_DISABLE
+#if defined(SFG_DISABLE)
+// Switched off: the std counterparts' own operations; the session checks and reports nothing.
+inline session::session(const spec&, session_options) {}
+inline session::session(session_options) {}
+inline session::~session() = default;
+inline std::vector<finding> session::findings() const {
+    return {};
+}
+inline std::uint64_t session::events() const {
+    return 0;
+}
+inline void session::close() {}
+inline std::size_t session::mark() const {
+    return 0;
+}
+inline bool session::expect(std::size_t, std::string_view, std::string_view) {
+    return true;
+}
+inline std::vector<finding> session::unexpected_findings() const {
+    return {};
+}
+inline session* session::current() {
+    return nullptr;
+}
+
+inline thread::~thread() = default; // std::jthread joins
+inline void thread::join() {
+    handle_.join();
+}
+inline bool thread::joinable() const {
+    return handle_.joinable();
+}
+
+inline thread_group::~thread_group() = default;
+inline void thread_group::add(std::string_view, std::function<void()> f) {
+    pending_.push_back(std::move(f));
+}
+inline void thread_group::start() {
+    for (auto& f : pending_)
+        group_.emplace_back(std::move(f));
+    pending_.clear();
+}
+inline void thread_group::join() {
+    for (auto& t : group_)
+        t.join();
+}
+
+inline void mutex::lock() {
+    m_.lock();
+}
+inline bool mutex::try_lock() {
+    return m_.try_lock();
+}
+inline void mutex::unlock() {
+    m_.unlock();
+}
+
+inline void barrier::arrive_and_wait() {
+    b_.arrive_and_wait();
+}
+
+inline deterministic::deterministic(sfg::source_location) {}
+inline deterministic::~deterministic() {}
+#else
+inline deterministic::deterministic(sfg::source_location where)
+    : block_{detail::begin_block(where)} {}
+inline deterministic::~deterministic() {
+    detail::end_block(block_.begin);
+}
+#endif
 
 } // namespace sfg

@@ -45,8 +45,8 @@ Net build_petri_net(const Discipline& g) {
     // P(e), R(e), F(e) for each edge e = a -z-> b.
     for (std::uint32_t e = 0; e < n.edges.size(); ++e) {
         const ModeEdge& edge = n.edges[e];
-        const AccessMode& a = n.modes[static_cast<std::size_t>(edge.from)];
-        const AccessMode& b = n.modes[static_cast<std::size_t>(edge.to)];
+        const AccessMode& a = n.modes[edge.from];
+        const AccessMode& b = n.modes[edge.to];
         Transition sync{fmt::format("sync[e{}]", e), TransitionKind::sync, "", e, {}, {}};
         for (const std::string& s : a.threads) {
             const std::uint32_t post_snd = index(n.places.size());
@@ -56,7 +56,7 @@ Net build_petri_net(const Discipline& g) {
                                      TransitionKind::snd,
                                      s,
                                      e,
-                                     {acc[static_cast<std::size_t>(edge.from)].at(s)},
+                                     {acc[edge.from].at(s)},
                                      {post_snd}});
             sync.pre.push_back(post_snd);
         }
@@ -70,7 +70,7 @@ Net build_petri_net(const Discipline& g) {
                             t,
                             e,
                             {pre_rcv},
-                            {acc[static_cast<std::size_t>(edge.to)].at(t)}});
+                            {acc[edge.to].at(t)}});
             sync.post.push_back(pre_rcv);
         }
         n.transitions.push_back(std::move(sync));
@@ -79,9 +79,9 @@ Net build_petri_net(const Discipline& g) {
     }
 
     // M0 = { P(i) | i ∈ I }; in-modes are distinct modes, so their P(i) are distinct.
-    for (int i : g.in) {
+    for (std::uint32_t i : g.in) {
         Marking m;
-        for (const auto& [t, p] : acc[static_cast<std::size_t>(i)])
+        for (const auto& [t, p] : acc[i])
             m.push_back(p);
         std::sort(m.begin(), m.end());
         n.initial_markings.push_back(std::move(m));
@@ -94,9 +94,7 @@ std::size_t petri_net_size(const Discipline& g) {
     for (const AccessMode& a : g.modes)
         size += a.threads.size();
     for (const ModeEdge& e : g.edges)
-        size += 2 * (g.modes[static_cast<std::size_t>(e.from)].threads.size() +
-                     g.modes[static_cast<std::size_t>(e.to)].threads.size()) +
-                1;
+        size += 2 * (g.modes[e.from].threads.size() + g.modes[e.to].threads.size()) + 1;
     return size;
 }
 

@@ -32,83 +32,28 @@ void SingleTrackDetector::fail(const Event& e, std::string message) {
 void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
     if (error_)
         return;
-    const ThreadId t = e.thread;
     if (e.implicit) {
-        // A thread is in its transaction until it ends (a thread forked inside a block also
-        // after the block's `end`; a block of its own may be left open).
-        if (e.op == Op::thread_end) {
-            const ThreadState* th = threads_.find(t);
-            const std::uint64_t b = th ? th->block : 0;
-            threads_.retire(t); // it has no more events: nothing of its state is needed
-            xs_.retire(t);
-            if (b)
-                leave(b);
-        }
+        if (e.op == Op::thread_end)
+            on_thread_end(e.thread);
         return;
     }
     switch (e.op) {
-    case Op::begin: {
-        ThreadState& th = threads_[t];
-        if (th.own_open)
-            return fail(e, fmt::format("thread {} begins a deterministic block inside its own "
-                                       "block of event {} (blocks do not nest)",
-                                       syms.threads.name(t), std::uint64_t{th.own_begin}));
-        th.own_open = true;
-        th.own_begin = e.number;
-        if (th.block) { // forked inside a block: this one is part of it (docs/determinism.md)
-            th.flattened = true;
-            return;
-        }
-        th.block = e.number;
-        members_[e.number] = 1;
-        cf_.begin(t, e.number);
-        xs_.begin(t, e.number, e);
-        return;
-    }
-    case Op::end: {
-        ThreadState& th = threads_[t];
-        if (!th.own_open)
-            return fail(e, fmt::format("thread {} ends a deterministic block outside one",
-                                       syms.threads.name(t)));
-        th.own_open = false;
-        if (th.flattened) {
-            th.flattened = false;
-            return;
-        }
-        const std::uint64_t b = th.block;
-        th.block = 0;
-        leave(b);
-        return;
-    }
-    case Op::fork: {
-        const ThreadSets::Set children = syms.thread_sets[e.target];
-        const std::uint64_t b = threads_[t].block;
-        for (ThreadId u : children) { // XS FORK IN: the children join the forker's transaction
-            threads_[u].block = b;
-            if (b)
-                ++members_[b];
-        }
-        cf_.fork(t, children);
-        xs_.fork(t, b, children, e);
-        return cycle(e, syms);
-    }
+    case Op::begin:
+        return on_begin(e, syms);
+    case Op::end:
+        return on_end(e, syms);
+    case Op::fork:
+        return on_fork(e, syms);
     case Op::join: {
         const ThreadSets::Set joined = syms.thread_sets[e.target];
-        cf_.join(t, joined);
-        xs_.join(t, threads_[t].block, joined, e);
+        cf_.join(e.thread, joined);
+        xs_.join(e.thread, threads_[e.thread].block, joined, e);
         return cycle(e, syms);
     }
-    case Op::barrier_enter: {
-        const BarrierGenerations::Entry in = generations_.enter(t, e.target);
-        if (in.finished) {
-            cf_.barrier_forget(in.finished);
-            xs_.barrier_forget(in.finished);
-        }
-        cf_.barrier_enter(t, in.generation);
-        xs_.barrier_enter(t, threads_[t].block, in.generation, e);
-        return cycle(e, syms);
-    }
+    case Op::barrier_enter:
+        return on_barrier_enter(e, syms);
     case Op::barrier_exit: {
+        const ThreadId t = e.thread;
         const BarrierGenerations::Exit out = generations_.exit(t, e.target);
         cf_.barrier_exit(t, out.generation, out.finished);
         xs_.barrier_exit(t, threads_[t].block, out.generation, out.finished, e);
@@ -117,6 +62,77 @@ void SingleTrackDetector::on_event(const Event& e, const Symbols& syms) {
     default:
         return check(e, syms);
     }
+}
+
+// A thread is in its transaction until it ends (a thread forked inside a block also after the
+// block's `end`; a block of its own may be left open).
+void SingleTrackDetector::on_thread_end(ThreadId t) {
+    const ThreadState* th = threads_.find(t);
+    const std::uint64_t b = th ? th->block : 0;
+    threads_.retire(t); // it has no more events: nothing of its state is needed
+    xs_.retire(t);
+    if (b)
+        leave(b);
+}
+
+void SingleTrackDetector::on_begin(const Event& e, const Symbols& syms) {
+    const ThreadId t = e.thread;
+    ThreadState& th = threads_[t];
+    if (th.own_open)
+        return fail(e, fmt::format("thread {} begins a deterministic block inside its own "
+                                   "block of event {} (blocks do not nest)",
+                                   syms.threads.name(t), std::uint64_t{th.own_begin}));
+    th.own_open = true;
+    th.own_begin = e.number;
+    if (th.block) { // forked inside a block: this one is part of it (docs/determinism.md)
+        th.flattened = true;
+        return;
+    }
+    th.block = e.number;
+    members_[e.number] = 1;
+    cf_.begin(t, e.number);
+    xs_.begin(t, e.number, e);
+}
+
+void SingleTrackDetector::on_end(const Event& e, const Symbols& syms) {
+    ThreadState& th = threads_[e.thread];
+    if (!th.own_open)
+        return fail(e, fmt::format("thread {} ends a deterministic block outside one",
+                                   syms.threads.name(e.thread)));
+    th.own_open = false;
+    if (th.flattened) {
+        th.flattened = false;
+        return;
+    }
+    const std::uint64_t b = th.block;
+    th.block = 0;
+    leave(b);
+}
+
+void SingleTrackDetector::on_fork(const Event& e, const Symbols& syms) {
+    const ThreadId t = e.thread;
+    const ThreadSets::Set children = syms.thread_sets[e.target];
+    const std::uint64_t b = threads_[t].block;
+    for (ThreadId u : children) { // XS FORK IN: the children join the forker's transaction
+        threads_[u].block = b;
+        if (b)
+            ++members_[b];
+    }
+    cf_.fork(t, children);
+    xs_.fork(t, b, children, e);
+    cycle(e, syms);
+}
+
+void SingleTrackDetector::on_barrier_enter(const Event& e, const Symbols& syms) {
+    const ThreadId t = e.thread;
+    const BarrierGenerations::Entry in = generations_.enter(t, e.target);
+    if (in.finished) {
+        cf_.barrier_forget(in.finished);
+        xs_.barrier_forget(in.finished);
+    }
+    cf_.barrier_enter(t, in.generation);
+    xs_.barrier_enter(t, threads_[t].block, in.generation, e);
+    cycle(e, syms);
 }
 
 void SingleTrackDetector::check(const Event& e, const Symbols& syms) {

@@ -154,15 +154,8 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
         ++stats.sync_ops;
         const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
         if (e.has_value() && t.valid() && names.has_value_mechanisms()) [[unlikely]] {
-            // vw(v=K) is the snd, vr(v=K) the rcv, of both v and v==K (thesis §5.1,
-            // docs/enforcement.md): one op, so at most one transition per candidate.
-            if (const MechIx mv = resolver.value_mechanism_of(e.target, e.value_id); mv.valid()) {
-                gathered.clear();
-                if (m.valid())
-                    lookup(m, t, op.role);
-                lookup(mv, t, op.role);
-                return apply_gathered();
-            }
+            if (on_value_sync(e, t, op, m))
+                return;
         }
         if (op.mech == MechKind::lock && m.valid() && names.mechanism(m).mode_lock) [[unlikely]]
             track_mode_lock(t, m, op.role == Role::rcv); // acq: the lock's rcv
@@ -173,66 +166,91 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
             step(sub);
         return;
     }
-    gathered.clear();
-    const Symbols& syms = *resolver.symbols();
-    // fork/join operands as sorted NetThreads (threads no net names are dropped: no U or S has
-    // them).
-    auto operand_threads = [&]() {
-        set_threads.clear();
-        if (e.target != no_object && e.target < syms.thread_sets.size())
-            for (ThreadId u : syms.thread_sets[e.target])
-                if (const NetThread nu = resolver.thread_of(u); nu.valid())
-                    set_threads.push_back(nu);
-        std::sort(set_threads.begin(), set_threads.end());
-    };
-    auto subset = [](const std::vector<NetThread>& a, const std::vector<NetThread>& b) {
-        return std::includes(b.begin(), b.end(), a.begin(), a.end());
-    };
-
-    // The fork and join mechanisms (thesis Figure 4.2): the op with a thread set is the side of
-    // the mechanism's own thread t, fork(t -> U) or join(S -> t); the implicit op with one thread
-    // is the side of a member u of U or S. Which side sends is the op's role.
     switch (op.operand) {
     case Operand::name: // above
     case Operand::none: // begin, end
         return;
-    case Operand::thread_set: // every mechanism of t whose U or S is within the operand
-        ++stats.sync_ops;
-        if (t.valid()) {
-            operand_threads();
-            for (MechIx m : names.by_owner(*op.mech, t))
-                if (subset(names.mechanism(m).threads, set_threads))
-                    lookup(m, t, op.role);
-        }
-        return apply_gathered();
+    case Operand::thread_set:
+        return on_thread_set_sync(e, t, op);
     case Operand::thread:
-        ++stats.sync_ops;
-        if (!t.valid())
-            return apply_gathered();
-        if (op.mech == MechKind::fork) { // start: every fork(t' -> U), u ∈ U, t' the forker of u
-            const NetThread forker = resolver.thread_of(e.target);
-            if (forker.valid())
-                for (MechIx m : names.forks_by(forker)) {
-                    const auto& us = names.mechanism(m).threads;
-                    if (std::binary_search(us.begin(), us.end(), t))
-                        lookup(m, t, op.role);
-                }
-        } else { // exit: every join(S -> t'), u ∈ S, whatever t'
-            for (MechIx m : names.joins_with_member(t))
+        return on_thread_sync(e, t, op);
+    case Operand::queue_item:
+        return on_queue_item_sync(e, t, op);
+    }
+}
+
+// vw(v=K) is the snd, vr(v=K) the rcv, of both v and v==K (thesis §5.1, docs/enforcement.md):
+// one op, so at most one transition per candidate. False when no net names v==K.
+bool Enforcer::Impl::on_value_sync(const Event& e, NetThread t, const OpInfo& op, MechIx m) {
+    const MechIx mv = resolver.value_mechanism_of(e.target, e.value_id);
+    if (!mv.valid())
+        return false;
+    gathered.clear();
+    if (m.valid())
+        lookup(m, t, op.role);
+    lookup(mv, t, op.role);
+    apply_gathered();
+    return true;
+}
+
+// The fork and join mechanisms (thesis Figure 4.2): the op with a thread set is the side of the
+// mechanism's own thread t, fork(t -> U) or join(S -> t); the implicit op with one thread
+// (on_thread_sync) is the side of a member u of U or S. Which side sends is the op's role.
+void Enforcer::Impl::on_thread_set_sync(const Event& e, NetThread t, const OpInfo& op) {
+    gathered.clear();
+    ++stats.sync_ops;
+    if (t.valid()) { // every mechanism of t whose U or S is within the operand
+        operand_threads(e);
+        for (MechIx m : names.by_owner(*op.mech, t)) {
+            const std::vector<NetThread>& us = names.mechanism(m).threads;
+            if (std::includes(set_threads.begin(), set_threads.end(), us.begin(), us.end()))
                 lookup(m, t, op.role);
         }
+    }
+    apply_gathered();
+}
+
+// fork/join operands as sorted NetThreads (threads no net names are dropped: no U or S has
+// them).
+void Enforcer::Impl::operand_threads(const Event& e) {
+    const Symbols& syms = *resolver.symbols();
+    set_threads.clear();
+    if (e.target != no_object && e.target < syms.thread_sets.size())
+        for (ThreadId u : syms.thread_sets[e.target])
+            if (const NetThread nu = resolver.thread_of(u); nu.valid())
+                set_threads.push_back(nu);
+    std::sort(set_threads.begin(), set_threads.end());
+}
+
+void Enforcer::Impl::on_thread_sync(const Event& e, NetThread t, const OpInfo& op) {
+    gathered.clear();
+    ++stats.sync_ops;
+    if (!t.valid())
         return apply_gathered();
-    case Operand::queue_item: { // snd / rcv of q(o), queue q on variable o (thesis §5.1)
-        ++stats.sync_ops;
-        const MechIx m = t.valid() ? resolver.queue_item_mechanism_of(e.target) : MechIx::none();
-        const std::span<const Subscription> found =
-            m.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
-        stats.sync_ops_irrelevant += found.empty();
-        for (const Subscription& sub : found)
-            step(sub);
-        return;
+    if (op.mech == MechKind::fork) { // start: every fork(t' -> U), u ∈ U, t' the forker of u
+        const NetThread forker = resolver.thread_of(e.target);
+        if (forker.valid())
+            for (MechIx m : names.forks_by(forker)) {
+                const auto& us = names.mechanism(m).threads;
+                if (std::binary_search(us.begin(), us.end(), t))
+                    lookup(m, t, op.role);
+            }
+    } else { // exit: every join(S -> t'), u ∈ S, whatever t'
+        for (MechIx m : names.joins_with_member(t))
+            lookup(m, t, op.role);
     }
-    }
+    apply_gathered();
+}
+
+// snd / rcv of q(o), queue q on variable o (thesis §5.1).
+void Enforcer::Impl::on_queue_item_sync(const Event& e, NetThread t, const OpInfo& op) {
+    ++stats.sync_ops;
+    const MechIx m = t.valid() ? resolver.queue_item_mechanism_of(e.target) : MechIx::none();
+    const std::span<const Subscription> found =
+        m.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
+    stats.sync_ops_irrelevant += found.empty();
+    for (const Subscription& sub : found)
+        step(sub);
 }
 
 CandidateView Enforcer::Impl::candidates(VarIx v, CandidateSet& scratch) const {

@@ -88,6 +88,14 @@ struct Enforcer::Impl {
         lazy_memory(r.var, r.group, t, want, e);
     }
     [[gnu::noinline]] void on_sync(const Event& e, NetThread t); // every op but r and w
+    // on_sync's steps for what is not a lock, volatile or barrier op: a value a vr/vw carries
+    // (false: no net names it), a fork or join with its thread set, the start or exit of a
+    // member of one, an enq or deq.
+    bool on_value_sync(const Event& e, NetThread t, const OpInfo& op, MechIx m);
+    void on_thread_set_sync(const Event& e, NetThread t, const OpInfo& op);
+    void operand_threads(const Event& e); // into set_threads
+    void on_thread_sync(const Event& e, NetThread t, const OpInfo& op);
+    void on_queue_item_sync(const Event& e, NetThread t, const OpInfo& op);
     void eager_memory(VarIx v, NetThread t, const Event& e);
     enforce::HeldLocks held_by(NetThread t) const {
         return t.valid() && t.ix() < held.size() ? enforce::HeldLocks(held[t])

@@ -48,84 +48,88 @@ bool point_of(const FactoredShape& f, const NetShape& s, std::span<const PlaceIx
     return true;
 }
 
-} // namespace
-
-// The conditions (Figure 4.11, Lemma 4.3.10): every place is on the track of one thread of one
-// mode, with one Acc place per track; every snd and rcv moves one token along its track, never
-// from a place a sync needs; every sync takes a whole point of one mode to a whole point of
-// another, from places that are not Acc to places no sync needs, one sync per SFG edge, from
-// the edge's PostSnd places; M0 is points.
-FactoredShape factor(const NetShape& s) {
-    FactoredShape f;
-    const Net& net = s.net;
-    const std::size_t nm = net.modes.size(), np = net.places.size(), nr = net.transitions.size();
-    if (nm == 0)
-        return f;
+// Modes and their coordinates: one per thread of each mode (no thread twice in one mode).
+bool factor_coords(const NetShape& s, FactoredShape& f) {
+    const std::size_t nm = s.net.modes.size();
     f.first.resize(nm + 1, 0);
     f.exclusive.resize(nm, 0);
     f.lock = s.mode_lock;
     for (ModeIx a : s.mode_threads.indices()) {
         if (s.mode_threads[a].empty())
-            return f;
+            return false;
         f.first[ModeIx(a.v + 1)] =
             f.first[a] + static_cast<std::uint32_t>(s.mode_threads[a].size());
-        f.exclusive[a] = net.modes[a.ix()].kind != ModeKind::RS;
+        f.exclusive[a] = s.net.modes[a.ix()].kind != ModeKind::RS;
         for (NetThread t : s.mode_threads[a])
             f.thread_count = std::max(f.thread_count, t.v + 1);
     }
-    const std::uint32_t coords = f.first[ModeIx::at(nm)];
     f.coord.assign(nm * f.thread_count, FactoredShape::none);
     for (ModeIx a : s.mode_threads.indices())
         for (std::uint32_t c = 0; c < s.mode_threads[a].size(); ++c) {
             std::uint32_t& slot = f.coord[a.ix() * f.thread_count + s.mode_threads[a][c].v];
             if (slot != FactoredShape::none) // a thread twice in one mode
-                return f;
+                return false;
             slot = c;
         }
+    return true;
+}
 
-    // Positions.
+// Positions: every place on the track (coordinate) of one thread of one mode, at most 64 a
+// track, one of them Acc.
+bool factor_positions(const NetShape& s, FactoredShape& f) {
+    const std::uint32_t coords = f.first[ModeIx::at(s.net.modes.size())];
+    const std::size_t np = s.net.places.size();
     f.acc_bit.assign(coords, 0);
     f.position.resize(coords);
     f.place_coord.assign(np, FactoredShape::none);
     f.place_bit.assign(np, 0);
     for (PlaceIx p : f.place_coord.indices()) {
         const ModeIx a = s.place_mode[p];
-        if (!a.valid() || a.ix() >= nm)
-            return f;
+        if (!a.valid() || a.ix() >= s.net.modes.size())
+            return false;
         const std::uint32_t c = f.coord_of(a, s.place_thread[p]);
         if (c == FactoredShape::none)
-            return f;
+            return false;
         const std::uint32_t g = f.first[a] + c;
         if (f.position[g].size() == 64)
-            return f;
+            return false;
         const std::uint64_t bit = std::uint64_t{1} << f.position[g].size();
         f.position[g].push_back(p);
         f.place_coord[p] = g;
         f.place_bit[p] = bit;
-        if (net.places[p.ix()].kind == PlaceKind::Acc) {
+        if (s.net.places[p.ix()].kind == PlaceKind::Acc) {
             if (f.acc_bit[g] != 0 || s.acc_thread[p] != s.place_thread[p])
-                return f;
+                return false;
             f.acc_bit[g] = bit;
         }
     }
-    for (std::uint32_t g = 0; g < coords; ++g)
-        if (f.acc_bit[g] == 0)
-            return f;
+    return std::find(f.acc_bit.begin(), f.acc_bit.end(), 0) == f.acc_bit.end();
+}
 
-    // Syncs, then moves.
-    std::vector<std::uint8_t> sync_pre(np, 0);
-    std::vector<std::uint32_t> sync_of(nr, FactoredShape::none);
-    f.mode_syncs.resize(nm);
+// The syncs found by factor_syncs: which places some sync takes from, and each sync
+// transition's index in FactoredShape::syncs.
+struct SyncPlaces {
+    std::vector<std::uint8_t> pre;
+    std::vector<std::uint32_t> of;
+};
+
+// Every sync takes a whole point of one mode, from places that are not Acc and no other sync
+// takes from, to a whole point of another, from which no sync is enabled at once.
+bool factor_syncs(const NetShape& s, FactoredShape& f, SyncPlaces& sp) {
+    const Net& net = s.net;
+    sp.pre.assign(net.places.size(), 0);
+    sp.of.assign(net.transitions.size(), FactoredShape::none);
+    f.mode_syncs.resize(net.modes.size());
     std::vector<std::uint64_t> pre, post;
     for (TransitionIx r : s.single_next.indices()) {
         if (net.transitions[r.ix()].kind != TransitionKind::sync)
             continue;
         if (!point_of(f, s, s.pre(r), pre) || !point_of(f, s, s.post(r), post))
-            return f;
+            return false;
         for (PlaceIx p : s.pre(r)) {
-            if (net.places[p.ix()].kind == PlaceKind::Acc || sync_pre[p.ix()])
-                return f; // (two syncs from one place: [SYNC] would fire one of them)
-            sync_pre[p.ix()] = 1;
+            if (net.places[p.ix()].kind == PlaceKind::Acc || sp.pre[p.ix()])
+                return false; // (two syncs from one place: [SYNC] would fire one of them)
+            sp.pre[p.ix()] = 1;
         }
         FactoredShape::Sync sy{ModeIx(static_cast<std::uint32_t>(pre[0])),
                                ModeIx(static_cast<std::uint32_t>(post[0])),
@@ -133,25 +137,30 @@ FactoredShape factor(const NetShape& s) {
         f.bits.insert(f.bits.end(), pre.begin() + 1, pre.end());
         sy.post = static_cast<std::uint32_t>(f.bits.size());
         f.bits.insert(f.bits.end(), post.begin() + 1, post.end());
-        sync_of[r.ix()] = static_cast<std::uint32_t>(f.syncs.size());
-        f.mode_syncs[sy.from].push_back(sync_of[r.ix()]);
+        sp.of[r.ix()] = static_cast<std::uint32_t>(f.syncs.size());
+        f.mode_syncs[sy.from].push_back(sp.of[r.ix()]);
         f.syncs.push_back(sy);
     }
     for (TransitionIx r : s.single_next.indices())
         if (net.transitions[r.ix()].kind == TransitionKind::sync)
             for (PlaceIx p : s.post(r))
-                if (sync_pre[p.ix()]) // sync• would enable a second sync at once
-                    return f;
-    f.moves.resize(nr);
+                if (sp.pre[p.ix()]) // sync• would enable a second sync at once
+                    return false;
+    return true;
+}
+
+// Every snd and rcv moves one token along its track, never from a place a sync takes from.
+bool factor_moves(const NetShape& s, FactoredShape& f, const SyncPlaces& sp) {
+    f.moves.resize(s.net.transitions.size());
     for (TransitionIx r : f.moves.indices()) {
-        if (net.transitions[r.ix()].kind == TransitionKind::sync)
+        if (s.net.transitions[r.ix()].kind == TransitionKind::sync)
             continue;
         const auto pr = s.pre(r), po = s.post(r);
-        if (pr.size() != 1 || po.size() != 1 || pr[0] == po[0] || sync_pre[pr[0].ix()])
-            return f;
+        if (pr.size() != 1 || po.size() != 1 || pr[0] == po[0] || sp.pre[pr[0].ix()])
+            return false;
         const std::uint32_t g = f.place_coord[pr[0]];
         if (g != f.place_coord[po[0]])
-            return f;
+            return false;
         FactoredShape::Move& mv = f.moves[r];
         mv.mode = s.place_mode[pr[0]];
         mv.coord = g - f.first[mv.mode];
@@ -159,19 +168,30 @@ FactoredShape factor(const NetShape& s) {
         mv.to = f.place_bit[po[0]];
         mv.syncs_begin = static_cast<std::uint32_t>(f.move_syncs.size());
         for (TransitionIx sy : s.place_syncs[po[0]])
-            f.move_syncs.push_back(sync_of[sy.ix()]);
+            f.move_syncs.push_back(sp.of[sy.ix()]);
         mv.syncs_end = static_cast<std::uint32_t>(f.move_syncs.size());
     }
+    return true;
+}
+
+// M0 is points, with no place a sync takes from.
+bool factor_initial(const NetShape& s, FactoredShape& f, const SyncPlaces& sp) {
+    std::vector<std::uint64_t> point;
     for (const auto& m : s.initial) {
         for (PlaceIx p : m)
-            if (sync_pre[p.ix()])
-                return f;
-        if (!point_of(f, s, m, pre))
-            return f;
-        f.initial.push_back(pre);
+            if (sp.pre[p.ix()])
+                return false;
+        if (!point_of(f, s, m, point))
+            return false;
+        f.initial.push_back(point);
     }
-    // One sync per SFG edge, from the edge's PostSnd places: representatives() takes a sync's
-    // •sync for the edge's PostSnd places.
+    return true;
+}
+
+// One sync per SFG edge, from the edge's PostSnd places (representatives() takes a sync's •sync
+// for the edge's PostSnd places), and every PostSnd place some sync's.
+bool one_sync_per_edge(const NetShape& s, const SyncPlaces& sp) {
+    const Net& net = s.net;
     std::vector<std::uint8_t> edge_synced(net.edges.size(), 0);
     for (TransitionIx r : s.single_next.indices()) {
         const Transition& t = net.transitions[r.ix()];
@@ -179,16 +199,32 @@ FactoredShape factor(const NetShape& s) {
             continue;
         const std::size_t e = t.edge;
         if (e >= net.edges.size() || edge_synced[e])
-            return f;
+            return false;
         edge_synced[e] = 1;
         for (PlaceIx p : s.pre(r))
             if (net.places[p.ix()].kind != PlaceKind::PostSnd || net.places[p.ix()].edge != t.edge)
-                return f;
+                return false;
     }
-    for (PlaceIx p : f.place_coord.indices()) // every PostSnd place is some sync's
-        if (net.places[p.ix()].kind == PlaceKind::PostSnd && !sync_pre[p.ix()])
-            return f;
-    if (std::find(edge_synced.begin(), edge_synced.end(), 0) != edge_synced.end())
+    for (std::size_t p = 0; p < net.places.size(); ++p)
+        if (net.places[p].kind == PlaceKind::PostSnd && !sp.pre[p])
+            return false;
+    return std::find(edge_synced.begin(), edge_synced.end(), 0) == edge_synced.end();
+}
+
+} // namespace
+
+// The conditions (Figure 4.11, Lemma 4.3.10): every place is on the track of one thread of one
+// mode, with one Acc place per track; every snd and rcv moves one token along its track, never
+// from a place a sync needs; every sync takes a whole point of one mode to a whole point of
+// another, from places that are not Acc to places no sync needs, one sync per SFG edge, from
+// the edge's PostSnd places; M0 is points. A net that fails one is left unfactorable (the steps
+// so far filled in).
+FactoredShape factor(const NetShape& s) {
+    FactoredShape f;
+    SyncPlaces sp;
+    if (s.net.modes.empty() || !factor_coords(s, f) || !factor_positions(s, f) ||
+        !factor_syncs(s, f, sp) || !factor_moves(s, f, sp) || !factor_initial(s, f, sp) ||
+        !one_sync_per_edge(s, sp))
         return f;
     for (ModeIx a : s.mode_threads.indices())
         f.max_width = std::max(f.max_width, f.width(a));

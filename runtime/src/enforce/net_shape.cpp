@@ -73,6 +73,138 @@ void fire_one(const NetShape& s, std::span<const PlaceIx> m, TransitionIx r,
     std::sort(out.begin(), out.end());
 }
 
+// Each mode's threads and lock (a LOCK mode's), by NetNames' numbering.
+void index_modes(NetShape& s, NetNames& names) {
+    const Net& net = s.net;
+    const std::size_t np = net.places.size(), nm = net.modes.size();
+    s.place_thread.resize(np);
+    s.acc_thread.assign(np, NetThread::none());
+    s.acc_ex.assign(np, 0);
+    s.acc_lock.assign(np, MechIx::none());
+    s.mode_lock.assign(nm, MechIx::none());
+    s.place_mode.assign(np, ModeIx::none());
+    s.place_syncs.resize(np);
+    s.mode_acc.resize(nm);
+    s.mode_threads.resize(nm);
+    for (ModeIx a : s.mode_threads.indices()) {
+        const AccessMode& mode = net.modes[a.ix()];
+        for (const std::string& t : mode.threads)
+            s.mode_threads[a].push_back(names.intern_thread(t));
+        if (mode.kind == ModeKind::LOCK) {
+            s.mode_lock[a] = names.intern_mode_lock(mode.lock);
+            s.lock_modes = true;
+        }
+    }
+}
+
+// Each place's thread and mode: an Acc place's own, a PostSnd (PreRcv) place's edge's source
+// (target), Q(a) in the proof of Lemma 4.3.8; and what an Acc place permits.
+void index_places(NetShape& s, NetNames& names) {
+    const Net& net = s.net;
+    for (PlaceIx p : s.place_thread.indices()) {
+        const Place& pl = net.places[p.ix()];
+        s.place_thread[p] = names.intern_thread(pl.thread);
+        const auto edge_mode = [&](std::uint32_t ModeEdge::*end) {
+            return pl.edge && *pl.edge < net.edges.size() ? ModeIx::at(net.edges[*pl.edge].*end)
+                                                          : ModeIx::none();
+        };
+        switch (pl.kind) {
+        case PlaceKind::Acc:
+            s.place_mode[p] = ModeIx::at(pl.mode);
+            if (pl.mode && *pl.mode < net.modes.size()) {
+                const auto a = ModeIx::at(*pl.mode);
+                s.acc_thread[p] = s.place_thread[p];
+                s.acc_ex[p] = net.modes[a.ix()].kind != ModeKind::RS;
+                s.acc_lock[p] = s.mode_lock[a];
+                s.mode_acc[a].push_back(p);
+            }
+            break;
+        case PlaceKind::PostSnd: // Q(a) for a -z-> b
+            s.place_mode[p] = edge_mode(&ModeEdge::from);
+            break;
+        case PlaceKind::PreRcv: // Q(b) for a -z-> b
+            s.place_mode[p] = edge_mode(&ModeEdge::to);
+            break;
+        }
+    }
+}
+
+// A net of one mode and no transitions (LOCK(m: T) as a discipline): its mode and threads as
+// masks, when every thread's number is below 64.
+void find_fixed_mode(NetShape& s) {
+    const Net& net = s.net;
+    if (!net.transitions.empty() || net.modes.size() != 1 || net.initial_markings.size() != 1)
+        return;
+    const auto a = ModeIx::at(std::size_t{0});
+    bool narrow = true;
+    for (NetThread t : s.mode_threads[a]) {
+        narrow = narrow && t.valid() && t.v < 64;
+        if (narrow)
+            s.fixed_threads |= std::uint64_t{1} << t.v;
+    }
+    if (narrow) {
+        s.fixed_mode = a;
+        s.fixed_writes = net.modes[a.ix()].kind != ModeKind::RS;
+    }
+}
+
+// Each transition's •r and r• in one array, the syncs each place feeds, and the one place a
+// snd or rcv leads to with [SYNC] closed over, if it is one.
+void index_transitions(NetShape& s) {
+    const Net& net = s.net;
+    const std::size_t nr = net.transitions.size();
+    s.tr_off.push_back(0);
+    for (std::size_t r = 0; r < nr; ++r) {
+        const Transition& t = net.transitions[r];
+        for (std::uint32_t p : t.pre)
+            s.tr_places.push_back(PlaceIx(p));
+        s.tr_mid.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
+        for (std::uint32_t p : t.post)
+            s.tr_places.push_back(PlaceIx(p));
+        s.tr_off.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
+        if (t.kind == TransitionKind::sync)
+            for (std::uint32_t p : t.pre)
+                s.place_syncs[PlaceIx::at(p)].push_back(TransitionIx::at(r));
+    }
+    s.single_next.assign(nr, PlaceIx::none());
+    for (TransitionIx r : s.single_next.indices()) {
+        const auto pre = s.pre(r);
+        if (net.transitions[r.ix()].kind == TransitionKind::sync || pre.size() != 1 ||
+            !enabled(s, pre, r))
+            continue;
+        std::vector<PlaceIx> out, tmp;
+        fire_closed(s, pre, r, out, tmp);
+        if (out.size() == 1)
+            s.single_next[r] = out[0];
+    }
+}
+
+// Mode labels, disambiguated by index when a discipline has two modes with the same label
+// (e.g. the two copies of tl in [tl]^m ▷^n [tl]^n).
+void label_modes(NetShape& s) {
+    const Net& net = s.net;
+    for (std::size_t a = 0; a < net.modes.size(); ++a) {
+        std::string label = net.modes[a].label();
+        std::size_t same = 0;
+        for (const AccessMode& b : net.modes)
+            same += b.label() == label;
+        s.mode_labels.push_back(same > 1 ? label + "#" + std::to_string(a) : label);
+    }
+}
+
+// M0 as sorted place sets, each once.
+void index_initial(NetShape& s) {
+    for (const Marking& m : s.net.initial_markings) {
+        std::vector<PlaceIx> v;
+        for (std::uint32_t p : m)
+            v.push_back(PlaceIx(p));
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        if (std::find(s.initial.begin(), s.initial.end(), v) == s.initial.end())
+            s.initial.push_back(std::move(v));
+    }
+}
+
 // Decides whether a shape can be simulated by OneTokenGroups and lays out its rows and columns:
 // every mode has one thread, every initial marking is one Acc place, and every snd (rcv)
 // transition takes one Acc (PreRcv) place to one PreRcv (Acc) place, [SYNC] included, so one op
@@ -158,109 +290,14 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
     auto [it, inserted] = ids_.try_emplace(structural_key(net), shapes_.next_index());
     if (!inserted)
         return it->second;
-
     NetShape s;
     s.net = net;
-    const std::size_t np = net.places.size(), nm = net.modes.size(), nr = net.transitions.size();
-    s.place_thread.resize(np);
-    s.acc_thread.assign(np, NetThread::none());
-    s.acc_ex.assign(np, 0);
-    s.acc_lock.assign(np, MechIx::none());
-    s.mode_lock.assign(nm, MechIx::none());
-    s.place_mode.assign(np, ModeIx::none());
-    s.place_syncs.resize(np);
-    s.mode_acc.resize(nm);
-    s.mode_threads.resize(nm);
-    for (ModeIx a : s.mode_threads.indices()) {
-        const AccessMode& mode = net.modes[a.ix()];
-        for (const std::string& t : mode.threads)
-            s.mode_threads[a].push_back(names.intern_thread(t));
-        if (mode.kind == ModeKind::LOCK) {
-            s.mode_lock[a] = names.intern_mode_lock(mode.lock);
-            s.lock_modes = true;
-        }
-    }
-    for (PlaceIx p : s.place_thread.indices()) {
-        const Place& pl = net.places[p.ix()];
-        s.place_thread[p] = names.intern_thread(pl.thread);
-        const auto edge_mode = [&](int ModeEdge::*end) {
-            return pl.edge && *pl.edge < net.edges.size() ? ModeIx::at(net.edges[*pl.edge].*end)
-                                                          : ModeIx::none();
-        };
-        switch (pl.kind) {
-        case PlaceKind::Acc:
-            s.place_mode[p] = ModeIx::at(pl.mode);
-            if (pl.mode && *pl.mode < nm) {
-                const auto a = ModeIx::at(*pl.mode);
-                s.acc_thread[p] = s.place_thread[p];
-                s.acc_ex[p] = net.modes[a.ix()].kind != ModeKind::RS;
-                s.acc_lock[p] = s.mode_lock[a];
-                s.mode_acc[a].push_back(p);
-            }
-            break;
-        case PlaceKind::PostSnd: // Q(a) for a -z-> b
-            s.place_mode[p] = edge_mode(&ModeEdge::from);
-            break;
-        case PlaceKind::PreRcv: // Q(b) for a -z-> b
-            s.place_mode[p] = edge_mode(&ModeEdge::to);
-            break;
-        }
-    }
-    if (nr == 0 && nm == 1 && net.initial_markings.size() == 1) {
-        const auto a = ModeIx::at(std::size_t{0});
-        bool narrow = true;
-        for (NetThread t : s.mode_threads[a]) {
-            narrow = narrow && t.valid() && t.v < 64;
-            if (narrow)
-                s.fixed_threads |= std::uint64_t{1} << t.v;
-        }
-        if (narrow) {
-            s.fixed_mode = a;
-            s.fixed_writes = net.modes[a.ix()].kind != ModeKind::RS;
-        }
-    }
-    s.tr_off.push_back(0);
-    for (std::size_t r = 0; r < nr; ++r) {
-        const Transition& t = net.transitions[r];
-        for (std::uint32_t p : t.pre)
-            s.tr_places.push_back(PlaceIx(p));
-        s.tr_mid.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
-        for (std::uint32_t p : t.post)
-            s.tr_places.push_back(PlaceIx(p));
-        s.tr_off.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
-        if (t.kind == TransitionKind::sync)
-            for (std::uint32_t p : t.pre)
-                s.place_syncs[PlaceIx::at(p)].push_back(TransitionIx::at(r));
-    }
-    s.single_next.assign(nr, PlaceIx::none());
-    for (TransitionIx r : s.single_next.indices()) {
-        const auto pre = s.pre(r);
-        if (net.transitions[r.ix()].kind == TransitionKind::sync || pre.size() != 1 ||
-            !enabled(s, pre, r))
-            continue;
-        std::vector<PlaceIx> out, tmp;
-        fire_closed(s, pre, r, out, tmp);
-        if (out.size() == 1)
-            s.single_next[r] = out[0];
-    }
-    // Mode labels, disambiguated by index when a discipline has two modes with the same label
-    // (e.g. the two copies of tl in [tl]^m ▷^n [tl]^n).
-    for (std::size_t a = 0; a < nm; ++a) {
-        std::string label = net.modes[a].label();
-        std::size_t same = 0;
-        for (const AccessMode& b : net.modes)
-            same += b.label() == label;
-        s.mode_labels.push_back(same > 1 ? label + "#" + std::to_string(a) : label);
-    }
-    for (const Marking& m : net.initial_markings) {
-        std::vector<PlaceIx> v;
-        for (std::uint32_t p : m)
-            v.push_back(PlaceIx(p));
-        std::sort(v.begin(), v.end());
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-        if (std::find(s.initial.begin(), s.initial.end(), v) == s.initial.end())
-            s.initial.push_back(std::move(v));
-    }
+    index_modes(s, names);
+    index_places(s, names);
+    find_fixed_mode(s);
+    index_transitions(s);
+    label_modes(s);
+    index_initial(s);
     find_one_token(s);
     shapes_.push_back(std::move(s));
     return it->second;

@@ -71,7 +71,7 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
         EnforceFix f = fix(v, w);
         f.receiver = out.thread_name;
         if (unheld(ModeIx::at(net.edges[w.edge.ix()].to)))
-            f.hold_lock = net.modes[std::size_t(net.edges[w.edge.ix()].to)].lock;
+            f.hold_lock = net.modes[net.edges[w.edge.ix()].to].lock;
         out.fixes.push_back(std::move(f));
     }
     if (out.fixes.empty() && !possible.empty())
@@ -154,7 +154,7 @@ EnforceFix ViolationExplainer::fix(const Variable& v, const Way& w) const {
     const ModeEdge& edge = s.net.edges[w.edge.ix()];
     const MechanismInfo& mi = names_.mechanism(vars_.mechanism(v, w.edge));
     EnforceFix f;
-    f.edge = static_cast<int>(w.edge.v);
+    f.edge = w.edge.v;
     f.from_mode = s.mode_labels[ModeIx::at(edge.from)];
     f.to_mode = s.mode_labels[ModeIx::at(edge.to)];
     f.mechanism = mi.label;

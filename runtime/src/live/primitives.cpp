@@ -3,6 +3,7 @@
 // rel before letting go; benter before arriving, bexit after leaving).
 #include "event_lock.hpp"
 #include "global_state.hpp"
+#include "session_impl.hpp"
 
 namespace sfg {
 
@@ -13,11 +14,13 @@ constexpr int max_spins = 100;
 } // namespace
 
 void mutex::lock() {
-    if (holder_.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
+    if (obj_.holder.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
         // std::mutex would deadlock (or worse): the operation cannot go on.
         const std::string what = "lock '" + obj_.name + "' locked again by the thread holding it";
         std::optional<finding> f = detail::misuse(obj_, what);
-        throw finding_error(f ? std::move(*f) : finding{"misuse", "", obj_.name, "", "acq", what});
+        throw finding_error(
+            f ? std::move(*f)
+              : detail::make_finding(FindingKind::misuse, "", obj_.name, "", Op::acquire, what));
     }
     // A short spin before sleeping (as glibc's adaptive mutexes): the acq and rel events lengthen
     // the critical section a little, and a waiter that sleeps costs two system calls and a
@@ -29,7 +32,7 @@ void mutex::lock() {
         }
         detail::cpu_relax();
     }
-    holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    obj_.holder.store(std::this_thread::get_id(), std::memory_order_relaxed);
     ++detail::mutexes_held;
     if (std::optional<finding> f =
             detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
@@ -40,9 +43,9 @@ void mutex::lock() {
 }
 
 bool mutex::try_lock() {
-    if (holder_.load(std::memory_order_relaxed) == std::this_thread::get_id() || !m_.try_lock())
+    if (obj_.holder.load(std::memory_order_relaxed) == std::this_thread::get_id() || !m_.try_lock())
         return false;
-    holder_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    obj_.holder.store(std::this_thread::get_id(), std::memory_order_relaxed);
     ++detail::mutexes_held;
     if (std::optional<finding> f =
             detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
@@ -54,12 +57,12 @@ bool mutex::try_lock() {
 
 // Never throws (guards call it from destructors): its findings are collected and logged.
 void mutex::unlock() {
-    if (holder_.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
+    if (obj_.holder.load(std::memory_order_relaxed) != std::this_thread::get_id()) {
         detail::misuse(obj_, "lock '" + obj_.name + "' unlocked by a thread that does not hold it");
         return;
     }
     detail::record_event(obj_, Op::release, nullptr, nullptr, nullptr);
-    holder_.store(std::thread::id(), std::memory_order_relaxed);
+    obj_.holder.store(std::thread::id(), std::memory_order_relaxed);
     --detail::mutexes_held;
     m_.unlock();
 }

@@ -43,13 +43,10 @@ std::unique_ptr<detail::SessionImpl> open_session(const spec* s, session_options
             return impl;
         }
     }
-    if (!second) { // reported before: report again to this caller
-        finding f;
-        f.kind = "misuse";
-        f.var = "session";
-        f.message = "sfg::session: a second session was opened while one is open";
-        second = f;
-    }
+    if (!second) // reported before: report again to this caller
+        second =
+            detail::make_finding(FindingKind::misuse, "", "session", "", std::nullopt,
+                                 "sfg::session: a second session was opened while one is open");
     throw finding_error(std::move(*second));
 }
 

@@ -32,21 +32,28 @@ bool writable_name(const std::string& name, Namespace kind) {
 // as `sfgc trace` prints it (docs/enforcers.md). A cycle is about transactions, not one object
 // (its message names the event's).
 finding public_view(const Finding& f, std::string_view analysis, const Symbols& syms) {
-    finding out;
-    out.kind = to_string(f.kind);
-    if (f.kind != FindingKind::misuse)
-        out.analysis = analysis;
-    if (f.kind != FindingKind::cycle)
-        out.var = f.var;
-    if (f.access.event) {
-        out.thread = syms.threads.name(f.access.thread);
-        out.op = to_string(f.access.op);
-    }
-    out.message = format_finding(f, analysis, syms, "");
-    return out;
+    const bool event = f.access.event != 0;
+    return make_finding(f.kind, analysis, f.kind != FindingKind::cycle ? f.var : std::string(),
+                        event ? syms.threads.name(f.access.thread) : std::string(),
+                        event ? std::optional(f.access.op) : std::nullopt,
+                        format_finding(f, analysis, syms, ""));
 }
 
 } // namespace
+
+finding make_finding(FindingKind kind, std::string_view analysis, std::string var,
+                     std::string thread, std::optional<Op> op, std::string message) {
+    finding out;
+    out.kind = to_string(kind);
+    if (kind != FindingKind::misuse) // a misuse is the runtime's, no analysis'
+        out.analysis = analysis;
+    out.var = std::move(var);
+    out.thread = std::move(thread);
+    if (op)
+        out.op = to_string(*op);
+    out.message = std::move(message);
+    return out;
+}
 
 SessionImpl::SessionImpl(std::uint64_t serial, const spec* s, session_options o)
     : serial(serial), options(std::move(o)) {
@@ -175,10 +182,10 @@ std::optional<finding> SessionImpl::make_misuse(const std::string& object, Threa
     f.var = object;
     f.message = what;
     // A misuse may come before any event, or from a thread the session does not know.
-    finding out = public_view(f, "sfg", syms);
-    out.thread = t == no_object ? "(a thread not started by sfg)" : syms.threads.name(t);
-    out.op = has_op ? to_string(op) : "";
-    return out;
+    return make_finding(FindingKind::misuse, "", object,
+                        t == no_object ? "(a thread not started by sfg)" : syms.threads.name(t),
+                        has_op ? std::optional(op) : std::nullopt,
+                        format_finding(f, "sfg", syms, ""));
 }
 
 void SessionImpl::collect(std::uint64_t up_to) {

@@ -22,6 +22,7 @@
 #include <set>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -141,6 +142,11 @@ struct SessionImpl {
     std::unordered_map<std::tuple<const void*, std::uint32_t, std::uint32_t>, ObjId, SiteHash>
         locations;
 };
+
+// Every sfg::finding is made here: the kind as FindingKind spells it (report.hpp), the op as the op
+// table does (op.hpp), none for a finding about no event.
+finding make_finding(FindingKind kind, std::string_view analysis, std::string var,
+                     std::string thread, std::optional<Op> op, std::string message);
 
 // An object used with no session: reported on standard error once.
 std::optional<finding> orphan(const object& o, const char* what);

@@ -61,7 +61,7 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
     const auto mode_index = [&](std::uint32_t i) {
         if (i >= v.modes.count)
             Reader::bad("mode index");
-        return static_cast<int>(i);
+        return i;
     };
     for (std::uint32_t i = 0; i < v.edges.count; ++i) {
         const spec_data::edge& e = d.edges[v.edges.first + i];

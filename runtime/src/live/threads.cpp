@@ -41,9 +41,8 @@ ObjId thread_set(SessionImpl& s, std::vector<ThreadId> ids) {
 
 } // namespace
 
-std::unique_ptr<GroupImpl, void (*)(GroupImpl*)>
-start_group(std::vector<std::pair<std::string, std::unique_ptr<task>>> tasks) {
-    std::unique_ptr<GroupImpl, void (*)(GroupImpl*)> g(new GroupImpl, destroy);
+group_handle start_group(group_tasks tasks) {
+    group_handle g(new GroupImpl, destroy);
     std::vector<ThreadRecord> records(tasks.size());
     std::optional<finding> pending;
     drain_before_misuse(); // a thread's name may be a misuse
@@ -160,28 +159,28 @@ void join_quietly(GroupImpl& g) noexcept {
 
 } // namespace
 
-} // namespace detail
-
-thread::handle thread::start_one(std::string name, std::unique_ptr<detail::task> t) {
-    std::vector<std::pair<std::string, std::unique_ptr<detail::task>>> tasks;
+thread_handle start_one(std::string name, std::unique_ptr<task> t) {
+    group_tasks tasks;
     tasks.emplace_back(std::move(name), std::move(t));
-    return detail::start_group(std::move(tasks));
+    return start_group(std::move(tasks));
 }
 
+} // namespace detail
+
 thread::~thread() {
-    if (group_ && detail::group_joinable(*group_))
-        detail::join_quietly(*group_);
+    if (handle_ && detail::group_joinable(*handle_))
+        detail::join_quietly(*handle_);
 }
 
 void thread::join() {
-    if (!group_)
+    if (!handle_)
         throw std::system_error(std::make_error_code(std::errc::invalid_argument),
                                 "sfg::thread::join: no thread");
-    detail::join_group(*group_);
+    detail::join_group(*handle_);
 }
 
 bool thread::joinable() const {
-    return group_ && detail::group_joinable(*group_);
+    return handle_ && detail::group_joinable(*handle_);
 }
 
 thread_group::~thread_group() {

@@ -24,7 +24,7 @@ struct SfgMode {
 };
 
 struct SfgEdge {
-    int id = 0; // creation order: ids 0, 1, ... as in the JSON and the net (e0, e1, ...)
+    std::uint32_t id = 0; // creation order: ids 0, 1, ... as in the JSON and the net (e0, e1, ...)
     Mechanism mech;
     SourceLoc loc; // the operator's label
 };
@@ -35,13 +35,12 @@ using SfgGraph =
 // G = (A, S, I, O). Vertex index = mode id.
 struct Sfg {
     SfgGraph graph;
-    std::vector<int> in;
-    std::vector<int> out;
+    std::vector<std::uint32_t> in;
+    std::vector<std::uint32_t> out;
 
-    int mode_count() const { return static_cast<int>(boost::num_vertices(graph)); }
-    const AccessMode& mode(int id) const { return graph[static_cast<std::size_t>(id)].mode; }
+    const AccessMode& mode(std::uint32_t id) const { return graph[id].mode; }
     // Modes no path from an in-mode reaches (breadth-first search over the graph).
-    std::vector<int> unreachable_modes() const;
+    std::vector<std::uint32_t> unreachable_modes() const;
 };
 
 // A label before Valid: a resolved mechanism, or a bare fork/join resolved per edge.
@@ -54,7 +53,7 @@ struct EdgeLabel {
 // What one ▷ or [·] did with its candidate edges o -> i, for diagnostics.
 struct ConnectReport {
     struct Dropped {
-        int from, to;
+        std::uint32_t from, to;
         std::string reason; // why Valid failed
     };
     int candidates = 0;
@@ -63,7 +62,7 @@ struct ConnectReport {
     std::size_t dropped_beyond = 0; // how many more were dropped
     static constexpr std::size_t max_dropped_kept = 10;
     struct SelfSync {
-        int from, to;
+        std::uint32_t from, to;
         Mechanism mech;
     };
     std::vector<SelfSync> self_sync; // added edges whose fork/join includes its own thread
@@ -73,7 +72,7 @@ struct ConnectReport {
 class SfgBuilder {
 public:
     struct Fragment {
-        std::vector<int> in, out;
+        std::vector<std::uint32_t> in, out;
     };
 
     // Named disciplines expand to copies, so a short text can denote a huge graph: the builder
@@ -105,10 +104,10 @@ public:
     const SfgGraph& graph() const { return graph_; }
 
 private:
-    void connect(const std::vector<int>& outs, const EdgeLabel& z, const std::vector<int>& ins,
-                 SourceLoc loc, ConnectReport& report);
+    void connect(const std::vector<std::uint32_t>& outs, const EdgeLabel& z,
+                 const std::vector<std::uint32_t>& ins, SourceLoc loc, ConnectReport& report);
     SfgGraph graph_;
-    int next_edge_ = 0;
+    std::uint32_t next_edge_ = 0;
     std::size_t max_modes_, max_candidates_;
     std::size_t candidates_ = 0;
     std::unordered_map<std::uint64_t, std::vector<Mechanism>> pair_mechs_; // (o, i) -> labels

@@ -7,13 +7,15 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace sfg {
 
 // Reachability graph: one vertex per reachable marking, one edge per firing (transition index).
 using ReachabilityGraph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Marking, int>;
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, Marking, std::uint32_t>;
 
 struct NetVerification {
     std::size_t reachable = 0; // distinct reachable markings found
@@ -29,7 +31,7 @@ struct NetVerification {
 inline constexpr std::size_t default_max_markings = 100000;
 NetVerification verify_net(const Net& net, std::size_t max_markings = default_max_markings);
 
-// The access mode b for which `m` is b-feasible, or -1 when there is none.
-int feasible_mode(const Net& net, const Marking& m);
+// The access mode b for which `m` is b-feasible, if there is one.
+std::optional<std::uint32_t> feasible_mode(const Net& net, const Marking& m);
 
 } // namespace sfg

@@ -51,7 +51,7 @@ struct EnforceOptions {
 // `snd_op` after their accesses in `from` (empty: they all had), then `receiver` (the accessing
 // thread) had to perform `rcv_op` before the access.
 struct EnforceFix {
-    int edge = -1;
+    std::uint32_t edge = 0;         // the edge's index in Net::edges
     std::string from_mode, to_mode; // mode labels, e.g. "EX(T0)", "RS(t1,t2)"
     std::string mechanism;          // canonical label: "m", "fork(t0->t1,t2)", ...
     std::vector<std::string> senders;

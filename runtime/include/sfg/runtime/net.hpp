@@ -45,10 +45,10 @@ struct AccessMode {
     std::string label() const; // "EX(t0)", "RS(t0,t1)", "LOCK_m(t0,t1)"
 };
 
-// An SFG edge a -z-> b between mode indices.
+// An SFG edge a -z-> b between mode indices (into Net::modes, as Place::mode).
 struct ModeEdge {
-    int from = 0;
-    int to = 0;
+    std::uint32_t from = 0;
+    std::uint32_t to = 0;
     Mechanism mech;
 };
 

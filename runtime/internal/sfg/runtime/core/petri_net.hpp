@@ -8,6 +8,7 @@
 #include "sfg/runtime/net.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace sfg {
@@ -17,7 +18,7 @@ namespace sfg {
 struct Discipline {
     std::vector<AccessMode> modes;
     std::vector<ModeEdge> edges;
-    std::vector<int> in, out;
+    std::vector<std::uint32_t> in, out;
 };
 
 // P(a) = { Acc[t:a] | t ∈ Tid(a) } for every mode a; for every edge e = a -z-> b the places

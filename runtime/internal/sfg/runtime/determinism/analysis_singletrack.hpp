@@ -49,6 +49,12 @@ private:
         std::uint64_t own_open : 1 = 0;   // its own `begin` is open
         std::uint64_t flattened : 1 = 0;  // ... inside a block it was forked in
     };
+    // on_event's steps by op (the rest: check).
+    void on_thread_end(ThreadId t);
+    void on_begin(const Event& e, const Symbols& syms);
+    void on_end(const Event& e, const Symbols& syms);
+    void on_fork(const Event& e, const Symbols& syms);
+    void on_barrier_enter(const Event& e, const Symbols& syms);
     void leave(std::uint64_t block);
     void fail(const Event& e, std::string message);
     void check(const Event& e, const Symbols& syms);
