@@ -49,11 +49,7 @@ public:
                 if (len > in_.size() - pos_)
                     return fail("name runs past the end of the file"), error_;
                 const std::string_view name = in_.substr(pos_, len);
-                const bool ok = space == Namespace::location ? text_trace::is_valid_location(name)
-                                : space == Namespace::thread
-                                    ? text_trace::is_valid_thread_name(name)
-                                    : text_trace::is_valid_name(name);
-                if (!ok)
+                if (!text_trace::is_valid_name(space, name))
                     return fail(fmt::format("invalid {} name", to_string(space))), error_;
                 pos_ += len;
                 ids[k].push_back(syms_.names(space).intern(name));

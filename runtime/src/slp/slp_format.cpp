@@ -5,7 +5,7 @@
 #include "sfg/runtime/slp.hpp"
 #include "sfg/runtime/slp_expand.hpp"
 #include "slp_stream.hpp"
-#include "trace/trace_text_parser.hpp"
+#include "trace/name_rules.hpp"
 
 #include <algorithm>
 #include <system_error>
@@ -26,18 +26,7 @@ using slp_stream::max_events;
 // A varint for the scans below, without the reader's messages: false at the end of the bytes or
 // past 64 bits.
 bool scan_varint(const unsigned char* p, std::size_t n, std::size_t& pos, std::uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (pos >= n)
-            return false;
-        const unsigned char b = p[pos++];
-        if (shift == 63 && b > 1)
-            return false;
-        v |= std::uint64_t{b & 0x7fu} << shift;
-        if (!(b & 0x80))
-            return true;
-    }
-    return false;
+    return get_varint(p, n, pos, v) == VarintStatus::ok;
 }
 
 // The rules section skipped, from its count at `at` (a varint is its bytes up to the first below
@@ -109,13 +98,8 @@ EarlyLocations early_locations(std::string_view in, std::size_t at, std::size_t 
     std::uint64_t last = 0;
     for (std::uint64_t i = 0; i < count; ++i) {
         std::uint64_t gap = 0, loc = 0;
-        if (n - pos >= 2 && p[pos] < 0x80 && p[pos + 1] < 0x80) {
-            gap = p[pos];
-            loc = p[pos + 1];
-            pos += 2;
-        } else if (!scan_varint(p, n, pos, gap) || !scan_varint(p, n, pos, loc)) {
+        if (!scan_varint(p, n, pos, gap) || !scan_varint(p, n, pos, loc))
             return r;
-        }
         if (gap == 0 || gap >= max_events || loc >= table)
             return r;
         last += gap;
@@ -282,50 +266,14 @@ private:
         return false;
     }
     bool varint(std::uint64_t& v) {
-        v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (pos_ >= in_.size())
-                return fail("truncated file");
-            const auto b = static_cast<unsigned char>(in_[pos_++]);
-            if (shift == 63 && b > 1)
-                return fail("varint out of range");
-            v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return true;
-        }
-        return fail("varint out of range");
+        const VarintStatus status = get_varint(bytes(), in_.size(), pos_, v);
+        return status == VarintStatus::ok || varint_error(status);
     }
-    // A varint of up to four bytes (rule references run to three) without a call or a bounds
-    // check a byte; anything else, and the last bytes of the file, through varint().
-    bool fast_varint(std::uint64_t& v) {
-        if (in_.size() - pos_ >= 4) [[likely]] {
-            const auto* p = reinterpret_cast<const unsigned char*>(in_.data()) + pos_;
-            std::uint64_t x = p[0];
-            if (x < 0x80) {
-                v = x;
-                pos_ += 1;
-                return true;
-            }
-            x = (x & 0x7f) | std::uint64_t{p[1]} << 7;
-            if (p[1] < 0x80) {
-                v = x;
-                pos_ += 2;
-                return true;
-            }
-            x = (x & 0x3fff) | std::uint64_t{p[2]} << 14;
-            if (p[2] < 0x80) {
-                v = x;
-                pos_ += 3;
-                return true;
-            }
-            x = (x & 0x1fffff) | std::uint64_t{p[3]} << 21;
-            if (p[3] < 0x80) {
-                v = x;
-                pos_ += 4;
-                return true;
-            }
-        }
-        return varint(v);
+    bool varint_error(VarintStatus status) {
+        return fail(status == VarintStatus::truncated ? "truncated file" : "varint out of range");
+    }
+    const unsigned char* bytes() const {
+        return reinterpret_cast<const unsigned char*>(in_.data());
     }
     // n names of `space`, each a varint length and its bytes, interned: their ids onto `ids`.
     bool names(Namespace space, std::uint64_t n, std::vector<std::uint32_t>& ids) {
@@ -337,12 +285,7 @@ private:
             if (len > in_.size() - pos_)
                 return fail("name runs past the end of the file");
             const std::string_view name = in_.substr(pos_, len);
-            const bool ok = space == Namespace::location ? text_trace::is_valid_location(name)
-                            : space == Namespace::thread ? text_trace::is_valid_thread_name(name)
-                            : space == Namespace::volatile_
-                                ? text_trace::is_valid_volatile_name(name)
-                                : text_trace::is_valid_name(name);
-            if (!ok)
+            if (!text_trace::is_valid_name(space, name))
                 return fail(fmt::format("invalid {} name", to_string(space)));
             pos_ += len;
             ids.push_back(syms_.names(space).intern(name));
@@ -359,7 +302,7 @@ private:
         return true;
     }
     bool index(std::uint64_t& v, std::size_t size, const char* what) {
-        if (!fast_varint(v))
+        if (!varint(v))
             return false;
         if (v >= size)
             return fail(fmt::format("{} id {} out of range", what, v));
@@ -397,20 +340,10 @@ private:
             for (std::uint64_t i = 0; i < len; ++i) {
                 std::uint64_t s = 0;
                 symbol = pos;
-                if (size - pos >= 4 && base[pos] < 0x80) [[likely]] {
-                    s = base[pos++];
-                } else if (size - pos >= 4 && base[pos + 1] < 0x80) {
-                    s = (base[pos] & 0x7fu) | std::uint64_t{base[pos + 1]} << 7;
-                    pos += 2;
-                } else if (size - pos >= 4 && base[pos + 2] < 0x80) {
-                    s = (base[pos] & 0x7fu) | std::uint64_t{base[pos + 1] & 0x7fu} << 7 |
-                        std::uint64_t{base[pos + 2]} << 14;
-                    pos += 3;
-                } else {
-                    pos_ = start_ = pos;
-                    if (!varint(s))
-                        return false;
-                    pos = pos_;
+                if (const VarintStatus status = get_varint(base, size, pos, s);
+                    status != VarintStatus::ok) [[unlikely]] {
+                    pos_ = start_ = symbol;
+                    return varint_error(status);
                 }
                 // Terminals and rules mix at random in a rule: no branch on which it is.
                 const std::uint64_t k = s >> 1;
@@ -463,7 +396,7 @@ private:
         for (std::uint64_t i = 0; i < nlocs; ++i) {
             std::uint64_t gap = 0, loc = 0;
             start_ = pos_;
-            if (!fast_varint(gap))
+            if (!varint(gap))
                 return false;
             if (gap == 0 || gap > events - event)
                 return fail("location of an event out of range");

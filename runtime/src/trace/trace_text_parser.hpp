@@ -13,6 +13,7 @@
 // The parser interns each line's names in the order thread, operand(s), location.
 #pragma once
 
+#include "name_rules.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <algorithm>
@@ -39,51 +40,6 @@
 #endif
 
 namespace sfg::text_trace {
-
-inline bool is_space(char c) {
-    return c == ' ' || c == '\t';
-}
-
-// Names are any bytes but white space, control characters and the separators `|(),`.
-struct NameChars {
-    bool ok[256] = {};
-    constexpr NameChars() {
-        for (int c = 0x21; c < 256; ++c)
-            ok[c] = c != 0x7f && c != '|' && c != '(' && c != ')' && c != ',';
-    }
-};
-inline constexpr NameChars name_chars;
-inline bool is_name_char(char c) {
-    return name_chars.ok[static_cast<unsigned char>(c)];
-}
-
-// The text format's rules as predicates, for readers of other formats (the binary one): a name
-// is one or more name characters; a location is text without control characters other than
-// tab, neither empty nor starting or ending with a blank.
-inline bool is_valid_name(std::string_view s) {
-    if (s.empty())
-        return false;
-    for (char c : s)
-        if (!is_name_char(c))
-            return false;
-    return true;
-}
-// A volatile's name has no '=': vr(v=K) / vw(v=K) carry a value after one (docs/traces.md).
-inline bool is_valid_volatile_name(std::string_view s) {
-    return is_valid_name(s) && s.find('=') == std::string_view::npos;
-}
-// A thread's name starts its line, where `#` starts a comment instead.
-inline bool is_valid_thread_name(std::string_view s) {
-    return is_valid_name(s) && s.front() != '#';
-}
-inline bool is_valid_location(std::string_view s) {
-    if (s.empty() || is_space(s.front()) || is_space(s.back()))
-        return false;
-    for (char c : s)
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
-            return false;
-    return true;
-}
 
 // "r, w, acq, ..., end": the ops a text trace may spell.
 // The hint of a missing op: the ops of thesis chapter 4 (enq/deq, thesis §5.1, left out).
