@@ -59,9 +59,8 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
         break;
     }
     case Op::barrier_exit: {
-        // Thesis §4.1.1: t may exit b only if it has performed no operation since entering b.
         const Thread& th = threads_[t];
-        if (!th.has_last || th.last_op != Op::barrier_enter || th.last_target != target)
+        if (!exit_follows_enter(op, target, th.has_last, th.last_op, th.last_target))
             return fail(ill_formed::exit_not_entered(tname(t), syms_.barriers.name(target)));
         break;
     }
