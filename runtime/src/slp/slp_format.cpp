@@ -125,98 +125,120 @@ public:
             return TraceError{std::string(file_), 0, 0, "not an SLP file (bad magic)"};
         pos_ = magic.size();
         out_ = SlpImage{};
-        std::vector<std::uint32_t> ids[namespace_count];
+        std::uint64_t nterms = 0;
+        if (!name_tables() || !thread_sets() || !count(nterms, "terminal") || !terminals(nterms))
+            return error_;
+        out_.location_ids = std::move(ids_[static_cast<std::size_t>(Namespace::location)]);
+        if (!rules_and_locations(nterms))
+            return error_;
+        return std::nullopt;
+    }
+
+private:
+    const std::vector<std::uint32_t>& ids(Namespace space) const {
+        return ids_[static_cast<std::size_t>(space)];
+    }
+
+    // The six name tables, in Namespace order.
+    bool name_tables() {
         for (std::size_t k = 0; k < namespace_count; ++k) {
             std::uint64_t n = 0;
-            if (!count(n, "name"))
-                return error_;
-            if (!names(static_cast<Namespace>(k), n, ids[k]))
-                return error_;
+            if (!count(n, "name") || !names(static_cast<Namespace>(k), n, ids_[k]))
+                return false;
         }
-        const auto& threads = ids[static_cast<std::size_t>(Namespace::thread)];
-        // Thread sets: sorted, distinct threads (as Symbols keeps them, mapped to its ids).
+        return true;
+    }
+
+    // Thread sets: sorted, distinct threads (as Symbols keeps them, mapped to its ids).
+    bool thread_sets() {
+        const auto& threads = ids(Namespace::thread);
         std::uint64_t nsets = 0;
         if (!count(nsets, "thread set"))
-            return error_;
-        std::vector<ObjId> set_ids;
+            return false;
         for (std::uint64_t i = 0; i < nsets; ++i) {
             std::uint64_t n = 0;
             start_ = pos_;
             if (!count(n, "thread"))
-                return error_;
+                return false;
             if (n == 0)
-                return fail("empty fork/join thread set"), error_;
+                return fail("empty fork/join thread set");
             std::vector<ThreadId> set;
             for (std::uint64_t j = 0; j < n; ++j) {
                 std::uint64_t u = 0;
                 if (!index(u, threads.size(), "thread"))
-                    return error_;
+                    return false;
                 set.push_back(threads[u]);
             }
             std::sort(set.begin(), set.end());
             if (std::adjacent_find(set.begin(), set.end()) != set.end())
-                return fail("a thread is listed twice in a fork/join set"), error_;
-            set_ids.push_back(static_cast<ObjId>(syms_.thread_sets.size()));
+                return fail("a thread is listed twice in a fork/join set");
+            set_ids_.push_back(static_cast<ObjId>(syms_.thread_sets.size()));
             syms_.thread_sets.push_back(std::move(set));
         }
-        std::uint64_t nterms = 0;
-        if (!count(nterms, "terminal"))
-            return error_;
+        return true;
+    }
+
+    // The terminals, after the queues of enq/deq terminals when there are any: a record before
+    // the first terminal, where no op code can be (docs/compressed.md).
+    bool terminals(std::uint64_t nterms) {
         out_.terminals.reserve(nterms);
-        // The queues of enq/deq terminals, when there are any: a record before the first
-        // terminal, where no op code can be (docs/compressed.md).
-        std::vector<std::uint32_t> queues;
         if (nterms > 0 && pos_ < in_.size() &&
             static_cast<unsigned char>(in_[pos_]) == slp_queue_names) {
             ++pos_;
             std::uint64_t n = 0;
-            if (!count(n, "queue name"))
-                return error_;
-            if (!names(Namespace::queue, n, queues))
-                return error_;
+            if (!count(n, "queue name") || !names(Namespace::queue, n, queues_))
+                return false;
         }
-        const auto& vars = ids[static_cast<std::size_t>(Namespace::variable)];
-        for (std::uint64_t i = 0; i < nterms; ++i) {
-            start_ = pos_;
-            if (pos_ >= in_.size())
-                return fail("truncated terminal"), error_;
-            const auto code = static_cast<unsigned char>(in_[pos_++]);
-            const std::optional<Op> op = op_from_wire(code & ~slp_value_bit);
-            if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_))
-                return fail(fmt::format("unknown op code 0x{:02x}", code)), error_;
-            SlpTerminal t;
-            t.op = *op;
-            std::uint64_t v = 0;
-            if (!index(v, threads.size(), "thread"))
-                return error_;
-            t.thread = threads[v];
-            const OpInfo& info = op_info(*op);
-            if (info.operand == Operand::name) {
-                const auto& table = ids[static_cast<std::size_t>(info.space)];
-                if (!index(v, table.size(), to_string(info.space)))
-                    return error_;
-                t.target = table[v];
-                if (code & slp_value_bit) {
-                    if (!varint(v))
-                        return error_;
-                    t.value_id = syms_.values.intern(unzigzag(v));
-                }
-            } else if (info.operand == Operand::thread_set) {
-                if (!index(v, set_ids.size(), "thread set"))
-                    return error_;
-                t.target = set_ids[v];
-            } else if (info.operand == Operand::queue_item) { // enq(q,o): q, then o
-                std::uint64_t x = 0;
-                if (!index(v, queues.size(), "queue") || !index(x, vars.size(), "variable"))
-                    return error_;
-                t.target = syms_.queue_items.intern(queues[v], vars[x]);
+        for (std::uint64_t i = 0; i < nterms; ++i)
+            if (!terminal())
+                return false;
+        return true;
+    }
+
+    bool terminal() {
+        start_ = pos_;
+        if (pos_ >= in_.size())
+            return fail("truncated terminal");
+        const auto code = static_cast<unsigned char>(in_[pos_++]);
+        const std::optional<Op> op = op_from_wire(code & ~slp_value_bit);
+        if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_))
+            return fail(fmt::format("unknown op code 0x{:02x}", code));
+        SlpTerminal t;
+        t.op = *op;
+        std::uint64_t v = 0;
+        if (!index(v, ids(Namespace::thread).size(), "thread"))
+            return false;
+        t.thread = ids(Namespace::thread)[v];
+        const OpInfo& info = op_info(*op);
+        if (info.operand == Operand::name) {
+            const auto& table = ids(info.space);
+            if (!index(v, table.size(), to_string(info.space)))
+                return false;
+            t.target = table[v];
+            if (code & slp_value_bit) {
+                if (!varint(v))
+                    return false;
+                t.value_id = syms_.values.intern(unzigzag(v));
             }
-            out_.terminals.push_back(t);
+        } else if (info.operand == Operand::thread_set) {
+            if (!index(v, set_ids_.size(), "thread set"))
+                return false;
+            t.target = set_ids_[v];
+        } else if (info.operand == Operand::queue_item) { // enq(q,o): q, then o
+            const auto& vars = ids(Namespace::variable);
+            std::uint64_t x = 0;
+            if (!index(v, queues_.size(), "queue") || !index(x, vars.size(), "variable"))
+                return false;
+            t.target = syms_.queue_items.intern(queues_[v], vars[x]);
         }
-        out_.location_ids = std::move(ids[static_cast<std::size_t>(Namespace::location)]);
-        // The rules' symbols counted ahead: their array is allocated once. And with a second
-        // thread, the locations (a location a line makes theirs the file's largest section, as
-        // in the benchmarks' realistic trace) are checked meanwhile.
+        out_.terminals.push_back(t);
+        return true;
+    }
+
+    // The rules' symbols counted ahead: their array is allocated once. And with a second
+    // thread, the locations (a location a line makes theirs the file's largest section, as
+    // in the benchmarks' realistic trace) are checked meanwhile.
+    bool rules_and_locations(std::uint64_t nterms) {
         const RulesScan scan = scan_rules(in_, pos_);
         if (scan.ok) {
             out_.symbols.reserve(scan.symbols);
@@ -240,25 +262,22 @@ public:
                 // No thread: this one checks them below.
             }
         }
-        if (!rules(nterms))
-            return error_;
-        if (!check_lengths())
-            return error_;
+        if (!rules(nterms) || !check_lengths())
+            return false;
         if (helper.joinable())
             helper.join();
         if (early.ok && scan.end == pos_ && early.last <= out_.events()) {
             out_.location_bytes = in_.substr(early.begin);
             out_.location_count = early.count;
-            return std::nullopt;
+            return true;
         }
         if (!locations())
-            return error_;
+            return false;
         if (pos_ != in_.size())
-            return fail("trailing bytes after the locations"), error_;
-        return std::nullopt;
+            return fail("trailing bytes after the locations");
+        return true;
     }
 
-private:
     bool fail(const std::string& msg) {
         if (!error_)
             error_ = TraceError{std::string(file_), 0, 0,
@@ -414,6 +433,9 @@ private:
     Symbols& syms_;
     SlpImage& out_;
     unsigned threads_;
+    std::vector<std::uint32_t> ids_[namespace_count]; // file id -> Symbols id, by namespace
+    std::vector<ObjId> set_ids_;                      // file id -> Symbols::thread_sets id
+    std::vector<std::uint32_t> queues_;               // file id -> Symbols::queues id
     std::size_t pos_ = 0, start_ = 0;
     std::optional<TraceError> error_;
 };
