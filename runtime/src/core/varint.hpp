@@ -47,31 +47,16 @@ VarintStatus get_varint_bytewise(const unsigned char* p, std::size_t n, std::siz
 // call or a bounds check a byte when four bytes are left; the rest byte by byte.
 template <class T>
 inline VarintStatus get_varint(const unsigned char* p, std::size_t n, std::size_t& pos, T& v) {
-    if (n - pos >= 4) [[likely]] {
-        const unsigned char* q = p + pos;
-        T x = q[0];
-        if (x < 0x80) {
-            v = x;
-            pos += 1;
-            return VarintStatus::ok;
-        }
-        x = (x & 0x7f) | T{q[1]} << 7;
-        if (q[1] < 0x80) {
-            v = x;
-            pos += 2;
-            return VarintStatus::ok;
-        }
-        x = (x & 0x3fff) | T{q[2]} << 14;
-        if (q[2] < 0x80) {
-            v = x;
-            pos += 3;
-            return VarintStatus::ok;
-        }
-        x = (x & 0x1fffff) | T{q[3]} << 21;
-        if (q[3] < 0x80) {
-            v = x;
-            pos += 4;
-            return VarintStatus::ok;
+    if (n - pos >= 4) [[likely]] { // a loop of constant count: unrolled
+        T x = 0;
+        for (unsigned i = 0; i < 4; ++i) {
+            const unsigned b = p[pos + i];
+            x |= static_cast<T>(b & 0x7f) << (7 * i);
+            if (b < 0x80) {
+                v = x;
+                pos += i + 1;
+                return VarintStatus::ok;
+            }
         }
     }
     return get_varint_bytewise(p, n, pos, v);
