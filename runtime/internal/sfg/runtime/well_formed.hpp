@@ -73,6 +73,10 @@ private:
 
     bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
                       ObjId value);
+    // Whether op by t is well-formed after the events so far (error() says why not).
+    bool check(ThreadId t, Op op, ObjId target);
+    // The state after a well-formed event, and its delivery.
+    void accept(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line, ObjId value);
     // Whether op by running thread t is well-formed without more ado (push_checked's cases).
     bool quick(Op op, ThreadId t, ObjId target) const {
         switch (op) {
