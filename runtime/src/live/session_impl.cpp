@@ -7,7 +7,7 @@
 #include "session_options.hpp"
 
 #include "sfg/runtime/report.hpp"
-#include "trace/trace_text_parser.hpp"
+#include "trace/name_rules.hpp"
 
 #include <fmt/format.h>
 
@@ -20,13 +20,6 @@
 namespace sfg::detail {
 
 namespace {
-
-// The trace format's rule for names (docs/traces.md), as the text reader checks it.
-bool writable_name(const std::string& name, Namespace kind) {
-    return kind == Namespace::thread      ? text_trace::is_valid_thread_name(name)
-           : kind == Namespace::volatile_ ? text_trace::is_valid_volatile_name(name)
-                                          : text_trace::is_valid_name(name);
-}
 
 // sfg::finding is the public view of a Finding (report.hpp): its fields as strings, its message
 // as `sfgc trace` prints it (docs/enforcers.md). A cycle is about transactions, not one object
@@ -83,7 +76,7 @@ SessionImpl::SessionImpl(std::uint64_t serial, const spec* s, session_options o)
         add_sink(analyses.back()->analysis());
     }
     seen.assign(analyses.size(), 0);
-    if (!writable_name(options.main_thread, Namespace::thread))
+    if (!text_trace::is_valid_name(Namespace::thread, options.main_thread))
         throw std::invalid_argument("sfg::session: main_thread '" + options.main_thread +
                                     "' cannot name a thread (docs/traces.md)");
     if (!options.trace_path.empty()) {
@@ -136,7 +129,7 @@ void SessionImpl::check_name(const std::string& name, Namespace kind, ThreadId t
                        fmt::format("{} '{}' has the name of a {} of {}", to_string(kind), name,
                                    to_string(it->second), spec_->file()));
     }
-    if (!writable_name(name, kind))
+    if (!text_trace::is_valid_name(kind, name))
         add_misuse(name, t,
                    fmt::format("{} name '{}' cannot be written in a trace (docs/traces.md: no "
                                "blanks, control characters or |(),)",

@@ -8,8 +8,9 @@ namespace sfg::slp_detail {
 
 namespace {
 
+// benter or bexit: an op of the barrier mechanism (op.hpp's table).
 bool is_barrier(Op op) {
-    return op == Op::barrier_enter || op == Op::barrier_exit;
+    return op_info(op).mech == MechKind::barrier;
 }
 
 // The barriers between two events: each one's open generation and the threads that wait in it.

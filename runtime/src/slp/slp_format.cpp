@@ -5,7 +5,7 @@
 #include "sfg/runtime/slp/slp.hpp"
 #include "sfg/runtime/slp/slp_expand.hpp"
 #include "slp_stream.hpp"
-#include "trace/trace_text_parser.hpp"
+#include "trace/name_rules.hpp"
 
 #include <algorithm>
 #include <system_error>
@@ -26,18 +26,7 @@ using slp_stream::max_events;
 // A varint for the scans below, without the reader's messages: false at the end of the bytes or
 // past 64 bits.
 bool scan_varint(const unsigned char* p, std::size_t n, std::size_t& pos, std::uint64_t& v) {
-    v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (pos >= n)
-            return false;
-        const unsigned char b = p[pos++];
-        if (shift == 63 && b > 1)
-            return false;
-        v |= std::uint64_t{b & 0x7fu} << shift;
-        if (!(b & 0x80))
-            return true;
-    }
-    return false;
+    return get_varint(p, n, pos, v) == VarintStatus::ok;
 }
 
 // The rules section skipped, from its count at `at` (a varint is its bytes up to the first below
@@ -109,13 +98,8 @@ EarlyLocations early_locations(std::string_view in, std::size_t at, std::size_t 
     std::uint64_t last = 0;
     for (std::uint64_t i = 0; i < count; ++i) {
         std::uint64_t gap = 0, loc = 0;
-        if (n - pos >= 2 && p[pos] < 0x80 && p[pos + 1] < 0x80) {
-            gap = p[pos];
-            loc = p[pos + 1];
-            pos += 2;
-        } else if (!scan_varint(p, n, pos, gap) || !scan_varint(p, n, pos, loc)) {
+        if (!scan_varint(p, n, pos, gap) || !scan_varint(p, n, pos, loc))
             return r;
-        }
         if (gap == 0 || gap >= max_events || loc >= table)
             return r;
         last += gap;
@@ -141,98 +125,120 @@ public:
             return TraceError{std::string(file_), 0, 0, "not an SLP file (bad magic)"};
         pos_ = magic.size();
         out_ = SlpImage{};
-        std::vector<std::uint32_t> ids[namespace_count];
+        std::uint64_t nterms = 0;
+        if (!name_tables() || !thread_sets() || !count(nterms, "terminal") || !terminals(nterms))
+            return error_;
+        out_.location_ids = std::move(ids_[static_cast<std::size_t>(Namespace::location)]);
+        if (!rules_and_locations(nterms))
+            return error_;
+        return std::nullopt;
+    }
+
+private:
+    const std::vector<std::uint32_t>& ids(Namespace space) const {
+        return ids_[static_cast<std::size_t>(space)];
+    }
+
+    // The six name tables, in Namespace order.
+    bool name_tables() {
         for (std::size_t k = 0; k < namespace_count; ++k) {
             std::uint64_t n = 0;
-            if (!count(n, "name"))
-                return error_;
-            if (!names(static_cast<Namespace>(k), n, ids[k]))
-                return error_;
+            if (!count(n, "name") || !names(static_cast<Namespace>(k), n, ids_[k]))
+                return false;
         }
-        const auto& threads = ids[static_cast<std::size_t>(Namespace::thread)];
-        // Thread sets: sorted, distinct threads (as Symbols keeps them, mapped to its ids).
+        return true;
+    }
+
+    // Thread sets: sorted, distinct threads (as Symbols keeps them, mapped to its ids).
+    bool thread_sets() {
+        const auto& threads = ids(Namespace::thread);
         std::uint64_t nsets = 0;
         if (!count(nsets, "thread set"))
-            return error_;
-        std::vector<ObjId> set_ids;
+            return false;
         for (std::uint64_t i = 0; i < nsets; ++i) {
             std::uint64_t n = 0;
             start_ = pos_;
             if (!count(n, "thread"))
-                return error_;
+                return false;
             if (n == 0)
-                return fail("empty fork/join thread set"), error_;
+                return fail("empty fork/join thread set");
             std::vector<ThreadId> set;
             for (std::uint64_t j = 0; j < n; ++j) {
                 std::uint64_t u = 0;
                 if (!index(u, threads.size(), "thread"))
-                    return error_;
+                    return false;
                 set.push_back(threads[u]);
             }
             std::sort(set.begin(), set.end());
             if (std::adjacent_find(set.begin(), set.end()) != set.end())
-                return fail("a thread is listed twice in a fork/join set"), error_;
-            set_ids.push_back(static_cast<ObjId>(syms_.thread_sets.size()));
+                return fail("a thread is listed twice in a fork/join set");
+            set_ids_.push_back(static_cast<ObjId>(syms_.thread_sets.size()));
             syms_.thread_sets.push_back(std::move(set));
         }
-        std::uint64_t nterms = 0;
-        if (!count(nterms, "terminal"))
-            return error_;
+        return true;
+    }
+
+    // The terminals, after the queues of enq/deq terminals when there are any: a record before
+    // the first terminal, where no op code can be (docs/compressed.md).
+    bool terminals(std::uint64_t nterms) {
         out_.terminals.reserve(nterms);
-        // The queues of enq/deq terminals, when there are any: a record before the first
-        // terminal, where no op code can be (docs/compressed.md).
-        std::vector<std::uint32_t> queues;
         if (nterms > 0 && pos_ < in_.size() &&
             static_cast<unsigned char>(in_[pos_]) == slp_queue_names) {
             ++pos_;
             std::uint64_t n = 0;
-            if (!count(n, "queue name"))
-                return error_;
-            if (!names(Namespace::queue, n, queues))
-                return error_;
+            if (!count(n, "queue name") || !names(Namespace::queue, n, queues_))
+                return false;
         }
-        const auto& vars = ids[static_cast<std::size_t>(Namespace::variable)];
-        for (std::uint64_t i = 0; i < nterms; ++i) {
-            start_ = pos_;
-            if (pos_ >= in_.size())
-                return fail("truncated terminal"), error_;
-            const auto code = static_cast<unsigned char>(in_[pos_++]);
-            const std::optional<Op> op = op_from_wire(code & ~slp_value_bit);
-            if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_))
-                return fail(fmt::format("unknown op code 0x{:02x}", code)), error_;
-            SlpTerminal t;
-            t.op = *op;
-            std::uint64_t v = 0;
-            if (!index(v, threads.size(), "thread"))
-                return error_;
-            t.thread = threads[v];
-            const OpInfo& info = op_info(*op);
-            if (info.operand == Operand::name) {
-                const auto& table = ids[static_cast<std::size_t>(info.space)];
-                if (!index(v, table.size(), to_string(info.space)))
-                    return error_;
-                t.target = table[v];
-                if (code & slp_value_bit) {
-                    if (!varint(v))
-                        return error_;
-                    t.value_id = syms_.values.intern(unzigzag(v));
-                }
-            } else if (info.operand == Operand::thread_set) {
-                if (!index(v, set_ids.size(), "thread set"))
-                    return error_;
-                t.target = set_ids[v];
-            } else if (info.operand == Operand::queue_item) { // enq(q,o): q, then o
-                std::uint64_t x = 0;
-                if (!index(v, queues.size(), "queue") || !index(x, vars.size(), "variable"))
-                    return error_;
-                t.target = syms_.queue_items.intern(queues[v], vars[x]);
+        for (std::uint64_t i = 0; i < nterms; ++i)
+            if (!terminal())
+                return false;
+        return true;
+    }
+
+    bool terminal() {
+        start_ = pos_;
+        if (pos_ >= in_.size())
+            return fail("truncated terminal");
+        const auto code = static_cast<unsigned char>(in_[pos_++]);
+        const std::optional<Op> op = op_from_wire(code & ~slp_value_bit);
+        if (!op || ((code & slp_value_bit) && op_info(*op).space != Namespace::volatile_))
+            return fail(fmt::format("unknown op code 0x{:02x}", code));
+        SlpTerminal t;
+        t.op = *op;
+        std::uint64_t v = 0;
+        if (!index(v, ids(Namespace::thread).size(), "thread"))
+            return false;
+        t.thread = ids(Namespace::thread)[v];
+        const OpInfo& info = op_info(*op);
+        if (info.operand == Operand::name) {
+            const auto& table = ids(info.space);
+            if (!index(v, table.size(), to_string(info.space)))
+                return false;
+            t.target = table[v];
+            if (code & slp_value_bit) {
+                if (!varint(v))
+                    return false;
+                t.value_id = syms_.values.intern(unzigzag(v));
             }
-            out_.terminals.push_back(t);
+        } else if (info.operand == Operand::thread_set) {
+            if (!index(v, set_ids_.size(), "thread set"))
+                return false;
+            t.target = set_ids_[v];
+        } else if (info.operand == Operand::queue_item) { // enq(q,o): q, then o
+            const auto& vars = ids(Namespace::variable);
+            std::uint64_t x = 0;
+            if (!index(v, queues_.size(), "queue") || !index(x, vars.size(), "variable"))
+                return false;
+            t.target = syms_.queue_items.intern(queues_[v], vars[x]);
         }
-        out_.location_ids = std::move(ids[static_cast<std::size_t>(Namespace::location)]);
-        // The rules' symbols counted ahead: their array is allocated once. And with a second
-        // thread, the locations (a location a line makes theirs the file's largest section, as
-        // in the benchmarks' realistic trace) are checked meanwhile.
+        out_.terminals.push_back(t);
+        return true;
+    }
+
+    // The rules' symbols counted ahead: their array is allocated once. And with a second
+    // thread, the locations (a location a line makes theirs the file's largest section, as
+    // in the benchmarks' realistic trace) are checked meanwhile.
+    bool rules_and_locations(std::uint64_t nterms) {
         const RulesScan scan = scan_rules(in_, pos_);
         if (scan.ok) {
             out_.symbols.reserve(scan.symbols);
@@ -256,25 +262,22 @@ public:
                 // No thread: this one checks them below.
             }
         }
-        if (!rules(nterms))
-            return error_;
-        if (!check_lengths())
-            return error_;
+        if (!rules(nterms) || !check_lengths())
+            return false;
         if (helper.joinable())
             helper.join();
         if (early.ok && scan.end == pos_ && early.last <= out_.events()) {
             out_.location_bytes = in_.substr(early.begin);
             out_.location_count = early.count;
-            return std::nullopt;
+            return true;
         }
         if (!locations())
-            return error_;
+            return false;
         if (pos_ != in_.size())
-            return fail("trailing bytes after the locations"), error_;
-        return std::nullopt;
+            return fail("trailing bytes after the locations");
+        return true;
     }
 
-private:
     bool fail(const std::string& msg) {
         if (!error_)
             error_ = TraceError{std::string(file_), 0, 0,
@@ -282,50 +285,14 @@ private:
         return false;
     }
     bool varint(std::uint64_t& v) {
-        v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (pos_ >= in_.size())
-                return fail("truncated file");
-            const auto b = static_cast<unsigned char>(in_[pos_++]);
-            if (shift == 63 && b > 1)
-                return fail("varint out of range");
-            v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return true;
-        }
-        return fail("varint out of range");
+        const VarintStatus status = get_varint(bytes(), in_.size(), pos_, v);
+        return status == VarintStatus::ok || varint_error(status);
     }
-    // A varint of up to four bytes (rule references run to three) without a call or a bounds
-    // check a byte; anything else, and the last bytes of the file, through varint().
-    bool fast_varint(std::uint64_t& v) {
-        if (in_.size() - pos_ >= 4) [[likely]] {
-            const auto* p = reinterpret_cast<const unsigned char*>(in_.data()) + pos_;
-            std::uint64_t x = p[0];
-            if (x < 0x80) {
-                v = x;
-                pos_ += 1;
-                return true;
-            }
-            x = (x & 0x7f) | std::uint64_t{p[1]} << 7;
-            if (p[1] < 0x80) {
-                v = x;
-                pos_ += 2;
-                return true;
-            }
-            x = (x & 0x3fff) | std::uint64_t{p[2]} << 14;
-            if (p[2] < 0x80) {
-                v = x;
-                pos_ += 3;
-                return true;
-            }
-            x = (x & 0x1fffff) | std::uint64_t{p[3]} << 21;
-            if (p[3] < 0x80) {
-                v = x;
-                pos_ += 4;
-                return true;
-            }
-        }
-        return varint(v);
+    bool varint_error(VarintStatus status) {
+        return fail(status == VarintStatus::truncated ? "truncated file" : "varint out of range");
+    }
+    const unsigned char* bytes() const {
+        return reinterpret_cast<const unsigned char*>(in_.data());
     }
     // n names of `space`, each a varint length and its bytes, interned: their ids onto `ids`.
     bool names(Namespace space, std::uint64_t n, std::vector<std::uint32_t>& ids) {
@@ -337,12 +304,7 @@ private:
             if (len > in_.size() - pos_)
                 return fail("name runs past the end of the file");
             const std::string_view name = in_.substr(pos_, len);
-            const bool ok = space == Namespace::location ? text_trace::is_valid_location(name)
-                            : space == Namespace::thread ? text_trace::is_valid_thread_name(name)
-                            : space == Namespace::volatile_
-                                ? text_trace::is_valid_volatile_name(name)
-                                : text_trace::is_valid_name(name);
-            if (!ok)
+            if (!text_trace::is_valid_name(space, name))
                 return fail(fmt::format("invalid {} name", to_string(space)));
             pos_ += len;
             ids.push_back(syms_.names(space).intern(name));
@@ -359,7 +321,7 @@ private:
         return true;
     }
     bool index(std::uint64_t& v, std::size_t size, const char* what) {
-        if (!fast_varint(v))
+        if (!varint(v))
             return false;
         if (v >= size)
             return fail(fmt::format("{} id {} out of range", what, v));
@@ -397,20 +359,10 @@ private:
             for (std::uint64_t i = 0; i < len; ++i) {
                 std::uint64_t s = 0;
                 symbol = pos;
-                if (size - pos >= 4 && base[pos] < 0x80) [[likely]] {
-                    s = base[pos++];
-                } else if (size - pos >= 4 && base[pos + 1] < 0x80) {
-                    s = (base[pos] & 0x7fu) | std::uint64_t{base[pos + 1]} << 7;
-                    pos += 2;
-                } else if (size - pos >= 4 && base[pos + 2] < 0x80) {
-                    s = (base[pos] & 0x7fu) | std::uint64_t{base[pos + 1] & 0x7fu} << 7 |
-                        std::uint64_t{base[pos + 2]} << 14;
-                    pos += 3;
-                } else {
-                    pos_ = start_ = pos;
-                    if (!varint(s))
-                        return false;
-                    pos = pos_;
+                if (const VarintStatus status = get_varint(base, size, pos, s);
+                    status != VarintStatus::ok) [[unlikely]] {
+                    pos_ = start_ = symbol;
+                    return varint_error(status);
                 }
                 // Terminals and rules mix at random in a rule: no branch on which it is.
                 const std::uint64_t k = s >> 1;
@@ -463,7 +415,7 @@ private:
         for (std::uint64_t i = 0; i < nlocs; ++i) {
             std::uint64_t gap = 0, loc = 0;
             start_ = pos_;
-            if (!fast_varint(gap))
+            if (!varint(gap))
                 return false;
             if (gap == 0 || gap > events - event)
                 return fail("location of an event out of range");
@@ -481,6 +433,9 @@ private:
     Symbols& syms_;
     SlpImage& out_;
     unsigned threads_;
+    std::vector<std::uint32_t> ids_[namespace_count]; // file id -> Symbols id, by namespace
+    std::vector<ObjId> set_ids_;                      // file id -> Symbols::thread_sets id
+    std::vector<std::uint32_t> queues_;               // file id -> Symbols::queues id
     std::size_t pos_ = 0, start_ = 0;
     std::optional<TraceError> error_;
 };

@@ -165,8 +165,10 @@ std::size_t union_size(const M& a, const M& b) {
     return n + static_cast<std::size_t>(a.end() - i) + static_cast<std::size_t>(b.end() - j);
 }
 
+// The summaries of chunks and their composition (the paper's §3.1, Eq. 2-8 and App. D), for
+// one representation of the sets of U.
 template <class USet>
-struct Engine {
+struct Summaries {
     struct Access {
         USet set;              // After (last) or Before (first) of the access, within the chunk
         std::uint64_t pos = 0; // 0-based position in the chunk
@@ -374,408 +376,446 @@ struct Engine {
         }
         return a;
     }
+};
 
-    struct Model final : SlpHb::Impl {
-        const Slp& slp;
-        const Symbols& syms;
-        // Barrier events labelled with their generations' slots, when the trace has any.
-        std::optional<slp_detail::BarrierSlots> labels;
-        // U id of object 0 of each namespace; of queue item 0 (Symbols::queue_items) under
-        // Namespace::queue, after the barriers' slots.
-        std::uint32_t objects_base[namespace_count_with_queues] = {};
-        std::vector<std::uint32_t> slot_base; // by barrier: U id of its slot 0
-        // Nodes: one per terminal (leaves), one per labelled barrier event, then the binary
-        // nodes of the rules' (or chunks') trees.
-        struct Node {
-            std::uint32_t left = ~0u, right = ~0u; // leaves: ~0u
-            Summary sum;
-        };
-        std::vector<Node> nodes;
-        std::vector<std::uint32_t> rule_node;
-
-        Model(const Slp& s, const Symbols& y, std::optional<slp_detail::BarrierSlots> l)
-            : slp(s), syms(y), labels(std::move(l)) {
-            std::uint32_t next = y.threads.size();
-            for (Namespace n : {Namespace::lock, Namespace::volatile_}) {
-                objects_base[static_cast<std::size_t>(n)] = next;
-                next += y.names(n).size();
-            }
-            objects_base[static_cast<std::size_t>(Namespace::barrier)] = next;
-            for (ObjId b = 0; b < y.barriers.size(); ++b) {
-                slot_base.push_back(next);
-                next += labels ? labels->slots[b] : 1;
-            }
-            objects_base[static_cast<std::size_t>(Namespace::queue)] = next;
-            nodes.reserve(slp.terminals.size() + slp.size());
-            for (const SlpTerminal& t : slp.terminals)
-                nodes.push_back({~0u, ~0u, leaf(t, 0, false)});
-            rule_node.assign(slp.rules.size(), 0);
-            if (labels) {
-                for (const slp_detail::BarrierSlots::Leaf& b : labels->leaves)
-                    nodes.push_back({~0u, ~0u, leaf(slp.terminals[b.terminal], b.slot, b.kill)});
-                std::vector<std::uint32_t> chunk_node;
-                for (const slp_detail::BarrierSlots::Chunk& c : labels->chunks)
-                    chunk_node.push_back(tree(c.symbols, chunk_node));
-                const auto unused = static_cast<std::uint32_t>(nodes.size());
-                nodes.push_back({});
-                for (std::size_t r = 0; r < slp.rules.size(); ++r)
-                    rule_node[r] = labels->rule_chunk[r] == slp_detail::BarrierSlots::none_chunk
-                                       ? unused
-                                       : chunk_node[labels->rule_chunk[r]];
-                return;
-            }
-            for (std::size_t r = slp.rules.size(); r-- > 0;)
-                rule_node[r] = tree(slp.rules[r], rule_node);
+// The elements of U and their ids: threads, then locks, volatiles, each barrier's slots (one a
+// barrier when its events are not labelled with slots, slp_barrier_slots.hpp), then queue items
+// (q, o) (Symbols::queue_items).
+class Universe {
+public:
+    Universe(const Symbols& syms, const std::optional<slp_detail::BarrierSlots>& labels)
+        : syms_(syms), labelled_(labels.has_value()) {
+        std::uint32_t next = syms.threads.size();
+        for (Namespace n : {Namespace::lock, Namespace::volatile_}) {
+            base_[static_cast<std::size_t>(n)] = next;
+            next += syms.names(n).size();
         }
-
-        // The node of a right-hand side whose rule symbols are nodes[of[...]]: a balanced tree,
-        // pairs level by level (associativity of the summaries).
-        std::uint32_t tree(const std::vector<SlpSymbol>& symbols,
-                           const std::vector<std::uint32_t>& of) {
-            if (symbols.empty()) { // the empty trace
-                nodes.push_back({});
-                return static_cast<std::uint32_t>(nodes.size() - 1);
-            }
-            std::vector<std::uint32_t> level;
-            level.reserve(symbols.size());
-            return balanced_tree(symbols, of, level,
-                                 [this](std::uint32_t l, std::uint32_t r) { return make(l, r); });
+        base_[static_cast<std::size_t>(Namespace::barrier)] = next;
+        for (ObjId b = 0; b < syms.barriers.size(); ++b) {
+            slot_base_.push_back(next);
+            next += labels ? labels->slots[b] : 1;
         }
+        base_[static_cast<std::size_t>(Namespace::queue)] = next;
+        size_ = next + syms.queue_items.size();
+    }
 
-        std::uint32_t u_of(Namespace n, ObjId o) const {
-            return objects_base[static_cast<std::size_t>(n)] + o;
+    std::size_t size() const { return size_; }
+
+    // The element of U an event's operand is: of a barrier, the slot of its generation.
+    std::uint32_t object(const SlpTerminal& e, std::uint32_t slot) const {
+        const OpInfo& op = op_info(e.op);
+        return op.space == Namespace::barrier ? slot_base_[e.target] + slot
+                                              : base(op.space) + e.target;
+    }
+
+    // For dumps: a thread's, lock's or volatile's name; b#k for slot k of a labelled barrier b;
+    // q(o) for a queue item.
+    std::string name(std::uint32_t u) const {
+        if (u < syms_.threads.size())
+            return syms_.threads.name(u);
+        if (const std::uint32_t q = base(Namespace::queue); u >= q) {
+            const QueueItems& items = syms_.queue_items;
+            return syms_.queues.name(items.queue(u - q)) + "(" + syms_.vars.name(items.var(u - q)) +
+                   ")";
         }
+        for (ObjId b = static_cast<ObjId>(slot_base_.size()); b-- > 0;)
+            if (u >= slot_base_[b])
+                return syms_.barriers.name(b) +
+                       (labelled_ ? "#" + std::to_string(u - slot_base_[b]) : "");
+        for (Namespace n : {Namespace::volatile_, Namespace::lock})
+            if (u >= base(n))
+                return syms_.names(n).name(u - base(n));
+        return "?";
+    }
 
-        // The terminal a leaf node stands for.
-        const SlpTerminal& terminal_of(std::uint32_t leaf_node) const {
-            if (leaf_node < slp.terminals.size())
-                return slp.terminals[leaf_node];
-            return slp.terminals[labels->leaves[leaf_node - slp.terminals.size()].terminal];
+private:
+    std::uint32_t base(Namespace n) const { return base_[static_cast<std::size_t>(n)]; }
+
+    const Symbols& syms_;
+    bool labelled_;
+    // U id of object 0 of each namespace; of queue item 0 under Namespace::queue.
+    std::uint32_t base_[namespace_count_with_queues] = {};
+    std::vector<std::uint32_t> slot_base_; // by barrier: U id of its slot 0
+    std::size_t size_ = 0;
+};
+
+// The summaries of a grammar's rules as balanced binary trees of nodes (leaves: terminals and
+// labelled barrier events), and the walks down them that find positions.
+template <class USet>
+struct SummaryTree : Summaries<USet> {
+    using Base = Summaries<USet>;
+    using Base::compose;
+    using Base::first_cross;
+    using typename Base::Access;
+    using typename Base::AccessMap;
+    using typename Base::SetMap;
+    using typename Base::Summary;
+
+    const Slp& slp;
+    const Symbols& syms;
+    // Barrier events labelled with their generations' slots, when the trace has any.
+    std::optional<slp_detail::BarrierSlots> labels;
+    Universe universe;
+    // Nodes: one per terminal (leaves), one per labelled barrier event, then the binary
+    // nodes of the rules' (or chunks') trees.
+    struct Node {
+        std::uint32_t left = ~0u, right = ~0u; // leaves: ~0u
+        Summary sum;
+    };
+    std::vector<Node> nodes;
+    std::vector<std::uint32_t> rule_node;
+
+    SummaryTree(const Slp& s, const Symbols& y, std::optional<slp_detail::BarrierSlots> l)
+        : slp(s), syms(y), labels(std::move(l)), universe(y, labels) {
+        nodes.reserve(slp.terminals.size() + slp.size());
+        for (const SlpTerminal& t : slp.terminals)
+            nodes.push_back({~0u, ~0u, leaf(t, 0, false)});
+        rule_node.assign(slp.rules.size(), 0);
+        if (labels) {
+            for (const slp_detail::BarrierSlots::Leaf& b : labels->leaves)
+                nodes.push_back({~0u, ~0u, leaf(slp.terminals[b.terminal], b.slot, b.kill)});
+            std::vector<std::uint32_t> chunk_node;
+            for (const slp_detail::BarrierSlots::Chunk& c : labels->chunks)
+                chunk_node.push_back(tree(c.symbols, chunk_node));
+            const auto unused = static_cast<std::uint32_t>(nodes.size());
+            nodes.push_back({});
+            for (std::size_t r = 0; r < slp.rules.size(); ++r)
+                rule_node[r] = labels->rule_chunk[r] == slp_detail::BarrierSlots::none_chunk
+                                   ? unused
+                                   : chunk_node[labels->rule_chunk[r]];
+            return;
         }
+        for (std::size_t r = slp.rules.size(); r-- > 0;)
+            rule_node[r] = tree(slp.rules[r], rule_node);
+    }
 
-        std::uint32_t make(std::uint32_t l, std::uint32_t r) {
-            Summary s = compose(nodes[l].sum, nodes[r].sum);
-            nodes.push_back({l, r, std::move(s)});
+    // The node of a right-hand side whose rule symbols are nodes[of[...]]: a balanced tree,
+    // pairs level by level (associativity of the summaries).
+    std::uint32_t tree(const std::vector<SlpSymbol>& symbols,
+                       const std::vector<std::uint32_t>& of) {
+        if (symbols.empty()) { // the empty trace
+            nodes.push_back({});
             return static_cast<std::uint32_t>(nodes.size() - 1);
         }
+        std::vector<std::uint32_t> level;
+        level.reserve(symbols.size());
+        return balanced_tree(symbols, of, level,
+                             [this](std::uint32_t l, std::uint32_t r) { return make(l, r); });
+    }
 
-        // The base case (App. D.1), for every op: a snd on o is ordered before
-        // later rcvs on o. A barrier's o is the slot of the event's generation; kill: the
-        // generation's first arrival, which first makes the slot forget the generation before.
-        // A queue item (q, o) is an o of its own, as a volatile (thesis §5.1: every enq(q,o)
-        // before every later deq(q,o)).
-        Summary leaf(const SlpTerminal& e, std::uint32_t slot, bool kill) const {
-            Summary s;
-            s.len = 1;
-            const ThreadId t = e.thread;
-            const OpInfo& op = op_info(e.op);
-            USet af_t{t}, bl_t{t};
-            auto add = [](SetMap& m, std::uint32_t u, USet v) {
-                auto it =
-                    std::lower_bound(m.begin(), m.end(), u,
-                                     [](const auto& p, std::uint32_t k) { return p.first < k; });
-                m.insert(it, {u, std::move(v)});
-            };
-            if (op.role == Role::memory) {
-                AccessMap& f = writes(e.op) ? s.first_wr : s.first_rd;
-                AccessMap& l = writes(e.op) ? s.last_wr : s.last_rd;
-                f.emplace_back(key_of(e.target, t), Access{{t}, 0});
-                l.emplace_back(key_of(e.target, t), Access{{t}, 0});
-            } else if (has_object(op) && op.role == Role::snd) {
-                const std::uint32_t o = object(e, slot);
-                if (kill)
-                    s.kill.add(o);
-                af_t.add(o);
-                add(s.bl, o, {t});
-            } else if (has_object(op) && op.role == Role::rcv) {
-                const std::uint32_t o = object(e, slot);
-                bl_t.add(o);
-                add(s.af, o, {t});
-            } else if (e.op == Op::fork) {
-                for (ThreadId u : syms.thread_sets[e.target]) {
-                    af_t.add(u);
-                    add(s.bl, u, {t});
-                }
-            } else if (e.op == Op::join) {
-                for (ThreadId u : syms.thread_sets[e.target]) {
-                    bl_t.add(u);
-                    add(s.af, u, {t});
-                }
+    // The terminal a leaf node stands for.
+    const SlpTerminal& terminal_of(std::uint32_t leaf_node) const {
+        if (leaf_node < slp.terminals.size())
+            return slp.terminals[leaf_node];
+        return slp.terminals[labels->leaves[leaf_node - slp.terminals.size()].terminal];
+    }
+
+    std::uint32_t make(std::uint32_t l, std::uint32_t r) {
+        Summary s = compose(nodes[l].sum, nodes[r].sum);
+        nodes.push_back({l, r, std::move(s)});
+        return static_cast<std::uint32_t>(nodes.size() - 1);
+    }
+
+    // The base case (App. D.1), for every op: a snd on o is ordered before
+    // later rcvs on o. A barrier's o is the slot of the event's generation; kill: the
+    // generation's first arrival, which first makes the slot forget the generation before.
+    // A queue item (q, o) is an o of its own, as a volatile (thesis §5.1: every enq(q,o)
+    // before every later deq(q,o)).
+    Summary leaf(const SlpTerminal& e, std::uint32_t slot, bool kill) const {
+        Summary s;
+        s.len = 1;
+        const ThreadId t = e.thread;
+        const OpInfo& op = op_info(e.op);
+        USet af_t{t}, bl_t{t};
+        auto add = [](SetMap& m, std::uint32_t u, USet v) {
+            auto it = std::lower_bound(m.begin(), m.end(), u,
+                                       [](const auto& p, std::uint32_t k) { return p.first < k; });
+            m.insert(it, {u, std::move(v)});
+        };
+        if (op.role == Role::memory) {
+            AccessMap& f = writes(e.op) ? s.first_wr : s.first_rd;
+            AccessMap& l = writes(e.op) ? s.last_wr : s.last_rd;
+            f.emplace_back(key_of(e.target, t), Access{{t}, 0});
+            l.emplace_back(key_of(e.target, t), Access{{t}, 0});
+        } else if (has_object(op) && op.role == Role::snd) {
+            const std::uint32_t o = universe.object(e, slot);
+            if (kill)
+                s.kill.add(o);
+            af_t.add(o);
+            add(s.bl, o, {t});
+        } else if (has_object(op) && op.role == Role::rcv) {
+            const std::uint32_t o = universe.object(e, slot);
+            bl_t.add(o);
+            add(s.af, o, {t});
+        } else if (e.op == Op::fork) {
+            for (ThreadId u : syms.thread_sets[e.target]) {
+                af_t.add(u);
+                add(s.bl, u, {t});
             }
-            add(s.af, t, std::move(af_t));
-            add(s.bl, t, std::move(bl_t));
-            if (op.role == Role::snd && !op.implicit)
-                s.last_snd.emplace_back(t, 0);
-            return s;
+        } else if (e.op == Op::join) {
+            for (ThreadId u : syms.thread_sets[e.target]) {
+                bl_t.add(u);
+                add(s.af, u, {t});
+            }
         }
+        add(s.af, t, std::move(af_t));
+        add(s.bl, t, std::move(bl_t));
+        if (op.role == Role::snd && !op.implicit)
+            s.last_snd.emplace_back(t, 0);
+        return s;
+    }
 
-        static bool has_object(const OpInfo& op) {
-            return op.operand == Operand::name || op.operand == Operand::queue_item;
+    static bool has_object(const OpInfo& op) {
+        return op.operand == Operand::name || op.operand == Operand::queue_item;
+    }
+    bool is_leaf(std::uint32_t n) const { return nodes[n].left == ~0u; }
+    std::uint32_t root() const { return rule_node.empty() ? 0 : rule_node[0]; }
+
+    // The first racy event of x in the chunk of node n (x racy there): the
+    // first of the cross candidates met on the way down (first_cross) and,
+    // where the right part has a race of its own, the first one inside it.
+    std::uint64_t first_race(std::uint32_t n, ObjId x) const {
+        std::uint64_t base = 0, best = none;
+        while (!is_leaf(n)) {
+            const Summary& l = nodes[nodes[n].left].sum;
+            const Summary& r = nodes[nodes[n].right].sum;
+            if (std::binary_search(l.racy.begin(), l.racy.end(), x)) {
+                n = nodes[n].left;
+                continue;
+            }
+            const std::uint64_t c = first_cross(l.last_rd, l.last_wr, r.first_rd, r.first_wr, x);
+            if (c != none)
+                best = std::min(best, base + l.len + c);
+            if (!std::binary_search(r.racy.begin(), r.racy.end(), x))
+                break;
+            base += l.len;
+            n = nodes[n].right;
         }
-        std::uint32_t object(const SlpTerminal& e, std::uint32_t slot) const {
-            const OpInfo& op = op_info(e.op);
-            return op.space == Namespace::barrier ? slot_base[e.target] + slot
-                                                  : u_of(op.space, e.target);
-        }
+        return best;
+    }
 
-        bool is_leaf(std::uint32_t n) const { return nodes[n].left == ~0u; }
-        std::uint32_t root() const { return rule_node.empty() ? 0 : rule_node[0]; }
-
-        // The first racy event of x in the chunk of node n (x racy there): the
-        // first of the cross candidates met on the way down (first_cross) and,
-        // where the right part has a race of its own, the first one inside it.
-        std::uint64_t first_race(std::uint32_t n, ObjId x) const {
-            std::uint64_t base = 0, best = none;
-            while (!is_leaf(n)) {
-                const Summary& l = nodes[nodes[n].left].sum;
-                const Summary& r = nodes[nodes[n].right].sum;
-                if (std::binary_search(l.racy.begin(), l.racy.end(), x)) {
-                    n = nodes[n].left;
-                    continue;
-                }
-                const std::uint64_t c =
-                    first_cross(l.last_rd, l.last_wr, r.first_rd, r.first_wr, x);
-                if (c != none)
-                    best = std::min(best, base + l.len + c);
-                if (!std::binary_search(r.racy.begin(), r.racy.end(), x))
-                    break;
-                base += l.len;
+    // The leaf at position p.
+    std::uint32_t leaf_at(std::uint64_t p) const {
+        std::uint32_t n = root();
+        while (!is_leaf(n)) {
+            const std::uint64_t ll = nodes[nodes[n].left].sum.len;
+            if (p < ll) {
+                n = nodes[n].left;
+            } else {
+                p -= ll;
                 n = nodes[n].right;
             }
-            return best;
         }
+        return n;
+    }
 
-        // The leaf at position p.
-        std::uint32_t leaf_at(std::uint64_t p) const {
-            std::uint32_t n = root();
-            while (!is_leaf(n)) {
-                const std::uint64_t ll = nodes[nodes[n].left].sum.len;
-                if (p < ll) {
-                    n = nodes[n].left;
-                } else {
-                    p -= ll;
-                    n = nodes[n].right;
-                }
+    // The whole nodes that make up positions [0, hi) (in order), or [lo, end)
+    // (in order).
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> cover_before(std::uint64_t hi) const {
+        std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
+        std::uint32_t n = root();
+        std::uint64_t base = 0;
+        while (hi > base) {
+            if (hi >= base + nodes[n].sum.len) {
+                out.emplace_back(n, base);
+                break;
             }
-            return n;
+            const std::uint64_t ll = nodes[nodes[n].left].sum.len;
+            if (hi <= base + ll) {
+                n = nodes[n].left;
+            } else {
+                out.emplace_back(nodes[n].left, base);
+                base += ll;
+                n = nodes[n].right;
+            }
         }
+        return out;
+    }
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> cover_from(std::uint64_t lo) const {
+        std::vector<std::pair<std::uint32_t, std::uint64_t>> rev;
+        std::uint32_t n = root();
+        std::uint64_t base = 0;
+        while (base + nodes[n].sum.len > lo) {
+            if (lo <= base) {
+                rev.emplace_back(n, base);
+                break;
+            }
+            const std::uint64_t ll = nodes[nodes[n].left].sum.len;
+            if (lo >= base + ll) {
+                base += ll;
+                n = nodes[n].right;
+            } else {
+                rev.emplace_back(nodes[n].right, base + ll);
+                n = nodes[n].left;
+            }
+        }
+        std::reverse(rev.begin(), rev.end());
+        return rev;
+    }
+};
 
-        // The whole nodes that make up positions [0, hi) (in order), or [lo, end)
-        // (in order).
-        std::vector<std::pair<std::uint32_t, std::uint64_t>> cover_before(std::uint64_t hi) const {
-            std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
-            std::uint32_t n = root();
-            std::uint64_t base = 0;
-            while (hi > base) {
-                if (hi >= base + nodes[n].sum.len) {
-                    out.emplace_back(n, base);
-                    break;
-                }
-                const std::uint64_t ll = nodes[nodes[n].left].sum.len;
-                if (hi <= base + ll) {
-                    n = nodes[n].left;
-                } else {
-                    out.emplace_back(nodes[n].left, base);
-                    base += ll;
-                    n = nodes[n].right;
-                }
-            }
-            return out;
-        }
-        std::vector<std::pair<std::uint32_t, std::uint64_t>> cover_from(std::uint64_t lo) const {
-            std::vector<std::pair<std::uint32_t, std::uint64_t>> rev;
-            std::uint32_t n = root();
-            std::uint64_t base = 0;
-            while (base + nodes[n].sum.len > lo) {
-                if (lo <= base) {
-                    rev.emplace_back(n, base);
-                    break;
-                }
-                const std::uint64_t ll = nodes[nodes[n].left].sum.len;
-                if (lo >= base + ll) {
-                    base += ll;
-                    n = nodes[n].right;
-                } else {
-                    rev.emplace_back(nodes[n].right, base + ll);
-                    n = nodes[n].left;
-                }
-            }
-            std::reverse(rev.begin(), rev.end());
-            return rev;
-        }
+// SlpHb's answers from the tree of summaries: the racy variables, the report's races (Lemma
+// 3.1) and dumps of rules' summaries.
+template <class USet>
+struct Model final : SlpHb::Impl, SummaryTree<USet> {
+    using Tree = SummaryTree<USet>;
+    using Tree::contains;
+    using Tree::cover_before;
+    using Tree::cover_from;
+    using Tree::extreme;
+    using Tree::nodes;
+    using Tree::push;
+    using Tree::range_of;
+    using Tree::root;
+    using Tree::slp;
+    using Tree::Tree;
+    using typename Tree::Access;
+    using typename Tree::AccessMap;
+    using typename Tree::Summary;
 
-        // With the report of docs/traces.md's `hb` (analysis_hb.cpp): at the first
-        // racy event j of x, by thread t, among the threads u whose last write (then, for a
-        // write, whose last read) of x before j does not happen before j, i.e. t is not in its
-        // After within the prefix (Lemma 3.1), the latest of the accesses the vector-clock
-        // detector keeps: u's first such access since u's last snd before that one (its epoch).
-        AccessRef with_event(ObjId x, std::uint64_t p, ThreadId t, Op op) const {
-            std::vector<std::pair<ThreadId, Access>> rd,
-                wr; // last accesses of x before p
-            for (const auto& nb : cover_before(p)) {
-                // (Clang 14 cannot capture structured bindings in the lambda below.)
-                const std::uint32_t n = nb.first;
-                const std::uint64_t base = nb.second;
-                const Summary& s = nodes[n].sum;
-                auto apply = [&](std::vector<std::pair<ThreadId, Access>>& acc,
-                                 const AccessMap& m) {
-                    for (auto& [u, a] : acc)
-                        if (!find_in(m, key_of(x, u)))
-                            a.set = push(a.set, s.af, s.kill);
-                    auto [lo, hi] = range_of(m, x);
-                    for (auto it = lo; it != hi; ++it) {
-                        const ThreadId u = thread_of(it->first);
-                        Access a{it->second.set, it->second.pos + base};
-                        auto at =
-                            std::lower_bound(acc.begin(), acc.end(), u,
-                                             [](const auto& e, ThreadId v) { return e.first < v; });
-                        if (at != acc.end() && at->first == u)
-                            at->second = std::move(a);
-                        else
-                            acc.insert(at, {u, std::move(a)});
+    // With the report of docs/traces.md's `hb` (analysis_hb.cpp): at the first
+    // racy event j of x, by thread t, among the threads u whose last write (then, for a
+    // write, whose last read) of x before j does not happen before j, i.e. t is not in its
+    // After within the prefix (Lemma 3.1), the latest of the accesses the vector-clock
+    // detector keeps: u's first such access since u's last snd before that one (its epoch).
+    AccessRef with_event(ObjId x, std::uint64_t p, ThreadId t, Op op) const {
+        std::vector<std::pair<ThreadId, Access>> rd,
+            wr; // last accesses of x before p
+        for (const auto& nb : cover_before(p)) {
+            // (Clang 14 cannot capture structured bindings in the lambda below.)
+            const std::uint32_t n = nb.first;
+            const std::uint64_t base = nb.second;
+            const Summary& s = nodes[n].sum;
+            auto apply = [&](std::vector<std::pair<ThreadId, Access>>& acc, const AccessMap& m) {
+                for (auto& [u, a] : acc)
+                    if (!find_in(m, key_of(x, u)))
+                        a.set = push(a.set, s.af, s.kill);
+                auto [lo, hi] = range_of(m, x);
+                for (auto it = lo; it != hi; ++it) {
+                    const ThreadId u = thread_of(it->first);
+                    Access a{it->second.set, it->second.pos + base};
+                    auto at =
+                        std::lower_bound(acc.begin(), acc.end(), u,
+                                         [](const auto& e, ThreadId v) { return e.first < v; });
+                    if (at != acc.end() && at->first == u)
+                        at->second = std::move(a);
+                    else
+                        acc.insert(at, {u, std::move(a)});
+                }
+            };
+            apply(rd, s.last_rd);
+            apply(wr, s.last_wr);
+        }
+        for (int kind = 0; kind < 2; ++kind) {
+            if (kind == 1 && !writes(op))
+                break;
+            const auto& acc = kind == 0 ? wr : rd;
+            std::uint64_t latest = none;
+            ThreadId who = no_object;
+            for (const auto& [u, a] : acc) {
+                if (u == t || contains(a.set, t))
+                    continue;
+                // u's epoch: after its last snd before the access.
+                std::uint64_t from = 0;
+                const auto before = cover_before(a.pos);
+                for (auto it = before.rbegin(); it != before.rend(); ++it)
+                    if (auto s = find_in(nodes[it->first].sum.last_snd, u)) {
+                        from = it->second + *s + 1;
+                        break;
                     }
-                };
-                apply(rd, s.last_rd);
-                apply(wr, s.last_wr);
-            }
-            for (int kind = 0; kind < 2; ++kind) {
-                if (kind == 1 && !writes(op))
-                    break;
-                const auto& acc = kind == 0 ? wr : rd;
-                std::uint64_t latest = none;
-                ThreadId who = no_object;
-                for (const auto& [u, a] : acc) {
-                    if (u == t || contains(a.set, t))
-                        continue;
-                    // u's epoch: after its last snd before the access.
-                    std::uint64_t from = 0;
-                    const auto before = cover_before(a.pos);
-                    for (auto it = before.rbegin(); it != before.rend(); ++it)
-                        if (auto s = find_in(nodes[it->first].sum.last_snd, u)) {
-                            from = it->second + *s + 1;
-                            break;
-                        }
-                    std::uint64_t first = a.pos;
-                    for (const auto& [n, base] : cover_from(from)) {
-                        const Summary& s = nodes[n].sum;
-                        if (auto f = find_in(kind == 0 ? s.first_wr : s.first_rd, key_of(x, u))) {
-                            first = base + f->pos;
-                            break;
-                        }
-                    }
-                    if (latest == none || first > latest) {
-                        latest = first;
-                        who = u;
+                std::uint64_t first = a.pos;
+                for (const auto& [n, base] : cover_from(from)) {
+                    const Summary& s = nodes[n].sum;
+                    if (auto f = find_in(kind == 0 ? s.first_wr : s.first_rd, key_of(x, u))) {
+                        first = base + f->pos;
+                        break;
                     }
                 }
-                if (latest != none)
-                    return {latest + 1, who, kind == 0 ? Op::write : Op::read, 0,
-                            slp.location_of(latest + 1)};
+                if (latest == none || first > latest) {
+                    latest = first;
+                    who = u;
+                }
             }
-            return {}; // unreachable for a racy event
+            if (latest != none)
+                return {latest + 1, who, kind == 0 ? Op::write : Op::read, 0,
+                        slp.location_of(latest + 1)};
         }
-        const std::vector<ObjId>& racy_vars_() const { return nodes[root()].sum.racy; }
-        const std::vector<ObjId>& racy_vars() const override { return racy_vars_(); }
-        std::vector<Race> races() const override {
-            std::vector<Race> out;
-            const Model& m = *this;
-            for (ObjId x : racy_vars_()) {
-                const std::uint64_t p = m.first_race(m.root(), x);
-                if (p == none)
-                    continue; // unreachable: a racy variable has a first racy event
-                const SlpTerminal& e = m.terminal_of(m.leaf_at(p));
-                Race r;
-                r.var = x;
-                r.access = {p + 1, e.thread, e.op, 0, m.slp.location_of(p + 1)};
-                r.with = m.with_event(x, p, e.thread, e.op);
-                out.push_back(r);
-            }
-            std::sort(out.begin(), out.end(),
-                      [](const Race& a, const Race& b) { return a.access.event < b.access.event; });
-            return out;
+        return {}; // unreachable for a racy event
+    }
+    const std::vector<ObjId>& racy_vars_() const { return nodes[root()].sum.racy; }
+    const std::vector<ObjId>& racy_vars() const override { return racy_vars_(); }
+    std::vector<Race> races() const override {
+        std::vector<Race> out;
+        const Model& m = *this;
+        for (ObjId x : racy_vars_()) {
+            const std::uint64_t p = m.first_race(m.root(), x);
+            if (p == none)
+                continue; // unreachable: a racy variable has a first racy event
+            const SlpTerminal& e = m.terminal_of(m.leaf_at(p));
+            Race r;
+            r.var = x;
+            r.access = {p + 1, e.thread, e.op, 0, m.slp.location_of(p + 1)};
+            r.with = m.with_event(x, p, e.thread, e.op);
+            out.push_back(r);
         }
+        std::sort(out.begin(), out.end(),
+                  [](const Race& a, const Race& b) { return a.access.event < b.access.event; });
+        return out;
+    }
 
-        SlpHb::Dump dump(std::uint32_t rule) const override {
-            const Model& m = *this;
-            const Summary& s = m.nodes[m.rule_node[rule]].sum;
-            auto u_name = [&](std::uint32_t u) -> std::string {
-                if (u < m.syms.threads.size())
-                    return m.syms.threads.name(u);
-                if (const std::uint32_t q =
-                        m.objects_base[static_cast<std::size_t>(Namespace::queue)];
-                    u >= q) { // queue item (q, o) is named q(o)
-                    const QueueItems& items = m.syms.queue_items;
-                    return m.syms.queues.name(items.queue(u - q)) + "(" +
-                           m.syms.vars.name(items.var(u - q)) + ")";
-                }
-                for (ObjId b = static_cast<ObjId>(m.slot_base.size()); b-- > 0;)
-                    if (u >= m.slot_base[b]) // a labelled barrier's slot k is named b#k
-                        return m.syms.barriers.name(b) +
-                               (m.labels ? "#" + std::to_string(u - m.slot_base[b]) : "");
-                for (Namespace n : {Namespace::volatile_, Namespace::lock})
-                    if (u >= m.objects_base[static_cast<std::size_t>(n)])
-                        return m.syms.names(n).name(u -
-                                                    m.objects_base[static_cast<std::size_t>(n)]);
-                return "?";
-            };
-            auto names = [&](const USet& set) {
-                std::vector<std::string> v;
-                set.each([&](std::uint32_t u) { v.push_back(u_name(u)); });
-                return v;
-            };
-            SlpHb::Dump d;
-            for (const auto& [u, set] : s.af)
-                if (!set.empty())
-                    d.af.emplace_back(u_name(u), names(set));
-            for (const auto& [u, set] : s.bl)
-                if (!set.empty())
-                    d.bl.emplace_back(u_name(u), names(set));
-            auto per_thread = [&](const AccessMap& a, auto& out) {
-                for (const auto& [k, acc] : a)
-                    out.emplace_back(m.syms.threads.name(thread_of(k)) + "," +
-                                         m.syms.vars.name(var_of(k)),
-                                     names(acc.set));
-            };
-            per_thread(s.last_rd, d.last_rd);
-            per_thread(s.first_rd, d.first_rd);
-            // Writes per variable, as the paper keeps them: the last and the first
-            // write overall.
-            auto per_var = [&](const AccessMap& a, bool last, auto& out) {
-                for (std::size_t i = 0; i < a.size();) {
-                    const ObjId x = var_of(a[i].first);
-                    auto [lo, hi] = range_of(a, x);
-                    out.emplace_back(m.syms.vars.name(x), names(extreme(lo, hi, last)->set));
-                    i = static_cast<std::size_t>(hi - a.begin());
-                }
-            };
-            per_var(s.last_wr, true, d.last_wr);
-            per_var(s.first_wr, false, d.first_wr);
-            for (ObjId x : s.racy)
-                d.racy.push_back(m.syms.vars.name(x));
-            return d;
-        }
-    };
+    SlpHb::Dump dump(std::uint32_t rule) const override {
+        const Model& m = *this;
+        const Summary& s = m.nodes[m.rule_node[rule]].sum;
+        auto u_name = [&](std::uint32_t u) { return m.universe.name(u); };
+        auto names = [&](const USet& set) {
+            std::vector<std::string> v;
+            set.each([&](std::uint32_t u) { v.push_back(u_name(u)); });
+            return v;
+        };
+        SlpHb::Dump d;
+        for (const auto& [u, set] : s.af)
+            if (!set.empty())
+                d.af.emplace_back(u_name(u), names(set));
+        for (const auto& [u, set] : s.bl)
+            if (!set.empty())
+                d.bl.emplace_back(u_name(u), names(set));
+        auto per_thread = [&](const AccessMap& a, auto& out) {
+            for (const auto& [k, acc] : a)
+                out.emplace_back(m.syms.threads.name(thread_of(k)) + "," +
+                                     m.syms.vars.name(var_of(k)),
+                                 names(acc.set));
+        };
+        per_thread(s.last_rd, d.last_rd);
+        per_thread(s.first_rd, d.first_rd);
+        // Writes per variable, as the paper keeps them: the last and the first
+        // write overall.
+        auto per_var = [&](const AccessMap& a, bool last, auto& out) {
+            for (std::size_t i = 0; i < a.size();) {
+                const ObjId x = var_of(a[i].first);
+                auto [lo, hi] = range_of(a, x);
+                out.emplace_back(m.syms.vars.name(x), names(extreme(lo, hi, last)->set));
+                i = static_cast<std::size_t>(hi - a.begin());
+            }
+        };
+        per_var(s.last_wr, true, d.last_wr);
+        per_var(s.first_wr, false, d.first_wr);
+        for (ObjId x : s.racy)
+            d.racy.push_back(m.syms.vars.name(x));
+        return d;
+    }
 };
 
 } // namespace
 
 SlpHb::SlpHb(const Slp& slp, const Symbols& syms) {
-    // Sets of U in one machine word when there are at most 64 threads and
-    // objects.
+    // Sets of U in one machine word when there are at most 64 threads and objects.
     std::optional<slp_detail::BarrierSlots> labels;
-    std::size_t u = syms.threads.size() + syms.locks.size() + syms.volatiles.size();
-    if (slp_detail::has_barriers(slp)) {
+    if (slp_detail::has_barriers(slp))
         labels = slp_detail::label_barrier_slots(slp, syms);
-        for (std::uint32_t n : labels->slots)
-            u += n;
-    } else {
-        u += syms.barriers.size();
-    }
-    u += syms.queue_items.size();
-    if (u <= 64)
-        impl_ = std::make_unique<Engine<WordSet>::Model>(slp, syms, std::move(labels));
+    if (Universe(syms, labels).size() <= 64)
+        impl_ = std::make_unique<Model<WordSet>>(slp, syms, std::move(labels));
     else
-        impl_ = std::make_unique<Engine<USet>::Model>(slp, syms, std::move(labels));
+        impl_ = std::make_unique<Model<USet>>(slp, syms, std::move(labels));
 }
 SlpHb::~SlpHb() = default;
 

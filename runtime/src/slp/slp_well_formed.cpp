@@ -7,6 +7,7 @@
 // thread first exits a barrier and no item is taken out more often than put in before.
 #include "sfg/runtime/slp/slp.hpp"
 #include "sfg/runtime/trace/ill_formed.hpp"
+#include "sfg/runtime/trace/well_formed.hpp"
 #include "slp_tree.hpp"
 
 #include <algorithm>
@@ -113,8 +114,8 @@ Wf compose(const Wf& b, const Wf& c) {
                 a.bad = true;
             if (q->acts && p->joined)
                 a.bad = true;
-            if (q->acts && p->acts && q->first_op == Op::barrier_exit &&
-                (p->last_op != Op::barrier_enter || p->last_target != q->first_target))
+            if (q->acts && p->acts &&
+                !exit_follows_enter(q->first_op, q->first_target, true, p->last_op, p->last_target))
                 a.bad = true;
             ThreadInfo t = *p;
             t.forked = p->forked || q->forked;
@@ -143,7 +144,7 @@ bool closed(const Wf& w) {
         if (!l.first_acq)
             return false;
     for (const ThreadInfo& t : w.threads)
-        if (t.acts && t.first_op == Op::barrier_exit)
+        if (t.acts && !exit_follows_enter(t.first_op, t.first_target, false, Op::begin, no_object))
             return false;
     for (const ItemCount& i : w.items)
         if (i.low < 0)

@@ -1,10 +1,10 @@
 // The compact binary trace form; trace.hpp specifies it. About 4 bytes an access event against
 // about 12 in text, and no tokenizing: large traces are cheaper to store and to read.
 #include "core/varint.hpp"
+#include "name_rules.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/trace/well_formed.hpp"
 #include "trace_names.hpp"
-#include "trace_text_parser.hpp"
 
 #include <algorithm>
 #include <array>
@@ -20,30 +20,18 @@ constexpr unsigned char tag_name = 0x40;
 constexpr unsigned char tag_location = 0x80;
 constexpr unsigned char tag_value = 0x20; // vr/vw with a value: a zigzag varint after the target
 
-// Name records and id maps by namespace; a namespace's tag is 0x40 + namespace_wire.
-constexpr int k_threads = static_cast<int>(Namespace::thread);
-constexpr int k_locations = static_cast<int>(Namespace::location);
-constexpr int k_volatiles = static_cast<int>(Namespace::volatile_);
-constexpr int k_vars = static_cast<int>(Namespace::variable);
-constexpr int k_queues = static_cast<int>(Namespace::queue);
-constexpr int k_count = static_cast<int>(namespace_count_with_queues);
-
-constexpr std::array<int, 0x40> namespace_of_wire = [] {
-    std::array<int, 0x40> a{};
-    a.fill(-1);
+// A namespace's name records have the tag 0x40 + namespace_wire.
+constexpr std::array<std::optional<Namespace>, 0x40> namespace_of_wire = [] {
+    std::array<std::optional<Namespace>, 0x40> a{};
     for (std::size_t k = 0; k < namespace_count_with_queues; ++k)
-        a[namespace_wire[k]] = static_cast<int>(k);
+        a[namespace_wire[k]] = static_cast<Namespace>(k);
     return a;
 }();
 
-// The namespace of an op's one name operand, or -1.
-int target_kind(Op op) {
+// The namespace of an op's one name operand, if it has one.
+std::optional<Namespace> name_operand(Op op) {
     const OpInfo& i = op_info(op);
-    return i.operand == Operand::name ? static_cast<int>(i.space) : -1;
-}
-
-const char* kind_name(int kind) {
-    return to_string(static_cast<Namespace>(kind));
+    return i.operand == Operand::name ? std::optional<Namespace>(i.space) : std::nullopt;
 }
 
 // A name for an error message: printable ASCII as it is, other bytes as \xHH, cut after 40.
@@ -69,8 +57,7 @@ public:
         while (pos_ < in_.size()) {
             start_ = pos_;
             auto tag = static_cast<unsigned char>(in_[pos_++]);
-            if (tag >= tag_name && tag < tag_name + 0x40 &&
-                namespace_of_wire[tag - tag_name] >= 0) {
+            if (tag >= tag_name && tag < tag_name + 0x40 && namespace_of_wire[tag - tag_name]) {
                 std::uint32_t len;
                 if (!varint(len))
                     return result();
@@ -78,15 +65,12 @@ public:
                     return fail("name runs past the end of the file"), result();
                 // The text format's rules: a name that could not be written as text (empty,
                 // blanks, control characters, separators) could forge lines of a report.
-                const int kind = namespace_of_wire[tag - tag_name];
+                const Namespace space = *namespace_of_wire[tag - tag_name];
                 const std::string_view name = in_.substr(pos_, len);
-                if (kind == k_locations   ? !text_trace::is_valid_location(name)
-                    : kind == k_threads   ? !text_trace::is_valid_thread_name(name)
-                    : kind == k_volatiles ? !text_trace::is_valid_volatile_name(name)
-                                          : !text_trace::is_valid_name(name))
-                    return fail(fmt::format("invalid {} {}", kind_name(kind), show_name(name))),
+                if (!text_trace::is_valid_name(space, name))
+                    return fail(fmt::format("invalid {} {}", to_string(space), show_name(name))),
                            result();
-                ids_[kind].push_back(syms_.names(static_cast<Namespace>(kind)).intern(name));
+                ids(space).push_back(syms_.names(space).intern(name));
                 pos_ += len;
                 continue;
             }
@@ -97,14 +81,14 @@ public:
             std::optional<std::int64_t> value;
             ThreadId t = 0;
             ObjId target = no_object, location = no_object;
-            if (!id(k_threads, t))
+            if (!id(Namespace::thread, t))
                 return result();
-            if (int k = target_kind(op); k >= 0) {
-                if (!id(k, target))
+            if (const std::optional<Namespace> k = name_operand(op)) {
+                if (!id(*k, target))
                     return result();
                 if (tag & tag_value) {
                     std::uint64_t u;
-                    if (!varint64(u))
+                    if (!varint(u))
                         return result();
                     value = unzigzag(u);
                 }
@@ -117,7 +101,7 @@ public:
                 set_.clear();
                 for (std::uint32_t i = 0; i < n; ++i) {
                     ThreadId u = 0;
-                    if (!id(k_threads, u))
+                    if (!id(Namespace::thread, u))
                         return result();
                     if (std::find(set_.begin(), set_.end(), u) != set_.end())
                         return fail(
@@ -128,11 +112,11 @@ public:
                 target = sets_.id(set_);
             } else if (op_info(op).operand == Operand::queue_item) { // enq(q,o): q, then o
                 ObjId q = 0, o = 0;
-                if (!id(k_queues, q) || !id(k_vars, o))
+                if (!id(Namespace::queue, q) || !id(Namespace::variable, o))
                     return result();
                 target = syms_.queue_items.intern(q, o);
             }
-            if ((tag & tag_location) && !id(k_locations, location))
+            if ((tag & tag_location) && !id(Namespace::location, location))
                 return result();
             if (!stream_.push(t, op, target, location, 0,
                               value ? syms_.values.intern(*value) : no_object))
@@ -156,41 +140,28 @@ private:
                 fmt::format("event {} (byte offset {}): {}", stream_.events() + 1, start_, msg)};
         return false;
     }
-    bool varint(std::uint32_t& v) {
-        v = 0;
-        for (int shift = 0; shift < 35; shift += 7) {
-            if (pos_ >= in_.size())
-                return fail("truncated record");
-            auto b = static_cast<unsigned char>(in_[pos_++]);
-            if (shift == 28 && b > 0x0f)
-                return fail("varint out of range");
-            v |= static_cast<std::uint32_t>(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return true;
+    template <class T>
+    bool varint(T& v) {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(in_.data());
+        switch (get_varint(bytes, in_.size(), pos_, v)) {
+        case VarintStatus::ok:
+            return true;
+        case VarintStatus::truncated:
+            return fail("truncated record");
+        default:
+            return fail("varint out of range");
         }
-        return fail("varint out of range");
     }
-    bool varint64(std::uint64_t& v) {
-        v = 0;
-        for (int shift = 0; shift < 70; shift += 7) {
-            if (pos_ >= in_.size())
-                return fail("truncated record");
-            auto b = static_cast<unsigned char>(in_[pos_++]);
-            if (shift == 63 && b > 0x01)
-                return fail("varint out of range");
-            v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
-            if (!(b & 0x80))
-                return true;
-        }
-        return fail("varint out of range");
+    std::vector<std::uint32_t>& ids(Namespace space) {
+        return ids_[static_cast<std::size_t>(space)];
     }
-    bool id(int kind, std::uint32_t& out) {
+    bool id(Namespace space, std::uint32_t& out) {
         std::uint32_t v = 0;
         if (!varint(v))
             return false;
-        if (v >= ids_[kind].size())
-            return fail(fmt::format("undefined {} id {}", kind_name(kind), v));
-        out = ids_[kind][v];
+        if (v >= ids(space).size())
+            return fail(fmt::format("undefined {} id {}", to_string(space), v));
+        out = ids(space)[v];
         return true;
     }
 
@@ -199,7 +170,7 @@ private:
     Symbols& syms_;
     WellFormedStream stream_;
     ThreadSetCache sets_;
-    std::vector<std::uint32_t> ids_[k_count]; // file id -> Symbols id
+    std::vector<std::uint32_t> ids_[namespace_count_with_queues]; // file id -> Symbols id
     std::vector<ThreadId> set_;
     std::size_t pos_ = 0, start_ = 0;
     std::optional<TraceError> error_;
@@ -225,13 +196,15 @@ BinaryTraceWriter::BinaryTraceWriter(std::ostream& out) : out_(out) {
     buf_ = magic;
 }
 
-std::uint32_t BinaryTraceWriter::file_id(int kind, std::uint32_t id, const SymbolTable& table) {
+std::uint32_t BinaryTraceWriter::file_id(Namespace space, std::uint32_t id,
+                                         const SymbolTable& table) {
+    const auto kind = static_cast<std::size_t>(space);
     auto& ids = ids_[kind];
     if (id >= ids.size())
         ids.resize(id + 1, 0);
     if (ids[id] == 0) {
         const std::string& name = table.name(id);
-        buf_ += static_cast<char>(tag_name + namespace_wire[static_cast<std::size_t>(kind)]);
+        buf_ += static_cast<char>(tag_name + namespace_wire[kind]);
         put_varint(buf_, static_cast<std::uint32_t>(name.size()));
         buf_ += name;
         ids[id] = ++next_[kind];
@@ -243,30 +216,30 @@ void BinaryTraceWriter::on_event(const Event& e, const Symbols& syms) {
     if (e.implicit)
         return;
     // Define names first: a record refers only to names defined before it.
-    std::uint32_t t = file_id(k_threads, e.thread, syms.threads);
+    std::uint32_t t = file_id(Namespace::thread, e.thread, syms.threads);
     std::uint32_t target = 0;
-    int k = target_kind(e.op);
-    if (k >= 0)
-        target = file_id(k, e.target, syms.names(static_cast<Namespace>(k)));
+    const std::optional<Namespace> k = name_operand(e.op);
+    if (k)
+        target = file_id(*k, e.target, syms.names(*k));
     const bool set = op_info(e.op).operand == Operand::thread_set;
     if (set)
         for (ThreadId u : syms.thread_sets[e.target])
-            file_id(k_threads, u, syms.threads);
+            file_id(Namespace::thread, u, syms.threads);
     const bool item = op_info(e.op).operand == Operand::queue_item;
     std::uint32_t queue = 0, var = 0;
     if (item) {
-        queue = file_id(k_queues, syms.queue_items.queue(e.target), syms.queues);
-        var = file_id(k_vars, syms.queue_items.var(e.target), syms.vars);
+        queue = file_id(Namespace::queue, syms.queue_items.queue(e.target), syms.queues);
+        var = file_id(Namespace::variable, syms.queue_items.var(e.target), syms.vars);
     }
     std::uint32_t loc = 0;
     if (e.location != no_object)
-        loc = file_id(k_locations, e.location, syms.locations);
+        loc = file_id(Namespace::location, e.location, syms.locations);
 
     const bool value = e.has_value() && op_info(e.op).space == Namespace::volatile_;
     buf_ += static_cast<char>(op_info(e.op).wire | (e.location != no_object ? tag_location : 0) |
                               (value ? tag_value : 0));
     put_varint(buf_, t);
-    if (k >= 0) {
+    if (k) {
         put_varint(buf_, target);
         if (value)
             put_varint(buf_, zigzag(syms.values.value(e.value_id)));
@@ -274,7 +247,7 @@ void BinaryTraceWriter::on_event(const Event& e, const Symbols& syms) {
         const auto& us = syms.thread_sets[e.target];
         put_varint(buf_, static_cast<std::uint32_t>(us.size()));
         for (ThreadId u : us)
-            put_varint(buf_, ids_[k_threads][u] - 1);
+            put_varint(buf_, ids_[static_cast<std::size_t>(Namespace::thread)][u] - 1);
     } else if (item) {
         put_varint(buf_, queue);
         put_varint(buf_, var);

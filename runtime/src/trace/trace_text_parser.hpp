@@ -13,6 +13,7 @@
 // The parser interns each line's names in the order thread, operand(s), location.
 #pragma once
 
+#include "name_rules.hpp"
 #include "sfg/runtime/trace.hpp"
 
 #include <algorithm>
@@ -39,51 +40,6 @@
 #endif
 
 namespace sfg::text_trace {
-
-inline bool is_space(char c) {
-    return c == ' ' || c == '\t';
-}
-
-// Names are any bytes but white space, control characters and the separators `|(),`.
-struct NameChars {
-    bool ok[256] = {};
-    constexpr NameChars() {
-        for (int c = 0x21; c < 256; ++c)
-            ok[c] = c != 0x7f && c != '|' && c != '(' && c != ')' && c != ',';
-    }
-};
-inline constexpr NameChars name_chars;
-inline bool is_name_char(char c) {
-    return name_chars.ok[static_cast<unsigned char>(c)];
-}
-
-// The text format's rules as predicates, for readers of other formats (the binary one): a name
-// is one or more name characters; a location is text without control characters other than
-// tab, neither empty nor starting or ending with a blank.
-inline bool is_valid_name(std::string_view s) {
-    if (s.empty())
-        return false;
-    for (char c : s)
-        if (!is_name_char(c))
-            return false;
-    return true;
-}
-// A volatile's name has no '=': vr(v=K) / vw(v=K) carry a value after one (docs/traces.md).
-inline bool is_valid_volatile_name(std::string_view s) {
-    return is_valid_name(s) && s.find('=') == std::string_view::npos;
-}
-// A thread's name starts its line, where `#` starts a comment instead.
-inline bool is_valid_thread_name(std::string_view s) {
-    return is_valid_name(s) && s.front() != '#';
-}
-inline bool is_valid_location(std::string_view s) {
-    if (s.empty() || is_space(s.front()) || is_space(s.back()))
-        return false;
-    for (char c : s)
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
-            return false;
-    return true;
-}
 
 // "r, w, acq, ..., end": the ops a text trace may spell.
 // The hint of a missing op: the ops of thesis chapter 4 (enq/deq, thesis §5.1, left out).
@@ -455,6 +411,11 @@ private:
         return FastLine::ok;
     }
 
+    static std::string_view view(const char* a, const char* b) {
+        return std::string_view(a, static_cast<std::size_t>(b - a));
+    }
+
+    // The reference parser of one line [p, e): THREAD|OP(OPERANDS)|LOCATION (docs/traces.md).
     bool parse_line(const char* p, const char* e) {
         // Trim: trailing CR / blanks, leading blanks; skip blank and comment lines.
         while (e > p && (is_space(e[-1]) || e[-1] == '\r'))
@@ -469,7 +430,7 @@ private:
             return false;
         // Ids in order of first appearance, the thread before its operands (as the binary writer
         // defines them, so a round trip keeps ids).
-        const ThreadId t = out_.threads.id(std::string_view(p, static_cast<std::size_t>(q - p)));
+        const ThreadId t = out_.threads.id(view(p, q));
         p = skip_space(q, e);
         if (p == e || *p != '|')
             return fail(
@@ -477,122 +438,159 @@ private:
                           : fmt::format("expected '|' after the thread name, found {}", show(*p)));
         p = skip_space(p + 1, e);
 
-        // OP
-        const char* op_at = p;
-        q = p;
-        while (q < e && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
-            ++q;
-        std::string_view op_name(p, static_cast<std::size_t>(q - p));
-        if (op_name.empty())
-            return fail(p, fmt::format("expected an operation ({})", op_spellings()));
-        const std::optional<Op> op = op_from_spelling(op_name);
-        if (!op)
-            return fail(op_at, fmt::format("unknown operation '{}'", op_name));
+        // OP(OPERANDS)
+        const char* const op_at = p;
+        std::optional<Op> op;
+        if (!(p = operation(p, e, op)))
+            return false;
         const OpInfo& info = op_info(*op);
-        p = skip_space(q, e);
-
         ObjId target = no_object;
         std::optional<std::int64_t> value;
+        if (!(p = operands(info, op_at, p, e, target, value)))
+            return false;
+
+        // |LOCATION (the rest of the line)
+        ObjId location = no_object;
+        if (!this->location(p, e, location))
+            return false;
+
+        if (!out_.push(t, info.op, target, location, line_, value))
+            return fail(line_begin_ + (skip_space(line_begin_, e) - line_begin_), out_.error());
+        return true;
+    }
+
+    // The op's name at p into `op`: the blanks after it, or nullptr (and an error).
+    const char* operation(const char* p, const char* e, std::optional<Op>& op) {
+        const char* q = p;
+        while (q < e && ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')))
+            ++q;
+        const std::string_view op_name = view(p, q);
+        if (op_name.empty())
+            return fail(p, fmt::format("expected an operation ({})", op_spellings())), nullptr;
+        op = op_from_spelling(op_name);
+        if (!op)
+            return fail(p, fmt::format("unknown operation '{}'", op_name)), nullptr;
+        return skip_space(q, e);
+    }
+
+    // The operands of `info`'s op (written at op_at) at p, into target and value: past the
+    // closing ')' and the blanks after it, or nullptr (and an error).
+    const char* operands(const OpInfo& info, const char* op_at, const char* p, const char* e,
+                         ObjId& target, std::optional<std::int64_t>& value) {
         if (info.operand == Operand::none) {
             // begin / end; RAPID writes an operand, which carries nothing for us.
             if (p < e && *p == '(') {
                 const char* c = static_cast<const char*>(std::memchr(p, ')', e - p));
                 if (!c)
-                    return fail(e, "expected ')'");
+                    return fail(e, "expected ')'"), nullptr;
                 p = skip_space(c + 1, e);
             }
-        } else {
-            if (p == e || *p != '(')
-                return fail(p, fmt::format("expected '(' after '{}'", op_name));
-            p = skip_space(p + 1, e);
-            if (info.operand == Operand::name) {
-                const char* a = p;
-                q = name(p, e, "an operand");
-                if (!q)
-                    return false;
-                const char* name_end = q;
-                if (info.space == Namespace::volatile_ && !volatile_operand(a, q, name_end, value))
-                    return false;
-                std::string_view arg(a, static_cast<std::size_t>(name_end - a));
-                p = skip_space(q, e);
-                if (p < e && *p == ',')
-                    return fail(p, fmt::format("'{}' takes one operand", op_name));
-                target = by_op_[static_cast<std::size_t>(info.op)]->id(arg);
-            } else if (info.operand == Operand::queue_item) {
-                if constexpr (requires(Out & o) { o.item(ObjId{}, ObjId{}); }) {
-                    // enq(q,o) / deq(q,o): a queue, then a variable (thesis §5.1, q(o)).
-                    const char* a = p;
-                    q = name(p, e, "a queue name");
-                    if (!q)
-                        return false;
-                    const ObjId queue =
-                        out_.queues.id(std::string_view(a, static_cast<std::size_t>(q - a)));
-                    p = skip_space(q, e);
-                    if (p == e || *p != ',')
-                        return fail(p,
-                                    fmt::format("'{}' takes a queue and a variable: expected ','",
-                                                op_name));
-                    p = skip_space(p + 1, e);
-                    a = p;
-                    q = name(p, e, "a variable name");
-                    if (!q)
-                        return false;
-                    const ObjId var =
-                        out_.vars.id(std::string_view(a, static_cast<std::size_t>(q - a)));
-                    p = skip_space(q, e);
-                    if (p < e && *p == ',')
-                        return fail(p, fmt::format("'{}' takes two operands", op_name));
-                    target = out_.item(queue, var);
-                } else { // an Out without queues reads no enq/deq
-                    return fail(op_at, fmt::format("unknown operation '{}'", op_name));
-                }
-            } else {
-                set_.clear();
-                for (;;) {
-                    const char* a = p;
-                    q = name(p, e, "a thread name");
-                    if (!q)
-                        return false;
-                    if (*a == '#') // it could not start its own lines (docs/traces.md)
-                        return fail(a, "a thread name cannot start with '#' (a comment)");
-                    ThreadId u =
-                        out_.threads.id(std::string_view(a, static_cast<std::size_t>(q - a)));
-                    if (std::find(set_.begin(), set_.end(), u) != set_.end())
-                        return fail(a,
-                                    fmt::format("thread {} is listed twice", out_.thread_name(u)));
-                    set_.push_back(u);
-                    p = skip_space(q, e);
-                    if (p < e && *p == ',') {
-                        p = skip_space(p + 1, e);
-                        continue;
-                    }
-                    break;
-                }
-                target = out_.set(set_);
-            }
-            if (p == e || *p != ')')
-                return fail(p, p == e ? std::string("expected ')'")
-                                      : fmt::format("expected ')', found {}", show(*p)));
-            p = skip_space(p + 1, e);
+            return p;
         }
+        if (p == e || *p != '(')
+            return fail(p, fmt::format("expected '(' after '{}'", info.spelling)), nullptr;
+        p = skip_space(p + 1, e);
+        if (info.operand == Operand::name)
+            p = name_operand(info, p, e, target, value);
+        else if (info.operand == Operand::queue_item)
+            p = queue_operands(info, op_at, p, e, target);
+        else
+            p = thread_set(p, e, target);
+        if (!p)
+            return nullptr;
+        if (p == e || *p != ')')
+            return fail(p, p == e ? std::string("expected ')'")
+                                  : fmt::format("expected ')', found {}", show(*p))),
+                   nullptr;
+        return skip_space(p + 1, e);
+    }
 
-        // |LOCATION (the rest of the line)
-        ObjId location = no_object;
-        if (p < e) {
-            if (*p != '|')
-                return fail(p,
-                            fmt::format("expected '|' or the end of the line, found {}", show(*p)));
+    // r(x) .. bexit(b): one name of the op's namespace; vr/vw may carry a value (v=K).
+    const char* name_operand(const OpInfo& info, const char* p, const char* e, ObjId& target,
+                             std::optional<std::int64_t>& value) {
+        const char* const a = p;
+        const char* q = name(p, e, "an operand");
+        if (!q)
+            return nullptr;
+        const char* name_end = q;
+        if (info.space == Namespace::volatile_ && !volatile_operand(a, q, name_end, value))
+            return nullptr;
+        p = skip_space(q, e);
+        if (p < e && *p == ',')
+            return fail(p, fmt::format("'{}' takes one operand", info.spelling)), nullptr;
+        target = by_op_[static_cast<std::size_t>(info.op)]->id(view(a, name_end));
+        return p;
+    }
+
+    // enq(q,o) / deq(q,o): a queue, then a variable (thesis §5.1, q(o)).
+    const char* queue_operands(const OpInfo& info, const char* op_at, const char* p, const char* e,
+                               ObjId& target) {
+        if constexpr (requires(Out & o) { o.item(ObjId{}, ObjId{}); }) {
+            const char* a = p;
+            const char* q = name(p, e, "a queue name");
+            if (!q)
+                return nullptr;
+            const ObjId queue = out_.queues.id(view(a, q));
+            p = skip_space(q, e);
+            if (p == e || *p != ',')
+                return fail(p, fmt::format("'{}' takes a queue and a variable: expected ','",
+                                           info.spelling)),
+                       nullptr;
             p = skip_space(p + 1, e);
-            if (p < e) {
-                for (const char* c = p; c < e; ++c)
-                    if (static_cast<unsigned char>(*c) < 0x20 && *c != '\t')
-                        return fail(c, fmt::format("unexpected {} in the location", show(*c)));
-                location = out_.locations.id(std::string_view(p, static_cast<std::size_t>(e - p)));
-            }
+            a = p;
+            q = name(p, e, "a variable name");
+            if (!q)
+                return nullptr;
+            const ObjId var = out_.vars.id(view(a, q));
+            p = skip_space(q, e);
+            if (p < e && *p == ',')
+                return fail(p, fmt::format("'{}' takes two operands", info.spelling)), nullptr;
+            target = out_.item(queue, var);
+            return p;
+        } else { // an Out without queues reads no enq/deq
+            (void)p, (void)e, (void)target;
+            return fail(op_at, fmt::format("unknown operation '{}'", info.spelling)), nullptr;
         }
+    }
 
-        if (!out_.push(t, info.op, target, location, line_, value))
-            return fail(line_begin_ + (skip_space(line_begin_, e) - line_begin_), out_.error());
+    // fork(u1,u2) / join(u1,u2): distinct thread names.
+    const char* thread_set(const char* p, const char* e, ObjId& target) {
+        set_.clear();
+        for (;;) {
+            const char* a = p;
+            const char* q = name(p, e, "a thread name");
+            if (!q)
+                return nullptr;
+            if (*a == '#') // it could not start its own lines (docs/traces.md)
+                return fail(a, "a thread name cannot start with '#' (a comment)"), nullptr;
+            ThreadId u = out_.threads.id(view(a, q));
+            if (std::find(set_.begin(), set_.end(), u) != set_.end())
+                return fail(a, fmt::format("thread {} is listed twice", out_.thread_name(u))),
+                       nullptr;
+            set_.push_back(u);
+            p = skip_space(q, e);
+            if (p < e && *p == ',') {
+                p = skip_space(p + 1, e);
+                continue;
+            }
+            target = out_.set(set_);
+            return p;
+        }
+    }
+
+    // `|LOCATION`, the rest of the line, if any; false (and an error) when it is not one.
+    bool location(const char* p, const char* e, ObjId& location) {
+        if (p == e)
+            return true;
+        if (*p != '|')
+            return fail(p, fmt::format("expected '|' or the end of the line, found {}", show(*p)));
+        p = skip_space(p + 1, e);
+        if (p == e)
+            return true;
+        for (const char* c = p; c < e; ++c)
+            if (static_cast<unsigned char>(*c) < 0x20 && *c != '\t')
+                return fail(c, fmt::format("unexpected {} in the location", show(*c)));
+        location = out_.locations.id(view(p, e));
         return true;
     }
 

@@ -30,6 +30,13 @@ void WellFormedStream::emit(ThreadId t, Op op, ObjId target, std::uint64_t numbe
 
 bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId location,
                                     std::uint32_t line, ObjId value) {
+    if (!check(t, op, target))
+        return false;
+    accept(t, op, target, location, line, value);
+    return true;
+}
+
+bool WellFormedStream::check(ThreadId t, Op op, ObjId target) {
     auto tname = [&](ThreadId u) -> const std::string& { return syms_.threads.name(u); };
     thread(t);
     // No event of a thread after it was joined (docs/traces.md; thesis §4.1.1: end(t) is t's
@@ -59,9 +66,8 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
         break;
     }
     case Op::barrier_exit: {
-        // Thesis §4.1.1: t may exit b only if it has performed no operation since entering b.
         const Thread& th = threads_[t];
-        if (!th.has_last || th.last_op != Op::barrier_enter || th.last_target != target)
+        if (!exit_follows_enter(op, target, th.has_last, th.last_op, th.last_target))
             return fail(ill_formed::exit_not_entered(tname(t), syms_.barriers.name(target)));
         break;
     }
@@ -94,8 +100,12 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
     default:
         break;
     }
+    return true;
+}
 
-    // Well-formed: update the state and deliver, implicit events first (event.hpp).
+// Well-formed: update the state and deliver, implicit events first (event.hpp).
+void WellFormedStream::accept(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
+                              ObjId value) {
     const std::uint64_t number = ++events_;
     Thread& th = threads_[t];
     if (th.state != State::started) {
@@ -151,7 +161,6 @@ bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId locat
     }
 
     deliver(t, op, target, location, line, number, value);
-    return true;
 }
 
 void WellFormedStream::finish() {

@@ -119,7 +119,7 @@ public:
     void finish(const Symbols&) override;
 
 private:
-    std::uint32_t file_id(int kind, std::uint32_t id, const SymbolTable& table);
+    std::uint32_t file_id(Namespace space, std::uint32_t id, const SymbolTable& table);
     void flush();
 
     std::ostream& out_;

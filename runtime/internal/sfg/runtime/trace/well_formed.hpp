@@ -13,6 +13,15 @@
 
 namespace sfg {
 
+// Thesis §4.1.1: a thread exits barrier b only right after entering b, with no operation of its
+// own in between. Whether `op` on `target` keeps that rule after the thread's previous op
+// (`prev`, on `prev_target`; none when `has_prev` is false). Every checker of well-formedness
+// asks this: the stream's below, the grammar's (slp_well_formed.cpp).
+constexpr bool exit_follows_enter(Op op, ObjId target, bool has_prev, Op prev, ObjId prev_target) {
+    return op != Op::barrier_exit ||
+           (has_prev && prev == Op::barrier_enter && prev_target == target);
+}
+
 class WellFormedStream {
 public:
     // `syms` must outlive the stream; ids in pushed events refer to it. Events go to `sink`.
@@ -64,6 +73,10 @@ private:
 
     bool push_checked(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
                       ObjId value);
+    // Whether op by t is well-formed after the events so far (error() says why not).
+    bool check(ThreadId t, Op op, ObjId target);
+    // The state after a well-formed event, and its delivery.
+    void accept(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line, ObjId value);
     // Whether op by running thread t is well-formed without more ado (push_checked's cases).
     bool quick(Op op, ThreadId t, ObjId target) const {
         switch (op) {
@@ -77,8 +90,9 @@ private:
             return locks_.holder(target) == no_object;
         case Op::release:
             return locks_.holder(target) == t;
-        case Op::barrier_exit:
-            return threads_[t].last_op == Op::barrier_enter && threads_[t].last_target == target;
+        case Op::barrier_exit: // a running thread has a last op
+            return exit_follows_enter(op, target, true, threads_[t].last_op,
+                                      threads_[t].last_target);
         default:
             return false;
         }
