@@ -2,8 +2,26 @@
 # Installs what is missing, builds everything and runs every test (ctest), then the runtime's
 # tests in a portable Clang + ThreadSanitizer build, then builds the fuzz harnesses and runs their
 # tests (seed replay and a short fuzzing run each).
+#   scripts/test.sh          what CI runs: the long property tests at a quarter of their size
+#   scripts/test.sh --full   every test at full size (SFG_FULL=1), the sanitizer stages' stress
+#                            test at 10^5 events a thread, 20 s of fuzzing per harness
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+full=0
+case "${1:-}" in
+--full) full=1 ;;
+"") ;;
+*) echo "usage: $0 [--full]" >&2; exit 2 ;;
+esac
+# The tests read SFG_FULL (checker/tests/support.hpp, runtime/tests/enforce_testlib.hpp).
+if [ "$full" -eq 1 ]; then
+  export SFG_FULL=1
+  stress_events=100000 fuzz_seconds=20
+else
+  # Under the sanitizers the stress test checks interleavings, not volume: 2x10^4 events a thread
+  # still wrap every thread's ring (4096 events) several times.
+  stress_events=20000 fuzz_seconds=10
+fi
 # Each stage's wall time, for keeping the whole under 15 minutes on 2 cores.
 stage() { echo "== test.sh: $1 at ${SECONDS}s"; }
 "$root/scripts/deps.sh"
@@ -21,10 +39,10 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$portable" -DSFG_SIMD=OFF -DSFG_SANITI
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$portable" -j "$(nproc)" --target runtime_tests live_tsan_probe
 stage "TSan tests"
-# The live runtime's stress test at full size here: 64 threads x 10^5 events. Every test case,
-# in two halves side by side (one a core; a fixed random order spreads the long ones).
+# The live runtime's stress test: 64 threads x $stress_events events. Every test case, in two
+# halves side by side (one a core; a fixed random order spreads the long ones).
 tsan_tests() {
-  SFG_STRESS_EVENTS=100000 "$portable/runtime/runtime_tests" --minimal --order-by=rand \
+  SFG_STRESS_EVENTS=$stress_events "$portable/runtime/runtime_tests" --minimal --order-by=rand \
     --rand-seed=7 "$@"
 }
 cases=$("$portable/runtime/runtime_tests" --count | grep -o '[0-9]*$')
@@ -42,17 +60,17 @@ if [ "$probe_status" -eq 0 ] || ! grep -q "Location is global 'plain'" <<<"$prob
 fi
 
 # The fuzz build (fuzz/, Clang with libFuzzer, ASan and UBSan): every seed and regression input
-# replayed, then a short run of each harness.
+# replayed, then a short run of each harness. Its `all` is the libraries and the harnesses
+# (CMakeLists.txt), and the live runtime's tests are built with them: nothing else.
 stage "fuzz build"
 fuzz=${SFG_FUZZ_BUILD_DIR:-$root/build-fuzz}
 CC=clang CXX=clang++ cmake -S "$root" -B "$fuzz" -DSFG_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  >/dev/null
-cmake --build "$fuzz" -j "$(nproc)"
+  -DSFG_FUZZ_TEST_SECONDS="$fuzz_seconds" >/dev/null
+cmake --build "$fuzz" -j "$(nproc)" --target all live_runtime_tests
 stage "fuzz tests"
 (cd "$fuzz" && ctest --output-on-failure -j "$(nproc)" -L fuzz) || status=$?
 stage "ASan live runtime"
-# The live runtime under AddressSanitizer and UBSan, its stress test at full size.
-cmake --build "$fuzz" -j "$(nproc)" --target live_runtime_tests
-SFG_STRESS_EVENTS=100000 "$fuzz/runtime/live_runtime_tests" --minimal || status=$?
+# The live runtime under AddressSanitizer and UBSan, its stress test as under TSan.
+SFG_STRESS_EVENTS=$stress_events "$fuzz/runtime/live_runtime_tests" --minimal || status=$?
 stage "done (status $status)"
 exit "$status"

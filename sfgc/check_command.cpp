@@ -223,186 +223,174 @@ int run_merge(const std::vector<std::string>& paths, const std::string& format,
     return found ? 1 : 0;
 }
 
-} // namespace
-
-int run_check(int argc, char** argv) {
-    CLI::App app{"sfgc check: explore every interleaving of the programs in a .sfg file and "
-                 "report races, discipline violations, failed assertions, divisions by zero, "
-                 "deadlocks and ill-formed operations, each with its shortest counterexample.\n"
-                 "Exit status: 0 nothing found, 1 a finding, 2 bad input or usage.",
-                 "sfgc check"};
-    std::string file, program, mode = "dpor", format = "text", trace_out, shard;
+// What `sfgc check` was asked.
+struct CheckArgs {
+    std::string file, program, mode = "dpor", format = "text", trace_out, shard, promela;
     std::uint64_t seed = 0, max_executions = 1000000, max_steps = 10000;
+    std::uint64_t max_states = sfg::check::CheckOptions{}.max_states;
     std::uint32_t preemption_bound = 0, jobs = machine_cores();
     std::vector<std::string> merge;
-    app.add_option("FILE", file, "the .sfg file with declarations and programs");
-    app.add_option("--program", program, "check only this program (default: all)");
-    app.add_option("--mode", mode,
+    std::uint64_t task_budget = sfg::check::CheckOptions{}.task_budget;
+    std::uint64_t split_above = sfg::check::CheckOptions{}.split_above;
+    std::uint64_t max_memory = default_max_memory_mib;
+    // Given on the command line, not defaulted.
+    bool emit_promela = false, max_executions_given = false, preemption_bound_given = false;
+};
+
+// The options of a search (--program first: --emit-promela takes it).
+const std::vector<const char*> search_options = {
+    "--program",          "--mode", "--seed",  "--max-executions", "--max-steps",  "--max-states",
+    "--preemption-bound", "--jobs", "--shard", "--task-budget",    "--split-above"};
+
+// FILE and the options of the search, in the order --help lists them.
+void add_search_options(CLI::App& app, CheckArgs& a) {
+    app.add_option("FILE", a.file, "the .sfg file with declarations and programs");
+    app.add_option("--program", a.program, "check only this program (default: all)");
+    app.add_option("--mode", a.mode,
                    "dpor (the default: one execution per equivalence class; naive with "
                    "--preemption-bound), naive (every interleaving), random")
         ->check(CLI::IsMember({"naive", "dpor", "random"}));
-    app.add_option("--seed", seed, "seed of --mode random")->check(non_negative());
-    auto* max_exec_opt = app.add_option(
-        "--max-executions", max_executions,
-        "stop after N executions (default 1000000; the number of runs in random mode, 1000 "
-        "there by default)");
-    max_exec_opt->check(non_negative());
-    app.add_option("--max-steps", max_steps, "visible steps per execution (default 10000)")
+    app.add_option("--seed", a.seed, "seed of --mode random")->check(non_negative());
+    app.add_option("--max-executions", a.max_executions,
+                   "stop after N executions (default 1000000; the number of runs in random mode, "
+                   "1000 there by default)")
         ->check(non_negative());
-    std::uint64_t max_states = sfg::check::CheckOptions{}.max_states;
-    app.add_option("--max-states", max_states,
-                   fmt::format("steps of all executions together (default {})", max_states))
+    app.add_option("--max-steps", a.max_steps, "visible steps per execution (default 10000)")
         ->check(non_negative());
-    auto* pb = app.add_option("--preemption-bound", preemption_bound,
-                              "explore only schedules with at most K preemptions")
-                   ->check(non_negative());
-    app.add_option("--jobs", jobs,
+    app.add_option("--max-states", a.max_states,
+                   fmt::format("steps of all executions together (default {})", a.max_states))
+        ->check(non_negative());
+    app.add_option("--preemption-bound", a.preemption_bound,
+                   "explore only schedules with at most K preemptions")
+        ->check(non_negative());
+    app.add_option("--jobs", a.jobs,
                    fmt::format("explore on N threads (default: the machine's cores, here {}); "
                                "the report is the same for every N",
-                               jobs))
+                               a.jobs))
         ->check(job_count());
-    app.add_option("--shard", shard,
+    app.add_option("--shard", a.shard,
                    "explore only part K of N of the search; merge the N parts' --format json "
                    "with --merge")
         ->check(shard_spec());
-    app.add_option("--merge", merge,
+    app.add_option("--merge", a.merge,
                    "report the whole search from its parts (the --format json of --shard K/N "
                    "for K = 1..N), instead of exploring")
         ->expected(1, -1)
         ->option_text("PART...");
-    std::uint64_t task_budget = sfg::check::CheckOptions{}.task_budget;
-    std::uint64_t split_above = sfg::check::CheckOptions{}.split_above;
-    app.add_option("--task-budget", task_budget,
+    app.add_option("--task-budget", a.task_budget,
                    fmt::format("every N executions, a task hands the alternatives left at the "
                                "shallowest node of its stack on as new tasks (default {}; 0: "
                                "never)",
-                               task_budget))
+                               a.task_budget))
         ->check(non_negative());
-    app.add_option("--split-above", split_above,
+    app.add_option("--split-above", a.split_above,
                    fmt::format("divide the top of the search before it starts when its estimate "
                                "is at least N executions (default {}; 0: never)",
-                               split_above))
+                               a.split_above))
         ->check(non_negative());
-    app.add_option("--format", format, "text (default) or json")
+}
+
+// The options of the report, of --emit-promela and of the memory.
+void add_output_options(CLI::App& app, CheckArgs& a) {
+    app.add_option("--format", a.format, "text (default) or json")
         ->check(CLI::IsMember({"text", "json"}));
-    app.add_option("--trace-out", trace_out,
+    app.add_option("--trace-out", a.trace_out,
                    "write each counterexample as an STD trace into DIR (replay with sfgc trace)");
-    std::string promela;
-    auto* promela_opt = app.add_option(
-        "--emit-promela", promela,
-        "write the program as a Promela model to OUT ('-': standard output) for Spin, instead "
-        "of checking it; a file with several programs needs --program (docs/promela.md)");
-    promela_opt->option_text("OUT");
-    std::uint64_t max_memory = default_max_memory_mib;
-    add_memory_option(app, max_memory);
-    // The options of a search (--program first: --emit-promela takes it).
-    const std::vector<const char*> search_options = {
-        "--program",          "--mode",       "--seed",
-        "--max-executions",   "--max-steps",  "--max-states",
-        "--preemption-bound", "--jobs",       "--shard",
-        "--task-budget",      "--split-above"};
-    try {
-        app.parse(argc, argv);
-        // Emitting does not explore: options of the exploration would be silently ignored.
-        if (promela_opt->count()) {
-            std::vector<const char*> not_here(search_options.begin() + 1, search_options.end());
-            not_here.insert(not_here.end(), {"--format", "--trace-out", "--merge"});
-            for (const char* o : not_here)
-                if (app.get_option(o)->count())
-                    throw CLI::ValidationError(
-                        o, "does not apply to --emit-promela, which only writes the model");
-        }
-        if (promela_opt->count() && promela.empty())
-            throw CLI::ValidationError("--emit-promela", "OUT is empty (use '-' for stdout)");
-        if (!merge.empty()) {
-            // The parts hold the file and the search's options.
-            if (!file.empty())
-                throw CLI::ValidationError("--merge", "takes parts, not FILE '" + file +
-                                                          "': the parts hold their source");
-            for (const char* o : search_options)
-                if (app.get_option(o)->count())
-                    throw CLI::ValidationError(o, "does not apply to --merge: the parts hold "
-                                                  "the search's options");
-        } else if (file.empty()) {
-            throw CLI::RequiredError("FILE");
-        }
-    } catch (const CLI::ParseError& e) {
-        int code = app.exit(e);
-        return code == 0 ? 0 : 2;
-    }
-    apply_memory_limit(max_memory);
-    if (!merge.empty())
-        return run_merge(merge, format, trace_out);
+    app.add_option("--emit-promela", a.promela,
+                   "write the program as a Promela model to OUT ('-': standard output) for "
+                   "Spin, instead of checking it; a file with several programs needs --program "
+                   "(docs/promela.md)")
+        ->option_text("OUT");
+    add_memory_option(app, a.max_memory);
+}
 
-    std::optional<std::string> text = read_input(file);
-    if (!text)
-        return 2;
-    const std::string source_text = *text;
-    sfg::SourceFile source(file, std::move(*text));
-    sfg::Diagnostics diags;
-    std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags);
-    sfg::print_diagnostics(std::cerr, source, diags, isatty(STDERR_FILENO) != 0);
-    if (!spec)
-        return 2;
-    std::vector<const sfg::ast::Program*> chosen;
-    for (const sfg::ast::Program& p : spec->programs)
-        if (program.empty() || p.name.name == program)
-            chosen.push_back(&p);
-    if (chosen.empty()) {
-        fmt::print(stderr, "sfgc check: error: {}\n",
-                   program.empty() ? fmt::format("{} has no program to check", file)
-                                   : fmt::format("{} has no program '{}' (it has: {})", file,
-                                                 program, program_names(*spec)));
-        return 2;
+// The combinations the options cannot express: throws CLI's error for app.exit().
+void validate(const CLI::App& app, const CheckArgs& a) {
+    // Emitting does not explore: options of the exploration would be silently ignored.
+    if (a.emit_promela) {
+        std::vector<const char*> not_here(search_options.begin() + 1, search_options.end());
+        not_here.insert(not_here.end(), {"--format", "--trace-out", "--merge"});
+        for (const char* o : not_here)
+            if (app.get_option(o)->count())
+                throw CLI::ValidationError(
+                    o, "does not apply to --emit-promela, which only writes the model");
     }
-    if (promela_opt->count()) {
-        if (chosen.size() > 1) {
-            fmt::print(stderr,
-                       "sfgc check: error: {} has {} programs; pick one for --emit-promela with "
-                       "--program NAME (one of: {})\n",
-                       file, chosen.size(), program_names(*spec));
-            return 2;
-        }
-        return emit_promela(file, *spec, *chosen.front(), promela);
+    if (a.emit_promela && a.promela.empty())
+        throw CLI::ValidationError("--emit-promela", "OUT is empty (use '-' for stdout)");
+    if (!a.merge.empty()) {
+        // The parts hold the file and the search's options.
+        if (!a.file.empty())
+            throw CLI::ValidationError("--merge", "takes parts, not FILE '" + a.file +
+                                                      "': the parts hold their source");
+        for (const char* o : search_options)
+            if (app.get_option(o)->count())
+                throw CLI::ValidationError(o, "does not apply to --merge: the parts hold "
+                                              "the search's options");
+    } else if (a.file.empty()) {
+        throw CLI::RequiredError("FILE");
     }
+}
+
+// The checker's options from the command line's.
+sfg::check::CheckOptions check_options(const CheckArgs& a) {
     sfg::check::CheckOptions options;
-    options.mode = mode == "random" ? sfg::check::Mode::random
-                   : mode == "dpor" ? sfg::check::Mode::dpor
-                                    : sfg::check::Mode::naive;
-    options.seed = seed;
-    options.max_executions = options.mode == sfg::check::Mode::random && max_exec_opt->count() == 0
+    options.mode = a.mode == "random" ? sfg::check::Mode::random
+                   : a.mode == "dpor" ? sfg::check::Mode::dpor
+                                      : sfg::check::Mode::naive;
+    options.seed = a.seed;
+    options.max_executions = options.mode == sfg::check::Mode::random && !a.max_executions_given
                                  ? 1000
-                                 : max_executions;
-    options.max_steps = max_steps;
-    options.max_states = max_states;
-    if (pb->count())
-        options.preemption_bound = preemption_bound;
+                                 : a.max_executions;
+    options.max_steps = a.max_steps;
+    options.max_states = a.max_states;
+    if (a.preemption_bound_given)
+        options.preemption_bound = a.preemption_bound;
     options.progress = isatty(STDERR_FILENO) != 0;
-    options.jobs = jobs;
-    options.task_budget = task_budget;
-    options.split_above = split_above;
-    if (!shard.empty()) {
-        const std::size_t slash = shard.find('/');
-        options.shard_index = static_cast<std::uint32_t>(std::stoul(shard.substr(0, slash)));
-        options.shard_count = static_cast<std::uint32_t>(std::stoul(shard.substr(slash + 1)));
+    options.jobs = a.jobs;
+    options.task_budget = a.task_budget;
+    options.split_above = a.split_above;
+    if (!a.shard.empty()) {
+        const std::size_t slash = a.shard.find('/');
+        options.shard_index = static_cast<std::uint32_t>(std::stoul(a.shard.substr(0, slash)));
+        options.shard_count = static_cast<std::uint32_t>(std::stoul(a.shard.substr(slash + 1)));
     }
-    if (!make_trace_dir(trace_out))
-        return 2;
+    return options;
+}
 
+// The programs --program names (every one without it); empty after the error.
+std::vector<const sfg::ast::Program*> chosen_programs(const CheckArgs& a,
+                                                      const sfg::CompiledSpec& spec) {
+    std::vector<const sfg::ast::Program*> chosen;
+    for (const sfg::ast::Program& p : spec.programs)
+        if (a.program.empty() || p.name.name == a.program)
+            chosen.push_back(&p);
+    if (chosen.empty())
+        fmt::print(stderr, "sfgc check: error: {}\n",
+                   a.program.empty() ? fmt::format("{} has no program to check", a.file)
+                                     : fmt::format("{} has no program '{}' (it has: {})", a.file,
+                                                   a.program, program_names(spec)));
+    return chosen;
+}
+
+// Explores each chosen program and prints its report, or with --shard and --format json the
+// part for --merge. Exit 0 nothing found, 1 a finding, 2 a trace that cannot be written.
+int explore(const CheckArgs& a, const std::string& source_text, const sfg::CompiledSpec& spec,
+            const std::vector<const sfg::ast::Program*>& chosen,
+            const sfg::check::CheckOptions& options) {
     bool found = false;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     std::vector<sfg::check::Model> models;
     std::vector<sfg::check::ProgramPart> parts;
     models.reserve(chosen.size());
     for (const sfg::ast::Program* p : chosen) {
-        models.push_back(sfg::check::lower(*spec, *p));
+        models.push_back(sfg::check::lower(spec, *p));
         const sfg::check::Model& model = models.back();
         bool fell_back = false;
         sfg::check::CheckPartial part = sfg::check::explore_model(model, options, &fell_back);
         if (fell_back)
             fmt::print(stderr, "sfgc check: note: --mode dpor does not take --preemption-bound; "
                                "exploring every interleaving within the bound (naive)\n");
-        if (!shard.empty() && format == "json") {
+        if (!a.shard.empty() && a.format == "json") {
             // A part for --merge: what merges, not a report.
             sfg::check::ProgramPart pp;
             pp.model = &model;
@@ -415,24 +403,83 @@ int run_check(int argc, char** argv) {
         }
         sfg::check::CheckResult r = sfg::check::finish(model, std::move(part), options, fell_back);
         found = found || r.found();
-        if (format == "json")
+        if (a.format == "json")
             all.push_back(sfg::check::to_json(model, r));
         else
-            sfg::check::print_text(std::cout, model, r, shard.empty() ? "" : "part " + shard);
-        if (!trace_out.empty() && !write_traces(trace_out, model, r))
+            sfg::check::print_text(std::cout, model, r, a.shard.empty() ? "" : "part " + a.shard);
+        if (!a.trace_out.empty() && !write_traces(a.trace_out, model, r))
             return 2;
     }
     if (!parts.empty()) {
-        nlohmann::ordered_json j =
-            sfg::check::write_part(file, source_text, sfg::check::options_text(options, program),
-                                   options.shard_index, options.shard_count, parts);
+        nlohmann::ordered_json j = sfg::check::write_part(
+            a.file, source_text, sfg::check::options_text(options, a.program), options.shard_index,
+            options.shard_count, parts);
         std::cout << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                   << '\n';
-    } else if (format == "json") {
+    } else if (a.format == "json") {
         std::cout << json_text(all.size() == 1 ? all[0] : all) << '\n';
     }
     std::cout.flush();
     return found ? 1 : 0;
+}
+
+// `sfgc check FILE`: compiles FILE, then writes the chosen program's Promela model or explores
+// the chosen programs.
+int check_file(const CheckArgs& a) {
+    std::optional<std::string> text = read_input(a.file);
+    if (!text)
+        return 2;
+    const std::string source_text = *text;
+    sfg::SourceFile source(a.file, std::move(*text));
+    sfg::Diagnostics diags;
+    std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags);
+    sfg::print_diagnostics(std::cerr, source, diags, isatty(STDERR_FILENO) != 0);
+    if (!spec)
+        return 2;
+    std::vector<const sfg::ast::Program*> chosen = chosen_programs(a, *spec);
+    if (chosen.empty())
+        return 2;
+    if (a.emit_promela) {
+        if (chosen.size() > 1) {
+            fmt::print(stderr,
+                       "sfgc check: error: {} has {} programs; pick one for --emit-promela with "
+                       "--program NAME (one of: {})\n",
+                       a.file, chosen.size(), program_names(*spec));
+            return 2;
+        }
+        return emit_promela(a.file, *spec, *chosen.front(), a.promela);
+    }
+    const sfg::check::CheckOptions options = check_options(a);
+    if (!make_trace_dir(a.trace_out))
+        return 2;
+    return explore(a, source_text, *spec, chosen, options);
+}
+
+} // namespace
+
+int run_check(int argc, char** argv) {
+    CLI::App app{"sfgc check: explore every interleaving of the programs in a .sfg file and "
+                 "report races, discipline violations, failed assertions, divisions by zero, "
+                 "deadlocks and ill-formed operations, each with its shortest counterexample.\n"
+                 "Exit status: 0 nothing found, 1 a finding, 2 bad input or usage.",
+                 "sfgc check"};
+    CheckArgs a;
+    add_search_options(app, a);
+    add_output_options(app, a);
+    try {
+        app.parse(argc, argv);
+        a.emit_promela = app.get_option("--emit-promela")->count() != 0;
+        a.max_executions_given = app.get_option("--max-executions")->count() != 0;
+        a.preemption_bound_given = app.get_option("--preemption-bound")->count() != 0;
+        validate(app, a);
+    } catch (const CLI::ParseError& e) {
+        int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    apply_memory_limit(a.max_memory);
+    if (!a.merge.empty())
+        return run_merge(a.merge, a.format, a.trace_out);
+    return check_file(a);
 }
 
 } // namespace sfgc

@@ -111,41 +111,43 @@ bool bounded_write(const std::string& path, std::uint64_t limit, Write write) {
     return true;
 }
 
-} // namespace
-
-int run_compile(int argc, char** argv) {
-    CLI::App app{"sfgc: compile synchronization disciplines (.sfg) to SFGs and Petri nets.\n"
-                 "Sub-commands: `sfgc trace FILE ...` analyses a trace, `sfgc check FILE ...` "
-                 "explores programs, `sfgc compress TRACE -o OUT.slp` and `sfgc decompress "
-                 "IN.slp -o TRACE` write a trace as a grammar and back (docs/compressed.md)."
-                 "\nResource limits (docs/limits.md) stop a command with exit "
-                 "status 2 and name the option that raises them.",
-                 "sfgc"};
+// What `sfgc FILE.sfg` was asked.
+struct CompileArgs {
     std::string file;
     bool dot = false, json = false, verify = false, demo = false;
-    std::string view_name = "net", svg, png, pnml;
+    std::string view_name = "net", svg, png, pnml, emit_cpp, cpp_ns;
     sfg::CompileLimits limits;
     std::size_t max_markings = sfg::default_max_markings, max_layout = default_max_layout;
     std::uint64_t max_output = default_max_output;
-    app.add_option("FILE", file, "the .sfg specification");
-    app.add_flag("--dot", dot, "write Graphviz DOT to standard output");
-    app.add_option("--view", view_name, "what to draw: sfg, net or both (default net)")
+    std::uint64_t max_memory = default_max_memory_mib;
+};
+
+// FILE and what to write.
+void add_output_options(CLI::App& app, CompileArgs& a) {
+    app.add_option("FILE", a.file, "the .sfg specification");
+    app.add_flag("--dot", a.dot, "write Graphviz DOT to standard output");
+    app.add_option("--view", a.view_name, "what to draw: sfg, net or both (default net)")
         ->check(CLI::IsMember({"sfg", "net", "both"}));
-    app.add_option("--svg", svg, "render the view to an SVG file");
-    app.add_option("--png", png, "render the view to a PNG file");
-    app.add_flag("--json", json, "write the compiled spec as JSON to standard output");
-    app.add_option("--pnml", pnml, "write the Petri nets as PNML to a file");
-    std::string emit_cpp, cpp_ns;
+    app.add_option("--svg", a.svg, "render the view to an SVG file");
+    app.add_option("--png", a.png, "render the view to a PNG file");
+    app.add_flag("--json", a.json, "write the compiled spec as JSON to standard output");
+    app.add_option("--pnml", a.pnml, "write the Petri nets as PNML to a file");
     app.add_option(
-        "--emit-cpp", emit_cpp,
+        "--emit-cpp", a.emit_cpp,
         "write the disciplines as a C++ header for the live runtime (docs/enforcers.md); "
         "'-': standard output");
-    app.add_option("--namespace", cpp_ns,
+    app.add_option("--namespace", a.cpp_ns,
                    "the C++ namespace of --emit-cpp's header (default: the file's stem, made an "
                    "identifier)");
-    app.add_flag("--verify-net", verify,
+    app.add_flag("--verify-net", a.verify,
                  "explore every reachable marking and check 1-safety and feasibility");
-    app.add_flag("--demo", demo, "use the embedded default spec (the thesis' barrier discipline)");
+    app.add_flag("--demo", a.demo,
+                 "use the embedded default spec (the thesis' barrier discipline)");
+}
+
+// The resource limits (docs/limits.md).
+void add_limit_options(CLI::App& app, CompileArgs& a) {
+    sfg::CompileLimits& limits = a.limits;
     app.add_option("--max-modes", limits.modes,
                    fmt::format("access modes of all SFGs together (default {})", limits.modes))
         ->check(non_negative());
@@ -157,115 +159,154 @@ int run_compile(int argc, char** argv) {
            "--max-net-size", limits.net_size,
            fmt::format("places and transitions of all Petri nets (default {})", limits.net_size))
         ->check(non_negative());
-    app.add_option("--max-markings", max_markings,
+    app.add_option("--max-markings", a.max_markings,
                    fmt::format("reachable markings --verify-net explores per net (default {})",
-                               max_markings))
+                               a.max_markings))
         ->check(non_negative());
     app.add_option(
-           "--max-layout", max_layout,
-           fmt::format("nodes --svg/--png give Graphviz to lay out (default {})", max_layout))
+           "--max-layout", a.max_layout,
+           fmt::format("nodes --svg/--png give Graphviz to lay out (default {})", a.max_layout))
         ->check(non_negative());
-    app.add_option("--max-output", max_output,
-                   fmt::format("bytes of each output: DOT, JSON, PNML (default {})", max_output))
+    app.add_option("--max-output", a.max_output,
+                   fmt::format("bytes of each output: DOT, JSON, PNML (default {})", a.max_output))
         ->check(non_negative());
-    std::uint64_t max_memory = default_max_memory_mib;
-    add_memory_option(app, max_memory);
+    add_memory_option(app, a.max_memory);
+}
+
+// The combinations the options cannot express: throws CLI's error for app.exit().
+void validate(const CompileArgs& a) {
+    if (int(a.dot) + int(a.json) + int(a.emit_cpp == "-") > 1)
+        throw CLI::ValidationError("--dot, --json and --emit-cpp -",
+                                   "only one can write to standard output");
+    if (a.demo == !a.file.empty())
+        throw CLI::ValidationError("FILE", a.demo ? "--demo takes no FILE" : "FILE is required");
+    if (!a.cpp_ns.empty() && a.emit_cpp.empty())
+        throw CLI::ValidationError("--namespace", "only goes with --emit-cpp");
+    if (!a.cpp_ns.empty() && !is_cpp_namespace(a.cpp_ns))
+        throw CLI::ValidationError("--namespace", "'" + a.cpp_ns +
+                                                      "' is not a C++ namespace name (NAME "
+                                                      "or NAME::NAME..., no keyword)");
+}
+
+// --svg and --png. Exit 0, or 2 after an error.
+int write_images(const CompileArgs& a, const sfg::CompiledSpec& spec, sfg::View view) {
+    int status = 0;
+    for (const auto& [format, path] :
+         std::map<std::string, std::string>{{"svg", a.svg}, {"png", a.png}}) {
+        if (path.empty())
+            continue;
+        // Graphviz's layout grows faster than linearly: refuse what it would take minutes on.
+        if (std::size_t size = sfg::layout_size(spec, view); size > a.max_layout) {
+            fmt::print(stderr,
+                       "sfgc: error: the {} view has {} nodes, more than {} to lay out for --{}; "
+                       "raise the limit with --max-layout (docs/limits.md says how long Graphviz "
+                       "takes), or draw --view sfg\n",
+                       a.view_name, size, a.max_layout, format);
+            status = 2;
+        } else if (std::string err = sfg::render_image(spec, view, format, path); !err.empty()) {
+            fmt::print(stderr, "sfgc: error: {}\n", err);
+            status = 2;
+        } else if (a.demo) {
+            fmt::print("wrote {}\n", path);
+        }
+    }
+    return status;
+}
+
+// --verify-net: every net's reachable markings. Exit 0, or 2 after an error.
+int verify_nets(const CompileArgs& a, const std::string& name, const sfg::CompiledSpec& spec) {
+    int status = 0;
+    for (const sfg::CompiledVariable& v : spec.variables) {
+        if (!v.net)
+            continue;
+        sfg::NetVerification r = sfg::verify_net(*v.net, a.max_markings);
+        if (!r.ok()) {
+            fmt::print(stderr, "{}: error: net of '{}' breaks an invariant: {}\n", name, v.name,
+                       r.failure);
+            status = 2;
+        } else if (!r.complete) {
+            fmt::print(stderr,
+                       "{}:{}:{}: error: the net of '{}' has more than {} reachable markings; "
+                       "raise the limit with --max-markings\n",
+                       name, v.loc.line, v.loc.col, v.name, a.max_markings);
+            status = 2;
+        } else {
+            fmt::print("{}: {}; 1-safe; every marking is feasible\n", v.name,
+                       count(r.reachable, "reachable marking"));
+        }
+    }
+    return status;
+}
+
+// Every output asked for after the JSON, in order; without any, the summary. Exit 0, or 2.
+int write_outputs(const CompileArgs& a, const std::string& name, std::uint64_t hash,
+                  const sfg::CompiledSpec& spec) {
+    sfg::View view = a.view_name == "sfg"    ? sfg::View::sfg
+                     : a.view_name == "both" ? sfg::View::both
+                                             : sfg::View::net;
+    if (a.dot && !bounded_write({}, a.max_output,
+                                [&](std::ostream& out) { sfg::write_dot(out, spec, view); }))
+        return 2;
+    int status = write_images(a, spec, view);
+    if (!a.pnml.empty() && !bounded_write(a.pnml, a.max_output,
+                                          [&](std::ostream& out) { sfg::write_pnml(out, spec); }))
+        status = 2;
+    if (!a.emit_cpp.empty()) {
+        if (!bounded_write(
+                a.emit_cpp == "-" ? "" : a.emit_cpp, a.max_output, [&](std::ostream& out) {
+                    sfg::write_cpp(out, spec,
+                                   a.cpp_ns.empty() ? sfg::cpp_namespace_for(name) : a.cpp_ns,
+                                   hash);
+                }))
+            status = 2;
+    }
+    if (a.verify && verify_nets(a, name, spec) != 0)
+        status = 2;
+    if (!a.dot && !a.json && a.svg.empty() && a.png.empty() && a.pnml.empty() &&
+        a.emit_cpp.empty() && !a.verify)
+        print_summary(spec);
+    return status;
+}
+
+} // namespace
+
+int run_compile(int argc, char** argv) {
+    CLI::App app{"sfgc: compile synchronization disciplines (.sfg) to SFGs and Petri nets.\n"
+                 "Sub-commands: `sfgc trace FILE ...` analyses a trace, `sfgc check FILE ...` "
+                 "explores programs, `sfgc compress TRACE -o OUT.slp` and `sfgc decompress "
+                 "IN.slp -o TRACE` write a trace as a grammar and back (docs/compressed.md)."
+                 "\nResource limits (docs/limits.md) stop a command with exit "
+                 "status 2 and name the option that raises them.",
+                 "sfgc"};
+    CompileArgs a;
+    add_output_options(app, a);
+    add_limit_options(app, a);
     try {
         app.parse(argc, argv);
-        if (int(dot) + int(json) + int(emit_cpp == "-") > 1)
-            throw CLI::ValidationError("--dot, --json and --emit-cpp -",
-                                       "only one can write to standard output");
-        if (demo == !file.empty())
-            throw CLI::ValidationError("FILE", demo ? "--demo takes no FILE" : "FILE is required");
-        if (!cpp_ns.empty() && emit_cpp.empty())
-            throw CLI::ValidationError("--namespace", "only goes with --emit-cpp");
-        if (!cpp_ns.empty() && !is_cpp_namespace(cpp_ns))
-            throw CLI::ValidationError("--namespace", "'" + cpp_ns +
-                                                          "' is not a C++ namespace name (NAME "
-                                                          "or NAME::NAME..., no keyword)");
+        validate(a);
     } catch (const CLI::ParseError& e) {
         int code = app.exit(e);
         return code == 0 ? 0 : 2;
     }
-    apply_memory_limit(max_memory);
+    apply_memory_limit(a.max_memory);
 
-    std::string name = demo ? default_spec_name : file;
+    std::string name = a.demo ? default_spec_name : a.file;
     std::optional<std::string> text =
-        demo ? std::optional<std::string>(default_spec_text) : read_input(file);
+        a.demo ? std::optional<std::string>(default_spec_text) : read_input(a.file);
     if (!text)
         return 2;
     const std::uint64_t hash = sfg::spec_hash(*text);
     sfg::SourceFile source(name, std::move(*text));
     sfg::Diagnostics diags;
-    std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags, limits);
+    std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags, a.limits);
     sfg::print_diagnostics(std::cerr, source, diags, isatty(STDERR_FILENO) != 0);
-    if (json && !bounded_write({}, max_output, [&](std::ostream& out) {
+    if (a.json && !bounded_write({}, a.max_output, [&](std::ostream& out) {
             sfg::write_json(out, name, spec ? &*spec : nullptr, diags);
         }))
         return 2;
     if (!spec)
         return 2;
-
-    sfg::View view = view_name == "sfg"    ? sfg::View::sfg
-                     : view_name == "both" ? sfg::View::both
-                                           : sfg::View::net;
-    int status = 0;
-    if (dot && !bounded_write({}, max_output,
-                              [&](std::ostream& out) { sfg::write_dot(out, *spec, view); }))
-        return 2;
-    for (const auto& [format, path] :
-         std::map<std::string, std::string>{{"svg", svg}, {"png", png}}) {
-        if (path.empty())
-            continue;
-        // Graphviz's layout grows faster than linearly: refuse what it would take minutes on.
-        if (std::size_t size = sfg::layout_size(*spec, view); size > max_layout) {
-            fmt::print(stderr,
-                       "sfgc: error: the {} view has {} nodes, more than {} to lay out for --{}; "
-                       "raise the limit with --max-layout (docs/limits.md says how long Graphviz "
-                       "takes), or draw --view sfg\n",
-                       view_name, size, max_layout, format);
-            status = 2;
-        } else if (std::string err = sfg::render_image(*spec, view, format, path); !err.empty()) {
-            fmt::print(stderr, "sfgc: error: {}\n", err);
-            status = 2;
-        } else if (demo) {
-            fmt::print("wrote {}\n", path);
-        }
-    }
-    if (!pnml.empty() &&
-        !bounded_write(pnml, max_output, [&](std::ostream& out) { sfg::write_pnml(out, *spec); }))
-        status = 2;
-    if (!emit_cpp.empty()) {
-        if (!bounded_write(emit_cpp == "-" ? "" : emit_cpp, max_output, [&](std::ostream& out) {
-                sfg::write_cpp(out, *spec, cpp_ns.empty() ? sfg::cpp_namespace_for(name) : cpp_ns,
-                               hash);
-            }))
-            status = 2;
-    }
-    if (verify) {
-        for (const sfg::CompiledVariable& v : spec->variables) {
-            if (!v.net)
-                continue;
-            sfg::NetVerification r = sfg::verify_net(*v.net, max_markings);
-            if (!r.ok()) {
-                fmt::print(stderr, "{}: error: net of '{}' breaks an invariant: {}\n", name, v.name,
-                           r.failure);
-                status = 2;
-            } else if (!r.complete) {
-                fmt::print(stderr,
-                           "{}:{}:{}: error: the net of '{}' has more than {} reachable markings; "
-                           "raise the limit with --max-markings\n",
-                           name, v.loc.line, v.loc.col, v.name, max_markings);
-                status = 2;
-            } else {
-                fmt::print("{}: {}; 1-safe; every marking is feasible\n", v.name,
-                           count(r.reachable, "reachable marking"));
-            }
-        }
-    }
-    if (!dot && !json && svg.empty() && png.empty() && pnml.empty() && emit_cpp.empty() && !verify)
-        print_summary(*spec);
-    return status;
+    return write_outputs(a, name, hash, *spec);
 }
 
 } // namespace sfgc

@@ -60,12 +60,6 @@ inline Outcome explore(const Model& m, Mode mode, std::uint64_t max_exec = 10000
     return explore(m, o);
 }
 
-// SFG_DPOR_SEEDS=N runs N seeds per generator instead of the default (a longer soak).
-inline std::uint64_t seeds(std::uint64_t fallback) {
-    const char* env = std::getenv("SFG_DPOR_SEEDS");
-    return env ? std::strtoull(env, nullptr, 10) : fallback;
-}
-
 // What a batch of comparisons saw, for the messages (the ratios quoted in docs/programs.md).
 struct Totals {
     int compared = 0;

@@ -7,6 +7,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -51,6 +54,21 @@ inline bool has(const CheckResult& r, FindingKind k, const std::string& var = ""
         if (f.kind == k && (var.empty() || f.var == var))
             return true;
     return false;
+}
+
+// The random-program tests' sizes: `full` seeds under SFG_FULL=1 (scripts/test.sh --full), else
+// `quick` (the first seeds of the full run); SFG_DPOR_SEEDS=N runs N seeds (a longer soak).
+inline std::uint64_t seeds(std::uint64_t full, std::uint64_t quick) {
+    if (const char* env = std::getenv("SFG_DPOR_SEEDS"))
+        return std::strtoull(env, nullptr, 10);
+    const char* all = std::getenv("SFG_FULL");
+    return all && std::string(all) != "0" ? full : quick;
+}
+
+// A lower bound `bound` on a count over `full` seeds, scaled to the `n` seeds run (at most the
+// full bound on a longer soak).
+inline int at_least(int bound, std::uint64_t n, std::uint64_t full) {
+    return static_cast<int>(static_cast<std::uint64_t>(bound) * std::min(n, full) / full);
 }
 
 } // namespace sfg::check::test

@@ -221,46 +221,80 @@ private:
         }
     }
 
+    // `let r = e`: a new local of the thread, named unlike every global and every other local.
+    void let_stmt(prog::Stmt& s) {
+        if (s.expr)
+            expr(*s.expr);
+        prog::Ident& r = s.target;
+        if (const Global* g = find(r.name)) {
+            diags_.error(r.loc, fmt::format("'{}' is already declared as {}; a local needs "
+                                            "another name",
+                                            r.name, describe(g->ref.kind)));
+            if (g->loc)
+                diags_.note(*g->loc, fmt::format("'{}' is declared here", r.name));
+            return;
+        }
+        auto [it, fresh] = locals_.emplace(r.name, Local{r.loc, index_of(thread_->locals.size())});
+        if (!fresh) {
+            diags_.error(r.loc, fmt::format("local '{}' is declared twice in thread '{}'", r.name,
+                                            thread_->name.name));
+            diags_.note(it->second.loc, "first declaration is here");
+            return;
+        }
+        r.ref = {Kind::local, it->second.index};
+        thread_->locals.push_back(r.name);
+    }
+
+    // `x = e`: a local, a variable or a volatile.
+    void assign_stmt(prog::Stmt& s) {
+        if (s.expr)
+            expr(*s.expr);
+        if (const Global* g = find(s.target.name);
+            g && g->ref.kind != Kind::variable && g->ref.kind != Kind::volatile_) {
+            diags_.error(s.target.loc, fmt::format("cannot assign to '{}': it is {}", s.target.name,
+                                                   describe(g->ref.kind)));
+            if (g->loc)
+                diags_.note(*g->loc, fmt::format("'{}' is declared here", s.target.name));
+            return;
+        }
+        value_name(s.target, s.target.ref);
+    }
+
+    // `barrier b`: a barrier that lists this thread.
+    void barrier_stmt(prog::Stmt& s) {
+        const Global* g = expect(s.target, "a barrier", {Kind::barrier});
+        if (!g || !g->mech)
+            return;
+        const auto& ts = g->mech->threads;
+        if (std::find(ts.begin(), ts.end(), thread_->name.name) == ts.end()) {
+            diags_.error(s.target.loc,
+                         fmt::format("thread '{}' is not one of barrier '{}''s threads ({})",
+                                     thread_->name.name, s.target.name, fmt::join(ts, ", ")));
+            diags_.note(g->mech->loc, fmt::format("'{}' is declared here", s.target.name));
+        }
+    }
+
+    // A thread's blocks do not nest (docs/determinism.md): the inner `begin` would be an
+    // ill-formed trace.
+    void deterministic_stmt(prog::Stmt& s) {
+        if (in_deterministic_)
+            diags_.error(s.loc, "a deterministic block inside another one (blocks do not "
+                                "nest)");
+        const bool outer = in_deterministic_;
+        in_deterministic_ = true;
+        block(s.body);
+        in_deterministic_ = outer;
+    }
+
     void stmt(prog::Stmt& s) {
         using K = prog::Stmt::Kind;
         deep_reported_ = false;
         switch (s.kind) {
-        case K::let: {
-            if (s.expr)
-                expr(*s.expr);
-            prog::Ident& r = s.target;
-            if (const Global* g = find(r.name)) {
-                diags_.error(r.loc, fmt::format("'{}' is already declared as {}; a local needs "
-                                                "another name",
-                                                r.name, describe(g->ref.kind)));
-                if (g->loc)
-                    diags_.note(*g->loc, fmt::format("'{}' is declared here", r.name));
-                return;
-            }
-            auto [it, fresh] =
-                locals_.emplace(r.name, Local{r.loc, index_of(thread_->locals.size())});
-            if (!fresh) {
-                diags_.error(r.loc, fmt::format("local '{}' is declared twice in thread '{}'",
-                                                r.name, thread_->name.name));
-                diags_.note(it->second.loc, "first declaration is here");
-                return;
-            }
-            r.ref = {Kind::local, it->second.index};
-            thread_->locals.push_back(r.name);
+        case K::let:
+            let_stmt(s);
             return;
-        }
         case K::assign:
-            if (s.expr)
-                expr(*s.expr);
-            if (const Global* g = find(s.target.name);
-                g && g->ref.kind != Kind::variable && g->ref.kind != Kind::volatile_) {
-                diags_.error(s.target.loc, fmt::format("cannot assign to '{}': it is {}",
-                                                       s.target.name, describe(g->ref.kind)));
-                if (g->loc)
-                    diags_.note(*g->loc, fmt::format("'{}' is declared here", s.target.name));
-                return;
-            }
-            value_name(s.target, s.target.ref);
+            assign_stmt(s);
             return;
         case K::read:
         case K::write:
@@ -277,16 +311,7 @@ private:
             thread_list(s, "join");
             return;
         case K::barrier:
-            if (const Global* g = expect(s.target, "a barrier", {Kind::barrier}); g && g->mech) {
-                const auto& ts = g->mech->threads;
-                if (std::find(ts.begin(), ts.end(), thread_->name.name) == ts.end()) {
-                    diags_.error(
-                        s.target.loc,
-                        fmt::format("thread '{}' is not one of barrier '{}''s threads ({})",
-                                    thread_->name.name, s.target.name, fmt::join(ts, ", ")));
-                    diags_.note(g->mech->loc, fmt::format("'{}' is declared here", s.target.name));
-                }
-            }
+            barrier_stmt(s);
             return;
         case K::await_:
         case K::assert_:
@@ -319,17 +344,7 @@ private:
         case K::skip:
             return;
         case K::deterministic:
-            // A thread's blocks do not nest (docs/determinism.md): the inner `begin` would be
-            // an ill-formed trace.
-            if (in_deterministic_)
-                diags_.error(s.loc, "a deterministic block inside another one (blocks do not "
-                                    "nest)");
-            {
-                const bool outer = in_deterministic_;
-                in_deterministic_ = true;
-                block(s.body);
-                in_deterministic_ = outer;
-            }
+            deterministic_stmt(s);
             return;
         }
     }

@@ -185,7 +185,7 @@ TEST_CASE("LOCK modes of different locks in one discipline: each needs its own")
 // on random traces whose accesses mostly hold the variable's lock. A variable the enforcer admits
 // is race-free by the brute-force happens-before oracle, and the enforcer reports the first
 // violation that Figure 4.15 with [READ LOCKED] / [WRITE LOCKED] applied literally does.
-TEST_CASE("random traces (20,000) with LOCK modes: admitted implies race-free") {
+TEST_CASE("random traces (20,000 with --full) with LOCK modes: admitted implies race-free") {
     std::mt19937_64 rng(51);
     SoundnessCounts counts;
     const auto locked = [](const Net& n) {
@@ -196,7 +196,7 @@ TEST_CASE("random traces (20,000) with LOCK modes: admitted implies race-free") 
                                        {4, 3, 2, 2, 0, 60, 80},
                                        {2, 2, 1, 1, 0, 30, 100},
                                        {5, 2, 2, 1, 0, 60, 95}};
-    for (int i = 0; i < 20000; ++i) {
+    for (int i = 0; i < quarter(20000); ++i) {
         const RandomTraceOptions& o = opts[i % 4];
         RandomDisciplines gen{rng, o.threads, o.locks, o.volatiles};
         auto mech = [&]() -> Mechanism {
@@ -247,7 +247,7 @@ TEST_CASE("random traces (20,000) with LOCK modes: admitted implies race-free") 
     MESSAGE("traces " << counts.traces << ", admitted variables accessed by 2+ threads "
                       << counts.admitted_shared << " (with LOCK modes: " << counts.admitted_flagged
                       << "), violated " << counts.violated);
-    CHECK(counts.traces == 20000);
-    CHECK(counts.admitted_flagged > 400);
-    CHECK(counts.violated > 1000);
+    CHECK(counts.traces == quarter(20000));
+    CHECK(counts.admitted_flagged > quarter(400));
+    CHECK(counts.violated > quarter(1000));
 }

@@ -100,29 +100,31 @@ void run(std::uint64_t seed, int count, const RandomTraceOptions& o, Totals& tot
 
 } // namespace
 
-TEST_CASE("random traces (18,000): enforcer = Figure 4.15 literally; admitted implies race-free") {
+TEST_CASE("random traces (18,000 with --full): enforcer = Figure 4.15 literally; admitted implies "
+          "race-free") {
     Totals tot;
-    run(11, 3000, {4, 3, 2, 2, 1, 30, 0}, tot);
-    run(12, 3000, {5, 3, 2, 2, 1, 60, 95}, tot);
-    run(13, 2000, {6, 3, 2, 1, 1, 80, 80}, tot);
-    run(14, 2000, {3, 2, 1, 1, 1, 40, 100}, tot);
+    run(11, quarter(3000), {4, 3, 2, 2, 1, 30, 0}, tot);
+    run(12, quarter(3000), {5, 3, 2, 2, 1, 60, 95}, tot);
+    run(13, quarter(2000), {6, 3, 2, 1, 1, 80, 80}, tot);
+    run(14, quarter(2000), {3, 2, 1, 1, 1, 40, 100}, tot);
     // Two or three threads, accesses guarded by their lock: many admitted shared variables.
-    run(15, 4000, {2, 2, 1, 1, 0, 30, 100}, tot);
-    run(16, 4000, {3, 1, 1, 1, 1, 40, 100}, tot);
+    run(15, quarter(4000), {2, 2, 1, 1, 0, 30, 100}, tot);
+    run(16, quarter(4000), {3, 1, 1, 1, 1, 40, 100}, tot);
     MESSAGE("traces " << tot.traces << ", admitted variables " << tot.admitted
                       << " (accessed by 2+ threads: " << tot.admitted_shared << "), violated "
                       << tot.violated);
-    CHECK(tot.traces == 18000);
-    CHECK(tot.admitted_shared > 400);
-    CHECK(tot.violated > 1000);
+    CHECK(tot.traces == quarter(18000));
+    CHECK(tot.admitted_shared > quarter(400));
+    CHECK(tot.violated > quarter(1000));
 }
 
-TEST_CASE("random traces (6,000): one-token groups = eager candidate sets, event by event") {
+TEST_CASE(
+    "random traces (6,000 with --full): one-token groups = eager candidate sets, event by event") {
     std::mt19937_64 rng(21);
     int compared = 0;
     const RandomTraceOptions opts[] = {
         {4, 3, 2, 2, 1, 40, 90}, {3, 2, 1, 1, 1, 40, 100}, {2, 2, 1, 1, 0, 30, 100}};
-    for (int i = 0; i < 6000; ++i) {
+    for (int i = 0; i < quarter(6000); ++i) {
         const RandomTraceOptions& o = opts[i % 3];
         RandomDisciplines gen{rng, o.threads, o.locks, o.volatiles};
         Enforcer lazy({.report_all = true}), eager({.report_all = true, .group_one_token = false});
@@ -156,7 +158,7 @@ TEST_CASE("random traces (6,000): one-token groups = eager candidate sets, event
         }
     }
     MESSAGE("candidate sets compared: " << compared);
-    CHECK(compared > 100000);
+    CHECK(compared > quarter(100000));
 }
 
 namespace {
@@ -176,7 +178,8 @@ Discipline barrier_phases(RandomDisciplines& gen) {
 
 } // namespace
 
-TEST_CASE("random traces (4,000): memoized and factored candidate sets = plain ones, event by "
+TEST_CASE("random traces (4,000 with --full): memoized and factored candidate sets = plain ones, "
+          "event by "
           "event, also when the memo is collected at every step") {
     std::mt19937_64 rng(31);
     int compared = 0;
@@ -184,7 +187,7 @@ TEST_CASE("random traces (4,000): memoized and factored candidate sets = plain o
                   crowded_left = 0;
     const RandomTraceOptions opts[] = {
         {4, 3, 2, 2, 1, 60, 50}, {5, 2, 1, 1, 1, 80, 30}, {3, 2, 1, 1, 1, 40, 100}};
-    for (int i = 0; i < 4000; ++i) {
+    for (int i = 0; i < quarter(4000); ++i) {
         const RandomTraceOptions& o = opts[i % 3];
         RandomDisciplines gen{rng, o.threads, o.locks, o.volatiles};
         // Every other trace: every variable through CandidateMarkings, one-token ones included.
@@ -271,9 +274,9 @@ TEST_CASE("random traces (4,000): memoized and factored candidate sets = plain o
                                         << small_collections << ", largest candidate set: "
                                         << largest << ", left their products: " << unfactored
                                         << " and " << crowded_left);
-    CHECK(compared > 100000);
-    CHECK(collections > 10000);
-    CHECK(small_collections > 100);
+    CHECK(compared > quarter(100000));
+    CHECK(collections > quarter(10000));
+    CHECK(small_collections > quarter(100));
     CHECK(largest >= 8);
-    CHECK(crowded_left > 10);
+    CHECK(crowded_left > quarter(10));
 }

@@ -31,8 +31,8 @@ include "replay_trace.hpp"
 
     namespace {
 
-    // SFG_STRESS_EVENTS: events per thread of the stress test (default 10^4; CI's sanitizer stages
-    // run 10^5).
+    // SFG_STRESS_EVENTS: events per thread of the stress test (default 10^4; scripts/test.sh's
+    // sanitizer stages run 2x10^4, 10^5 with --full).
     std::uint64_t stress_events() {
         const char* env = std::getenv("SFG_STRESS_EVENTS");
         return env ? std::strtoull(env, nullptr, 10) : 10000;
