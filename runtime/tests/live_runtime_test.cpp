@@ -2,7 +2,7 @@
 // own build (and its ThreadSanitizer build): many threads, every primitive, exact event counts, and
 // the same verdicts on every run.
 #include "random_trace.hpp"
-include "replay_trace.hpp"
+#include "replay_trace.hpp"
 #include "sfg/runtime/trace_file.hpp"
 #include "sfg/sfg.hpp"
 
@@ -29,21 +29,21 @@ include "replay_trace.hpp"
 
 #include <unistd.h>
 
-    namespace {
+namespace {
 
-    // SFG_STRESS_EVENTS: events per thread of the stress test (default 10^4; scripts/test.sh's
-    // sanitizer stages run 2x10^4, 10^5 with --full).
-    std::uint64_t stress_events() {
-        const char* env = std::getenv("SFG_STRESS_EVENTS");
-        return env ? std::strtoull(env, nullptr, 10) : 10000;
-    }
+// SFG_STRESS_EVENTS: events per thread of the stress test (default 10^4; scripts/test.sh's
+// sanitizer stages run 2x10^4, 10^5 with --full).
+std::uint64_t stress_events() {
+    const char* env = std::getenv("SFG_STRESS_EVENTS");
+    return env ? std::strtoull(env, nullptr, 10) : 10000;
+}
 
-    sfg::session_options collect_all() {
-        sfg::session_options o;
-        o.policy = sfg::on_finding::collect;
-        o.analyses = "hb,fasttrack,goldilocks,eraser";
-        return o;
-    }
+sfg::session_options collect_all() {
+    sfg::session_options o;
+    o.policy = sfg::on_finding::collect;
+    o.analyses = "hb,fasttrack,goldilocks,eraser";
+    return o;
+}
 
 } // namespace
 
