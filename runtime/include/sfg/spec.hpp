@@ -104,16 +104,13 @@ namespace detail {
 struct SpecImpl;
 } // namespace detail
 
+// A specification the live runtime checks against (sfg.hpp's session). Cheap to copy. Switched
+// off (SFG_DISABLE, sfg.hpp), nothing is built and nothing is linked: only the constructor is left.
+class spec {
+public:
 #if defined(SFG_DISABLE)
-// Switched off (sfg.hpp): nothing is built, nothing is linked.
-class spec {
-public:
     explicit constexpr spec(const spec_data::spec&) noexcept {}
-};
 #else
-// A specification the live runtime checks against (sfg.hpp's session). Cheap to copy.
-class spec {
-public:
     // Builds the nets of the annotated variables. Throws std::invalid_argument when the data
     // is inconsistent (an index out of range): generated headers never are.
     explicit spec(const spec_data::spec& data);
@@ -129,11 +126,13 @@ public:
     const std::vector<std::string>& variables() const; // annotated or not
 
     // The runtime's view (not for users).
-    const detail::SpecImpl& impl() const { return *impl_; }
+    const detail::SpecImpl& impl() const {
+        return *impl_;
+    }
 
 private:
     std::shared_ptr<const detail::SpecImpl> impl_;
-};
 #endif
+};
 
 } // namespace sfg
