@@ -22,11 +22,15 @@ else
   # still wrap every thread's ring (4096 events) several times.
   stress_events=20000 fuzz_seconds=10
 fi
+# The release build with line tables only (-g1): backtraces still name file and line, and it
+# builds a third faster than with full debug information (-g). The sanitizer and fuzz builds
+# already use Clang's line tables only (CMakeLists.txt).
+line_tables=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG")
 # Each stage's wall time, for keeping the whole under 15 minutes on 2 cores.
 stage() { echo "== test.sh: $1 at ${SECONDS}s"; }
 "$root/scripts/deps.sh"
 stage "release build"
-"$root/scripts/build.sh"
+"$root/scripts/build.sh" "${line_tables[@]}"
 stage "release tests"
 status=0
 (cd "${SFG_BUILD_DIR:-$root/build}" && ctest --output-on-failure -j "$(nproc)") || status=$?
