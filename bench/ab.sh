@@ -15,10 +15,11 @@ for round in $(seq "$rounds"); do
     for side in before after; do
         dir=$before
         [ "$side" = after ] && dir=$after
-        # CSV rows: "name",iterations,real_time,cpu_time,time_unit,...
-        "$dir/bench/$bench" --benchmark_format=csv "$@" 2>/dev/null |
-            awk -F, -v side="$side" -v round="$round" \
-                '$1 ~ /^"/ { gsub(/"/, "", $1); print side, round, $1, $4, $5 }' >>"$tmp/rows"
+        # Console rows: NAME TIME UNIT CPU UNIT ITERATIONS [COUNTERS] (the CSV reporter refuses
+        # rows with different counters).
+        "$dir/bench/$bench" --benchmark_format=console --benchmark_color=false "$@" 2>/dev/null |
+            awk -v side="$side" -v round="$round" \
+                'NF >= 6 && $2 ~ /^[0-9.e+-]+$/ && $4 ~ /^[0-9.e+-]+$/ { print side, round, $1, $4, $5 }' >>"$tmp/rows"
     done
 done
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
