@@ -121,7 +121,8 @@ TEST_CASE("determinism: nested deterministic blocks are a static error") {
                "  thread main { deterministic { x = 1; } deterministic { x = 2; } }\n}\n"));
 }
 
-TEST_CASE("determinism: dpor finds naive's conflicts and cycles on random programs (200 with --full)") {
+TEST_CASE(
+    "determinism: dpor finds naive's conflicts and cycles on random programs (200 with --full)") {
     int compared = 0, conflicts = 0, cycles = 0;
     const std::uint64_t n = seeds(200, 50);
     for (std::uint64_t seed = 1; seed <= n; ++seed) {
