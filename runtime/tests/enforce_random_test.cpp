@@ -11,6 +11,7 @@
 //   memo so small that it is collected at every step.
 #include "enforce_testlib.hpp"
 #include "random_trace.hpp"
+#include "volume.hpp"
 
 #include "sfg/runtime/enforce/enforcer.hpp"
 #include "sfg/runtime/trace.hpp"
@@ -180,7 +181,8 @@ Discipline barrier_phases(RandomDisciplines& gen) {
 
 TEST_CASE("random traces (4,000 with --full): memoized and factored candidate sets = plain ones, "
           "event by "
-          "event, also when the memo is collected at every step") {
+          "event, also when the memo is collected at every step" *
+          volume) {
     std::mt19937_64 rng(31);
     int compared = 0;
     std::uint64_t collections = 0, small_collections = 0, largest = 0, unfactored = 0,

@@ -2,6 +2,7 @@
 // Figure 4 as printed (whose reset at `begin` misses a conflict), and against the definitions by
 // brute force on random traces.
 #include "singletrack_testlib.hpp"
+#include "volume.hpp"
 
 #include "sfg/runtime/analyses.hpp"
 
@@ -320,7 +321,7 @@ TEST_CASE("singletrack: nested begin and stray end are ill-formed") {
     CHECK(!a->stream_error());
 }
 
-TEST_CASE("singletrack = the definitions, by brute force, on random traces (4,000)") {
+TEST_CASE("singletrack = the definitions, by brute force, on random traces (4,000)" * volume) {
     std::mt19937_64 rng(20261124);
     int conflicts = 0, cycles = 0;
     // SFG_ST_TRACES=N runs N traces instead (a longer soak).
@@ -430,14 +431,16 @@ void agree_with_definitions(std::uint64_t seed, int count, const RandomTraceOpti
 
 } // namespace
 
-TEST_CASE("singletrack = the definitions on longer random traces (100 of up to 200 events)") {
+TEST_CASE("singletrack = the definitions on longer random traces (100 of up to 200 events)" *
+          volume) {
     RandomTraceOptions o;
     o.threads = 3;
     o.events = 100;
     agree_with_definitions(7, 100, o, 5, 100, 5);
 }
 
-TEST_CASE("singletrack = the definitions with many short-lived threads, some joined twice") {
+TEST_CASE("singletrack = the definitions with many short-lived threads, some joined twice" *
+          volume) {
     // Ended threads give their records back; a join of one draws on its last node, kept while
     // alive (and swept once freed), however often the thread is joined.
     RandomTraceOptions o;

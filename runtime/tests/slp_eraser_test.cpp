@@ -2,6 +2,7 @@
 // its examples, and the same warnings as EraserDetector on random traces and grammars.
 #include "sfg/runtime/slp/slp_eraser.hpp"
 #include "slp_test_util.hpp"
+#include "volume.hpp"
 
 #include <doctest/doctest.h>
 
@@ -79,7 +80,8 @@ TEST_CASE("TV1 and TV4's tail: the same warnings as Eraser on the trace") {
     CHECK(ws[0].with->event == slp.events() - 5); // thread 1's last write
 }
 
-TEST_CASE("random traces and grammars: eraser on the SLP = Eraser on the trace (4,000 traces)") {
+TEST_CASE("random traces and grammars: eraser on the SLP = Eraser on the trace (4,000 traces)" *
+          volume) {
     std::mt19937_64 rng(1997);
     int warned = 0;
     const RandomTraceOptions shapes[] = {

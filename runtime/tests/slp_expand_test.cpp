@@ -8,6 +8,7 @@
 #include "sfg/runtime/trace_file.hpp"
 #include "slp_test_util.hpp"
 #include "trace/name_rules.hpp"
+#include "volume.hpp"
 
 #include <doctest/doctest.h>
 
@@ -397,7 +398,8 @@ TEST_CASE("read_slp reads what was written, as the format's grammar decoded apar
 }
 
 TEST_CASE("ill-formed SLP files: the reader's errors at the byte offsets of the format's grammar "
-          "decoded apart") {
+          "decoded apart" *
+          volume) {
     // Files with every section, locations of one and of several bytes (ids and gaps past 127).
     std::mt19937_64 rng(5);
     std::vector<std::string> goods;

@@ -3,6 +3,7 @@
 #include "sfg/runtime/race/analysis_hb.hpp"
 #include "sfg/runtime/slp/slp_hb.hpp"
 #include "slp_test_util.hpp"
+#include "volume.hpp"
 
 #include <doctest/doctest.h>
 
@@ -179,7 +180,7 @@ TEST_CASE("TV5: fork/join orders; TV5b races at e3 with e1") {
     }
 }
 
-TEST_CASE("random traces and grammars: hb on the SLP = hb on the trace (4,000 traces)") {
+TEST_CASE("random traces and grammars: hb on the SLP = hb on the trace (4,000 traces)" * volume) {
     std::mt19937_64 rng(2018);
     int racy = 0;
     const RandomTraceOptions shapes[] = {
