@@ -375,6 +375,7 @@ public:
     void unlock();
 
 private:
+    void record_acquire(); // the acq event once m_ is held; on a finding, unlocks and throws
     std::mutex m_;
     [[no_unique_address]] detail::lock_object obj_;
 };

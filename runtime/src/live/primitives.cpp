@@ -32,6 +32,17 @@ void mutex::lock() {
         }
         detail::cpu_relax();
     }
+    record_acquire();
+}
+
+bool mutex::try_lock() {
+    if (obj_.holder.load(std::memory_order_relaxed) == std::this_thread::get_id() || !m_.try_lock())
+        return false;
+    record_acquire();
+    return true;
+}
+
+void mutex::record_acquire() {
     obj_.holder.store(std::this_thread::get_id(), std::memory_order_relaxed);
     ++detail::mutexes_held;
     if (std::optional<finding> f =
@@ -40,19 +51,6 @@ void mutex::lock() {
         unlock();
         throw finding_error(std::move(*f));
     }
-}
-
-bool mutex::try_lock() {
-    if (obj_.holder.load(std::memory_order_relaxed) == std::this_thread::get_id() || !m_.try_lock())
-        return false;
-    obj_.holder.store(std::this_thread::get_id(), std::memory_order_relaxed);
-    ++detail::mutexes_held;
-    if (std::optional<finding> f =
-            detail::record_event(obj_, Op::acquire, nullptr, nullptr, nullptr)) {
-        unlock();
-        throw finding_error(std::move(*f));
-    }
-    return true;
 }
 
 // Never throws (guards call it from destructors): its findings are collected and logged.

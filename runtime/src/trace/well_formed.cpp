@@ -16,18 +16,6 @@ bool WellFormedStream::fail(std::string msg) {
     return false;
 }
 
-void WellFormedStream::emit(ThreadId t, Op op, ObjId target, std::uint64_t number,
-                            std::uint32_t line) {
-    Event e;
-    e.number = number;
-    e.thread = t;
-    e.op = op;
-    e.implicit = true;
-    e.target = target;
-    e.line = line;
-    sink_.on_event(e, syms_);
-}
-
 bool WellFormedStream::push_checked(ThreadId t, Op op, ObjId target, ObjId location,
                                     std::uint32_t line, ObjId value) {
     if (!check(t, op, target))

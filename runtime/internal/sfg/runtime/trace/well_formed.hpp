@@ -98,12 +98,13 @@ private:
         }
     }
     void deliver(ThreadId t, Op op, ObjId target, ObjId location, std::uint32_t line,
-                 std::uint64_t number, ObjId value = no_object) {
+                 std::uint64_t number, ObjId value = no_object, bool implicit = false) {
         Event e;
         e.value_id = value;
         e.number = number;
         e.thread = t;
         e.op = op;
+        e.implicit = implicit;
         e.target = target;
         e.location = location;
         e.line = line;
@@ -111,7 +112,10 @@ private:
     }
     Thread& thread(ThreadId t);
     bool fail(std::string msg);
-    void emit(ThreadId t, Op op, ObjId target, std::uint64_t number, std::uint32_t line);
+    // An implicit start or end of a thread (docs/traces.md).
+    void emit(ThreadId t, Op op, ObjId target, std::uint64_t number, std::uint32_t line) {
+        deliver(t, op, target, no_object, line, number, no_object, true);
+    }
 
     const Symbols& syms_;
     Analysis& sink_;
