@@ -64,6 +64,10 @@ block : '{' stmt* '}' ;
 stmt
     : 'let' ID '=' expr ';'                            # letStmt
     | ID '=' expr ';'                                  # assignStmt
+    // let r = xchg v e; / cas v e1 e2; / fadd v e; (atomic read-modify-write of a volatile):
+    // like enq and deq, the operation's word is a name here, checked by the front end.
+    | 'let' ID '=' ID ID expr expr? ';'                # letRmwStmt
+    | ID '=' ID ID expr expr? ';'                      # assignRmwStmt
     | 'read' ID ';'                                    # readStmt
     | 'write' ID ';'                                   # writeStmt
     | 'acq' ID ';'                                     # acqStmt

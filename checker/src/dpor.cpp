@@ -424,6 +424,10 @@ DporModel::DporModel(const Model& m) : m_(m) {
             s.arg = in.arg;
             if (in.code != Code::await_) {
                 s.step.actions.push_back(action_of(m_, t, in));
+                // A read-modify-write may write (a cas that fails does not: dependence
+                // over-approximated, as for awaits).
+                if (in.code == Code::xchg || in.code == Code::cas || in.code == Code::fadd)
+                    s.step.actions.push_back(rmw_write(s.step.actions.back()));
                 continue;
             }
             std::vector<std::uint32_t> seen; // change 3: every variable of the condition

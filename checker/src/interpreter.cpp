@@ -115,7 +115,10 @@ Action action_of(const Model& m, ThreadId t, const Instr& in) {
     case Code::load_s:
     case Code::read_s:
     case Code::store_s:
-    case Code::write_s: {
+    case Code::write_s:
+    case Code::xchg: // a read-modify-write: its vr here; its vw is rmw_write()
+    case Code::cas:
+    case Code::fadd: {
         const SharedVar& v = m.shared[in.arg];
         const bool write = in.code == Code::store_s || in.code == Code::write_s;
         a.op =
@@ -466,11 +469,49 @@ bool Interpreter::perform(State& s, ThreadId t, const Instr& in, Step& out,
         q.erase(q.begin());
         break;
     }
+    case Code::xchg:
+    case Code::cas:
+    case Code::fadd:
+        return read_modify_write(s, ts, in, a, out);
     default: // join, bexit, begin, end: the event alone
         break;
     }
     out.actions.push_back(a);
     return true;
+}
+
+bool Interpreter::read_modify_write(State& s, ThreadState& ts, const Instr& in, Action read,
+                                    Step& out) const {
+    std::int64_t& v = s.shared[in.arg];
+    const std::int64_t old = v;
+    const std::int64_t operand = ts.stack.back();
+    ts.stack.pop_back();
+    bool writes = true;
+    switch (in.code) {
+    case Code::xchg:
+        v = operand;
+        ts.stack.push_back(old);
+        break;
+    case Code::fadd:
+        apply(BinOp::add, old, operand, v); // wraps
+        ts.stack.push_back(old);
+        break;
+    default: // cas: operand is the value to write, below it the expected one
+        writes = old == ts.stack.back();
+        if (writes)
+            v = operand;
+        ts.stack.back() = writes ? 1 : 0;
+        break;
+    }
+    out.actions.push_back(with_value(read, old));
+    if (writes)
+        out.actions.push_back(with_value(rmw_write(read), v));
+    return true;
+}
+
+Action rmw_write(Action read) {
+    read.op = Op::vol_write;
+    return read;
 }
 
 bool Interpreter::fork_step(State& s, ThreadId t, const Instr& in, Step& out,

@@ -166,9 +166,18 @@ private:
         }
     }
 
-    // `let r = e;`, `r = e;` or `x = e;`.
+    // `let r = e;`, `r = e;` or `x = e;` (e maybe a read-modify-write: its operands, then it).
     void assign(const prog::Stmt& s) {
         expr(*s.expr);
+        if (s.rmw != prog::Stmt::Rmw::none) {
+            using R = prog::Stmt::Rmw;
+            if (s.expr2)
+                expr(*s.expr2);
+            emit(s.rmw == R::xchg  ? Code::xchg
+                 : s.rmw == R::cas ? Code::cas
+                                   : Code::fadd,
+                 shared(s.object.ref), line_);
+        }
         if (s.kind == prog::Stmt::Kind::let)
             locals_[s.target.ref.index] = new_local();
         if (s.target.ref.kind == prog::Ref::Kind::local)

@@ -431,13 +431,36 @@ private:
                           s.object.name));
     }
 
+    // xchg, cas, fadd: one atomic event (vr then maybe vw); its result in a temporary.
+    std::string rmw(const Stmt& s, int line) {
+        const std::string a = value(*s.expr, line);
+        const std::string b = s.expr2 ? value(*s.expr2, line) : std::string();
+        const std::string t = temp(), v = shared_name(s.object.name);
+        switch (s.rmw) {
+        case Stmt::Rmw::xchg:
+            event(fmt::format("{} = {}; {} = {}", t, v, v, a),
+                  fmt::format("line {}: xchg({})", line, s.object.name));
+            break;
+        case Stmt::Rmw::cas:
+            event(fmt::format("if\n:: ({} == {}) -> {} = {}; {} = 1\n:: else -> {} = 0\nfi", v, a,
+                              v, b, t, t),
+                  fmt::format("line {}: cas({})", line, s.object.name));
+            break;
+        default:
+            event(fmt::format("{} = {}; {} = {} + {}", t, v, v, v, a),
+                  fmt::format("line {}: fadd({})", line, s.object.name));
+            break;
+        }
+        return t;
+    }
+
     void stmt(const Stmt& s) {
         const int line = s.loc.line;
         const std::string me1 = std::to_string(me_ + 1);
         switch (s.kind) {
         case Stmt::Kind::let:
         case Stmt::Kind::assign: {
-            std::string v = value(*s.expr, line);
+            std::string v = s.rmw == Stmt::Rmw::none ? value(*s.expr, line) : rmw(s, line);
             if (is_local(s.target.ref))
                 local(local_name(s.target.name) + " = " + v);
             else

@@ -298,3 +298,18 @@ TEST_CASE("dependence: every execution of a class shows the same findings (queue
     }
     CHECK(checked >= at_least(100, n, 150));
 }
+
+TEST_CASE("dependence: every execution of a class shows the same findings (read-modify-writes)") {
+    // A failed cas is a read alone, so it commutes with other reads of its volatile.
+    int checked = 0;
+    const std::uint64_t n = seeds(150, 50);
+    for (std::uint64_t seed = 1; seed <= n; ++seed) {
+        std::string text = rmw_program(seed);
+        CAPTURE(text);
+        auto l = load(text);
+        REQUIRE(l);
+        std::uint64_t executions = 0;
+        checked += same_within_classes(l->model, 4000, &executions) && executions < 4000;
+    }
+    CHECK(checked >= at_least(100, n, 150));
+}

@@ -87,6 +87,34 @@ TEST_CASE("dpor: the same on programs with queues (blocked deqs, FIFO order, han
     CHECK(races >= at_least(20, n, 300));
 }
 
+TEST_CASE("dpor: the same on programs with read-modify-writes (xchg, cas, fadd)") {
+    // A read-modify-write is one step, vr(v) then vw(v); dpor takes every cas as a write (a cas
+    // that fails only reads: one class may then be explored twice).
+    Totals totals;
+    int violations = 0, races = 0, failures = 0, failed_cas = 0;
+    const std::uint64_t n = seeds(300, 100);
+    for (std::uint64_t seed = 1; seed <= n; ++seed) {
+        std::string text = rmw_program(seed);
+        CAPTURE(text);
+        auto l = load(text);
+        REQUIRE(l);
+        std::optional<CheckResult> d = compare(l->model, 5000, false, totals);
+        if (!d)
+            continue;
+        violations += has(*d, FindingKind::violation);
+        races += has(*d, FindingKind::race);
+        failures += has(*d, FindingKind::assert_);
+        failed_cas += d->stats.executions > d->classes;
+    }
+    MESSAGE(totals.text());
+    MESSAGE(violations, " with violations, ", races, " with races, ", failures,
+            " with failed asserts, ", failed_cas, " with more executions than classes");
+    CHECK(totals.compared >= at_least(250, n, 300));
+    CHECK(violations >= at_least(20, n, 300));
+    CHECK(races >= at_least(20, n, 300));
+    CHECK(failures >= at_least(10, n, 300));
+}
+
 TEST_CASE("dpor: an await blocked by several writes races with each when it blocks") {
     // Found by the soak (SFG_DPOR_SEEDS): t2's await runs only before both x = 0 and t1's
     // writes of u. Each reversal alone leaves it blocked, so it must race with x = 0 as soon as

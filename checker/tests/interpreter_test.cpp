@@ -71,6 +71,37 @@ TEST_CASE("volatile accesses carry the value written or read; data accesses carr
                                           "vw(v=-2)", "w(x)", "r(x)"});
 }
 
+TEST_CASE("read-modify-writes: one step each, vr(v=old) then vw(v=new); a failed cas reads") {
+    // docs/programs.md: xchg and fadd give the old value, cas 1 when it swapped; operands are
+    // evaluated first (their shared reads are steps of their own).
+    auto l = load("threads t; var x; volatile v;\nprogram p { thread t { v = 5; "
+                  "let a = xchg v 7; let b = fadd v -9; let c = cas v 3 x + 4; "
+                  "let d = cas v -2 a; x = fadd v a + b + c + d; } }");
+    REQUIRE(l);
+    Interpreter in(l->model);
+    std::vector<std::string> ops;
+    std::vector<std::size_t> sizes;
+    for (const Step& st : replay(in, std::vector<ThreadId>(100, 0))) {
+        sizes.push_back(st.actions.size());
+        for (const Action& a : st.actions)
+            ops.push_back(op_text(l->model, a));
+    }
+    // a = 5 (v = 7), b = 7 (v = -2), cas v 3 4 fails (c = 0), cas v -2 5 swaps (d = 1),
+    // x = fadd v 13: x = 5, v = 18.
+    CHECK(ops == std::vector<std::string>{"vw(v=5)", "vr(v=5)", "vw(v=7)", "vr(v=7)", "vw(v=-2)",
+                                          "r(x)", "vr(v=-2)", "vr(v=-2)", "vw(v=5)", "vr(v=5)",
+                                          "vw(v=18)", "w(x)"});
+    CHECK(sizes == std::vector<std::size_t>{1, 2, 2, 1, 1, 2, 2, 1});
+    CHECK(final_value("v = 5; let a = xchg v 7; let b = fadd v -9; let c = cas v 3 x + 4; "
+                      "let d = cas v -2 a; x = fadd v a + b + c + d;") == 5);
+    CHECK(final_value("v = 5; let a = xchg v 7; let b = fadd v -9; let c = cas v 3 x + 4; "
+                      "let d = cas v -2 a; x = fadd v a + b + c + d;",
+                      "v") == 18);
+    // fadd wraps like every 64-bit operation.
+    CHECK(final_value("v = 9223372036854775807; let a = fadd v 1; x = a;", "v") ==
+          std::numeric_limits<std::int64_t>::min());
+}
+
 TEST_CASE("failures stop only the failing thread, which counts as ended and keeps its locks") {
     auto l = load("threads a, b, main; lock m; var x;\nprogram p {\n"
                   " thread main { fork a, b; join a, b; x = 1; }\n"

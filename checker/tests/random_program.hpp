@@ -358,4 +358,69 @@ inline std::string queue_program(std::uint64_t seed) {
     return s;
 }
 
+// Programs of 2-3 threads around atomic read-modify-writes of volatiles v and u
+// (docs/programs.md): xchg, fadd and cas with literal and computed operands, results into locals
+// and data variables, a try-lock made of `cas v 0 1` guarding x, hand-offs of y through the value
+// of u, awaits on v, asserts on the results; x and y annotated with disciplines that the
+// read-modify-writes' vr/vw events take part in (volatile and value edges), so that the Enforcer
+// has work.
+inline std::string rmw_program(std::uint64_t seed) {
+    std::mt19937_64 rng(seed * 3571 + 11);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    const char* disc[] = {
+        "[EX(t0) ⊔ EX(t1) ⊔ EX(t2)]^v",
+        "EX(t0) ▷^(u == 1) EX(t1) ▷^(u == 2) EX(t2)",
+        "[EX(t0) ⊔ EX(t1) ⊔ EX(t2)]^m",
+        "RS(t0, t1, t2)",
+    };
+    const int threads = 2 + pick(2);
+    std::string s = "threads t0, t1, t2;\nlock m;\nvolatile v, u;\n";
+    s += std::string("var x : ") + disc[pick(4)] + ";\n";
+    s += std::string("var y : ") + disc[pick(4)] + ";\n";
+    s += "program p {\n";
+    if (pick(3) == 0)
+        s += "  init v = 1;\n";
+    for (int t = 0; t < threads; ++t) {
+        s += "  thread t" + std::to_string(t) + " {";
+        const int n = 1 + pick(3);
+        for (int i = 0; i < n; ++i) {
+            const std::string r = "r" + std::to_string(i), k = std::to_string(pick(3));
+            const char* vol = pick(3) ? "v" : "u";
+            switch (pick(9)) {
+            case 0:
+                s += " let " + r + " = xchg " + vol + " " + k + ";";
+                break;
+            case 1:
+                s += " let " + r + " = fadd " + vol + " " + std::to_string(pick(3) - 1) + ";";
+                break;
+            case 2: // a try-lock: the cas that takes v from 0 to 1 owns x until v = 0
+                s += " let " + r + " = cas v 0 1; if (" + r + " == 1) { x = x + 1; v = 0; }";
+                break;
+            case 3: // a computed operand: its read is a step of its own, before the cas
+                s += " let " + r + " = cas " + vol + " " + k + " x + 1;";
+                break;
+            case 4: // the hand-off of y through u's value: the writer publishes with fadd
+                s += " y = " + k + "; let " + r + " = fadd u 1;";
+                break;
+            case 5:
+                s += " x = xchg v " + k + ";";
+                break;
+            case 6:
+                s += " await v < " + std::to_string(1 + pick(2)) + "; read y;";
+                break;
+            case 7:
+                s += " let " + r + " = fadd v 1; assert " + r +
+                     " != " + std::to_string(1 + pick(2)) + ";";
+                break;
+            default:
+                s += " " + std::string(vol) + " = " + k + ";";
+                break;
+            }
+        }
+        s += " }\n";
+    }
+    s += "}\n";
+    return s;
+}
+
 } // namespace sfg::check::test

@@ -81,6 +81,42 @@ struct Builder {
         return out;
     }
 
+    // `r = WORD v e [e2]`: WORD is xchg, fadd (one operand) or cas (two), a word only here
+    // (docs/programs.md); anything else is an error and the statement a skip.
+    void rmw(prog::Stmt& s, const std::vector<antlr4::tree::TerminalNode*>& ids,
+             const std::vector<P::ExprContext*>& operands) {
+        using R = prog::Stmt::Rmw;
+        const std::string word = ids.at(1)->getText();
+        const R op = word == "xchg"   ? R::xchg
+                     : word == "cas"  ? R::cas
+                     : word == "fadd" ? R::fadd
+                                      : R::none;
+        if (op == R::none) {
+            diags.error(loc_of(ids.at(1)),
+                        fmt::format("expected 'xchg', 'cas' or 'fadd' (an atomic read-modify-write "
+                                    "of a volatile), not '{}'",
+                                    word));
+            s.kind = prog::Stmt::Kind::skip;
+            return;
+        }
+        const std::size_t want = op == R::cas ? 2 : 1;
+        if (operands.size() != want) {
+            diags.error(loc_of(ids.at(1)),
+                        op == R::cas ? std::string("'cas' takes a volatile and two values: cas v "
+                                                   "EXPECTED DESIRED (parenthesize a negative "
+                                                   "DESIRED: cas v 1 (-2))")
+                                     : fmt::format("'{}' takes a volatile and one value", word));
+            s.kind = prog::Stmt::Kind::skip;
+            return;
+        }
+        s.rmw = op;
+        s.target = ident(ids.at(0));
+        s.object = ident(ids.at(2));
+        s.expr = expr(operands.at(0));
+        if (op == R::cas)
+            s.expr2 = expr(operands.at(1));
+    }
+
     prog::Stmt stmt(P::StmtContext* c) {
         using K = prog::Stmt::Kind;
         prog::Stmt s;
@@ -95,6 +131,12 @@ struct Builder {
             s.kind = K::let, s.target = ident(x->ID()), s.expr = expr(x->expr());
         } else if (auto* x = dynamic_cast<P::AssignStmtContext*>(c)) {
             s.kind = K::assign, s.target = ident(x->ID()), s.expr = expr(x->expr());
+        } else if (auto* x = dynamic_cast<P::LetRmwStmtContext*>(c)) {
+            s.kind = K::let;
+            rmw(s, x->ID(), x->expr());
+        } else if (auto* x = dynamic_cast<P::AssignRmwStmtContext*>(c)) {
+            s.kind = K::assign;
+            rmw(s, x->ID(), x->expr());
         } else if (auto* x = dynamic_cast<P::ReadStmtContext*>(c)) {
             s.kind = K::read, s.target = ident(x->ID());
         } else if (auto* x = dynamic_cast<P::WriteStmtContext*>(c)) {

@@ -221,10 +221,19 @@ private:
         }
     }
 
-    // `let r = e`: a new local of the thread, named unlike every global and every other local.
-    void let_stmt(prog::Stmt& s) {
+    // The value of a let or assignment: an expression, or a read-modify-write of a volatile.
+    void value(prog::Stmt& s) {
+        if (s.rmw != prog::Stmt::Rmw::none)
+            expect(s.object, "a volatile", {Kind::volatile_});
         if (s.expr)
             expr(*s.expr);
+        if (s.expr2)
+            expr(*s.expr2);
+    }
+
+    // `let r = e`: a new local of the thread, named unlike every global and every other local.
+    void let_stmt(prog::Stmt& s) {
+        value(s);
         prog::Ident& r = s.target;
         if (const Global* g = find(r.name)) {
             diags_.error(r.loc, fmt::format("'{}' is already declared as {}; a local needs "
@@ -247,8 +256,7 @@ private:
 
     // `x = e`: a local, a variable or a volatile.
     void assign_stmt(prog::Stmt& s) {
-        if (s.expr)
-            expr(*s.expr);
+        value(s);
         if (const Global* g = find(s.target.name);
             g && g->ref.kind != Kind::variable && g->ref.kind != Kind::volatile_) {
             diags_.error(s.target.loc, fmt::format("cannot assign to '{}': it is {}", s.target.name,

@@ -69,6 +69,8 @@ struct Action {
 // condition's `load_s` instructions, each this function's): its op and target, without a value.
 // The one mapping from instructions to ops, for the interpreter and for dpor's summaries.
 Action action_of(const Model& m, ThreadId t, const Instr& in);
+// The vw(v) that follows a read-modify-write's vr(v) (action_of's) when it writes.
+Action rmw_write(Action read);
 
 // A failure noticed in a thread's local computation: FindingKind::assert_, divzero, ill_formed
 // or bound, the finding it becomes (checker.hpp).
@@ -136,6 +138,9 @@ private:
                  std::vector<ThreadId>& started) const;
     bool fork_step(State& s, ThreadId t, const Instr& in, Step& out,
                    std::vector<ThreadId>& started) const;
+    // xchg, cas, fadd: vr(v=old) then, when it writes, vw(v=new), in one step.
+    bool read_modify_write(State& s, ThreadState& ts, const Instr& in, Action read,
+                           Step& out) const;
     // Evaluates an await condition atomically; false on a division by zero (`failed` set).
     std::int64_t eval_await(const State& s, ThreadId t, std::uint32_t idx,
                             std::vector<Action>* reads, bool& failed) const;

@@ -51,6 +51,11 @@ enum class Code : std::uint8_t {
     end,     // }
     enq,     // enq(q,o): o at the back of q (arg: Symbols::queue_items id; thesis §5.1)
     deq,     // deq(q,o): when o is at the front of q, takes it out
+    // Atomic read-modify-write of volatile shared[arg] (docs/programs.md): vr(v) then, when it
+    // writes, vw(v), in one step; the operands are on the stack, the result is pushed.
+    xchg, // pop e; push v; v = e
+    cas,  // pop e2, pop e1; v == e1: v = e2, push 1; else push 0 (vr alone)
+    fadd, // pop e; push v; v += e (wrapping)
 };
 
 enum class BinOp : std::uint8_t { add, sub, mul, div, mod, eq, ne, lt, le, gt, ge };

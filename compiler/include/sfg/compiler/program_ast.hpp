@@ -71,14 +71,22 @@ struct Stmt {
         enq,           // enq q x;  (thesis §5.1, q(o))
         deq,           // deq q x;
     };
+    // let/assign whose value is an atomic read-modify-write of the volatile `object`
+    // (docs/programs.md): r = xchg v e (the old value; v = e), r = cas v e expr2 (1 and v = expr2
+    // when v == e, else 0), r = fadd v e (the old value; v += e).
+    enum class Rmw : std::uint8_t { none, xchg, cas, fadd };
     Kind kind = Kind::skip;
+    Rmw rmw = Rmw::none;
     SourceLoc loc;
-    Ident target;               // let/assign/read/write/acq/rel/barrier; enq/deq: the queue
-    Ident object;               // enq/deq: the variable put into / taken out of the queue
-    std::vector<Ident> threads; // fork/join
-    std::unique_ptr<Expr> expr; // let/assign value; await/assert/if/while condition
-    std::int64_t count = 0;     // repeat
-    std::vector<Stmt> body;     // if-then, while, repeat, deterministic
+    Ident target;                // let/assign/read/write/acq/rel/barrier; enq/deq: the queue
+    Ident object;                // enq/deq: the variable put into / taken out of the queue; rmw:
+                                 // the volatile
+    std::vector<Ident> threads;  // fork/join
+    std::unique_ptr<Expr> expr;  // let/assign value (rmw: its operand); await/assert/if/while
+                                 // condition
+    std::unique_ptr<Expr> expr2; // cas: the value written
+    std::int64_t count = 0;      // repeat
+    std::vector<Stmt> body;      // if-then, while, repeat, deterministic
     std::vector<Stmt> else_body;
     bool has_else = false;
 };
