@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -150,6 +151,142 @@ TEST_CASE("live: a plain payload handed over through a volatile_var (clean under
     b.join();
     CHECK(s.findings().empty());
 }
+
+namespace {
+
+// The recorded trace's events at `path` without their locations ("t|vr(v=5)").
+std::vector<std::string> recorded_ops(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] == '#')
+            continue;
+        const std::size_t bar = line.find('|', line.find('|') + 1);
+        out.push_back(bar == std::string::npos ? line : line.substr(0, bar));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("live: read-modify-writes of a volatile_var are vr then vw, a failed cas a vr alone") {
+    // docs/enforcers.md, "Atomics": each is one operation; integral values are carried.
+    sfg::session_options o = collect_all();
+    const std::string path =
+        (std::filesystem::temp_directory_path() / sfg::testing::scratch_file("sfg_live_rmw", "std"))
+            .string();
+    o.trace_path = path;
+    {
+        sfg::session s(o);
+        sfg::volatile_var<int> v("v", 5);
+        CHECK(v.exchange(7) == 5);
+        CHECK(v.fetch_add(3, std::memory_order_acq_rel) == 7);
+        int expected = 4;
+        CHECK_FALSE(v.compare_exchange_strong(expected, 1));
+        CHECK(expected == 10);
+        CHECK(v.compare_exchange_weak(expected, -2, std::memory_order_release,
+                                      std::memory_order_relaxed));
+        CHECK(v.fetch_sub(1) == -2);
+        CHECK(v.load(std::memory_order_acquire) == -3);
+        v.store(std::numeric_limits<int>::max(), std::memory_order_release);
+        CHECK(v.fetch_add(1) == std::numeric_limits<int>::max()); // wraps, as std::atomic does
+        CHECK(v.load() == std::numeric_limits<int>::min());
+        CHECK(s.events() == 14);
+        CHECK(s.findings().empty());
+    }
+    const std::vector<std::string> ops = recorded_ops(path);
+    std::remove(path.c_str());
+    const std::vector<std::string> want = {
+        "main|vr(v=5)",           "main|vw(v=7)",          "main|vr(v=7)",
+        "main|vw(v=10)",          "main|vr(v=10)",         "main|vr(v=10)",
+        "main|vw(v=-2)",          "main|vr(v=-2)",         "main|vw(v=-3)",
+        "main|vr(v=-3)",          "main|vw(v=2147483647)", "main|vr(v=2147483647)",
+        "main|vw(v=-2147483648)", "main|vr(v=-2147483648)"};
+    CHECK(ops == want);
+}
+
+namespace {
+void spin_lock_and_counter(sfg::on_finding policy);
+} // namespace
+
+TEST_CASE("live: a spin lock of compare_exchange and a counter of fetch_add under contention") {
+    // Every increment of x happens under the spin lock lk, whose cas reads the 0 that the last
+    // owner wrote: the runtime must order x's accesses by it (no race), and each fetch_add's vr
+    // and vw stay together (the count is exact). The plain payload checks, under
+    // ThreadSanitizer, that a fetch_add that wrote releases what came before it: under
+    // throw_error every event goes through the runtime's hidden lock, so nothing else orders it.
+    for (sfg::on_finding policy : {sfg::on_finding::collect, sfg::on_finding::throw_error}) {
+        CAPTURE(static_cast<int>(policy));
+        spin_lock_and_counter(policy);
+    }
+}
+
+TEST_CASE("live: a read-modify-write that wrote is where its thread's queued accesses enter") {
+    // Under collect, x's store is queued in t0 and must enter the order before t0's fetch_add,
+    // an event of another kind (docs/enforcers.md, "Ordering guarantees"): t1's load of x,
+    // after it saw the count, is then ordered after the store.
+    sfg::session_options o = collect_all();
+    o.analyses = "hb,fasttrack,goldilocks";
+    sfg::session s(o);
+    sfg::volatile_var<int> count("count", 0);
+    sfg::shared<int> x("x", 0);
+    sfg::thread t0("t0", [&] {
+        x.store(1);
+        count.fetch_add(1);
+    });
+    sfg::thread t1("t1", [&] {
+        while (count.load() == 0)
+            sfg::yield();
+        CHECK(x.load() == 1);
+    });
+    t0.join();
+    t1.join();
+    for (const sfg::finding& f : s.findings())
+        FAIL_CHECK(f.message);
+}
+
+namespace {
+
+void spin_lock_and_counter(sfg::on_finding policy) {
+    sfg::session_options o = collect_all();
+    o.policy = policy;
+    o.analyses = "hb,fasttrack,goldilocks";
+    sfg::session s(o);
+    constexpr int threads = 4, rounds = 400;
+    sfg::volatile_var<int> lk("lk", 0), count("count", 0), published("published", 0);
+    sfg::shared<int> x("x", 0);
+    int payload = 0;
+    sfg::thread_group g;
+    for (int t = 0; t < threads; ++t)
+        g.add("w" + std::to_string(t), [&, t] {
+            if (t == 0) {
+                payload = 42;
+                published.fetch_add(1);
+            } else {
+                while (published.load() == 0)
+                    sfg::yield();
+                CHECK(payload == 42);
+            }
+            for (int i = 0; i < rounds; ++i) {
+                int expected = 0;
+                while (!lk.compare_exchange_strong(expected, 1)) {
+                    expected = 0;
+                    sfg::yield();
+                }
+                x.store(x.load() + 1);
+                lk.store(0);
+                count.fetch_add(1);
+            }
+        });
+    g.start();
+    g.join();
+    CHECK(x.load() == threads * rounds);
+    CHECK(count.load() == threads * rounds);
+    for (const sfg::finding& f : s.findings())
+        FAIL_CHECK(f.message);
+}
+
+} // namespace
 
 TEST_CASE("live stress: 64 threads, every event counted, no finding, the same on every run") {
     constexpr int threads = 64;

@@ -128,6 +128,13 @@ std::unique_ptr<task> make_task(F&& f) {
     return std::make_unique<task_of<std::decay_t<F>>>(std::forward<F>(f));
 }
 
+// A read-modify-write's second event (docs/enforcers.md, "Atomics"): after its vr(v), a vw(v)
+// of the same thread when `*wrote` (set by the access), carrying `*value` when not null.
+struct rmw_write {
+    const bool* wrote = nullptr;
+    const std::int64_t* value = nullptr;
+};
+
 #if defined(SFG_DISABLE)
 // The switch for release builds of the same code (docs/enforcers.md, "Switching it off"): every
 // type below is its std counterpart with the same interface; names are ignored, objects take no
@@ -146,14 +153,19 @@ struct block_handle {}; // a deterministic block: nothing to end
 // The access runs, as the operation does without sfg.
 inline std::optional<finding> record_event(const object&, Op, const sfg::source_location*,
                                            void (*access)(void*), void* context,
-                                           const std::int64_t* = nullptr) {
+                                           const std::int64_t* = nullptr,
+                                           const rmw_write* = nullptr) {
     if (access)
         access(context);
     return std::nullopt;
 }
 inline void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
-                   void* context, const std::int64_t* value = nullptr) {
-    record_event(o, op, where, access, context, value);
+                   void* context, const std::int64_t* value = nullptr,
+                   const rmw_write* then = nullptr) {
+    record_event(o, op, where, access, context, value, then);
+}
+inline void yield() {
+    std::this_thread::yield();
 }
 inline void record_access(const object& o, Op op, const sfg::source_location* where,
                           void (*access)(void*), void* context) {
@@ -228,12 +240,16 @@ struct lock_object : object {
 // Returns what the operation must throw under on_finding::throw_error (after it has finished
 // its work); aborts under on_finding::abort. `value`, when not null, is where the access leaves
 // the value a vr/vw carries (read after the access; docs/traces.md, "Values of volatiles").
+// `then`: the op is a read-modify-write's vr, followed atomically by its vw when it wrote.
 std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
                                     void (*access)(void*), void* context,
-                                    const std::int64_t* value = nullptr);
+                                    const std::int64_t* value = nullptr,
+                                    const rmw_write* then = nullptr);
 // record_event, then throws what it returned.
 void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
-            void* context, const std::int64_t* value = nullptr);
+            void* context, const std::int64_t* value = nullptr, const rmw_write* then = nullptr);
+// sfg::yield's live behaviour.
+void yield();
 // A shared<T> access: record() when the session reports each finding as it happens
 // (throw_error, abort); under log and collect the event is queued in the calling thread and
 // pushed before its next synchronization event (docs/enforcers.md, "Ordering guarantees").
@@ -288,6 +304,12 @@ inline void record(const object& o, Op op, const sfg::source_location* where = n
     record(o, op, where, nullptr, nullptr);
 }
 } // namespace detail
+
+// A hint for spin loops, `while (!flag.load()) sfg::yield();`: std::this_thread::yield() in a
+// live session (docs/enforcers.md, "Atomics").
+inline void yield() {
+    detail::yield();
+}
 
 // The checking of one program run. One is open at a time; opening a second is a misuse (it
 // throws finding_error). Environment: SFG_OPTIONS ("policy=collect:analyses=hb,enforce:
@@ -498,8 +520,134 @@ public:
             },
             &c, carries_value ? &c.value : nullptr);
     }
+    // std::atomic's memory orders are accepted and taken as seq_cst: sfg checks sequentially
+    // consistent executions (docs/enforcers.md, "Atomics").
+    T load(std::memory_order, sfg::source_location where = sfg::source_location::current()) const {
+        return load(where);
+    }
+    void store(T v, std::memory_order,
+               sfg::source_location where = sfg::source_location::current()) {
+        store(v, where);
+    }
+
+    // Atomic read-modify-writes (docs/enforcers.md, "Atomics"): each one operation, recorded as
+    // vr(v) then, when it writes, vw(v) of the same thread, with nothing of v in between.
+    T exchange(T desired, sfg::source_location where = sfg::source_location::current()) {
+        struct context : rmw_context {
+            T in, out;
+        } c{{this}, desired, T{}};
+        modify(
+            c,
+            [](void* p) {
+                auto* cx = static_cast<context*>(p);
+                cx->out = cx->self->value_.exchange(cx->in);
+                cx->carry(cx->out, cx->in);
+            },
+            where);
+        return c.out;
+    }
+    T exchange(T desired, std::memory_order,
+               sfg::source_location where = sfg::source_location::current()) {
+        return exchange(desired, where);
+    }
+    // True and v = desired when v held `expected`; else false, expected = v and nothing written
+    // (the event is vr(v) alone).
+    bool compare_exchange_strong(T& expected, T desired,
+                                 sfg::source_location where = sfg::source_location::current()) {
+        struct context : rmw_context {
+            T* expected;
+            T desired;
+        } c{{this}, &expected, desired};
+        modify(
+            c,
+            [](void* p) {
+                auto* cx = static_cast<context*>(p);
+                T seen = *cx->expected;
+                cx->wrote = cx->self->value_.compare_exchange_strong(seen, cx->desired);
+                cx->carry(seen, cx->desired);
+                *cx->expected = seen;
+            },
+            where);
+        return c.wrote;
+    }
+    bool compare_exchange_strong(T& expected, T desired, std::memory_order,
+                                 sfg::source_location where = sfg::source_location::current()) {
+        return compare_exchange_strong(expected, desired, where);
+    }
+    bool compare_exchange_strong(T& expected, T desired, std::memory_order, std::memory_order,
+                                 sfg::source_location where = sfg::source_location::current()) {
+        return compare_exchange_strong(expected, desired, where);
+    }
+    // Never fails spuriously: the strong one.
+    bool compare_exchange_weak(T& expected, T desired,
+                               sfg::source_location where = sfg::source_location::current()) {
+        return compare_exchange_strong(expected, desired, where);
+    }
+    bool compare_exchange_weak(T& expected, T desired, std::memory_order,
+                               sfg::source_location where = sfg::source_location::current()) {
+        return compare_exchange_strong(expected, desired, where);
+    }
+    bool compare_exchange_weak(T& expected, T desired, std::memory_order, std::memory_order,
+                               sfg::source_location where = sfg::source_location::current()) {
+        return compare_exchange_strong(expected, desired, where);
+    }
+    // The old value; v += arg (-= arg), wrapping as std::atomic does.
+    T fetch_add(T arg, sfg::source_location where =
+                           sfg::source_location::current()) requires std::is_integral_v<T> {
+        return fetch(arg, false, where);
+    }
+    T fetch_add(T arg, std::memory_order,
+                sfg::source_location where =
+                    sfg::source_location::current()) requires std::is_integral_v<T> {
+        return fetch(arg, false, where);
+    }
+    T fetch_sub(T arg, sfg::source_location where =
+                           sfg::source_location::current()) requires std::is_integral_v<T> {
+        return fetch(arg, true, where);
+    }
+    T fetch_sub(T arg, std::memory_order,
+                sfg::source_location where =
+                    sfg::source_location::current()) requires std::is_integral_v<T> {
+        return fetch(arg, true, where);
+    }
 
 private:
+    // A read-modify-write's context: whether it wrote, and the values its events carry.
+    struct rmw_context {
+        volatile_var* self;
+        bool wrote = true;
+        std::int64_t read = 0, written = 0;
+        void carry(const T& old, const T& now) {
+            if constexpr (carries_value) {
+                read = static_cast<std::int64_t>(old);
+                written = static_cast<std::int64_t>(now);
+            }
+        }
+    };
+    void modify(rmw_context& c, void (*access)(void*), const sfg::source_location& where) {
+        const detail::rmw_write then{&c.wrote, carries_value ? &c.written : nullptr};
+        detail::record(obj_, Op::vol_read, &where, access, &c, carries_value ? &c.read : nullptr,
+                       &then);
+    }
+    T fetch(T arg, bool sub, const sfg::source_location& where) {
+        struct context : rmw_context {
+            T arg, out;
+            bool sub;
+        } c{{this}, arg, T{}, sub};
+        modify(
+            c,
+            [](void* p) {
+                auto* cx = static_cast<context*>(p);
+                cx->out = cx->sub ? cx->self->value_.fetch_sub(cx->arg)
+                                  : cx->self->value_.fetch_add(cx->arg);
+                using U = std::make_unsigned_t<T>; // wraps, as the atomic did
+                const U a = static_cast<U>(cx->out), b = static_cast<U>(cx->arg);
+                cx->carry(cx->out, static_cast<T>(cx->sub ? U(a - b) : U(a + b)));
+            },
+            where);
+        return c.out;
+    }
+
     [[no_unique_address]] detail::object obj_;
     std::atomic<T> value_;
 };

@@ -71,7 +71,8 @@ void hidden_access(void (*access)(void*), void* context) {
     AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
 }
 
-void access_atomically(Op op, const void* object, void (*access)(void*), void* context) {
+void access_atomically(Op op, const void* object, void (*access)(void*), void* context,
+                       const bool* wrote) {
     // The caller's synchronization is hidden: the annotations are made visible for themselves.
     // A release just before the store and an acquire just after the load, both under the
     // object's lock: a vr acquires exactly the vw it read (and those before it).
@@ -85,6 +86,10 @@ void access_atomically(Op op, const void* object, void (*access)(void*), void* c
     if (annotate && op == Op::vol_read) {
         AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
         __tsan_acquire(const_cast<void*>(object));
+        // A read-modify-write that wrote releases too: still under the object's lock, so before
+        // any access that can read its value.
+        if (wrote && *wrote)
+            __tsan_release(const_cast<void*>(object));
         AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
     }
 }

@@ -29,7 +29,10 @@ private:
 };
 // Performs an access that must be atomic with its event, under the object's lock and hidden
 // from ThreadSanitizer; a volatile's store and load are told to it as a release and an acquire.
-void access_atomically(Op op, const void* object, void (*access)(void*), void* context);
+// `wrote`, when not null: the access is a read-modify-write (its op the vr), which also
+// releases when *wrote.
+void access_atomically(Op op, const void* object, void (*access)(void*), void* context,
+                       const bool* wrote = nullptr);
 // Performs an access hidden from ThreadSanitizer, as under the lock.
 void hidden_access(void (*access)(void*), void* context);
 

@@ -146,7 +146,7 @@ bool EventQueue::wait_for_room(EventRing& r, std::uint64_t limit) {
     }
 }
 
-std::uint64_t EventQueue::take_ticket(std::uint64_t serial) {
+std::uint64_t EventQueue::take_ticket(std::uint64_t serial, std::uint64_t count) {
     const std::uint64_t t = tag(serial);
     // The whole serial first: a thread of a session closed 2^24 sessions ago has its tag.
     if (serial_.load(std::memory_order_relaxed) != serial)
@@ -155,11 +155,11 @@ std::uint64_t EventQueue::take_ticket(std::uint64_t serial) {
     do {
         if (v >> tag_shift != t)
             return 0;
-        if ((v & ticket_mask) == ticket_mask) {
+        if ((v & ticket_mask) > ticket_mask - count) {
             std::fputs("sfg: more than 2^40 synchronization events in one session\n", stderr);
             std::abort();
         }
-    } while (!ticket_.compare_exchange_weak(v, v + 1, std::memory_order_relaxed));
+    } while (!ticket_.compare_exchange_weak(v, v + count, std::memory_order_relaxed));
     return v & ticket_mask;
 }
 
@@ -220,7 +220,7 @@ std::mutex& object_lock(const void* object) {
 
 AppendResult EventQueue::append(std::uint64_t serial, const QueuedEvent* e, void (*access)(void*),
                                 void* context, const void* object, bool may_wait,
-                                const std::int64_t* value) {
+                                const std::int64_t* value, const rmw_write* then) {
     EventRing* r = ring(serial);
     if (!r)
         return AppendResult::refused;
@@ -242,25 +242,39 @@ AppendResult EventQueue::append(std::uint64_t serial, const QueuedEvent* e, void
         object_lock(object).lock();
         ++checking_forbidden;
         locked.m = &object_lock(object);
-        access_atomically(e ? e->op : Op::read, object, access, context);
+        access_atomically(e ? e->op : Op::read, object, access, context,
+                          then ? then->wrote : nullptr);
     }
     const AppendResult refused =
         access ? AppendResult::refused_after_access : AppendResult::refused;
+    // A read-modify-write that wrote is two entries with consecutive tickets, placed together
+    // (docs/enforcers.md, "Atomics").
+    const std::uint64_t n = e && then && *then->wrote ? 2 : 1;
     // Read after the access: an access may append events of its own (a copy that touches
     // another sfg object), which come first.
     const std::uint64_t tail = r->tail.load(std::memory_order_relaxed);
-    if (full(*r, tail) && (!may_wait || !wait_for_room(*r, EventRing::capacity)))
+    if (full(*r, tail + n - 1) && (!may_wait || !wait_for_room(*r, EventRing::capacity + 1 - n)))
         return refused; // closed, or (!may_wait) no room was reserved
-    const std::uint64_t ticket = take_ticket(serial);
+    const std::uint64_t ticket = take_ticket(serial, n);
     if (ticket == 0)
         return refused;
     r->entries[tail % EventRing::capacity] =
         e ? RingEntry{e->file, e->line,          e->column, e->target,         e->op,
                       false,   value != nullptr, ticket,    value ? *value : 0}
           : RingEntry{nullptr, 0, 0, no_object, Op::read, true, false, ticket, 0};
-    r->tail.store(tail + 1, std::memory_order_release);
+    if (n == 2)
+        r->entries[(tail + 1) % EventRing::capacity] = RingEntry{e->file,
+                                                                 e->line,
+                                                                 e->column,
+                                                                 e->target,
+                                                                 Op::vol_write,
+                                                                 false,
+                                                                 then->value != nullptr,
+                                                                 ticket + 1,
+                                                                 then->value ? *then->value : 0};
+    r->tail.store(tail + n, std::memory_order_release);
     r->unticketed = 0;
-    published(*r, tail + 1);
+    published(*r, tail + n);
     return AppendResult::appended;
 }
 

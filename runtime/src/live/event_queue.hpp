@@ -6,6 +6,8 @@
 
 #include "event_ring.hpp"
 
+#include "sfg/sfg.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -45,10 +47,11 @@ public:
     // Atomically (with respect to the other accesses of `object`): performs access(context)
     // and appends e with the next ticket; e null: a marker. Waits for room unless !may_wait
     // (then the caller reserved it). An access that throws takes no ticket.
-    // `value`, when not null, is read after the access: the value the event carries.
+    // `value`, when not null, is read after the access: the value the event carries. `then`: e
+    // is a read-modify-write's vr, its vw appended right after it when it wrote.
     AppendResult append(std::uint64_t serial, const QueuedEvent* e, void (*access)(void*),
                         void* context, const void* object, bool may_wait = true,
-                        const std::int64_t* value = nullptr);
+                        const std::int64_t* value = nullptr, const rmw_write* then = nullptr);
     // Makes room for one entry in the calling thread's ring.
     void reserve(std::uint64_t serial);
     // Waits until every event appended so far (the caller's queued accesses too) is checked.
@@ -69,7 +72,8 @@ private:
     EventRing* new_ring(std::uint64_t serial);
     // Until fewer than `limit` of r's entries are pending.
     bool wait_for_room(EventRing& r, std::uint64_t limit);
-    std::uint64_t take_ticket(std::uint64_t serial);
+    // The first of `count` consecutive tickets; 0 when the session takes no more events.
+    std::uint64_t take_ticket(std::uint64_t serial, std::uint64_t count = 1);
     void published(EventRing& r, std::uint64_t tail);
 
     // The checking side (checker_thread.cpp).

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace sfg::detail {
@@ -43,8 +44,8 @@ QueuedEvent make_event(Op op, ObjId target, const sfg::source_location* where) {
 } // namespace
 
 std::optional<finding> record_event(const object& o, Op op, const sfg::source_location* where,
-                                    void (*access)(void*), void* context,
-                                    const std::int64_t* value) {
+                                    void (*access)(void*), void* context, const std::int64_t* value,
+                                    const rmw_write* then) {
     // A session with a checker thread: a thread of it appends the event, resolving the object
     // first if it is new (docs/enforcers.md, "How it works").
     if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
@@ -59,7 +60,8 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
         }
         if (cache >> 32 == serial) {
             const QueuedEvent e = make_event(op, static_cast<ObjId>(cache), where);
-            const AppendResult r = queue().append(serial, &e, access, context, &o, true, value);
+            const AppendResult r =
+                queue().append(serial, &e, access, context, &o, true, value, then);
             if (r == AppendResult::appended)
                 return std::nullopt;
             if (r == AppendResult::refused_after_access)
@@ -70,7 +72,7 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
     EventLock lock;
     if (access) { // under the object's lock too: a session's threads access it under that alone
         std::lock_guard object(object_lock(&o));
-        access_atomically(op, &o, access, context);
+        access_atomically(op, &o, access, context, then ? then->wrote : nullptr);
     }
     SessionImpl* s = global().current;
     if (!s)
@@ -86,9 +88,12 @@ std::optional<finding> record_event(const object& o, Op op, const sfg::source_lo
     }
     forget_stale_ring(s->serial);
     const ObjId id = s->resolve(o, me.id);
-    s->push(me.id, op, id,
-            where ? s->location(where->file_name(), where->line(), where->column()) : no_object,
-            o.name, value ? s->syms.values.intern(*value) : no_object);
+    const ObjId location =
+        where ? s->location(where->file_name(), where->line(), where->column()) : no_object;
+    s->push(me.id, op, id, location, o.name, value ? s->syms.values.intern(*value) : no_object);
+    if (then && *then->wrote) // under EventLock: nothing comes between the vr and the vw
+        s->push(me.id, Op::vol_write, id, location, o.name,
+                then->value ? s->syms.values.intern(*then->value) : no_object);
     return s->take_fresh();
 }
 
@@ -182,9 +187,13 @@ void drain_before_misuse() {
 }
 
 void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
-            void* context, const std::int64_t* value) {
-    if (std::optional<finding> f = record_event(o, op, where, access, context, value))
+            void* context, const std::int64_t* value, const rmw_write* then) {
+    if (std::optional<finding> f = record_event(o, op, where, access, context, value, then))
         throw finding_error(std::move(*f));
+}
+
+void yield() {
+    std::this_thread::yield();
 }
 
 std::optional<finding> misuse(const object& o, const std::string& what) {

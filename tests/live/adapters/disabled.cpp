@@ -9,6 +9,7 @@
 #include <atomic>
 #include <barrier>
 #include <mutex>
+#include <string>
 #include <type_traits>
 
 static_assert(sizeof(sfg::shared<int>) == sizeof(int));
@@ -47,6 +48,36 @@ TEST_CASE("thread_group, volatile_var, barrier work as the std ones") {
     g.start();
     g.join();
     CHECK(v.load() == 1);
+}
+
+TEST_CASE("volatile_var's read-modify-writes are std::atomic's, from several threads") {
+    sfg::volatile_var<int> count("count", 0), lock("lock", 0);
+    int guarded = 0;
+    sfg::thread_group g;
+    for (int t = 0; t < 4; ++t)
+        g.add("w" + std::to_string(t), [&] {
+            for (int i = 0; i < 1000; ++i) {
+                count.fetch_add(2, std::memory_order_relaxed);
+                count.fetch_sub(1);
+                int expected = 0;
+                while (!lock.compare_exchange_weak(expected, 1, std::memory_order_acquire,
+                                                   std::memory_order_relaxed)) {
+                    expected = 0;
+                    sfg::yield();
+                }
+                ++guarded;
+                lock.store(0, std::memory_order_release);
+            }
+        });
+    g.start();
+    g.join();
+    CHECK(count.load(std::memory_order_acquire) == 4000);
+    CHECK(guarded == 4000);
+    CHECK(count.exchange(7) == 4000);
+    int expected = 7;
+    CHECK(count.compare_exchange_strong(expected, 8));
+    CHECK_FALSE(count.compare_exchange_strong(expected, 9));
+    CHECK(expected == 8);
 }
 
 TEST_CASE("a deterministic block is an empty scope: its threads run and join as usual") {
