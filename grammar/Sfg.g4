@@ -10,6 +10,7 @@ item
     | 'volatile' ID (',' ID)* ';'                      # volatileDecl
     | 'barrier' ID '(' ID (',' ID)* ')' ';'            # barrierDecl
     | 'queue' ID (',' ID)* ';'                         # queueDecl
+    | 'cond' ID (',' ID)* ';'                          # condDecl
     | 'group' ID '=' idList? ';'                       # groupDecl
     | 'discipline' ID '=' disc ';'                     # disciplineDecl
     | 'var' ID (',' ID)* (':' disc)? ';'               # varDecl
@@ -82,9 +83,11 @@ stmt
     | 'repeat' INT block                               # repeatStmt
     | 'skip' ';'                                       # skipStmt
     | 'deterministic' block                            # deterministicStmt
-    // enq q x; / deq q x; (thesis §5.1, q(o)): `enq` and `deq` are statement words only here,
-    // names elsewhere; the front end checks the first word.
+    // enq q x; / deq q x; (thesis §5.1, q(o)) and wait c m; notify c; notifyall c; (condition
+    // variables): the first word is a statement word only here, a name elsewhere; the front end
+    // checks it.
     | ID ID ID ';'                                     # queueStmt
+    | ID ID ';'                                        # wordStmt
     ;
 
 // C precedence, all binary operators left-associative.

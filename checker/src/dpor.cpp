@@ -1,8 +1,8 @@
 // Source-DPOR with sleep sets: Abdulla, Aronis, Jonsson, Sagonas, "Source Sets: A Foundation for
 // Optimal Dynamic Partial Order Reduction", JACM 64(4), 2017, Algorithm 1 (POPL'14), over
 // the Interpreter's steps and the dependence of docs/programs.md (explore.hpp, dependent()). Three
-// changes for this language's blocking steps (acq, join, bexit, await, deq), which the paper's
-// model lacks:
+// changes for this language's blocking steps (acq, join, bexit, await, deq, wake), which the
+// paper's model lacks:
 //
 // 1. Only races that can be reversed are: e' must be able to run before e when the two may
 //    be co-enabled (Flanagan and Godefroid, POPL'05). rel m then acq m, u's steps then
@@ -288,7 +288,8 @@ private:
             if (in_set(sum.arg, e.thread) || (es.code == Code::fork && !e.failed_fork))
                 return false; // a thread joined is not done before its own step or its fork
             return simulate(i, p);
-        case Code::deq: // o at the front of q before e: decided by running notdep(e, E)
+        case Code::deq:   // o at the front of q before e: decided by running notdep(e, E)
+        case Code::cwake: // notified and m free before e: likewise
             return simulate(i, p);
         default: // a write may be co-enabled with an await; accesses, rel, fork, benter,
                  // begin/end are enabled whenever p is ready
@@ -422,6 +423,10 @@ DporModel::DporModel(const Model& m) : m_(m) {
                 continue; // a local await that stopped t: no step, no action
             s.code = in.code;
             s.arg = in.arg;
+            if (is_cond_step(in.code)) {
+                cond_actions(t, in, s.step.actions);
+                continue;
+            }
             if (in.code != Code::await_) {
                 s.step.actions.push_back(action_of(m_, t, in));
                 // A read-modify-write may write (a cas that fails does not: dependence

@@ -326,8 +326,8 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
         }
     };
     // One array for every namespace's objects: namespace n's at first[n].
-    std::array<std::size_t, namespace_count_with_queues + 1> first{};
-    for (std::size_t n = 0; n < namespace_count_with_queues; ++n)
+    std::array<std::size_t, namespace_count_all + 1> first{};
+    for (std::size_t n = 0; n < namespace_count_all; ++n)
         first[n + 1] = first[n] + (static_cast<Namespace>(n) == Namespace::thread
                                        ? m.threads.size()
                                        : m.syms.names(static_cast<Namespace>(n)).size());

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 
@@ -42,6 +44,13 @@ std::uint64_t hash_state(const State& s) {
         h = mix(h, q.size());
         for (ObjId o : q)
             h = mix(h, o);
+    }
+    for (const ThreadState& t : s.threads)
+        h = mix(h, t.since);
+    for (const CondState& c : s.conds) {
+        h = mix(h, c.seq);
+        for (std::uint32_t k : c.tokens)
+            h = mix(h, k);
     }
     return h;
 }
@@ -99,6 +108,7 @@ State Interpreter::initial(std::vector<Failure>& failures) const {
     s.enters.assign(model_.barriers.size() * n, 0);
     s.forked.assign(n, 0);
     s.queues.resize(model_.queues.size());
+    s.conds.resize(model_.conds.size());
     for (ThreadId t = 0; t < n; ++t) {
         s.threads[t].locals.assign(model_.threads[t].locals, 0);
         if (model_.threads[t].root) {
@@ -158,6 +168,35 @@ Action action_of(const Model& m, ThreadId t, const Instr& in) {
     default:
         throw std::logic_error("action_of: not an instruction of one event");
     }
+}
+
+void cond_actions(ThreadId t, const Instr& in, std::vector<Action>& out) {
+    Action cond{t, Op::cond_notify, in.arg, in.line, false};
+    const Action lock{t, in.code == Code::cwait ? Op::release : Op::acquire,
+                      static_cast<ObjId>(in.value), in.line, true};
+    switch (in.code) {
+    case Code::cwait:
+        cond.op = Op::cond_wait;
+        out.push_back(lock);
+        out.push_back(cond);
+        return;
+    case Code::cwake:
+        cond.op = Op::cond_wake;
+        out.push_back(cond);
+        out.push_back(lock);
+        return;
+    case Code::notifyall:
+        cond.op = Op::cond_notifyall;
+        out.push_back(cond);
+        return;
+    default: // notify
+        out.push_back(cond);
+        return;
+    }
+}
+
+bool is_cond_step(Code c) {
+    return c == Code::cwait || c == Code::cwake || c == Code::notify || c == Code::notifyall;
 }
 
 namespace {
@@ -329,11 +368,14 @@ std::optional<Failure> Interpreter::ill_formed_lock_op(const State& s, ThreadId 
     if (in.code == Code::acq && s.locks.holder(in.arg) == t)
         return Failure{FindingKind::ill_formed, t, in.line,
                        ill_formed::acquire_own(name, model_.locks[in.arg], 0)};
-    if (in.code == Code::rel && s.locks.holder(in.arg) != t) {
-        const ThreadId h = s.locks.holder(in.arg);
+    // A wait begins with rel(m): ill-formed as that rel would be.
+    const bool releases = in.code == Code::rel || in.code == Code::cwait;
+    const auto m = static_cast<ObjId>(in.code == Code::cwait ? in.value : in.arg);
+    if (releases && s.locks.holder(m) != t) {
+        const ThreadId h = s.locks.holder(m);
         return Failure{FindingKind::ill_formed, t, in.line,
-                       h == no_object ? ill_formed::release_free(name, model_.locks[in.arg])
-                                      : ill_formed::release_held(name, model_.locks[in.arg],
+                       h == no_object ? ill_formed::release_free(name, model_.locks[m])
+                                      : ill_formed::release_held(name, model_.locks[m],
                                                                  model_.threads[h].name, 0)};
     }
     return std::nullopt;
@@ -397,6 +439,9 @@ bool Interpreter::is_enabled(const State& s, ThreadId t) const {
         const std::vector<ObjId>& q = s.queues[items.queue(in.arg)];
         return !q.empty() && q.front() == items.var(in.arg);
     }
+    case Code::cwake: // notified, and the lock free to take again
+        return token_for(s, t, in.arg) >= 0 &&
+               s.locks.holder(static_cast<ObjId>(in.value)) == no_object;
     default:
         return true;
     }
@@ -436,6 +481,10 @@ bool Interpreter::perform(State& s, ThreadId t, const Instr& in, Step& out,
                  out.failures);
         return !failed;
     }
+    if (is_cond_step(in.code)) {
+        cond_step(s, t, in, out);
+        return true;
+    }
     Action a = action_of(model_, t, in);
     switch (in.code) {
     case Code::load_s:
@@ -473,6 +522,7 @@ bool Interpreter::perform(State& s, ThreadId t, const Instr& in, Step& out,
     case Code::cas:
     case Code::fadd:
         return read_modify_write(s, ts, in, a, out);
+
     default: // join, bexit, begin, end: the event alone
         break;
     }
@@ -512,6 +562,48 @@ bool Interpreter::read_modify_write(State& s, ThreadState& ts, const Instr& in, 
 Action rmw_write(Action read) {
     read.op = Op::vol_write;
     return read;
+}
+
+void Interpreter::cond_step(State& s, ThreadId t, const Instr& in, Step& out) const {
+    CondState& c = s.conds[in.arg];
+    switch (in.code) {
+    case Code::cwait:
+        s.locks.release(static_cast<ObjId>(in.value));
+        s.threads[t].since = c.seq;
+        break;
+    case Code::cwake:
+        c.tokens.erase(c.tokens.begin() + token_for(s, t, in.arg));
+        s.locks.acquire(t, static_cast<ObjId>(in.value));
+        break;
+    default: { // notify: one token, notifyall: one for every waiter; none beyond the waiters
+        const std::size_t want = in.code == Code::notify ? c.tokens.size() + 1 : SIZE_MAX;
+        const std::size_t waiting = waiters(s, in.arg);
+        if (c.tokens.size() < std::min(want, waiting))
+            ++c.seq;
+        while (c.tokens.size() < std::min(want, waiting))
+            c.tokens.push_back(c.seq);
+        break;
+    }
+    }
+    cond_actions(t, in, out.actions);
+}
+
+std::size_t Interpreter::waiters(const State& s, std::uint32_t c) const {
+    std::size_t n = 0;
+    for (ThreadId u = 0; u < s.threads.size(); ++u)
+        if (s.threads[u].status == ThreadStatus::ready) {
+            const Instr& in = next(s, u);
+            n += in.code == Code::cwake && in.arg == c;
+        }
+    return n;
+}
+
+// The earliest token made after t began waiting: the tokens' sets of possible waiters are
+// nested, so taking the earliest never leaves a token without the waiter that needed it.
+int Interpreter::token_for(const State& s, ThreadId t, std::uint32_t c) const {
+    const std::vector<std::uint32_t>& tokens = s.conds[c].tokens;
+    const auto it = std::upper_bound(tokens.begin(), tokens.end(), s.threads[t].since);
+    return it == tokens.end() ? -1 : static_cast<int>(it - tokens.begin());
 }
 
 bool Interpreter::fork_step(State& s, ThreadId t, const Instr& in, Step& out,
@@ -585,6 +677,16 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
         case Code::await_local:
             w.what = fmt::format("await at line {} (condition false)", in.line);
             break;
+        case Code::cwake: {
+            const auto m = static_cast<ObjId>(in.value);
+            const ThreadId h = s.locks.holder(m);
+            w.what =
+                token_for(s, t, in.arg) < 0
+                    ? fmt::format("wait({}), not notified", model_.conds[in.arg])
+                    : fmt::format("{}({}) after wait({}), held by {}", spelling(Op::acquire),
+                                  model_.locks[m], model_.conds[in.arg], model_.threads[h].name);
+            break;
+        }
         case Code::deq: {
             const QueueItems& items = model_.syms.queue_items;
             const std::string& qname = model_.queues[items.queue(in.arg)];

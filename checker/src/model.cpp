@@ -156,6 +156,14 @@ private:
             block(s.body);
             emit(Code::end, 0, static_cast<std::uint32_t>(s.loc.line));
             return;
+        case K::wait:
+            emit(Code::cwait, s.target.ref.index, line_, slots_[s.object.ref.index]);
+            emit(Code::cwake, s.target.ref.index, line_, slots_[s.object.ref.index]);
+            return;
+        case K::notify:
+        case K::notifyall:
+            emit(s.kind == K::notify ? Code::notify : Code::notifyall, s.target.ref.index, line_);
+            return;
         case K::enq:
         case K::deq:
             emit(s.kind == K::enq ? Code::enq : Code::deq,
@@ -296,6 +304,10 @@ Model lower(const CompiledSpec& spec, const ast::Program& program) {
             slots[i] = m.syms.queues.intern(d.name);
             m.queues.push_back(d.name);
         }
+    }
+    for (const CondDecl& c : spec.conds) { // a cond's id is its Ref::cond index
+        m.syms.conds.intern(c.name);
+        m.conds.push_back(c.name);
     }
     Lowerer low(m, slots);
     for (const prog::Init& i : p.inits)

@@ -339,7 +339,10 @@ Step read_step(const std::string& path, const json& js, const Model& m) {
             !ja[1].is_number_unsigned() || !ja[2].is_number_unsigned() || !ja[3].is_boolean() ||
             (ja.size() == 5 && !ja[4].is_number_integer()))
             bad(path, "an action is not [op, target, line, emitted] or [..., value]");
-        const std::optional<Op> op = op_from_spelling(ja[0].get<std::string>());
+        std::optional<Op> op = op_from_spelling(ja[0].get<std::string>());
+        for (const OpInfo& i : op_table) // a condition variable's steps: in parts, not traces
+            if (!op && i.role == Role::schedule && i.spelling == ja[0].get<std::string>())
+                op = i.op;
         const std::uint64_t target = ja[1].get<std::uint64_t>();
         if (!op || !fits(m, *op, target))
             bad(path, "an action names an operation or object the program does not have");

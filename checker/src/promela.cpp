@@ -60,6 +60,9 @@ std::string local_name(const std::string& n) {
 std::string lock_name(const std::string& n) {
     return "lk_" + n;
 }
+std::string cond_name(const std::string& n) {
+    return "cv_" + n;
+}
 std::string barrier_name(const std::string& n) {
     return "bar_" + n;
 }
@@ -368,6 +371,43 @@ private:
               fmt::format("line {}: exit({})", line, s.target.name));
     }
 
+    // Condition variables with their real choices (docs/promela.md): cv_c_waiting[t] while t
+    // waits on c and is not notified, cv_c_notified[t] once a notify picked it; a notify picks
+    // any waiting thread (Spin explores each), or is lost when none waits.
+    void cond_stmt(const Stmt& s, int line) {
+        const std::string c = cond_name(s.target.name), me = std::to_string(me_);
+        if (s.kind == Stmt::Kind::wait) {
+            const std::string lk = lock_name(s.object.name);
+            check(fmt::format("({} != {})", lk, me_ + 1),
+                  fmt::format("ILL_FORMED_rel_{}_line_{}", s.object.name, line));
+            event(fmt::format("{} = 0; {}_waiting[{}] = 1", lk, c, me),
+                  fmt::format("line {}: rel({}) wait({})", line, s.object.name, s.target.name));
+            event(fmt::format("({}_notified[{}] && {} == 0) -> {}_notified[{}] = 0; {} = {}", c, me,
+                              lk, c, me, lk, me_ + 1),
+                  fmt::format("line {}: wake({}) acq({})", line, s.target.name, s.object.name));
+            return;
+        }
+        const std::size_t n = g_.spec.threads.size();
+        auto pick = [&](std::size_t u) {
+            return fmt::format("{}_waiting[{}] -> {}_waiting[{}] = 0; {}_notified[{}] = 1", c, u, c,
+                               u, c, u);
+        };
+        std::string code;
+        if (s.kind == Stmt::Kind::notify) {
+            code = "if\n";
+            for (std::size_t u = 0; u < n; ++u)
+                code += ":: " + pick(u) + "\n";
+            code += ":: else -> skip\nfi";
+        } else {
+            for (std::size_t u = 0; u < n; ++u)
+                code += fmt::format("{}if\n:: {}\n:: else -> skip\nfi", code.empty() ? "" : ";\n",
+                                    pick(u));
+        }
+        event(code,
+              fmt::format("line {}: {}({})", line,
+                          s.kind == Stmt::Kind::notify ? "notify" : "notifyall", s.target.name));
+    }
+
     void await_stmt(const Stmt& s, int line) {
         // A condition on locals only is local computation (docs/programs.md): a guard inside
         // the atomic of the previous event, true for good or false for good (then the thread
@@ -523,6 +563,10 @@ private:
         case Stmt::Kind::enq:
         case Stmt::Kind::deq:
             return queue_stmt(s, line);
+        case Stmt::Kind::wait:
+        case Stmt::Kind::notify:
+        case Stmt::Kind::notifyall:
+            return cond_stmt(s, line);
         }
     }
 
@@ -799,6 +843,9 @@ std::string globals_text(const prog::Program& program, const Mechanisms& mech,
                            queue_name(q), capacity, q);
     }
     const std::size_t nthreads = std::max<std::size_t>(spec.threads.size(), 1);
+    for (const CondDecl& c : spec.conds)
+        out += fmt::format("bit {}_waiting[{}]; bit {}_notified[{}]; /* cond {} by thread */\n",
+                           cond_name(c.name), nthreads, cond_name(c.name), nthreads, c.name);
     out += fmt::format("bit sfg_started[{}]; /* set by fork */\n", nthreads);
     out +=
         fmt::format("bit sfg_ended[{}]; /* thread ended, normally or by a finding */\n", nthreads);

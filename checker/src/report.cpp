@@ -33,7 +33,8 @@ namespace {
 std::string cell(const Model& m, const Step& s) {
     std::string c;
     for (const Action& a : s.actions)
-        c += fmt::format("{}{}{}", c.empty() ? "" : " ", op_text(m, a), a.emitted ? "" : "!");
+        c += fmt::format("{}{}{}", c.empty() ? "" : " ", op_text(m, a),
+                         a.emitted || op_info(a.op).role == Role::schedule ? "" : "!");
     if (!s.actions.empty())
         c += fmt::format(" :{}", s.actions.front().line);
     return c;

@@ -313,3 +313,18 @@ TEST_CASE("dependence: every execution of a class shows the same findings (read-
     }
     CHECK(checked >= at_least(100, n, 150));
 }
+
+TEST_CASE("dependence: every execution of a class shows the same findings (condition variables)") {
+    // A notify and a wait or wake of one cond are dependent; of two conds, independent.
+    int checked = 0;
+    const std::uint64_t n = seeds(150, 50);
+    for (std::uint64_t seed = 1; seed <= n; ++seed) {
+        std::string text = cond_program(seed);
+        CAPTURE(text);
+        auto l = load(text);
+        REQUIRE(l);
+        std::uint64_t executions = 0;
+        checked += same_within_classes(l->model, 4000, &executions) && executions < 4000;
+    }
+    CHECK(checked >= at_least(100, n, 150));
+}

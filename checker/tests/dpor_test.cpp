@@ -115,6 +115,34 @@ TEST_CASE("dpor: the same on programs with read-modify-writes (xchg, cas, fadd)"
     CHECK(failures >= at_least(10, n, 300));
 }
 
+TEST_CASE("dpor: the same on programs with condition variables (wait, notify, notifyall)") {
+    // A wake waits for a notify meant for it and for the lock; which waiter a notify wakes is
+    // which one takes the next wake step.
+    Totals totals;
+    int deadlocks = 0, failures = 0, violations = 0, races = 0;
+    const std::uint64_t n = seeds(300, 100);
+    for (std::uint64_t seed = 1; seed <= n; ++seed) {
+        std::string text = cond_program(seed);
+        CAPTURE(text);
+        auto l = load(text);
+        REQUIRE(l);
+        std::optional<CheckResult> d = compare(l->model, 5000, true, totals);
+        if (!d)
+            continue;
+        deadlocks += has(*d, FindingKind::deadlock);
+        failures += has(*d, FindingKind::assert_) || has(*d, FindingKind::ill_formed);
+        violations += has(*d, FindingKind::violation);
+        races += has(*d, FindingKind::race);
+    }
+    MESSAGE(totals.text());
+    MESSAGE(deadlocks, " with deadlocks, ", failures, " with failures, ", violations,
+            " with violations, ", races, " with races");
+    CHECK(totals.compared >= at_least(200, n, 300));
+    CHECK(deadlocks >= at_least(30, n, 300));
+    CHECK(failures >= at_least(20, n, 300));
+    CHECK(violations >= at_least(10, n, 300));
+}
+
 TEST_CASE("dpor: an await blocked by several writes races with each when it blocks") {
     // Found by the soak (SFG_DPOR_SEEDS): t2's await runs only before both x = 0 and t1's
     // writes of u. Each reversal alone leaves it blocked, so it must race with x = 0 as soon as

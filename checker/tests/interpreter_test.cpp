@@ -102,6 +102,42 @@ TEST_CASE("read-modify-writes: one step each, vr(v=old) then vw(v=new); a failed
           std::numeric_limits<std::int64_t>::min());
 }
 
+TEST_CASE("condition variables: a notify wakes any one waiter; a lost notify is a deadlock") {
+    // docs/programs.md, "Condition variables": `wait c m;` is rel(m) then, once notified and m
+    // is free, acq(m); a notify with no waiter is lost.
+    auto two = load("threads p, a, b; lock m; cond c; var x;\nprogram q {\n"
+                    "  thread p { acq m; notify c; rel m; }\n"
+                    "  thread a { acq m; wait c m; x = 1; rel m; }\n"
+                    "  thread b { acq m; wait c m; x = 2; rel m; }\n}\n");
+    REQUIRE(two);
+    const CheckResult r = run(two->model, Mode::naive);
+    // Either waiter may be the one woken (x is 1 or 2), or the notify comes before both waits
+    // or between them; one waiter is left waiting in every execution.
+    CHECK(r.final_states == 3); // x = 0 (lost), 1, 2
+    CHECK(has(r, FindingKind::deadlock));
+    REQUIRE(!r.findings.empty());
+    bool waits = false;
+    for (const CheckFinding& f : r.findings)
+        waits = waits || f.message.find("wait(c), not notified") != std::string::npos;
+    CHECK(waits);
+
+    auto all = load("threads p, a, b; lock m; cond c; var x;\nprogram q {\n"
+                    "  thread p { await x == 2; acq m; notifyall c; rel m; }\n"
+                    "  thread a { acq m; x = x + 1; wait c m; rel m; }\n"
+                    "  thread b { acq m; x = x + 1; wait c m; rel m; }\n}\n");
+    REQUIRE(all);
+    const CheckResult ra = run(all->model, Mode::naive);
+    // p takes m only once both waits let it go: its notifyall wakes both (the await's read of
+    // x races with their writes, and that is all).
+    CHECK_FALSE(has(ra, FindingKind::deadlock));
+    CHECK(has(ra, FindingKind::race));
+
+    auto bad = load("threads t; lock m; cond c;\nprogram q { thread t { wait c m; } }\n");
+    REQUIRE(bad);
+    const CheckResult rb = run(bad->model, Mode::naive);
+    CHECK(has(rb, FindingKind::ill_formed)); // a wait is a rel(m): m must be held
+}
+
 TEST_CASE("failures stop only the failing thread, which counts as ended and keeps its locks") {
     auto l = load("threads a, b, main; lock m; var x;\nprogram p {\n"
                   " thread main { fork a, b; join a, b; x = 1; }\n"

@@ -423,4 +423,62 @@ inline std::string rmw_program(std::uint64_t seed) {
     return s;
 }
 
+// Programs of 2-4 threads around condition variables c and d of lock m (docs/programs.md,
+// "Condition variables"): waiters that wait in a loop until a flag is set (or, sometimes, only
+// once, under an `if`: a lost wake-up when the notify came first), notifiers that set a flag
+// and notify or notifyall (under m or after letting it go), hand-offs of x through m, a wait
+// without holding m (ill-formed), asserts on what a woken thread sees.
+inline std::string cond_program(std::uint64_t seed) {
+    std::mt19937_64 rng(seed * 2713 + 5);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    const char* disc[] = {
+        "[EX(t0) ⊔ EX(t1) ⊔ EX(t2) ⊔ EX(t3)]^m",
+        "EX(t0) ▷^m [EX(t1) ⊔ EX(t2) ⊔ EX(t3)]^m",
+        "RS(t0, t1, t2, t3)",
+    };
+    const int threads = 2 + pick(3);
+    std::string s = "threads t0, t1, t2, t3;\nlock m;\ncond c, d;\n";
+    s += std::string("var x : ") + disc[pick(3)] + ";\nvar f, g;\n";
+    s += "program p {\n";
+    for (int t = 0; t < threads; ++t) {
+        s += "  thread t" + std::to_string(t) + " {";
+        const int n = 1 + pick(2);
+        for (int i = 0; i < n; ++i) {
+            const char* cv = pick(3) ? "c" : "d";
+            const char* flag = cv[0] == 'c' ? "f" : "g";
+            switch (pick(t == 0 ? 4 : 7)) {
+            case 0: // a notifier under m
+                s += std::string(" acq m; x = ") + std::to_string(1 + pick(3)) + "; " + flag +
+                     " = 1; " + (pick(3) ? "notify " : "notifyall ") + cv + "; rel m;";
+                break;
+            case 1: // a notifier after letting m go
+                s += std::string(" acq m; ") + flag + " = 1; rel m; " +
+                     (pick(2) ? "notify " : "notifyall ") + cv + ";";
+                break;
+            case 2: // a notify with no flag: wakes a waiter for nothing, or is lost
+                s += std::string(" notify ") + cv + ";";
+                break;
+            case 3:
+                s += " acq m; x = x + 1; rel m;";
+                break;
+            case 4: // a waiter that checks its flag in a loop
+                s += std::string(" acq m; while (") + flag + " == 0) { wait " + cv + " m; } let r" +
+                     std::to_string(i) + " = x; rel m;";
+                break;
+            case 5: // a waiter that waits once: a lost wake-up when the notify came first
+                s += std::string(" acq m; if (") + flag + " == 0) { wait " + cv + " m; } assert " +
+                     flag + " == 1; rel m;";
+                break;
+            default:
+                s += pick(6) == 0 ? std::string(" wait ") + cv + " m;" // not holding m
+                                  : std::string(" acq m; x = 0; rel m;");
+                break;
+            }
+        }
+        s += " }\n";
+    }
+    s += "}\n";
+    return s;
+}
+
 } // namespace sfg::check::test

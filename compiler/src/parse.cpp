@@ -343,6 +343,9 @@ struct Builder {
             } else if (auto* q = dynamic_cast<P::QueueDeclContext*>(item)) {
                 d.kind = ast::Decl::Kind::queue;
                 d.names = idents(q->ID());
+            } else if (auto* cv = dynamic_cast<P::CondDeclContext*>(item)) {
+                d.kind = ast::Decl::Kind::cond;
+                d.names = idents(cv->ID());
             } else if (auto* g = dynamic_cast<P::GroupDeclContext*>(item)) {
                 d.kind = ast::Decl::Kind::group;
                 d.names.push_back(ident(g->ID()));

@@ -180,10 +180,22 @@ struct Builder {
             // name there starts an assignment that lacks its '='.
             const std::vector<antlr4::tree::TerminalNode*> ids = x->ID();
             const std::string word = ids.at(0)->getText();
-            if (word == "enq" || word == "deq") {
-                s.kind = word == "enq" ? K::enq : K::deq;
+            if (word == "enq" || word == "deq" || word == "wait") {
+                s.kind = word == "enq" ? K::enq : word == "deq" ? K::deq : K::wait;
                 s.target = ident(ids.at(1));
                 s.object = ident(ids.at(2));
+            } else {
+                diags.error(loc_of(ids.at(1)),
+                            fmt::format("expected '=' before '{}'", ids.at(1)->getText()));
+                s.kind = K::skip;
+            }
+        } else if (auto* x = dynamic_cast<P::WordStmtContext*>(c)) {
+            // notify c; / notifyall c;: words only here, as enq and deq.
+            const std::vector<antlr4::tree::TerminalNode*> ids = x->ID();
+            const std::string word = ids.at(0)->getText();
+            if (word == "notify" || word == "notifyall") {
+                s.kind = word == "notify" ? K::notify : K::notifyall;
+                s.target = ident(ids.at(1));
             } else {
                 diags.error(loc_of(ids.at(1)),
                             fmt::format("expected '=' before '{}'", ids.at(1)->getText()));

@@ -29,6 +29,8 @@ const char* describe(Kind k) {
         return "a barrier";
     case Kind::variable:
         return "a variable";
+    case Kind::cond:
+        return "a condition variable";
     case Kind::local:
     case Kind::none:
         break;
@@ -68,6 +70,9 @@ public:
         for (std::size_t i = 0; i < spec.variables.size(); ++i)
             globals_.emplace(spec.variables[i].name,
                              Global{{Kind::variable, index_of(i)}, spec.variables[i].loc});
+        for (std::size_t i = 0; i < spec.conds.size(); ++i)
+            globals_.emplace(spec.conds[i].name,
+                             Global{{Kind::cond, index_of(i)}, spec.conds[i].loc});
     }
 
     void run(prog::Program& p) {
@@ -348,6 +353,14 @@ private:
             // Thesis §5.1, q(o): a queue and a data variable, the object handed over.
             expect(s.target, "a queue", {Kind::queue});
             expect(s.object, "a variable", {Kind::variable});
+            return;
+        case K::wait:
+            expect(s.target, "a condition variable", {Kind::cond});
+            expect(s.object, "a lock", {Kind::lock});
+            return;
+        case K::notify:
+        case K::notifyall:
+            expect(s.target, "a condition variable", {Kind::cond});
             return;
         case K::skip:
             return;

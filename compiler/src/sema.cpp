@@ -14,7 +14,7 @@ namespace sfg {
 
 namespace {
 
-enum class NameKind { thread, lock, volatile_, barrier, discipline, var, queue, group };
+enum class NameKind { thread, lock, volatile_, barrier, discipline, var, queue, group, cond };
 
 const char* describe(NameKind k) {
     switch (k) {
@@ -34,6 +34,8 @@ const char* describe(NameKind k) {
         return "a queue";
     case NameKind::group:
         return "a group";
+    case NameKind::cond:
+        return "a condition variable";
     }
     return "?";
 }
@@ -114,6 +116,9 @@ private:
             case ast::Decl::Kind::group:
                 k = NameKind::group;
                 break;
+            case ast::Decl::Kind::cond:
+                k = NameKind::cond;
+                break;
             }
             for (const ast::Ident& id : d.names)
                 declare(id, k, &d);
@@ -145,6 +150,9 @@ private:
                     break;
                 case ast::Decl::Kind::queue:
                     out.mechanisms.push_back({id.name, MechKind::queue, {}, id.loc});
+                    break;
+                case ast::Decl::Kind::cond:
+                    out.conds.push_back({id.name, id.loc});
                     break;
                 case ast::Decl::Kind::var:
                     if (s.kind == NameKind::var && seen_vars.insert(id.name).second)

@@ -170,7 +170,8 @@ std::vector<std::string> recorded_ops(const std::string& path) {
 } // namespace
 
 TEST_CASE("live: read-modify-writes of a volatile_var are vr then vw, a failed cas a vr alone") {
-    // docs/enforcers.md, "Atomics": each is one operation; integral values are carried.
+    // docs/enforcers.md, "Atomics and condition variables": each is one operation; integral values
+    // are carried.
     sfg::session_options o = collect_all();
     const std::string path =
         (std::filesystem::temp_directory_path() / sfg::testing::scratch_file("sfg_live_rmw", "std"))
@@ -461,6 +462,45 @@ TEST_CASE("live: deterministic blocks under load replay to the same findings in 
         got.push_back(f.analysis + " " + f.kind + " " + f.var + " " + f.thread + " " + f.op);
     CHECK(got == want);
     std::filesystem::remove(path);
+}
+
+TEST_CASE("live: a bounded buffer on sfg::condition_variable, two producers, two consumers") {
+    // docs/enforcers.md, "Atomics and condition variables": each wait is the mutex's rel and
+    // acq, so the buffer's count, accessed only under m, has no race.
+    sfg::session_options o = collect_all();
+    o.analyses = "hb,fasttrack,goldilocks";
+    sfg::session s(o);
+    sfg::mutex m("m");
+    sfg::condition_variable not_full("not_full"), not_empty("not_empty");
+    sfg::shared<int> count("count", 0), consumed("consumed", 0);
+    constexpr int per_producer = 300, capacity = 4;
+    sfg::thread_group g;
+    for (int p = 0; p < 2; ++p)
+        g.add("producer" + std::to_string(p), [&] {
+            for (int i = 0; i < per_producer; ++i) {
+                std::unique_lock l(m);
+                not_full.wait(l, [&] { return count.load() < capacity; });
+                count.store(count.load() + 1);
+                not_empty.notify_one();
+            }
+        });
+    for (int c = 0; c < 2; ++c)
+        g.add("consumer" + std::to_string(c), [&] {
+            for (int i = 0; i < per_producer; ++i) {
+                std::unique_lock l(m);
+                not_empty.wait(l, [&] { return count.load() > 0; });
+                count.store(count.load() - 1);
+                consumed.store(consumed.load() + 1);
+                not_full.notify_all();
+            }
+        });
+    g.start();
+    g.join();
+    std::lock_guard l(m);
+    CHECK(count.load() == 0);
+    CHECK(consumed.load() == 2 * per_producer);
+    for (const sfg::finding& f : s.findings())
+        FAIL_CHECK(f.message);
 }
 
 TEST_CASE("live: std::condition_variable_any on an sfg::mutex; its unlock and relock are events") {

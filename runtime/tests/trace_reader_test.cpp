@@ -163,6 +163,10 @@ TEST_CASE("malformed lines: FILE:LINE:COL: error naming the line") {
         {"T1|w(x)\nT1 w(x)\n", "t.std:2:4: error: expected '|' after the thread name, found 'w'"},
         {"T1|w(x)\n\n|w(x)\n", "t.std:3:1: error: expected a thread name, found '|'"},
         {"T1|x(y)\n", "t.std:1:4: error: unknown operation 'x'"},
+        // A program's condition variable steps are no trace ops (docs/programs.md).
+        {"T1|notify(c)\n", "t.std:1:4: error: unknown operation 'notify'"},
+        {"T1|wait(c)\n", "t.std:1:4: error: unknown operation 'wait'"},
+        {"T1|start(T0)\n", "t.std:1:4: error: unknown operation 'start'"},
         {"T1|\n", "t.std:1:4: error: expected an operation (r, w, acq, rel, vr, vw, benter, "
                   "bexit, fork, join, begin, end)"},
         {"T1|w\n", "t.std:1:5: error: expected '(' after 'w'"},

@@ -128,8 +128,9 @@ std::unique_ptr<task> make_task(F&& f) {
     return std::make_unique<task_of<std::decay_t<F>>>(std::forward<F>(f));
 }
 
-// A read-modify-write's second event (docs/enforcers.md, "Atomics"): after its vr(v), a vw(v)
-// of the same thread when `*wrote` (set by the access), carrying `*value` when not null.
+// A read-modify-write's second event (docs/enforcers.md, "Atomics and condition variables"): after
+// its vr(v), a vw(v) of the same thread when `*wrote` (set by the access), carrying `*value` when
+// not null.
 struct rmw_write {
     const bool* wrote = nullptr;
     const std::int64_t* value = nullptr;
@@ -306,7 +307,7 @@ inline void record(const object& o, Op op, const sfg::source_location* where = n
 } // namespace detail
 
 // A hint for spin loops, `while (!flag.load()) sfg::yield();`: std::this_thread::yield() in a
-// live session (docs/enforcers.md, "Atomics").
+// live session (docs/enforcers.md, "Atomics and condition variables").
 inline void yield() {
     detail::yield();
 }
@@ -400,6 +401,43 @@ private:
     void record_acquire(); // the acq event once m_ is held; on a finding, unlocks and throws
     std::mutex m_;
     [[no_unique_address]] detail::lock_object obj_;
+};
+
+// A condition variable for std::unique_lock<sfg::mutex> (docs/enforcers.md, "Atomics and
+// condition variables"): a wait is its mutex's unlock and lock, rel(m) then acq(m); a notify
+// records nothing. The name is the one programs give it.
+class condition_variable {
+public:
+    explicit condition_variable(detail::name_arg name) : obj_(std::move(name), Namespace::cond) {}
+    condition_variable(const condition_variable&) = delete;
+    condition_variable& operator=(const condition_variable&) = delete;
+    // Unlike std::condition_variable_any's, a finding thrown when the mutex is taken again
+    // propagates (with `lock` not owning it) instead of terminating.
+    void wait(std::unique_lock<mutex>& lock) {
+        std::unique_lock<std::mutex> inner(m_); // held until waiting: no notify is missed
+        lock.unlock();
+        cv_.wait(inner);
+        inner.unlock();
+        lock.lock();
+    }
+    template <class Predicate>
+    void wait(std::unique_lock<mutex>& lock, Predicate pred) {
+        while (!pred())
+            wait(lock);
+    }
+    void notify_one() noexcept {
+        std::lock_guard<std::mutex> g(m_);
+        cv_.notify_one();
+    }
+    void notify_all() noexcept {
+        std::lock_guard<std::mutex> g(m_);
+        cv_.notify_all();
+    }
+
+private:
+    [[no_unique_address]] detail::object obj_;
+    std::mutex m_;
+    std::condition_variable cv_;
 };
 
 template <class T>
@@ -521,7 +559,7 @@ public:
             &c, carries_value ? &c.value : nullptr);
     }
     // std::atomic's memory orders are accepted and taken as seq_cst: sfg checks sequentially
-    // consistent executions (docs/enforcers.md, "Atomics").
+    // consistent executions (docs/enforcers.md, "Atomics and condition variables").
     T load(std::memory_order, sfg::source_location where = sfg::source_location::current()) const {
         return load(where);
     }
@@ -530,8 +568,9 @@ public:
         store(v, where);
     }
 
-    // Atomic read-modify-writes (docs/enforcers.md, "Atomics"): each one operation, recorded as
-    // vr(v) then, when it writes, vw(v) of the same thread, with nothing of v in between.
+    // Atomic read-modify-writes (docs/enforcers.md, "Atomics and condition variables"): each one
+    // operation, recorded as vr(v) then, when it writes, vw(v) of the same thread, with nothing of
+    // v in between.
     T exchange(T desired, sfg::source_location where = sfg::source_location::current()) {
         struct context : rmw_context {
             T in, out;

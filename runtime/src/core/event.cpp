@@ -7,8 +7,8 @@ const char* to_string(Op op) {
 }
 
 const char* to_string(Namespace n) {
-    static constexpr const char* names[namespace_count_with_queues] = {
-        "thread", "variable", "lock", "volatile", "barrier", "location", "queue"};
+    static constexpr const char* names[namespace_count_all] = {
+        "thread", "variable", "lock", "volatile", "barrier", "location", "queue", "cond"};
     return names[static_cast<std::size_t>(n)];
 }
 

@@ -248,7 +248,7 @@ AppendResult EventQueue::append(std::uint64_t serial, const QueuedEvent* e, void
     const AppendResult refused =
         access ? AppendResult::refused_after_access : AppendResult::refused;
     // A read-modify-write that wrote is two entries with consecutive tickets, placed together
-    // (docs/enforcers.md, "Atomics").
+    // (docs/enforcers.md, "Atomics and condition variables").
     const std::uint64_t n = e && then && *then->wrote ? 2 : 1;
     // Read after the access: an access may append events of its own (a copy that touches
     // another sfg object), which come first.

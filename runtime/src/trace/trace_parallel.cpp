@@ -44,7 +44,7 @@ constexpr std::array<std::size_t, op_count> target_kind = [] {
     std::array<std::size_t, op_count> a{};
     for (const OpInfo& i : op_table)
         a[static_cast<std::size_t>(i.op)] =
-            i.operand == Operand::name ? static_cast<std::size_t>(i.space) : kinds;
+            i.operand == Operand::name && !i.implicit ? static_cast<std::size_t>(i.space) : kinds;
     return a;
 }();
 

@@ -226,7 +226,7 @@ private:
                 t[w.size() * 2 + (c & 1)] = {x, op};
             };
             for (const OpInfo& i : op_table) // the ops with one name: `op(`
-                if (i.operand == Operand::name) {
+                if (i.operand == Operand::name && !i.implicit) {
                     char w[8] = {};
                     i.spelling.copy(w, i.spelling.size());
                     w[i.spelling.size()] = '(';
@@ -605,7 +605,7 @@ private:
                                    &out_.volatiles, &out_.barriers, &out_.locations};
         static_assert(std::size(by_space) == namespace_count);
         for (const OpInfo& i : op_table)
-            if (i.operand == Operand::name)
+            if (i.operand == Operand::name && !i.implicit)
                 a[static_cast<std::size_t>(i.op)] = by_space[static_cast<std::size_t>(i.space)];
         return a;
     }();

@@ -80,6 +80,24 @@ TEST_CASE("volatile_var's read-modify-writes are std::atomic's, from several thr
     CHECK(expected == 8);
 }
 
+TEST_CASE("condition_variable waits and notifies as the std one") {
+    sfg::mutex m("m");
+    sfg::condition_variable cv("cv");
+    int ready = 0;
+    sfg::thread t("t", [&] {
+        std::unique_lock l(m);
+        cv.wait(l, [&] { return ready == 1; });
+        ready = 2;
+    });
+    {
+        std::lock_guard l(m);
+        ready = 1;
+    }
+    cv.notify_all();
+    t.join();
+    CHECK(ready == 2);
+}
+
 TEST_CASE("a deterministic block is an empty scope: its threads run and join as usual") {
     sfg::session_options o;
     o.analyses = "singletrack";

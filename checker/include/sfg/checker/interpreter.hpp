@@ -27,9 +27,21 @@ enum class ThreadStatus : std::uint8_t {
 struct ThreadState {
     ThreadStatus status = ThreadStatus::unforked;
     std::uint32_t pc = 0;
+    // At a cwake: CondState::seq when the wait began; only a notify after it may wake it.
+    std::uint32_t since = 0;
     std::vector<std::int64_t> locals;
     std::vector<std::int64_t> stack;
     friend bool operator==(const ThreadState&, const ThreadState&) = default;
+};
+
+// A condition variable (docs/programs.md, "Condition variables"). A notify does not pick its
+// waiter: it leaves a token, numbered by `seq`, that any thread already waiting may take by
+// waking (the earliest token it may take); so which waiter a notify wakes is the scheduler's
+// choice of which waiter runs. A notify with no waiter left without a token is lost.
+struct CondState {
+    std::uint32_t seq = 0;
+    std::vector<std::uint32_t> tokens; // increasing
+    friend bool operator==(const CondState&, const CondState&) = default;
 };
 
 struct State {
@@ -41,6 +53,7 @@ struct State {
     // By queue: the variables (Symbols::vars ids) in it, front first (docs/programs.md; not part
     // of final states).
     std::vector<std::vector<ObjId>> queues;
+    std::vector<CondState> conds; // by Model::conds (not part of final states)
     friend bool operator==(const State&, const State&) = default;
     bool done(ThreadId t) const {
         return threads[t].status == ThreadStatus::ended ||
@@ -71,6 +84,11 @@ struct Action {
 Action action_of(const Model& m, ThreadId t, const Instr& in);
 // The vw(v) that follows a read-modify-write's vr(v) (action_of's) when it writes.
 Action rmw_write(Action read);
+// A condition variable's step (Code::cwait .. notifyall; docs/programs.md, "Condition
+// variables"): rel(m) then wait(c), wake(c) then acq(m), notify(c), notifyall(c). Its cond ops
+// are not emitted: no trace has them; the dependence relation and step tables do.
+bool is_cond_step(Code c);
+void cond_actions(ThreadId t, const Instr& in, std::vector<Action>& out);
 
 // A failure noticed in a thread's local computation: FindingKind::assert_, divzero, ill_formed
 // or bound, the finding it becomes (checker.hpp).
@@ -141,6 +159,12 @@ private:
     // xchg, cas, fadd: vr(v=old) then, when it writes, vw(v=new), in one step.
     bool read_modify_write(State& s, ThreadState& ts, const Instr& in, Action read,
                            Step& out) const;
+    // cwait, cwake, notify, notifyall (CondState).
+    void cond_step(State& s, ThreadId t, const Instr& in, Step& out) const;
+    // The threads waiting on c (at its cwake), and the index in c's tokens of the one t may
+    // take (none: -1).
+    std::size_t waiters(const State& s, std::uint32_t c) const;
+    int token_for(const State& s, ThreadId t, std::uint32_t c) const;
     // Evaluates an await condition atomically; false on a division by zero (`failed` set).
     std::int64_t eval_await(const State& s, ThreadId t, std::uint32_t idx,
                             std::vector<Action>* reads, bool& failed) const;

@@ -56,6 +56,12 @@ enum class Code : std::uint8_t {
     xchg, // pop e; push v; v = e
     cas,  // pop e2, pop e1; v == e1: v = e2, push 1; else push 0 (vr alone)
     fadd, // pop e; push v; v += e (wrapping)
+    // Condition variable arg, with lock `value` (docs/programs.md, "Condition variables"):
+    // `wait c m;` is cwait then cwake.
+    cwait,     // rel(m); waits on c from now on
+    cwake,     // enabled once a notify meant for this wait came and m is free: acq(m)
+    notify,    // wakes one waiter of c (which: the waiter that takes the next cwake step)
+    notifyall, // wakes every waiter of c
 };
 
 enum class BinOp : std::uint8_t { add, sub, mul, div, mod, eq, ne, lt, le, gt, ge };
@@ -105,6 +111,7 @@ struct Model {
     std::vector<std::string> locks;
     std::vector<BarrierInfo> barriers;
     std::vector<std::string> queues;                // = syms.queues
+    std::vector<std::string> conds;                 // = syms.conds
     std::vector<std::vector<ThreadId>> thread_sets; // = syms.thread_sets
     std::vector<std::vector<Instr>> awaits; // condition codes of `await`, each ending with halt
     Symbols syms;

@@ -43,7 +43,7 @@ struct Disc {
 };
 
 struct Decl {
-    enum class Kind { threads, lock, volatile_, barrier, discipline, var, queue, group };
+    enum class Kind { threads, lock, volatile_, barrier, discipline, var, queue, group, cond };
     Kind kind = Kind::threads;
     SourceLoc loc;
     std::vector<Ident> names;           // the declared names (one for barrier, discipline, group)

@@ -29,6 +29,13 @@ struct GroupDecl {
     SourceLoc loc;
 };
 
+// A declared condition variable (docs/programs.md, "Condition variables"): programs wait on it
+// and notify it; disciplines never name it (its waits are its lock's rel and acq).
+struct CondDecl {
+    std::string name;
+    SourceLoc loc;
+};
+
 struct CompiledVariable {
     std::string name;
     SourceLoc loc;
@@ -41,6 +48,7 @@ struct CompiledSpec {
     std::vector<std::string> threads; // sorted by name
     std::vector<MechanismDecl> mechanisms;
     std::vector<GroupDecl> groups;           // in declaration order
+    std::vector<CondDecl> conds;             // in declaration order
     std::vector<CompiledVariable> variables; // in declaration order
     std::vector<ast::Program> programs;      // checked by program_sema; run by `sfgc check`
 };

@@ -25,11 +25,12 @@ struct Ref {
         barrier,
         thread,
         queue,
+        cond,
     };
     Kind kind = Kind::none;  // none: not resolved (the program has errors)
     std::uint32_t index = 0; // local: Thread::locals; variable: CompiledSpec::variables;
                              // volatile_, lock, barrier, queue: CompiledSpec::mechanisms;
-                             // thread: CompiledSpec::threads
+                             // thread: CompiledSpec::threads; cond: CompiledSpec::conds
 };
 
 struct Ident {
@@ -70,6 +71,9 @@ struct Stmt {
         deterministic, // deterministic {...}
         enq,           // enq q x;  (thesis §5.1, q(o))
         deq,           // deq q x;
+        wait,          // wait c m;  (condition variables, docs/programs.md)
+        notify,        // notify c;
+        notifyall,     // notifyall c;
     };
     // let/assign whose value is an atomic read-modify-write of the volatile `object`
     // (docs/programs.md): r = xchg v e (the old value; v = e), r = cas v e expr2 (1 and v = expr2
@@ -78,9 +82,10 @@ struct Stmt {
     Kind kind = Kind::skip;
     Rmw rmw = Rmw::none;
     SourceLoc loc;
-    Ident target;                // let/assign/read/write/acq/rel/barrier; enq/deq: the queue
-    Ident object;                // enq/deq: the variable put into / taken out of the queue; rmw:
-                                 // the volatile
+    Ident target; // let/assign/read/write/acq/rel/barrier; enq/deq: the queue; wait/notify/
+                  // notifyall: the condition variable
+    Ident object; // enq/deq: the variable put into / taken out of the queue; rmw: the volatile;
+                  // wait: the lock
     std::vector<Ident> threads;  // fork/join
     std::unique_ptr<Expr> expr;  // let/assign value (rmw: its operand); await/assert/if/while
                                  // condition

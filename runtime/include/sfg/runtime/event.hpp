@@ -178,6 +178,7 @@ private:
 // Names behind the ids in events. Each object kind has its own namespace.
 struct Symbols {
     SymbolTable threads, vars, locks, volatiles, barriers, locations, queues;
+    SymbolTable conds; // a program's condition variables (no trace names them)
     // fork/join operands: Event::target indexes this table; each set is sorted and distinct.
     ThreadSets thread_sets;
     // vr/vw values: Event::value_id indexes this table.
@@ -203,6 +204,8 @@ struct Symbols {
             return barriers;
         case Namespace::queue:
             return queues;
+        case Namespace::cond:
+            return conds;
         case Namespace::location:
             break;
         }

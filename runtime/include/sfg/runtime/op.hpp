@@ -34,8 +34,14 @@ enum class Op : std::uint8_t {
     thread_end,
     enqueue, // enq(q,o): o put into queue q (thesis §5.1, q(o))
     dequeue, // deq(q,o): o taken out of queue q
+    // A condition variable's scheduling steps (docs/programs.md, "Condition variables"): never
+    // in a trace (its wait is rel(m) and acq(m) there), only in the model checker's steps.
+    cond_wait,      // waits on c (after rel(m))
+    cond_wake,      // woken on c (before acq(m))
+    cond_notify,    // notify c: wakes one waiter, if any
+    cond_notifyall, // notifyall c: wakes every waiter
 };
-inline constexpr std::size_t op_count = 16;
+inline constexpr std::size_t op_count = 20;
 
 // A synchronization mechanism's kind in SyncMech (thesis §4.1.1); `queue` is the hand-off q(o)
 // of thesis §5.1 (docs/language.md, "Queues").
@@ -44,9 +50,21 @@ enum class MechKind : std::uint8_t { lock, volatile_, barrier, fork, join, queue
 // The namespaces of names (docs/traces.md): each kind of object has its own. namespace_count
 // counts those every trace form lists its names by (an SLP's name tables); the queues of
 // enq/deq (thesis §5.1) come after them, in the forms that have them.
-enum class Namespace : std::uint8_t { thread, variable, lock, volatile_, barrier, location, queue };
+// Condition variables (`cond`) come last: no trace names them.
+enum class Namespace : std::uint8_t {
+    thread,
+    variable,
+    lock,
+    volatile_,
+    barrier,
+    location,
+    queue,
+    cond
+};
 inline constexpr std::size_t namespace_count = 6;
 inline constexpr std::size_t namespace_count_with_queues = namespace_count + 1;
+// Every namespace, the model checker's condition variables too.
+inline constexpr std::size_t namespace_count_all = namespace_count_with_queues + 1;
 
 // What an op's operand is.
 enum class Operand : std::uint8_t {
@@ -58,8 +76,9 @@ enum class Operand : std::uint8_t {
 };
 
 // An op's part in synchronization (thesis Figure 4.2): an access to a shared variable, the
-// snd or rcv of a mechanism, or the boundary of a deterministic block.
-enum class Role : std::uint8_t { memory, snd, rcv, block };
+// snd or rcv of a mechanism, the boundary of a deterministic block, or a condition variable's
+// scheduling step (which synchronizes nothing itself; the model checker's only).
+enum class Role : std::uint8_t { memory, snd, rcv, block, schedule };
 
 // How an op meets the other ops on an object its operand names (each thread of a set), for the
 // dependence relation of the model checker (docs/programs.md, "Dependence"): two ops on one
@@ -79,7 +98,8 @@ struct OpInfo {
     bool writes;                  // changes its object: w (a variable), vw (a volatile)
     Access access;                // on its operand's objects, for dependence
     std::uint8_t phase;           // of a shared access: arrivals (0) and departures (1) differ
-    bool implicit;                // made by streams, never written to a file
+    bool implicit;                // never read from or written to a file: made by streams
+                                  // (start, exit), or the model checker's (Role::schedule)
     std::uint8_t wire; // binary trace code (docs/traces.md; 12 and 13 are unassigned); no_wire for
                        // implicit ops
     std::string_view prose; // in findings' sentences (describe()): "read", "write", ...
@@ -106,6 +126,10 @@ inline constexpr std::array<OpInfo, op_count> op_table{{
     {Op::thread_end,    "exit",   Operand::thread,     Namespace::thread,    Role::snd,    MechKind::join,      false, Access::none,      0,    true,  no_wire, "exit"},
     {Op::enqueue,       "enq",    Operand::queue_item, Namespace::queue,     Role::snd,    MechKind::queue,     false, Access::exclusive, 0,    false, 14,      "enq"},
     {Op::dequeue,       "deq",    Operand::queue_item, Namespace::queue,     Role::rcv,    MechKind::queue,     false, Access::exclusive, 0,    false, 15,      "deq"},
+    {Op::cond_wait,     "wait",   Operand::name,       Namespace::cond,      Role::schedule, std::nullopt,      false, Access::exclusive, 0,    true,  no_wire, "wait"},
+    {Op::cond_wake,     "wake",   Operand::name,       Namespace::cond,      Role::schedule, std::nullopt,      false, Access::exclusive, 0,    true,  no_wire, "wake"},
+    {Op::cond_notify,   "notify", Operand::name,       Namespace::cond,      Role::schedule, std::nullopt,      false, Access::exclusive, 0,    true,  no_wire, "notify"},
+    {Op::cond_notifyall, "notifyall", Operand::name,   Namespace::cond,      Role::schedule, std::nullopt,      false, Access::exclusive, 0,    true,  no_wire, "notifyall"},
     // clang-format on
 }};
 
