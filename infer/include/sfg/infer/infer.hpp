@@ -1,0 +1,183 @@
+// Inferring disciplines from traces (docs/infer.md): one pass over each trace's events records
+// per-variable runs of accesses and per-thread logs of sync operations (TraceRecorder); the
+// Inferrer then summarises each variable's runs into phases of one access mode, joins them by
+// the mechanism that orders one phase's last accesses before the next one's first, and folds
+// repeated phases into loops. Nothing searches the trace.
+#pragma once
+
+#include "sfg/runtime/event.hpp"
+#include "sfg/runtime/net.hpp"
+#include "sfg/runtime/report.hpp"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sfg::infer {
+
+// One run: consecutive accesses to a variable by one thread, with the locks held at every one.
+struct Run {
+    ThreadId thread = 0;
+    std::uint64_t first = 0, last = 0; // event numbers
+    std::uint64_t accesses = 0;
+    bool writes = false;
+    std::vector<ObjId> locks; // sorted: held at each access of the run
+};
+
+// The events of one kind of sync op by one thread on one object, in trace order, with a tag:
+// the value id of vr/vw (or no_object), the generation of benter/bexit.
+struct SyncLog {
+    std::vector<std::uint64_t> events;
+    std::vector<std::uint32_t> tags;
+};
+
+// Which sync op a SyncLog holds.
+enum class SyncKind : std::uint8_t { acq, rel, vw, vr, benter, bexit, enq, deq };
+
+// The fork or join that made or ended a thread.
+struct ThreadLink {
+    ThreadId by = 0;
+    std::uint64_t event = 0;
+    ObjId set = no_object; // Symbols::thread_sets index
+};
+
+// What one pass over a trace leaves behind (a sink of read_trace_file).
+class TraceRecorder : public Analysis {
+public:
+    void on_event(const Event& e, const Symbols& syms) override;
+
+    std::vector<std::vector<Run>> runs;                           // by variable id
+    std::vector<std::optional<ThreadLink>> forked_by;             // by thread id
+    std::vector<std::optional<ThreadLink>> joined_by;             // by thread id: its first join
+    std::vector<std::unordered_map<std::uint64_t, SyncLog>> logs; // by thread: (kind, object)
+    std::vector<std::vector<ThreadId>> barrier_threads;           // by barrier id, sorted
+    const SyncLog* log(ThreadId t, SyncKind k, ObjId obj) const;
+
+private:
+    void on_access(const Event& e);
+    void on_barrier(const Event& e);
+    template <class T>
+    static T& at(std::vector<T>& v, std::size_t i) {
+        if (v.size() <= i)
+            v.resize(i + 1);
+        return v[i];
+    }
+    std::vector<std::vector<ObjId>> held_;                          // by thread: the locks it holds
+    std::vector<std::uint32_t> open_generation_;                    // by barrier
+    std::vector<std::unordered_map<ObjId, std::uint32_t>> entered_; // by thread: barrier -> gen
+};
+
+// An access mode of the output: EX(t), RS(T) or LOCK(m: T), by the names of the traces.
+struct Mode {
+    ModeKind kind = ModeKind::EX;
+    std::vector<std::string> threads; // sorted
+    std::string lock;                 // LOCK only
+    friend bool operator==(const Mode&, const Mode&) = default;
+};
+
+// A label ▷^z / [·]^z: fork, join, a barrier, a volatile (with its value), a queue or a lock.
+struct Label {
+    MechKind kind = MechKind::lock;
+    std::string name;                  // lock, volatile, barrier or queue
+    std::optional<std::int64_t> value; // volatile with a value: v==K
+    friend bool operator==(const Label&, const Label&) = default;
+};
+
+// A phase: consecutive accesses that one mode permits, with the choice's support.
+struct Phase {
+    Mode mode;
+    std::uint64_t accesses = 0;
+    std::string why; // "one thread", "only reads", "m held at every access"
+    friend bool operator==(const Phase& a, const Phase& b) { return a.mode == b.mode; }
+};
+
+// One element of a chain: a phase, a loop of phases in order ([p1 ▷ … ▷ pk]^z), or a loop of
+// alternatives ([p1 ⊔ … ⊔ pk]^z).
+struct Element {
+    enum class Kind : std::uint8_t { phase, sequence_loop, alternative_loop } kind = Kind::phase;
+    std::vector<Mode> modes;
+    std::vector<Label> inner; // sequence_loop: the k-1 labels between its modes
+    Label back;               // loops: the label of [·]^z
+    std::uint64_t accesses = 0, phases = 1;
+    std::string why;
+    bool same_shape(const Element& o) const {
+        return kind == o.kind && modes == o.modes && inner == o.inner &&
+               (kind == Kind::phase || back == o.back);
+    }
+};
+
+// A variable's discipline as one trace shows it: elements joined by labels.
+struct Chain {
+    std::vector<Element> elements;
+    std::vector<Label> labels;     // labels[i] joins elements[i] and elements[i + 1]
+    std::vector<std::string> whys; // why labels[i]: which events carry it
+    std::vector<std::string> traces;
+};
+
+struct RaceNote {
+    std::string trace;
+    std::string thread, op;
+    std::uint64_t event = 0, with_event = 0;
+};
+
+struct InferredVariable {
+    std::string name;
+    std::uint64_t accesses = 0;
+    std::vector<std::string> threads;     // in order of first access
+    std::vector<std::string> traces;      // the traces that access it
+    std::vector<Chain> chains;            // one per distinct shape
+    std::optional<RaceNote> race;         // hb's first race: then no discipline
+    std::optional<std::string> unordered; // no single mechanism orders two phases: why
+    std::string discipline;               // empty when there is none (set by finish())
+};
+
+// A declared name of the output, by kind (DeclKind spells `threads`, `lock`, ...).
+enum class DeclKind : std::uint8_t { thread, lock, volatile_, barrier, queue, variable };
+const char* to_string(DeclKind k); // "thread", "lock", "volatile", "barrier", "queue", "variable"
+
+struct Declarations {
+    std::vector<std::string> threads, locks, volatiles, queues;
+    std::vector<std::pair<std::string, std::vector<std::string>>> barriers; // with threads
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+};
+
+// An error of the input: traces that disagree, a name the language cannot declare, a --spec
+// that contradicts the traces (its line).
+struct InferError {
+    std::string message;
+};
+
+// The inference over several traces.
+class Inferrer {
+public:
+    Inferrer();
+    ~Inferrer();
+    // Declarations that must be kept (those of --spec): names, kinds, barriers' threads, with the
+    // file and line of each, for errors.
+    void keep_declaration(std::string name, DeclKind kind, std::vector<std::string> threads,
+                          std::string where);
+    void keep_group(std::string name, std::vector<std::string> threads);
+    // One trace, after its pass: its recorder, symbols and hb's race findings.
+    std::optional<InferError> add_trace(const std::string& trace, const TraceRecorder& rec,
+                                        const Symbols& syms, const std::vector<Finding>& races);
+    // The result: declarations (groups added where threads behave alike) and every variable.
+    std::optional<InferError> finish();
+    const Declarations& declarations() const;
+    const std::vector<InferredVariable>& variables() const;
+    std::size_t trace_count() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The output spec (docs/infer.md): declarations, then `var x : D;` with comments.
+std::string render_sfg(const Inferrer& inf);
+// `--format json` (docs/infer.md).
+std::string render_json(const Inferrer& inf);
+
+} // namespace sfg::infer

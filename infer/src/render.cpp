@@ -1,0 +1,108 @@
+// The inferred spec as .sfg text with its reasons in comments, and as JSON (docs/infer.md).
+#include "chain.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace sfg::infer {
+
+namespace {
+
+void declare(std::string& out, const char* word, const std::vector<std::string>& names) {
+    if (!names.empty())
+        out += fmt::format("{} {};\n", word, fmt::join(names, ", "));
+}
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+    return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+std::string race_note(const RaceNote& r) {
+    return fmt::format("data race (hb) in {}: {} {} at event {} races with event {}", r.trace,
+                       r.thread, r.op, r.event, r.with_event);
+}
+
+// The reasons of one chain, one line an element or label.
+void explain(std::string& out, const Chain& c, const Declarations& decls) {
+    out += fmt::format("//   {}:\n", fmt::join(c.traces, ", "));
+    for (std::size_t i = 0; i < c.elements.size(); ++i) {
+        if (i > 0)
+            out += fmt::format("//     ▷{}: {}\n", render_label(c.labels[i - 1]), c.whys[i - 1]);
+        Chain one;
+        one.elements = {c.elements[i]};
+        out += fmt::format("//     {}: {}\n", render_chain(one, decls), c.elements[i].why);
+    }
+}
+
+void variable(std::string& out, const InferredVariable& v, const Declarations& decls,
+              std::size_t traces) {
+    const std::string support =
+        fmt::format("{} by {} ({}) in {} of {}", plural(v.accesses, "access", "accesses"),
+                    plural(v.threads.size(), "thread", "threads"), fmt::join(v.threads, ", "),
+                    v.traces.size(), plural(traces, "trace", "traces"));
+    if (v.race) {
+        out += fmt::format("var {}; // no discipline: {}\n//   {}\n", v.name, race_note(*v.race),
+                           support);
+        return;
+    }
+    if (v.unordered) {
+        out +=
+            fmt::format("var {}; // no discipline: {}\n//   {}\n", v.name, *v.unordered, support);
+        return;
+    }
+    if (v.discipline.empty()) {
+        out += fmt::format("var {}; // never read or written\n", v.name);
+        return;
+    }
+    out += fmt::format("var {} : {};\n// {}: {}\n", v.name, v.discipline, v.name, support);
+    for (const Chain& c : v.chains)
+        explain(out, c, decls);
+}
+
+} // namespace
+
+std::string render_sfg(const Inferrer& inf) {
+    const Declarations& d = inf.declarations();
+    std::string out = fmt::format("// Inferred by sfgc infer from {} (docs/infer.md).\n",
+                                  plural(inf.trace_count(), "trace", "traces"));
+    declare(out, "threads", d.threads);
+    declare(out, "lock", d.locks);
+    declare(out, "volatile", d.volatiles);
+    for (const auto& [name, threads] : d.barriers)
+        out += fmt::format("barrier {}({});\n", name, fmt::join(threads, ", "));
+    declare(out, "queue", d.queues);
+    for (const auto& [name, threads] : d.groups)
+        out += fmt::format("group {} = {};\n", name, fmt::join(threads, ", "));
+    for (const InferredVariable& v : inf.variables()) {
+        out += "\n";
+        variable(out, v, d, inf.trace_count());
+    }
+    return out;
+}
+
+std::string render_json(const Inferrer& inf) {
+    nlohmann::json vars = nlohmann::json::array(), racy = nlohmann::json::array();
+    for (const InferredVariable& v : inf.variables()) {
+        if (v.race) {
+            racy.push_back({{"var", v.name},
+                            {"trace", v.race->trace},
+                            {"event", v.race->event},
+                            {"with_event", v.race->with_event}});
+            continue;
+        }
+        nlohmann::json one = {{"var", v.name},
+                              {"discipline", v.discipline.empty() ? nlohmann::json(nullptr)
+                                                                  : nlohmann::json(v.discipline)},
+                              {"accesses", v.accesses},
+                              {"traces", v.traces.size()},
+                              {"threads", v.threads}};
+        if (v.unordered)
+            one["unordered"] = *v.unordered;
+        vars.push_back(std::move(one));
+    }
+    return nlohmann::json{{"variables", vars}, {"racy", racy}}.dump(
+               2, ' ', false, nlohmann::json::error_handler_t::replace) +
+           "\n";
+}
+
+} // namespace sfg::infer
