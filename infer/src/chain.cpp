@@ -14,6 +14,7 @@ namespace {
 struct RawPhase {
     std::vector<ThreadId> threads; // sorted
     std::vector<std::uint64_t> first, last;
+    std::vector<std::uint64_t> rounds; // each thread's barrier departures (Run::rounds)
     bool writes = false;
     std::vector<ObjId> locks; // held at every access
     std::uint64_t accesses = 0;
@@ -31,6 +32,8 @@ struct RawPhase {
 enum class Merge { lock_and_read, read, none };
 
 bool mergeable(const RawPhase& p, const Run& r, Merge m) {
+    if (p.has(r.thread) && p.rounds[p.index(r.thread)] != r.rounds)
+        return false; // a phase ends where its thread passes a barrier
     if (p.threads.size() == 1 && p.threads[0] == r.thread)
         return true;
     if (m != Merge::none && !p.writes && !r.writes)
@@ -47,6 +50,7 @@ void absorb(RawPhase& p, const Run& r) {
         p.threads.insert(p.threads.begin() + static_cast<std::ptrdiff_t>(i), r.thread);
         p.first.insert(p.first.begin() + static_cast<std::ptrdiff_t>(i), r.first);
         p.last.insert(p.last.begin() + static_cast<std::ptrdiff_t>(i), r.last);
+        p.rounds.insert(p.rounds.begin() + static_cast<std::ptrdiff_t>(i), r.rounds);
     }
     p.last[i] = r.last;
     std::vector<ObjId> both;
@@ -61,7 +65,8 @@ std::vector<RawPhase> phases_of(const std::vector<Run>& runs, Merge m) {
     std::vector<RawPhase> out;
     for (const Run& r : runs) {
         if (out.empty() || !mergeable(out.back(), r, m)) {
-            out.push_back({{r.thread}, {r.first}, {r.last}, r.writes, r.locks, r.accesses});
+            out.push_back(
+                {{r.thread}, {r.first}, {r.last}, {r.rounds}, r.writes, r.locks, r.accesses});
             continue;
         }
         absorb(out.back(), r);

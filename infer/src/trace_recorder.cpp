@@ -30,8 +30,11 @@ const SyncLog* TraceRecorder::log(ThreadId t, SyncKind k, ObjId obj) const {
 void TraceRecorder::on_access(const Event& e) {
     std::vector<Run>& rs = at(runs, e.target);
     const std::vector<ObjId>& held = at(held_, e.thread);
-    if (rs.empty() || rs.back().thread != e.thread) {
-        rs.push_back({e.thread, e.number, e.number, 0, false, held});
+    const std::uint64_t rounds = at(rounds_, e.thread);
+    // A barrier between two accesses of one thread starts a new run: a round of the thesis'
+    // particles (Figure 3.4) begins there, whoever accessed last.
+    if (rs.empty() || rs.back().thread != e.thread || rs.back().rounds != rounds) {
+        rs.push_back({e.thread, e.number, e.number, 0, false, held, rounds});
     } else if (rs.back().locks != held) {
         rs.back().locks = intersection(rs.back().locks, held);
     }
@@ -54,6 +57,7 @@ void TraceRecorder::on_barrier(const Event& e) {
         entered[e.target] = open;
     } else {
         gen = entered[e.target];
+        ++at(rounds_, e.thread);
         if (gen == open)
             ++open;
     }

@@ -26,6 +26,7 @@ struct Run {
     std::uint64_t accesses = 0;
     bool writes = false;
     std::vector<ObjId> locks; // sorted: held at each access of the run
+    std::uint64_t rounds = 0; // the barrier departures of its thread before its last access
 };
 
 // The events of one kind of sync op by one thread on one object, in trace order, with a tag:
@@ -67,6 +68,7 @@ private:
         return v[i];
     }
     std::vector<std::vector<ObjId>> held_;                          // by thread: the locks it holds
+    std::vector<std::uint64_t> rounds_; // by thread: its barrier departures so far
     std::vector<std::uint32_t> open_generation_;                    // by barrier
     std::vector<std::unordered_map<ObjId, std::uint32_t>> entered_; // by thread: barrier -> gen
 };
