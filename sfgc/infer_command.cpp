@@ -92,7 +92,7 @@ bool read_one(const std::string& file, sfg::infer::Inferrer& inf) {
     }
     both.finish(syms);
     if (auto err = inf.add_trace(shown, rec, syms, hb->findings(syms))) {
-        fmt::print(stderr, "sfgc infer: error: {}\n", err->message);
+        fmt::print(stderr, "{}\n", err->to_string());
         return false;
     }
     return true;

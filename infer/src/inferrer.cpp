@@ -15,7 +15,7 @@ constexpr std::string_view keywords[] = {
     "threads", "lock", "volatile", "barrier", "discipline",    "var",  "program", "thread",
     "EX",      "RS",   "LOCK",     "fork",    "join",          "init", "let",     "read",
     "write",   "acq",  "rel",      "await",   "assert",        "if",   "else",    "while",
-    "repeat",  "skip", "queue",    "group",   "deterministic", "each", "enq"};
+    "repeat",  "skip", "queue",    "group",   "deterministic", "each"};
 
 bool is_identifier(const std::string& s) {
     auto letter = [](char c) {
@@ -38,6 +38,10 @@ bool same_prefix(const Chain& a, const Chain& b) { // a's shape begins b's
 }
 
 } // namespace
+
+std::string InferError::to_string() const {
+    return fmt::format("{}: error: {}", where.empty() ? "sfgc infer" : where, message);
+}
 
 const char* to_string(DeclKind k) {
     switch (k) {
@@ -83,9 +87,9 @@ std::optional<InferError> Inferrer::Impl::declare(const std::string& name, DeclK
                                                   const std::string& where, bool kept) {
     if (!is_identifier(name) ||
         std::find(std::begin(keywords), std::end(keywords), name) != std::end(keywords))
-        return InferError{fmt::format("{}: the {} '{}' cannot be named in a .sfg spec (a name is "
-                                      "[A-Za-z_][A-Za-z0-9_]* and not a keyword)",
-                                      where, to_string(kind), name)};
+        return InferError{"", fmt::format("the {} '{}' of {} cannot be named in a .sfg spec (a "
+                                          "name is [A-Za-z_][A-Za-z0-9_]* and not a keyword)",
+                                          to_string(kind), name, where)};
     const auto [it, fresh] = names.try_emplace(name, Name{kind, where, kept});
     if (fresh) {
         std::vector<std::string>* list = kind == DeclKind::thread      ? &decls.threads
@@ -102,12 +106,12 @@ std::optional<InferError> Inferrer::Impl::declare(const std::string& name, DeclK
     if (it->second.kind == kind)
         return std::nullopt;
     if (it->second.kept)
-        return InferError{fmt::format("{}: '{}' is declared a {} here, but {} uses it as a {}",
-                                      it->second.where, name, to_string(it->second.kind), where,
-                                      to_string(kind))};
-    return InferError{fmt::format("'{}' is a {} in {} but a {} in {}", name,
-                                  to_string(it->second.kind), it->second.where, to_string(kind),
-                                  where)};
+        return InferError{it->second.where,
+                          fmt::format("'{}' is declared a {} here, but {} uses it as a {}", name,
+                                      to_string(it->second.kind), where, to_string(kind))};
+    return InferError{"", fmt::format("'{}' is a {} in {} but a {} in {}", name,
+                                      to_string(it->second.kind), it->second.where, to_string(kind),
+                                      where)};
 }
 
 std::optional<InferError> Inferrer::Impl::add_barriers(const std::string& trace,
@@ -119,9 +123,10 @@ std::optional<InferError> Inferrer::Impl::add_barriers(const std::string& trace,
         for (ThreadId t : rec.barrier_threads[b]) {
             const std::string& thread = syms.threads.name(t);
             if (names.at(name).kept && !users.count(thread))
-                return InferError{fmt::format("{}: barrier {} is declared without thread {}, which "
+                return InferError{names.at(name).where,
+                                  fmt::format("barrier {} is declared without thread {}, which "
                                               "passes it in {}",
-                                              names.at(name).where, name, thread, trace)};
+                                              name, thread, trace)};
             users.insert(thread);
         }
     }

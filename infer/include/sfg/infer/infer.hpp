@@ -67,9 +67,9 @@ private:
             v.resize(i + 1);
         return v[i];
     }
-    std::vector<std::vector<ObjId>> held_;                          // by thread: the locks it holds
-    std::vector<std::uint64_t> rounds_; // by thread: its barrier departures so far
-    std::vector<std::uint32_t> open_generation_;                    // by barrier
+    std::vector<std::vector<ObjId>> held_;       // by thread: the locks it holds
+    std::vector<std::uint64_t> rounds_;          // by thread: its barrier departures so far
+    std::vector<std::uint32_t> open_generation_; // by barrier
     std::vector<std::unordered_map<ObjId, std::uint32_t>> entered_; // by thread: barrier -> gen
 };
 
@@ -150,7 +150,9 @@ struct Declarations {
 // An error of the input: traces that disagree, a name the language cannot declare, a --spec
 // that contradicts the traces (its line).
 struct InferError {
+    std::string where; // FILE:LINE:COL of --spec's declaration, or empty
     std::string message;
+    std::string to_string() const; // "WHERE: error: MESSAGE" or "sfgc infer: error: MESSAGE"
 };
 
 // The inference over several traces.
