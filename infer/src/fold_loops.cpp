@@ -13,6 +13,13 @@ namespace {
 
 constexpr std::size_t max_period = 8;
 
+// Whether a label fixes who goes next: a barrier round or a volatile's value does; a lock, a
+// queue or a plain volatile orders but does not choose (thesis Figures 3.1 and 3.3, §5.1: the
+// pool), so a fixed round seen in a run is the scheduler's, and the loop is one of alternatives.
+bool chooses_order(const Label& l) {
+    return l.kind == MechKind::barrier || (l.kind == MechKind::volatile_ && l.value);
+}
+
 // Whether mode `a` permits no more than `b`: equal, or RS / LOCK of fewer threads (a round in
 // which some thread did not read is still that round).
 bool fits(const Mode& a, const Mode& b) {
@@ -103,7 +110,8 @@ Chain fold_loops(const std::vector<Phase>& ph, const std::vector<Label>& lb,
     std::size_t i = 0;
     while (i < ph.size()) {
         std::size_t best_end = 0, best_k = 0;
-        for (std::size_t k = 1; k <= max_period && !best_end; ++k)
+        for (std::size_t k = 1;
+             k <= max_period && !best_end && i + 1 < ph.size() && chooses_order(lb[i]); ++k)
             if (const std::size_t e = periodic_end(ph, lb, i, k))
                 best_end = e, best_k = k;
         if (const std::size_t e = alternative_end(ph, lb, i); e > best_end)
