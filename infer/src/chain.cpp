@@ -210,6 +210,14 @@ sent_then_received(const Boundary& b, SyncKind snd, SyncKind rcv, ObjId obj) {
     return std::pair{w, r};
 }
 
+// p's one thread sent on `l` at sr.first, q's one thread received at sr.second.
+Found handed(const Boundary& b, Label l, std::pair<std::uint64_t, std::uint64_t> sr,
+             const std::string& sent, const std::string& received) {
+    return Found{std::move(l),
+                 fmt::format("{} {} at event {}, {} {} at event {}", b.thread(b.p.threads[0]), sent,
+                             sr.first, b.thread(b.q.threads[0]), received, sr.second)};
+}
+
 // A volatile v, with the value the reader saw when the write of that value came after p
 // (thesis §5.1, vflag; docs/language.md, values).
 std::optional<Found> by_volatile(const Boundary& b) {
@@ -229,15 +237,10 @@ std::optional<Found> by_volatile(const Boundary& b) {
              ++w)
             if (writes->tags[w] == value) {
                 const std::int64_t k = b.syms.values.value(value);
-                return Found{{MechKind::volatile_, name, k},
-                             fmt::format("{} writes {}={} at event {}, {} reads it at event {}",
-                                         b.thread(b.p.threads[0]), name, k, writes->events[w],
-                                         b.thread(b.q.threads[0]), plain->second)};
+                return handed(b, {MechKind::volatile_, name, k}, {writes->events[w], plain->second},
+                              fmt::format("writes {}={}", name, k), "reads it");
             }
-        return Found{{MechKind::volatile_, name, {}},
-                     fmt::format("{} writes {} at event {}, {} reads it at event {}",
-                                 b.thread(b.p.threads[0]), name, plain->first,
-                                 b.thread(b.q.threads[0]), plain->second)};
+        return handed(b, {MechKind::volatile_, name, {}}, *plain, "writes " + name, "reads it");
     }
     return std::nullopt;
 }
@@ -245,13 +248,12 @@ std::optional<Found> by_volatile(const Boundary& b) {
 std::optional<Found> by_queue(const Boundary& b) {
     for (ObjId q = 0; q < b.syms.queues.size(); ++q) {
         const ObjId item = b.syms.queue_items.find(q, b.var);
+        const std::string& name = b.syms.queues.name(q);
         if (item == no_object)
             continue;
         if (const auto sr = sent_then_received(b, SyncKind::enq, SyncKind::deq, item))
-            return Found{{MechKind::queue, b.syms.queues.name(q), {}},
-                         fmt::format("{} puts it into {} at event {}, {} takes it out at event {}",
-                                     b.thread(b.p.threads[0]), b.syms.queues.name(q), sr->first,
-                                     b.thread(b.q.threads[0]), sr->second)};
+            return handed(b, {MechKind::queue, name, {}}, *sr, "puts it into " + name,
+                          "takes it out");
     }
     return std::nullopt;
 }
@@ -259,10 +261,8 @@ std::optional<Found> by_queue(const Boundary& b) {
 std::optional<Found> by_lock(const Boundary& b) {
     for (ObjId m = 0; m < b.syms.locks.size(); ++m)
         if (const auto sr = sent_then_received(b, SyncKind::rel, SyncKind::acq, m))
-            return Found{{MechKind::lock, b.syms.locks.name(m), {}},
-                         fmt::format("{} releases {} at event {}, {} acquires it at event {}",
-                                     b.thread(b.p.threads[0]), b.syms.locks.name(m), sr->first,
-                                     b.thread(b.q.threads[0]), sr->second)};
+            return handed(b, {MechKind::lock, b.syms.locks.name(m), {}}, *sr,
+                          "releases " + b.syms.locks.name(m), "acquires it");
     return std::nullopt;
 }
 
