@@ -81,28 +81,27 @@ std::string render_sfg(const Inferrer& inf) {
 }
 
 std::string render_json(const Inferrer& inf) {
-    nlohmann::json vars = nlohmann::json::array(), racy = nlohmann::json::array();
+    using Json = nlohmann::ordered_json;
+    Json vars = Json::array(), racy = Json::array();
     for (const InferredVariable& v : inf.variables()) {
         if (v.race) {
-            racy.push_back({{"var", v.name},
-                            {"trace", v.race->trace},
-                            {"event", v.race->event},
-                            {"with_event", v.race->with_event}});
+            racy.push_back(Json{{"var", v.name},
+                                {"trace", v.race->trace},
+                                {"event", v.race->event},
+                                {"with_event", v.race->with_event}});
             continue;
         }
-        nlohmann::json one = {{"var", v.name},
-                              {"discipline", v.discipline.empty() ? nlohmann::json(nullptr)
-                                                                  : nlohmann::json(v.discipline)},
-                              {"accesses", v.accesses},
-                              {"traces", v.traces.size()},
-                              {"threads", v.threads}};
+        Json one = {{"var", v.name},
+                    {"discipline", v.discipline.empty() ? Json(nullptr) : Json(v.discipline)},
+                    {"accesses", v.accesses},
+                    {"traces", v.traces.size()},
+                    {"threads", v.threads}};
         if (v.unordered)
             one["unordered"] = *v.unordered;
         vars.push_back(std::move(one));
     }
-    return nlohmann::json{{"variables", vars}, {"racy", racy}}.dump(
-               2, ' ', false, nlohmann::json::error_handler_t::replace) +
-           "\n";
+    const Json doc = {{"variables", vars}, {"racy", racy}};
+    return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 } // namespace sfg::infer
