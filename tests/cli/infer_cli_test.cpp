@@ -124,3 +124,22 @@ TEST_CASE("sfgc infer --spec keeps the spec's declarations") {
     REQUIRE(r.status == 0);
     CHECK(r.out.find("threads main, deposit, withdraw, audit;\nlock m, n;\n") != std::string::npos);
 }
+
+TEST_CASE("sfgc check --infer: from every explored execution") {
+    const fs::path out = scratch() / "bank_check.sfg";
+    Run r = sfgc("check specs/programs/fig2_3_bank/fig2_3_bank.sfg --infer " + quote(out));
+    CHECK(r.status == 0);
+    const std::string spec = slurp(out);
+    CHECK(spec.find("var balance : EX(main) ▷^fork LOCK(m: deposit, withdraw) ▷^join "
+                    "EX(main);\n// balance: 12 accesses by 3 threads (main, deposit, withdraw) in "
+                    "2 of 2 traces\n//   bank execution 1, bank execution 2:\n") !=
+          std::string::npos);
+    CHECK(sfgc(quote(out)).status == 0);
+    Run h = sfgc("check specs/programs/fig2_7_hidden_race/fig2_7_hidden_race.sfg --infer -");
+    CHECK(h.status == 1); // the race is a finding of the check
+    CHECK(h.out.find("var y; // no discipline: data race (hb) in hidden execution 2: T2 w at "
+                     "event 8 races with event 1\n") != std::string::npos);
+    Run s = sfgc("check specs/programs/fig2_3_bank/fig2_3_bank.sfg --shard 1/2 --infer -");
+    CHECK(s.status == 2);
+    CHECK(s.err.find("--infer") != std::string::npos);
+}
