@@ -25,7 +25,7 @@ namespace {
 
 struct InferArgs {
     std::vector<std::string> traces;
-    std::string spec_file, out_file, format = "sfg";
+    std::string spec_file, out_file, format = "sfg", threads = "auto";
     std::uint64_t max_memory = default_max_memory_mib;
 };
 
@@ -78,14 +78,14 @@ bool keep_spec(const std::string& file, sfg::infer::Inferrer& inf) {
 }
 
 // One trace: the inference's pass and hb's side by side. False after an input error.
-bool read_one(const std::string& file, sfg::infer::Inferrer& inf) {
+bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf) {
     const std::string shown = file == "-" ? "<stdin>" : file;
     sfg::Symbols syms;
     sfg::infer::TraceRecorder rec;
     std::unique_ptr<sfg::RunningAnalysis> hb = sfg::make_analysis("hb");
     sfg::Fanout both;
     both.add(rec), both.add(hb->analysis());
-    const sfg::TraceResult read = sfg::read_trace_file(file, syms, both);
+    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, syms, both, {threads});
     if (!read.ok()) {
         fmt::print(stderr, "{}\n", read.error->to_string());
         return false;
@@ -129,6 +129,10 @@ int run_infer(int argc, char** argv) {
     app.add_option("-o,--output", a.out_file, "write the result here instead of standard output");
     app.add_option("--format", a.format, "sfg (default) or json")
         ->check(CLI::IsMember({"sfg", "json"}));
+    app.add_option("--threads", a.threads,
+                   "N (1-64): parse each trace on N threads while this one records it (the same "
+                   "result); auto (default): as sfgc trace")
+        ->check(thread_count());
     add_memory_option(app, a.max_memory);
     try {
         app.parse(argc, argv);
@@ -141,15 +145,20 @@ int run_infer(int argc, char** argv) {
     if (!a.spec_file.empty() && !keep_spec(a.spec_file, inf))
         return 2;
     for (const std::string& file : a.traces)
-        if (!read_one(file, inf))
+        if (!read_one(file, reading_threads(a.threads, file), inf))
             return 2;
     inf.finish();
     const std::string spec = sfg::infer::render_sfg(inf);
     // Standard input cannot be read twice: a trace given as '-' is not replayed.
-    std::vector<std::string> replay;
+    std::vector<sfg::infer::Replay> replay;
     for (const std::string& file : a.traces)
         if (file != "-")
-            replay.push_back(file);
+            replay.push_back({file, [&, file](sfg::Symbols& syms, sfg::Analysis& sink) {
+                                  const sfg::TraceResult read = sfg::read_trace_file_parallel(
+                                      file, syms, sink, {reading_threads(a.threads, file)});
+                                  return read.ok() ? std::nullopt
+                                                   : std::optional(read.error->to_string());
+                              }});
     if (std::optional<std::string> failed = sfg::infer::check_inferred(spec, replay)) {
         fmt::print(stderr, "sfgc infer: internal error: {}\n{}", *failed, spec);
         return 3;

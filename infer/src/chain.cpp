@@ -31,7 +31,7 @@ struct RawPhase {
 // can enter or leave is split rather than left without a discipline.
 enum class Merge { lock_and_read, read, none };
 
-bool mergeable(const RawPhase& p, const Run& r, Merge m) {
+bool mergeable(const RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m) {
     if (p.has(r.thread) && p.rounds[p.index(r.thread)] != r.rounds)
         return false; // a phase ends where its thread passes a barrier
     if (p.threads.size() == 1 && p.threads[0] == r.thread)
@@ -40,11 +40,11 @@ bool mergeable(const RawPhase& p, const Run& r, Merge m) {
         return true;
     if (m != Merge::lock_and_read)
         return false;
-    return std::find_first_of(p.locks.begin(), p.locks.end(), r.locks.begin(), r.locks.end()) !=
+    return std::find_first_of(p.locks.begin(), p.locks.end(), locks.begin(), locks.end()) !=
            p.locks.end();
 }
 
-void absorb(RawPhase& p, const Run& r) {
+void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
     const std::size_t i = p.index(r.thread);
     if (!p.has(r.thread)) {
         p.threads.insert(p.threads.begin() + static_cast<std::ptrdiff_t>(i), r.thread);
@@ -53,24 +53,26 @@ void absorb(RawPhase& p, const Run& r) {
         p.rounds.insert(p.rounds.begin() + static_cast<std::ptrdiff_t>(i), r.rounds);
     }
     p.last[i] = r.last;
-    std::vector<ObjId> both;
-    std::set_intersection(p.locks.begin(), p.locks.end(), r.locks.begin(), r.locks.end(),
-                          std::back_inserter(both));
-    p.locks = std::move(both);
+    if (!p.locks.empty() && p.locks != locks) {
+        std::vector<ObjId> both;
+        std::set_intersection(p.locks.begin(), p.locks.end(), locks.begin(), locks.end(),
+                              std::back_inserter(both));
+        p.locks = std::move(both);
+    }
     p.writes |= r.writes;
     p.accesses += r.accesses;
 }
 
-std::vector<RawPhase> phases_of(const std::vector<Run>& runs, Merge m) {
+std::vector<RawPhase> phases_of(const RunLog& runs, const LockSets& sets, Merge m) {
     std::vector<RawPhase> out;
-    for (const Run& r : runs) {
-        if (out.empty() || !mergeable(out.back(), r, m)) {
+    runs.each([&](const Run& r) {
+        const std::vector<ObjId>& locks = sets.locks(r.locks);
+        if (out.empty() || !mergeable(out.back(), r, locks, m))
             out.push_back(
-                {{r.thread}, {r.first}, {r.last}, {r.rounds}, r.writes, r.locks, r.accesses});
-            continue;
-        }
-        absorb(out.back(), r);
-    }
+                {{r.thread}, {r.first}, {r.last}, {r.rounds}, r.writes, locks, r.accesses});
+        else
+            absorb(out.back(), r, locks);
+    });
     return out;
 }
 
@@ -337,11 +339,11 @@ Linked link(const std::vector<RawPhase>& raw, const TraceRecorder& rec, const Sy
 
 } // namespace
 
-std::variant<Chain, std::string> infer_chain(const std::vector<Run>& runs, const TraceRecorder& rec,
+std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceRecorder& rec,
                                              const Symbols& syms, ObjId var) {
     std::string first_unordered;
     for (Merge m : {Merge::lock_and_read, Merge::read, Merge::none}) {
-        Linked l = link(phases_of(runs, m), rec, syms, var);
+        Linked l = link(phases_of(runs, rec.lock_sets, m), rec, syms, var);
         if (!l.unordered.empty()) {
             if (first_unordered.empty())
                 first_unordered = l.unordered;

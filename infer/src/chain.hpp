@@ -10,7 +10,7 @@
 namespace sfg::infer {
 
 // The chain, or why none exists: two consecutive phases that no single mechanism orders.
-std::variant<Chain, std::string> infer_chain(const std::vector<Run>& runs, const TraceRecorder& rec,
+std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceRecorder& rec,
                                              const Symbols& syms, ObjId var);
 
 // Folds repeated phases into loops: a pattern of phases and labels that repeats becomes

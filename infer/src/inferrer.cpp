@@ -140,17 +140,20 @@ void Inferrer::Impl::add_variable(const std::string& trace, const TraceRecorder&
     if (fresh)
         vars.push_back({name, 0, {}, {}, {}, {}, {}, {}});
     InferredVariable& v = vars[it->second];
-    static const std::vector<Run> none;
-    const std::vector<Run>& runs = x < rec.runs.size() ? rec.runs[x] : none;
-    if (runs.empty())
+    if (x >= rec.runs.size() || rec.runs[x].empty())
         return;
+    const RunLog& runs = rec.runs[x];
     v.traces.push_back(trace);
-    for (const Run& r : runs) {
+    std::vector<ThreadId> order; // of first access
+    std::vector<bool> seen(syms.threads.size());
+    runs.each([&](const Run& r) {
         v.accesses += r.accesses;
-        const std::string& t = syms.threads.name(r.thread);
-        if (std::find(v.threads.begin(), v.threads.end(), t) == v.threads.end())
-            v.threads.push_back(t);
-    }
+        if (!seen[r.thread])
+            seen[r.thread] = true, order.push_back(r.thread);
+    });
+    for (ThreadId t : order)
+        if (std::find(v.threads.begin(), v.threads.end(), syms.threads.name(t)) == v.threads.end())
+            v.threads.push_back(syms.threads.name(t));
     for (const Finding& f : races)
         if (f.var == name && !v.race)
             v.race = RaceNote{trace, syms.threads.name(f.access.thread),

@@ -9,7 +9,9 @@
 #include "sfg/runtime/net.hpp"
 #include "sfg/runtime/report.hpp"
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,14 +21,52 @@
 
 namespace sfg::infer {
 
+// Sets of locks held, interned to dense ids (0: the empty set), with their unions, differences
+// and intersections remembered: a thread's held set changes by one lock at a time.
+class LockSets {
+public:
+    LockSets();
+    std::uint32_t with(std::uint32_t set, ObjId lock);
+    std::uint32_t without(std::uint32_t set, ObjId lock);
+    std::uint32_t meet(std::uint32_t a, std::uint32_t b);
+    const std::vector<ObjId>& locks(std::uint32_t set) const { return sets_[set]; } // sorted
+
+private:
+    std::uint32_t intern(std::vector<ObjId> set);
+    // op(set a, operand) remembered under (a, b): b is the lock or the set of the operand.
+    std::uint32_t memo(std::unordered_map<std::uint64_t, std::uint32_t>& m, std::uint32_t a,
+                       std::uint32_t b, const std::vector<ObjId>& operand,
+                       std::vector<ObjId> (*op)(const std::vector<ObjId>&,
+                                                const std::vector<ObjId>&));
+    std::vector<std::vector<ObjId>> sets_;
+    std::map<std::vector<ObjId>, std::uint32_t> index_;
+    std::unordered_map<std::uint64_t, std::uint32_t> with_, without_, meet_;
+};
+
 // One run: consecutive accesses to a variable by one thread, with the locks held at every one.
 struct Run {
     ThreadId thread = 0;
     std::uint64_t first = 0, last = 0; // event numbers
     std::uint64_t accesses = 0;
     bool writes = false;
-    std::vector<ObjId> locks; // sorted: held at each access of the run
+    std::uint32_t locks = 0;  // LockSets id: held at each access of the run
     std::uint64_t rounds = 0; // the barrier departures of its thread before its last access
+};
+
+// A variable's runs, LEB128-coded as they close (a few bytes a run; the last one stays open): a
+// trace may switch threads on a variable at every access.
+class RunLog {
+public:
+    void access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
+                std::uint64_t rounds, LockSets& sets);
+    void each(const std::function<void(const Run&)>& f) const; // in trace order
+    bool empty() const { return !open_; }
+
+private:
+    void close();
+    std::string coded_;
+    std::optional<Run> open_;
+    std::uint64_t closed_last_ = 0; // `last` of the last closed run
 };
 
 // The events of one kind of sync op by one thread on one object, in trace order, with a tag:
@@ -38,6 +78,7 @@ struct SyncLog {
 
 // Which sync op a SyncLog holds.
 enum class SyncKind : std::uint8_t { acq, rel, vw, vr, benter, bexit, enq, deq };
+inline constexpr std::size_t sync_kinds = 8;
 
 // The fork or join that made or ended a thread.
 struct ThreadLink {
@@ -51,26 +92,30 @@ class TraceRecorder : public Analysis {
 public:
     void on_event(const Event& e, const Symbols& syms) override;
 
-    std::vector<std::vector<Run>> runs;                           // by variable id
-    std::vector<std::optional<ThreadLink>> forked_by;             // by thread id
-    std::vector<std::optional<ThreadLink>> joined_by;             // by thread id: its first join
-    std::vector<std::unordered_map<std::uint64_t, SyncLog>> logs; // by thread: (kind, object)
-    std::vector<std::vector<ThreadId>> barrier_threads;           // by barrier id, sorted
+    std::vector<RunLog> runs;                           // by variable id
+    LockSets lock_sets;                                 // of the runs
+    std::vector<std::optional<ThreadLink>> forked_by;   // by thread id
+    std::vector<std::optional<ThreadLink>> joined_by;   // by thread id: its first join
+    std::vector<std::vector<ThreadId>> barrier_threads; // by barrier id, sorted
+    // The log of thread t's ops of kind k on obj; nullptr when there is none.
     const SyncLog* log(ThreadId t, SyncKind k, ObjId obj) const;
 
 private:
     void on_access(const Event& e);
     void on_barrier(const Event& e);
+    void record(const Event& e, SyncKind k, ObjId obj, std::uint32_t tag);
     template <class T>
     static T& at(std::vector<T>& v, std::size_t i) {
         if (v.size() <= i)
             v.resize(i + 1);
         return v[i];
     }
-    std::vector<std::vector<ObjId>> held_;       // by thread: the locks it holds
+    // By thread, then kind, then object.
+    std::vector<std::array<std::vector<SyncLog>, sync_kinds>> logs_;
+    std::vector<std::uint32_t> held_;            // by thread: LockSets id of the locks it holds
     std::vector<std::uint64_t> rounds_;          // by thread: its barrier departures so far
     std::vector<std::uint32_t> open_generation_; // by barrier
-    std::vector<std::unordered_map<ObjId, std::uint32_t>> entered_; // by thread: barrier -> gen
+    std::vector<std::vector<std::uint32_t>> entered_; // by thread, then barrier: its generation
 };
 
 // An access mode of the output: EX(t), RS(T) or LOCK(m: T), by the names of the traces.
