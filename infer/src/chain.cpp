@@ -44,6 +44,16 @@ bool mergeable(const RawPhase& p, const Run& r, const std::vector<ObjId>& locks,
            p.locks.end();
 }
 
+// locks ∩= other (both sorted).
+void meet_locks(std::vector<ObjId>& locks, const std::vector<ObjId>& other) {
+    if (locks.empty() || locks == other)
+        return;
+    std::vector<ObjId> both;
+    std::set_intersection(locks.begin(), locks.end(), other.begin(), other.end(),
+                          std::back_inserter(both));
+    locks = std::move(both);
+}
+
 void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
     const std::size_t i = p.index(r.thread);
     if (!p.has(r.thread)) {
@@ -53,12 +63,7 @@ void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
         p.rounds.insert(p.rounds.begin() + static_cast<std::ptrdiff_t>(i), r.rounds);
     }
     p.last[i] = r.last;
-    if (!p.locks.empty() && p.locks != locks) {
-        std::vector<ObjId> both;
-        std::set_intersection(p.locks.begin(), p.locks.end(), locks.begin(), locks.end(),
-                              std::back_inserter(both));
-        p.locks = std::move(both);
-    }
+    meet_locks(p.locks, locks);
     p.writes |= r.writes;
     p.accesses += r.accesses;
 }
@@ -73,7 +78,22 @@ std::vector<RawPhase> phases_of(const RunLog& runs, const LockSets& sets, Merge 
         else
             absorb(out.back(), r, locks);
     });
-    return out;
+    // A phase split at a barrier (Run::rounds) that stays with one thread is still EX(t): joined
+    // again, it needs no mechanism.
+    std::vector<RawPhase> joined;
+    for (RawPhase& p : out) {
+        if (!joined.empty() && joined.back().threads.size() == 1 &&
+            p.threads == joined.back().threads) {
+            RawPhase& q = joined.back();
+            q.last = p.last, q.rounds = p.rounds;
+            q.writes |= p.writes;
+            q.accesses += p.accesses;
+            meet_locks(q.locks, p.locks);
+            continue;
+        }
+        joined.push_back(std::move(p));
+    }
+    return joined;
 }
 
 // The first event of `log` after `after`, or 0; its index in *at.
