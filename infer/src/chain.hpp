@@ -22,6 +22,7 @@ Chain fold_loops(const std::vector<Phase>& phases, const std::vector<Label>& lab
 // group's threads as `EX(each W)`.
 std::string render_chain(const Chain& c, const Declarations& decls);
 std::string render_label(const Label& l);
-std::string render_mode(const Mode& m);
+// A mode's text; with `decls`, a thread list that is a declared group's is the group's name.
+std::string render_mode(const Mode& m, const Declarations* decls = nullptr);
 
 } // namespace sfg::infer

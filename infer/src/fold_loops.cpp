@@ -136,8 +136,12 @@ Chain fold_loops(const std::vector<Phase>& ph, const std::vector<Label>& lb,
     return c;
 }
 
-std::string render_mode(const Mode& m) {
-    const std::string ts = fmt::format("{}", fmt::join(m.threads, ", "));
+std::string render_mode(const Mode& m, const Declarations* decls) {
+    std::string ts = fmt::format("{}", fmt::join(m.threads, ", "));
+    if (decls)
+        for (const auto& [name, members] : decls->groups)
+            if (members == m.threads && m.threads.size() > 1)
+                ts = name;
     switch (m.kind) {
     case ModeKind::EX:
         return fmt::format("EX({})", ts);
@@ -185,11 +189,12 @@ std::optional<std::string> as_group(const Element& el, const Declarations& decls
 std::string render_element(const Element& el, const Declarations& decls) {
     switch (el.kind) {
     case Element::Kind::phase:
-        return render_mode(el.modes[0]);
+        return render_mode(el.modes[0], &decls);
     case Element::Kind::sequence_loop: {
-        std::string body = render_mode(el.modes[0]);
+        std::string body = render_mode(el.modes[0], &decls);
         for (std::size_t j = 0; j < el.inner.size(); ++j)
-            body += fmt::format(" ▷{} {}", render_label(el.inner[j]), render_mode(el.modes[j + 1]));
+            body += fmt::format(" ▷{} {}", render_label(el.inner[j]),
+                                render_mode(el.modes[j + 1], &decls));
         return fmt::format("[{}]{}", body, render_label(el.back));
     }
     case Element::Kind::alternative_loop:
@@ -199,7 +204,7 @@ std::string render_element(const Element& el, const Declarations& decls) {
         return fmt::format("[{}]{}", *g, render_label(el.back));
     std::vector<std::string> alts;
     for (const Mode& m : el.modes)
-        alts.push_back(render_mode(m));
+        alts.push_back(render_mode(m, &decls));
     return fmt::format("[{}]{}", fmt::join(alts, " ⊔ "), render_label(el.back));
 }
 

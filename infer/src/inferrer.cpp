@@ -205,30 +205,39 @@ void Inferrer::keep_group(std::string name, std::vector<std::string> threads) {
     impl_->decls.groups.emplace_back(std::move(name), std::move(threads));
 }
 
-// A group W for each loop of alternatives EX(t) over four or more threads (docs/language.md,
-// thread groups: `[EX(each W)]^m` is the lock discipline of a pool of any size); the thesis
-// writes three threads out.
+// Groups (docs/language.md, thread groups) where four or more threads behave alike: the threads
+// of a loop of alternatives EX(t) (`[EX(each W)]^m` is the lock discipline of a pool of any
+// size), and a set of threads that reads or locks alike in two or more modes (`RS(W)`). The
+// thesis writes three threads out.
 void Inferrer::Impl::add_groups() {
+    std::map<std::vector<std::string>, int> uses;
     for (const InferredVariable& v : vars)
         for (const Chain& c : v.chains)
             for (const Element& el : c.elements) {
-                if (el.kind != Element::Kind::alternative_loop || el.modes.size() < 4 ||
-                    !std::all_of(el.modes.begin(), el.modes.end(),
-                                 [](const Mode& m) { return m.kind == ModeKind::EX; }))
-                    continue;
+                const bool pool = el.kind == Element::Kind::alternative_loop &&
+                                  std::all_of(el.modes.begin(), el.modes.end(),
+                                              [](const Mode& m) { return m.kind == ModeKind::EX; });
                 std::vector<std::string> ts;
-                for (const Mode& m : el.modes)
-                    ts.push_back(m.threads[0]);
+                for (const Mode& m : el.modes) {
+                    if (m.kind != ModeKind::EX && m.threads.size() >= 4)
+                        ++uses[m.threads];
+                    if (pool)
+                        ts.push_back(m.threads[0]);
+                }
                 std::sort(ts.begin(), ts.end());
-                if (std::any_of(decls.groups.begin(), decls.groups.end(),
-                                [&](const auto& g) { return g.second == ts; }))
-                    continue;
-                std::string name = "W";
-                for (int k = 2; names.count(name); ++k)
-                    name = fmt::format("W{}", k);
-                names.try_emplace(name, Name{DeclKind::thread, "", false});
-                decls.groups.emplace_back(name, std::move(ts));
+                if (ts.size() >= 4)
+                    uses[ts] += 2;
             }
+    for (const auto& [ts, n] : uses) {
+        if (n < 2 || std::any_of(decls.groups.begin(), decls.groups.end(),
+                                 [&](const auto& g) { return g.second == ts; }))
+            continue;
+        std::string name = "W";
+        for (int k = 2; names.count(name); ++k)
+            name = fmt::format("W{}", k);
+        names.try_emplace(name, Name{DeclKind::thread, "", false});
+        decls.groups.emplace_back(name, ts);
+    }
 }
 
 std::optional<InferError> Inferrer::finish() {
@@ -262,12 +271,17 @@ std::optional<InferError> Inferrer::finish() {
     for (InferredVariable& v : m.vars) {
         if (v.race || v.unordered || v.chains.empty())
             continue;
-        std::vector<std::string> alts;
-        for (const Chain& c : v.chains) {
-            const std::string text = render_chain(c, m.decls);
-            alts.push_back(v.chains.size() > 1 && c.elements.size() > 1 ? "(" + text + ")" : text);
-        }
-        v.discipline = fmt::format("{}", fmt::join(alts, " ⊔ "));
+        auto text = [&](const Declarations& decls) {
+            std::vector<std::string> alts;
+            for (const Chain& c : v.chains) {
+                const std::string one = render_chain(c, decls);
+                alts.push_back(v.chains.size() > 1 && c.elements.size() > 1 ? "(" + one + ")"
+                                                                            : one);
+            }
+            return fmt::format("{}", fmt::join(alts, " ⊔ "));
+        };
+        v.discipline = text(m.decls);
+        v.expanded = text(Declarations{});
     }
     return std::nullopt;
 }

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace sfg::infer {
 
 namespace {
@@ -68,11 +70,16 @@ std::string render_sfg(const Inferrer& inf) {
     declare(out, "threads", d.threads);
     declare(out, "lock", d.locks);
     declare(out, "volatile", d.volatiles);
-    for (const auto& [name, threads] : d.barriers)
-        out += fmt::format("barrier {}({});\n", name, fmt::join(threads, ", "));
     declare(out, "queue", d.queues);
     for (const auto& [name, threads] : d.groups)
         out += fmt::format("group {} = {};\n", name, fmt::join(threads, ", "));
+    for (const auto& [name, threads] : d.barriers) {
+        const auto group = std::find_if(d.groups.begin(), d.groups.end(),
+                                        [&](const auto& g) { return g.second == threads; });
+        out += fmt::format("barrier {}({});\n", name,
+                           group != d.groups.end() ? group->first
+                                                   : fmt::format("{}", fmt::join(threads, ", ")));
+    }
     for (const InferredVariable& v : inf.variables()) {
         out += "\n";
         variable(out, v, d, inf.trace_count());
@@ -92,7 +99,7 @@ std::string render_json(const Inferrer& inf) {
             continue;
         }
         Json one = {{"var", v.name},
-                    {"discipline", v.discipline.empty() ? Json(nullptr) : Json(v.discipline)},
+                    {"discipline", v.expanded.empty() ? Json(nullptr) : Json(v.expanded)},
                     {"accesses", v.accesses},
                     {"traces", v.traces.size()},
                     {"threads", v.threads}};

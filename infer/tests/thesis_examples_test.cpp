@@ -71,21 +71,22 @@ TEST_CASE("the volatile handshake (§5.1, vflag): who may go when") {
     CHECK(r.disc.at("x") == "[EX(t0) ▷^(v == 1) EX(t1)]^(v == 0)");
 }
 
-TEST_CASE("the pool with a queue (§5.1, q(o)); a pool of four workers is a group") {
+TEST_CASE("the pool with a queue (§5.1, q(o)); four workers alike are a group") {
     const auto r = infer_texts({lines(
         "main|fork(w1,w2) main|w(task) main|enq(q,task) w1|deq(q,task) w1|w(task) "
         "w1|enq(q,task) w2|deq(q,task) w2|w(task) w2|enq(q,task) w1|deq(q,task) w1|r(task)")});
     INFO(r.spec);
     CHECK_FALSE(r.check);
     CHECK(r.disc.at("task") == "EX(main) ▷^q [EX(w1) ⊔ EX(w2)]^q");
-    std::string pool = "main|fork(a,b,c,d) ";
+    std::string pool = "main|w(cfg) main|fork(a,b,c,d) ";
     for (const char* w : {"a", "b", "c", "d", "b", "a"})
-        pool += std::string(w) + "|acq(m) " + w + "|rel(m) " + w + "|w(n) " + w + "|acq(m) " + w +
-                "|rel(m) ";
+        pool += std::string(w) + "|acq(m) " + w + "|rel(m) " + w + "|w(n) " + w + "|r(cfg) " + w +
+                "|acq(m) " + w + "|rel(m) ";
     const auto g = infer_texts({lines(pool)});
     CHECK_FALSE(g.check);
     CHECK(g.disc.at("n") == "[EX(each W)]^m");
     CHECK(g.spec.find("group W = a, b, c, d;") != std::string::npos);
+    CHECK(g.disc.at("cfg") == "EX(main) ▷^fork RS(W)"); // the same four threads, alike
 }
 
 TEST_CASE("initialise then read, in two traces; a race; a volatile") {

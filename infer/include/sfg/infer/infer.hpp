@@ -180,6 +180,7 @@ struct InferredVariable {
     std::optional<RaceNote> race;         // hb's first race: then no discipline
     std::optional<std::string> unordered; // no single mechanism orders two phases: why
     std::string discipline;               // empty when there is none (set by finish())
+    std::string expanded;                 // the same with every group written out (JSON)
 };
 
 // A declared name of the output, by kind (DeclKind spells `threads`, `lock`, ...).
