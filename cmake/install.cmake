@@ -1,6 +1,6 @@
 # `cmake --install BUILD --prefix P` (docs/install.md): the sfgc driver, the runtime library with
 # its public headers, and the CMake package `sfg` (targets sfg::runtime and sfg::sfgc). The
-# grammar, compiler and checker libraries are internal: sfgc links them statically, and neither
+# grammar, compiler, checker and infer libraries are internal: sfgc links them statically, and neither
 # they nor their headers are installed. Tests, benchmarks and fuzz harnesses are not installed.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -8,7 +8,7 @@ include(CMakePackageConfigHelpers)
 set(SFG_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/sfg)
 
 # An installed sfgc must run from the prefix alone.
-foreach(lib sfg_grammar sfg_compiler sfg_checker)
+foreach(lib sfg_grammar sfg_compiler sfg_checker sfg_infer)
   get_target_property(type ${lib} TYPE)
   if(NOT type STREQUAL "STATIC_LIBRARY")
     message(WARNING "${lib} is a ${type}: the installed sfgc would need it, but it is not installed "

@@ -7,6 +7,7 @@
 // nothing found, 1 a finding, 2 bad input. `--shard K/N --format json` writes part K of N of the
 // search instead, and `--merge` reports the whole search from its parts. `--emit-promela` writes
 // one program as a Promela model instead (docs/promela.md).
+#include "check_infer.hpp"
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"
@@ -226,6 +227,7 @@ int run_merge(const std::vector<std::string>& paths, const std::string& format,
 // What `sfgc check` was asked.
 struct CheckArgs {
     std::string file, program, mode = "dpor", format = "text", trace_out, shard, promela;
+    std::string infer_out; // --infer (docs/infer.md)
     std::uint64_t seed = 0, max_executions = 1000000, max_steps = 10000;
     std::uint64_t max_states = sfg::check::CheckOptions{}.max_states;
     std::uint32_t preemption_bound = 0, jobs = machine_cores();
@@ -301,6 +303,10 @@ void add_output_options(CLI::App& app, CheckArgs& a) {
                    "Spin, instead of checking it; a file with several programs needs --program "
                    "(docs/promela.md)")
         ->option_text("OUT");
+    app.add_option("--infer", a.infer_out,
+                   "also write the disciplines inferred from every explored execution to OUT "
+                   "('-': standard output; docs/infer.md)")
+        ->option_text("OUT");
     add_memory_option(app, a.max_memory);
 }
 
@@ -309,7 +315,7 @@ void validate(const CLI::App& app, const CheckArgs& a) {
     // Emitting does not explore: options of the exploration would be silently ignored.
     if (a.emit_promela) {
         std::vector<const char*> not_here(search_options.begin() + 1, search_options.end());
-        not_here.insert(not_here.end(), {"--format", "--trace-out", "--merge"});
+        not_here.insert(not_here.end(), {"--format", "--trace-out", "--merge", "--infer"});
         for (const char* o : not_here)
             if (app.get_option(o)->count())
                 throw CLI::ValidationError(
@@ -317,6 +323,8 @@ void validate(const CLI::App& app, const CheckArgs& a) {
     }
     if (a.emit_promela && a.promela.empty())
         throw CLI::ValidationError("--emit-promela", "OUT is empty (use '-' for stdout)");
+    if (!a.infer_out.empty() && (!a.merge.empty() || !a.shard.empty()))
+        throw CLI::ValidationError("--infer", "needs every execution: not with --shard or --merge");
     if (!a.merge.empty()) {
         // The parts hold the file and the search's options.
         if (!a.file.empty())
@@ -420,6 +428,13 @@ int explore(const CheckArgs& a, const std::string& source_text, const sfg::Compi
         std::cout << json_text(all.size() == 1 ? all[0] : all) << '\n';
     }
     std::cout.flush();
+    if (!a.infer_out.empty()) {
+        std::vector<const sfg::check::Model*> explored;
+        for (const sfg::check::Model& m : models)
+            explored.push_back(&m);
+        if (const int status = infer_executions(explored, options, a.infer_out))
+            return status;
+    }
     return found ? 1 : 0;
 }
 

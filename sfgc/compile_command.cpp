@@ -273,7 +273,8 @@ int write_outputs(const CompileArgs& a, const std::string& name, std::uint64_t h
 int run_compile(int argc, char** argv) {
     CLI::App app{"sfgc: compile synchronization disciplines (.sfg) to SFGs and Petri nets.\n"
                  "Sub-commands: `sfgc trace FILE ...` analyses a trace, `sfgc check FILE ...` "
-                 "explores programs, `sfgc compress TRACE -o OUT.slp` and `sfgc decompress "
+                 "explores programs, `sfgc infer TRACE...` proposes disciplines, `sfgc compress "
+                 "TRACE -o OUT.slp` and `sfgc decompress "
                  "IN.slp -o TRACE` write a trace as a grammar and back (docs/compressed.md)."
                  "\nResource limits (docs/limits.md) stop a command with exit "
                  "status 2 and name the option that raises them.",

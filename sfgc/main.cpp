@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
             return sfgc::run_trace(argc - 1, argv + 1);
         if (argc > 1 && std::strcmp(argv[1], "check") == 0)
             return sfgc::run_check(argc - 1, argv + 1);
+        if (argc > 1 && std::strcmp(argv[1], "infer") == 0)
+            return sfgc::run_infer(argc - 1, argv + 1);
         if (argc > 1 && std::strcmp(argv[1], "compress") == 0)
             return sfgc::run_compress(argc - 1, argv + 1);
         if (argc > 1 && std::strcmp(argv[1], "decompress") == 0)

@@ -3,6 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
 #include <sys/resource.h>
 
 namespace sfgc {
@@ -38,6 +42,16 @@ void apply_memory_limit(std::uint64_t mib) {
 
 std::uint64_t memory_limit_mib() {
     return applied_memory_mib;
+}
+
+unsigned reading_threads(const std::string& threads, const std::string& file) {
+    if (threads != "auto")
+        return static_cast<unsigned>(std::stoul(threads));
+    std::error_code ec;
+    const auto size = file == "-" ? 0 : std::filesystem::file_size(file, ec);
+    if (ec || size < (1u << 20))
+        return 1;
+    return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
 }
 
 } // namespace sfgc

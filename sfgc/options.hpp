@@ -47,4 +47,10 @@ void apply_memory_limit(std::uint64_t mib);
 // The limit in force, for main()'s message; 0 when none was applied.
 std::uint64_t memory_limit_mib();
 
+// How many threads parse a trace (read_trace_file_parallel; `sfgc trace`, `sfgc infer`): `auto`
+// uses every core, up to 8 (beyond that the caller's thread, which checks and analyses, is the
+// bottleneck), for a file of 1 MB or more; a smaller one is read before a thread would have
+// started.
+unsigned reading_threads(const std::string& threads, const std::string& file);
+
 } // namespace sfgc

@@ -33,19 +33,6 @@ namespace sfgc {
 
 namespace {
 
-// How many threads parse the trace (read_trace_file_parallel): `auto` uses every core, up to 8
-// (beyond that the caller's thread, which checks and analyses, is the bottleneck), for a file of
-// 1 MB or more; a smaller one is read before a thread would have started.
-unsigned reading_threads(const std::string& threads, const std::string& file) {
-    if (threads != "auto")
-        return static_cast<unsigned>(std::stoul(threads));
-    std::error_code ec;
-    const auto size = file == "-" ? 0 : std::filesystem::file_size(file, ec);
-    if (ec || size < (1u << 20))
-        return 1;
-    return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-}
-
 // Whether `file` is an SLP (docs/compressed.md), by its magic bytes; standard input is read as
 // a trace (an SLP there is expanded as it streams).
 bool is_slp_file(const std::string& file) {

@@ -1,0 +1,233 @@
+// Inferring disciplines from traces (docs/infer.md): one pass over each trace's events records
+// per-variable runs of accesses and per-thread logs of sync operations (TraceRecorder); the
+// Inferrer then summarises each variable's runs into phases of one access mode, joins them by
+// the mechanism that orders one phase's last accesses before the next one's first, and folds
+// repeated phases into loops. Nothing searches the trace.
+#pragma once
+
+#include "sfg/runtime/event.hpp"
+#include "sfg/runtime/net.hpp"
+#include "sfg/runtime/report.hpp"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace sfg::infer {
+
+// Sets of locks held, interned to dense ids (0: the empty set), with their unions, differences
+// and intersections remembered: a thread's held set changes by one lock at a time.
+class LockSets {
+public:
+    LockSets();
+    std::uint32_t with(std::uint32_t set, ObjId lock);
+    std::uint32_t without(std::uint32_t set, ObjId lock);
+    std::uint32_t meet(std::uint32_t a, std::uint32_t b);
+    const std::vector<ObjId>& locks(std::uint32_t set) const { return sets_[set]; } // sorted
+
+private:
+    std::uint32_t intern(std::vector<ObjId> set);
+    // op(set a, operand) remembered under (a, b): b is the lock or the set of the operand.
+    std::uint32_t memo(std::unordered_map<std::uint64_t, std::uint32_t>& m, std::uint32_t a,
+                       std::uint32_t b, const std::vector<ObjId>& operand,
+                       std::vector<ObjId> (*op)(const std::vector<ObjId>&,
+                                                const std::vector<ObjId>&));
+    std::vector<std::vector<ObjId>> sets_;
+    std::map<std::vector<ObjId>, std::uint32_t> index_;
+    std::unordered_map<std::uint64_t, std::uint32_t> with_, without_, meet_;
+};
+
+// One run: consecutive accesses to a variable by one thread, with the locks held at every one.
+struct Run {
+    ThreadId thread = 0;
+    std::uint64_t first = 0, last = 0; // event numbers
+    std::uint64_t accesses = 0;
+    bool writes = false;
+    std::uint32_t locks = 0;  // LockSets id: held at each access of the run
+    std::uint64_t rounds = 0; // the barrier departures of its thread before its last access
+};
+
+// A variable's runs, LEB128-coded as they close (a few bytes a run; the last one stays open): a
+// trace may switch threads on a variable at every access.
+class RunLog {
+public:
+    void access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
+                std::uint64_t rounds, LockSets& sets);
+    void each(const std::function<void(const Run&)>& f) const; // in trace order
+    bool empty() const { return !open_; }
+
+private:
+    void close();
+    std::string coded_;
+    std::optional<Run> open_;
+    std::uint64_t closed_last_ = 0; // `last` of the last closed run
+};
+
+// The events of one kind of sync op by one thread on one object, in trace order, with a tag:
+// the value id of vr/vw (or no_object), the generation of benter/bexit.
+struct SyncLog {
+    std::vector<std::uint64_t> events;
+    std::vector<std::uint32_t> tags;
+};
+
+// Which sync op a SyncLog holds.
+enum class SyncKind : std::uint8_t { acq, rel, vw, vr, benter, bexit, enq, deq };
+inline constexpr std::size_t sync_kinds = 8;
+
+// The fork or join that made or ended a thread.
+struct ThreadLink {
+    ThreadId by = 0;
+    std::uint64_t event = 0;
+    ObjId set = no_object; // Symbols::thread_sets index
+};
+
+// What one pass over a trace leaves behind (a sink of read_trace_file).
+class TraceRecorder : public Analysis {
+public:
+    void on_event(const Event& e, const Symbols& syms) override;
+
+    std::vector<RunLog> runs;                           // by variable id
+    LockSets lock_sets;                                 // of the runs
+    std::vector<std::optional<ThreadLink>> forked_by;   // by thread id
+    std::vector<std::optional<ThreadLink>> joined_by;   // by thread id: its first join
+    std::vector<std::vector<ThreadId>> barrier_threads; // by barrier id, sorted
+    // The log of thread t's ops of kind k on obj; nullptr when there is none.
+    const SyncLog* log(ThreadId t, SyncKind k, ObjId obj) const;
+
+private:
+    void on_access(const Event& e);
+    void on_barrier(const Event& e);
+    void record(const Event& e, SyncKind k, ObjId obj, std::uint32_t tag);
+    template <class T>
+    static T& at(std::vector<T>& v, std::size_t i) {
+        if (v.size() <= i)
+            v.resize(i + 1);
+        return v[i];
+    }
+    // By thread, then kind, then object.
+    std::vector<std::array<std::vector<SyncLog>, sync_kinds>> logs_;
+    std::vector<std::uint32_t> held_;            // by thread: LockSets id of the locks it holds
+    std::vector<std::uint64_t> rounds_;          // by thread: its barrier departures so far
+    std::vector<std::uint32_t> open_generation_; // by barrier
+    std::vector<std::vector<std::uint32_t>> entered_; // by thread, then barrier: its generation
+};
+
+// An access mode of the output: EX(t), RS(T) or LOCK(m: T), by the names of the traces.
+struct Mode {
+    ModeKind kind = ModeKind::EX;
+    std::vector<std::string> threads; // sorted
+    std::string lock;                 // LOCK only
+    friend bool operator==(const Mode&, const Mode&) = default;
+};
+
+// A label ▷^z / [·]^z: fork, join, a barrier, a volatile (with its value), a queue or a lock.
+struct Label {
+    MechKind kind = MechKind::lock;
+    std::string name;                  // lock, volatile, barrier or queue
+    std::optional<std::int64_t> value; // volatile with a value: v==K
+    friend bool operator==(const Label&, const Label&) = default;
+};
+
+// A phase: consecutive accesses that one mode permits, with the choice's support.
+struct Phase {
+    Mode mode;
+    std::uint64_t accesses = 0;
+    std::string why; // "one thread", "only reads", "m held at every access"
+    friend bool operator==(const Phase& a, const Phase& b) { return a.mode == b.mode; }
+};
+
+// One element of a chain: a phase, a loop of phases in order ([p1 ▷ … ▷ pk]^z), or a loop of
+// alternatives ([p1 ⊔ … ⊔ pk]^z).
+struct Element {
+    enum class Kind : std::uint8_t { phase, sequence_loop, alternative_loop } kind = Kind::phase;
+    std::vector<Mode> modes;
+    std::vector<Label> inner; // sequence_loop: the k-1 labels between its modes
+    Label back;               // loops: the label of [·]^z
+    std::uint64_t accesses = 0, phases = 1;
+    std::string why;
+    bool same_shape(const Element& o) const {
+        return kind == o.kind && modes == o.modes && inner == o.inner &&
+               (kind == Kind::phase || back == o.back);
+    }
+};
+
+// A variable's discipline as one trace shows it: elements joined by labels.
+struct Chain {
+    std::vector<Element> elements;
+    std::vector<Label> labels;     // labels[i] joins elements[i] and elements[i + 1]
+    std::vector<std::string> whys; // why labels[i]: which events carry it
+    std::vector<std::string> traces;
+};
+
+struct RaceNote {
+    std::string trace;
+    std::string thread, op;
+    std::uint64_t event = 0, with_event = 0;
+};
+
+struct InferredVariable {
+    std::string name;
+    std::uint64_t accesses = 0;
+    std::vector<std::string> threads;     // in order of first access
+    std::vector<std::string> traces;      // the traces that access it
+    std::vector<Chain> chains;            // one per distinct shape
+    std::optional<RaceNote> race;         // hb's first race: then no discipline
+    std::optional<std::string> unordered; // no single mechanism orders two phases: why
+    std::string discipline;               // empty when there is none (set by finish())
+    std::string expanded;                 // the same with every group written out (JSON)
+};
+
+// A declared name of the output, by kind (DeclKind spells `threads`, `lock`, ...).
+enum class DeclKind : std::uint8_t { thread, lock, volatile_, barrier, queue, variable };
+const char* to_string(DeclKind k); // "thread", "lock", "volatile", "barrier", "queue", "variable"
+
+struct Declarations {
+    std::vector<std::string> threads, locks, volatiles, queues;
+    std::vector<std::pair<std::string, std::vector<std::string>>> barriers; // with threads
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+};
+
+// An error of the input: traces that disagree, a name the language cannot declare, a --spec
+// that contradicts the traces (its line).
+struct InferError {
+    std::string where; // FILE:LINE:COL of --spec's declaration, or empty
+    std::string message;
+    std::string to_string() const; // "WHERE: error: MESSAGE" or "sfgc infer: error: MESSAGE"
+};
+
+// The inference over several traces.
+class Inferrer {
+public:
+    Inferrer();
+    ~Inferrer();
+    // Declarations that must be kept (those of --spec): names, kinds, barriers' threads, with the
+    // file and line of each, for errors.
+    void keep_declaration(std::string name, DeclKind kind, std::vector<std::string> threads,
+                          std::string where);
+    void keep_group(std::string name, std::vector<std::string> threads);
+    // One trace, after its pass: its recorder, symbols and hb's race findings.
+    std::optional<InferError> add_trace(const std::string& trace, const TraceRecorder& rec,
+                                        const Symbols& syms, const std::vector<Finding>& races);
+    // The result: declarations (groups added where threads behave alike) and every variable.
+    std::optional<InferError> finish();
+    const Declarations& declarations() const;
+    const std::vector<InferredVariable>& variables() const;
+    std::size_t trace_count() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The output spec (docs/infer.md): declarations, then `var x : D;` with comments.
+std::string render_sfg(const Inferrer& inf);
+// `--format json` (docs/infer.md).
+std::string render_json(const Inferrer& inf);
+
+} // namespace sfg::infer

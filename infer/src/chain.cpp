@@ -1,0 +1,383 @@
+// Phases, the mechanism between two phases, and loops (docs/infer.md, "How it decides"; the
+// modes and labels of the thesis' chapter 4 and docs/language.md).
+#include "chain.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace sfg::infer {
+
+namespace {
+
+// A phase by the trace's ids: its threads, each one's first and last access in it.
+struct RawPhase {
+    std::vector<ThreadId> threads; // sorted
+    std::vector<std::uint64_t> first, last;
+    std::vector<std::uint64_t> rounds; // each thread's barrier departures (Run::rounds)
+    bool writes = false;
+    std::vector<ObjId> locks; // held at every access
+    std::uint64_t accesses = 0;
+
+    std::size_t index(ThreadId t) const {
+        return static_cast<std::size_t>(std::lower_bound(threads.begin(), threads.end(), t) -
+                                        threads.begin());
+    }
+    bool has(ThreadId t) const { return std::binary_search(threads.begin(), threads.end(), t); }
+};
+
+// How far consecutive runs of different threads may merge into one phase: EX, RS and LOCK
+// (§10's order), then without LOCK, then one thread a phase. A coarser phase that no mechanism
+// can enter or leave is split rather than left without a discipline.
+enum class Merge { lock_and_read, read, none };
+
+bool mergeable(const RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m) {
+    if (p.has(r.thread) && p.rounds[p.index(r.thread)] != r.rounds)
+        return false; // a phase ends where its thread passes a barrier
+    if (p.threads.size() == 1 && p.threads[0] == r.thread)
+        return true;
+    if (m != Merge::none && !p.writes && !r.writes)
+        return true;
+    if (m != Merge::lock_and_read)
+        return false;
+    return std::find_first_of(p.locks.begin(), p.locks.end(), locks.begin(), locks.end()) !=
+           p.locks.end();
+}
+
+// locks ∩= other (both sorted).
+void meet_locks(std::vector<ObjId>& locks, const std::vector<ObjId>& other) {
+    if (locks.empty() || locks == other)
+        return;
+    std::vector<ObjId> both;
+    std::set_intersection(locks.begin(), locks.end(), other.begin(), other.end(),
+                          std::back_inserter(both));
+    locks = std::move(both);
+}
+
+void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
+    const std::size_t i = p.index(r.thread);
+    if (!p.has(r.thread)) {
+        p.threads.insert(p.threads.begin() + static_cast<std::ptrdiff_t>(i), r.thread);
+        p.first.insert(p.first.begin() + static_cast<std::ptrdiff_t>(i), r.first);
+        p.last.insert(p.last.begin() + static_cast<std::ptrdiff_t>(i), r.last);
+        p.rounds.insert(p.rounds.begin() + static_cast<std::ptrdiff_t>(i), r.rounds);
+    }
+    p.last[i] = r.last;
+    meet_locks(p.locks, locks);
+    p.writes |= r.writes;
+    p.accesses += r.accesses;
+}
+
+std::vector<RawPhase> phases_of(const RunLog& runs, const LockSets& sets, Merge m) {
+    std::vector<RawPhase> out;
+    runs.each([&](const Run& r) {
+        const std::vector<ObjId>& locks = sets.locks(r.locks);
+        if (out.empty() || !mergeable(out.back(), r, locks, m))
+            out.push_back(
+                {{r.thread}, {r.first}, {r.last}, {r.rounds}, r.writes, locks, r.accesses});
+        else
+            absorb(out.back(), r, locks);
+    });
+    // A phase split at a barrier (Run::rounds) that stays with one thread is still EX(t): joined
+    // again, it needs no mechanism.
+    std::vector<RawPhase> joined;
+    for (RawPhase& p : out) {
+        if (!joined.empty() && joined.back().threads.size() == 1 &&
+            p.threads == joined.back().threads) {
+            RawPhase& q = joined.back();
+            q.last = p.last, q.rounds = p.rounds;
+            q.writes |= p.writes;
+            q.accesses += p.accesses;
+            meet_locks(q.locks, p.locks);
+            continue;
+        }
+        joined.push_back(std::move(p));
+    }
+    return joined;
+}
+
+// The first event of `log` after `after`, or 0; its index in *at.
+std::uint64_t first_after(const SyncLog* log, std::uint64_t after, std::size_t* at = nullptr) {
+    if (!log)
+        return 0;
+    const auto it = std::upper_bound(log->events.begin(), log->events.end(), after);
+    if (it == log->events.end())
+        return 0;
+    if (at)
+        *at = static_cast<std::size_t>(it - log->events.begin());
+    return *it;
+}
+// The last event of `log` before `before`, or 0; its index in *at.
+std::uint64_t last_before(const SyncLog* log, std::uint64_t before, std::size_t* at = nullptr) {
+    if (!log)
+        return 0;
+    const auto it = std::lower_bound(log->events.begin(), log->events.end(), before);
+    if (it == log->events.begin())
+        return 0;
+    if (at)
+        *at = static_cast<std::size_t>(it - log->events.begin()) - 1;
+    return *(it - 1);
+}
+
+struct Found {
+    Label label;
+    std::string why;
+};
+
+// The boundary p -> q: the trace's ids and names.
+struct Boundary {
+    const RawPhase& p;
+    const RawPhase& q;
+    const TraceRecorder& rec;
+    const Symbols& syms;
+    ObjId var;
+
+    std::string thread(ThreadId t) const { return syms.threads.name(t); }
+    std::string threads(const std::vector<ThreadId>& ts) const {
+        std::vector<std::string> names;
+        for (ThreadId t : ts)
+            names.push_back(thread(t));
+        return fmt::format("{}", fmt::join(names, ", "));
+    }
+};
+
+// fork(s -> T): one fork event by p's one thread, after its last access, made every thread of q.
+std::optional<Found> by_fork(const Boundary& b) {
+    if (b.p.threads.size() != 1)
+        return std::nullopt;
+    const ThreadId s = b.p.threads[0];
+    std::optional<ThreadLink> link;
+    for (ThreadId t : b.q.threads) {
+        const auto& f = t < b.rec.forked_by.size() ? b.rec.forked_by[t] : std::nullopt;
+        if (!f || f->by != s || f->event <= b.p.last[0] || (link && link->event != f->event))
+            return std::nullopt;
+        link = f;
+    }
+    return Found{
+        {MechKind::fork, "", {}},
+        fmt::format("{} forks {} at event {}", b.thread(s), b.threads(b.q.threads), link->event)};
+}
+
+// join(S -> t): q's one thread joined every thread of p in one join event before its access.
+std::optional<Found> by_join(const Boundary& b) {
+    if (b.q.threads.size() != 1)
+        return std::nullopt;
+    const ThreadId t = b.q.threads[0];
+    std::optional<ThreadLink> link;
+    for (ThreadId s : b.p.threads) {
+        const auto& j = s < b.rec.joined_by.size() ? b.rec.joined_by[s] : std::nullopt;
+        if (!j || j->by != t || j->event >= b.q.first[0] || (link && link->event != j->event))
+            return std::nullopt;
+        link = j;
+    }
+    return Found{
+        {MechKind::join, "", {}},
+        fmt::format("{} joins {} at event {}", b.thread(t), b.threads(b.p.threads), link->event)};
+}
+
+// Whether thread t's log of kind k on obj has an event of generation g on the right side of
+// `bound` (after it for arrivals, before it for departures).
+bool in_generation(const Boundary& b, ThreadId t, SyncKind k, ObjId obj, std::uint32_t g,
+                   std::uint64_t bound) {
+    const SyncLog* log = b.rec.log(t, k, obj);
+    if (!log)
+        return false;
+    const auto it = std::lower_bound(log->tags.begin(), log->tags.end(), g);
+    if (it == log->tags.end() || *it != g)
+        return false;
+    const std::uint64_t e = log->events[static_cast<std::size_t>(it - log->tags.begin())];
+    return k == SyncKind::benter ? e > bound : e < bound;
+}
+
+// A barrier b: one generation that every thread of p enters after its last access and every
+// thread of q leaves before its first (docs/traces.md, generations).
+std::optional<Found> by_barrier(const Boundary& b) {
+    for (ObjId bar = 0; bar < b.rec.barrier_threads.size(); ++bar) {
+        const std::vector<ThreadId>& users = b.rec.barrier_threads[bar];
+        auto uses = [&](ThreadId t) { return std::binary_search(users.begin(), users.end(), t); };
+        if (!std::all_of(b.p.threads.begin(), b.p.threads.end(), uses) ||
+            !std::all_of(b.q.threads.begin(), b.q.threads.end(), uses))
+            continue;
+        std::uint32_t g = 0;
+        for (std::size_t i = 0; i < b.p.threads.size(); ++i) {
+            const SyncLog* log = b.rec.log(b.p.threads[i], SyncKind::benter, bar);
+            std::size_t at = 0;
+            if (!first_after(log, b.p.last[i], &at)) {
+                g = ~0u;
+                break;
+            }
+            g = std::max(g, log->tags[at]);
+        }
+        bool ok = g != ~0u;
+        for (std::size_t i = 0; ok && i < b.p.threads.size(); ++i)
+            ok = in_generation(b, b.p.threads[i], SyncKind::benter, bar, g, b.p.last[i]);
+        for (std::size_t i = 0; ok && i < b.q.threads.size(); ++i)
+            ok = in_generation(b, b.q.threads[i], SyncKind::bexit, bar, g, b.q.first[i]);
+        if (ok)
+            return Found{{MechKind::barrier, b.syms.barriers.name(bar), {}},
+                         fmt::format("every thread passes barrier {} in its round {}",
+                                     b.syms.barriers.name(bar), g + 1)};
+    }
+    return std::nullopt;
+}
+
+// A snd by s after its last access (`snd` log) and a later rcv by t before its first (`rcv`
+// log): a lock's rel/acq, a volatile's vw/vr, a queue's enq/deq of this variable.
+std::optional<std::pair<std::uint64_t, std::uint64_t>>
+sent_then_received(const Boundary& b, SyncKind snd, SyncKind rcv, ObjId obj) {
+    const std::uint64_t w = first_after(b.rec.log(b.p.threads[0], snd, obj), b.p.last[0]);
+    const std::uint64_t r = last_before(b.rec.log(b.q.threads[0], rcv, obj), b.q.first[0]);
+    if (w == 0 || r == 0 || r < w)
+        return std::nullopt;
+    return std::pair{w, r};
+}
+
+// p's one thread sent on `l` at sr.first, q's one thread received at sr.second.
+Found handed(const Boundary& b, Label l, std::pair<std::uint64_t, std::uint64_t> sr,
+             const std::string& sent, const std::string& received) {
+    return Found{std::move(l),
+                 fmt::format("{} {} at event {}, {} {} at event {}", b.thread(b.p.threads[0]), sent,
+                             sr.first, b.thread(b.q.threads[0]), received, sr.second)};
+}
+
+// A volatile v, with the value the reader saw when the write of that value came after p
+// (thesis §5.1, vflag; docs/language.md, values).
+std::optional<Found> by_volatile(const Boundary& b) {
+    for (ObjId v = 0; v < b.syms.volatiles.size(); ++v) {
+        const auto plain = sent_then_received(b, SyncKind::vw, SyncKind::vr, v);
+        if (!plain)
+            continue;
+        const std::string& name = b.syms.volatiles.name(v);
+        const SyncLog* reads = b.rec.log(b.q.threads[0], SyncKind::vr, v);
+        std::size_t at = 0;
+        last_before(reads, b.q.first[0], &at);
+        const std::uint32_t value = reads->tags[at];
+        const SyncLog* writes = b.rec.log(b.p.threads[0], SyncKind::vw, v);
+        std::size_t w = 0;
+        for (first_after(writes, b.p.last[0], &w);
+             value != no_object && w < writes->events.size() && writes->events[w] < plain->second;
+             ++w)
+            if (writes->tags[w] == value) {
+                const std::int64_t k = b.syms.values.value(value);
+                return handed(b, {MechKind::volatile_, name, k}, {writes->events[w], plain->second},
+                              fmt::format("writes {}={}", name, k), "reads it");
+            }
+        return handed(b, {MechKind::volatile_, name, {}}, *plain, "writes " + name, "reads it");
+    }
+    return std::nullopt;
+}
+
+std::optional<Found> by_queue(const Boundary& b) {
+    for (ObjId q = 0; q < b.syms.queues.size(); ++q) {
+        const ObjId item = b.syms.queue_items.find(q, b.var);
+        const std::string& name = b.syms.queues.name(q);
+        if (item == no_object)
+            continue;
+        if (const auto sr = sent_then_received(b, SyncKind::enq, SyncKind::deq, item))
+            return handed(b, {MechKind::queue, name, {}}, *sr, "puts it into " + name,
+                          "takes it out");
+    }
+    return std::nullopt;
+}
+
+std::optional<Found> by_lock(const Boundary& b) {
+    for (ObjId m = 0; m < b.syms.locks.size(); ++m)
+        if (const auto sr = sent_then_received(b, SyncKind::rel, SyncKind::acq, m))
+            return handed(b, {MechKind::lock, b.syms.locks.name(m), {}}, *sr,
+                          "releases " + b.syms.locks.name(m), "acquires it");
+    return std::nullopt;
+}
+
+// The mechanism, in §10's order: fork, join, a barrier, a volatile (with its value), a queue, a
+// lock. Volatiles, queues and locks carry one sender's message to one receiver (Valid, §4.2.3).
+std::optional<Found> mechanism(const Boundary& b) {
+    if (auto f = by_fork(b))
+        return f;
+    if (auto f = by_join(b))
+        return f;
+    if (auto f = by_barrier(b))
+        return f;
+    if (b.p.threads.size() != 1 || b.q.threads.size() != 1)
+        return std::nullopt;
+    if (auto f = by_volatile(b))
+        return f;
+    if (auto f = by_queue(b))
+        return f;
+    return by_lock(b);
+}
+
+Phase named(const RawPhase& r, const Symbols& syms) {
+    Phase p;
+    for (ThreadId t : r.threads)
+        p.mode.threads.push_back(syms.threads.name(t));
+    std::sort(p.mode.threads.begin(), p.mode.threads.end());
+    p.accesses = r.accesses;
+    if (r.threads.size() == 1) {
+        p.mode.kind = ModeKind::EX;
+        p.why = r.writes ? "one thread" : "one thread (reads only)";
+    } else if (!r.writes) {
+        p.mode.kind = ModeKind::RS;
+        p.why = "only reads";
+    } else {
+        p.mode.kind = ModeKind::LOCK;
+        p.mode.lock = syms.locks.name(r.locks.front());
+        p.why = fmt::format("{} held at every access", p.mode.lock);
+    }
+    return p;
+}
+
+// The phases of one merge policy with the mechanism of every boundary, or the first boundary
+// that has none.
+struct Linked {
+    std::vector<Phase> phases;
+    std::vector<Found> labels;
+    std::string unordered;
+};
+
+Linked link(const std::vector<RawPhase>& raw, const TraceRecorder& rec, const Symbols& syms,
+            ObjId var) {
+    Linked l;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        l.phases.push_back(named(raw[i], syms));
+        if (i == 0)
+            continue;
+        std::optional<Found> f = mechanism({raw[i - 1], raw[i], rec, syms, var});
+        if (!f) {
+            l.unordered = fmt::format(
+                "no single mechanism orders the accesses of {} (last at event {}) before those "
+                "of {} (first at event {})",
+                render_mode(l.phases[i - 1].mode),
+                *std::max_element(raw[i - 1].last.begin(), raw[i - 1].last.end()),
+                render_mode(l.phases[i].mode),
+                *std::min_element(raw[i].first.begin(), raw[i].first.end()));
+            return l;
+        }
+        l.labels.push_back(std::move(*f));
+    }
+    return l;
+}
+
+} // namespace
+
+std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceRecorder& rec,
+                                             const Symbols& syms, ObjId var) {
+    std::string first_unordered;
+    for (Merge m : {Merge::lock_and_read, Merge::read, Merge::none}) {
+        Linked l = link(phases_of(runs, rec.lock_sets, m), rec, syms, var);
+        if (!l.unordered.empty()) {
+            if (first_unordered.empty())
+                first_unordered = l.unordered;
+            continue;
+        }
+        std::vector<Label> labels;
+        std::vector<std::string> whys;
+        for (Found& f : l.labels) {
+            labels.push_back(std::move(f.label));
+            whys.push_back(std::move(f.why));
+        }
+        return fold_loops(l.phases, labels, whys);
+    }
+    return first_unordered;
+}
+
+} // namespace sfg::infer

@@ -1,0 +1,209 @@
+// The one pass over a trace (docs/infer.md): runs of accesses per variable, and what each
+// thread sent and received, so that a phase boundary's mechanism is looked up, never searched.
+#include "sfg/infer/infer.hpp"
+
+#include "core/varint.hpp"
+
+#include <algorithm>
+
+namespace sfg::infer {
+
+namespace {
+
+std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
+    return std::uint64_t{a} << 32 | b;
+}
+
+std::vector<ObjId> set_union(const std::vector<ObjId>& a, const std::vector<ObjId>& b) {
+    std::vector<ObjId> out;
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+}
+std::vector<ObjId> set_minus(const std::vector<ObjId>& a, const std::vector<ObjId>& b) {
+    std::vector<ObjId> out;
+    std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+}
+std::vector<ObjId> set_meet(const std::vector<ObjId>& a, const std::vector<ObjId>& b) {
+    std::vector<ObjId> out;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+    return out;
+}
+
+} // namespace
+
+LockSets::LockSets() {
+    intern({});
+}
+
+std::uint32_t LockSets::intern(std::vector<ObjId> set) {
+    const auto [it, fresh] = index_.try_emplace(set, static_cast<std::uint32_t>(sets_.size()));
+    if (fresh)
+        sets_.push_back(std::move(set));
+    return it->second;
+}
+
+std::uint32_t LockSets::memo(std::unordered_map<std::uint64_t, std::uint32_t>& m, std::uint32_t a,
+                             std::uint32_t b, const std::vector<ObjId>& operand,
+                             std::vector<ObjId> (*op)(const std::vector<ObjId>&,
+                                                      const std::vector<ObjId>&)) {
+    const auto it = m.find(pair_key(a, b));
+    if (it != m.end())
+        return it->second;
+    const std::uint32_t r = intern(op(sets_[a], operand));
+    m.emplace(pair_key(a, b), r);
+    return r;
+}
+
+std::uint32_t LockSets::with(std::uint32_t set, ObjId lock) {
+    const auto it = with_.find(pair_key(set, lock)); // most calls: no vector made
+    return it != with_.end() ? it->second : memo(with_, set, lock, {lock}, set_union);
+}
+std::uint32_t LockSets::without(std::uint32_t set, ObjId lock) {
+    const auto it = without_.find(pair_key(set, lock));
+    return it != without_.end() ? it->second : memo(without_, set, lock, {lock}, set_minus);
+}
+std::uint32_t LockSets::meet(std::uint32_t a, std::uint32_t b) {
+    return a == b ? a : memo(meet_, a, b, sets_[b], set_meet);
+}
+
+void RunLog::access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
+                    std::uint64_t rounds, LockSets& sets) {
+    if (!open_ || open_->thread != t || open_->rounds != rounds) {
+        close();
+        open_ = Run{t, number, number, 0, false, held, rounds};
+    } else if (open_->locks != held) {
+        open_->locks = sets.meet(open_->locks, held);
+    }
+    open_->last = number;
+    ++open_->accesses;
+    open_->writes |= write;
+}
+
+// A closed run: thread, first (from the previous run's last), last − first, accesses, writes,
+// locks, rounds.
+void RunLog::close() {
+    if (!open_)
+        return;
+    const Run& r = *open_;
+    put_varint(coded_, r.thread);
+    put_varint(coded_, r.first - closed_last_);
+    put_varint(coded_, r.last - r.first);
+    put_varint(coded_, r.accesses << 1 | (r.writes ? 1 : 0));
+    put_varint(coded_, r.locks);
+    put_varint(coded_, r.rounds);
+    closed_last_ = r.last;
+}
+
+void RunLog::each(const std::function<void(const Run&)>& f) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(coded_.data());
+    std::size_t pos = 0;
+    std::uint64_t last = 0;
+    auto next = [&] {
+        std::uint64_t v = 0;
+        get_varint(p, coded_.size(), pos, v);
+        return v;
+    };
+    while (pos < coded_.size()) {
+        Run r;
+        r.thread = static_cast<ThreadId>(next());
+        r.first = last + next();
+        r.last = r.first + next();
+        const std::uint64_t aw = next();
+        r.accesses = aw >> 1;
+        r.writes = aw & 1;
+        r.locks = static_cast<std::uint32_t>(next());
+        r.rounds = next();
+        last = r.last;
+        f(r);
+    }
+    if (open_)
+        f(*open_);
+}
+
+const SyncLog* TraceRecorder::log(ThreadId t, SyncKind k, ObjId obj) const {
+    if (t >= logs_.size())
+        return nullptr;
+    const std::vector<SyncLog>& of = logs_[t][static_cast<std::size_t>(k)];
+    return obj < of.size() && !of[obj].events.empty() ? &of[obj] : nullptr;
+}
+
+void TraceRecorder::record(const Event& e, SyncKind k, ObjId obj, std::uint32_t tag) {
+    SyncLog& l = at(at(logs_, e.thread)[static_cast<std::size_t>(k)], obj);
+    l.events.push_back(e.number);
+    l.tags.push_back(tag);
+}
+
+// A barrier between two accesses of one thread starts a new run: a round of the thesis'
+// particles (Figure 3.4) begins there, whoever accessed last.
+void TraceRecorder::on_access(const Event& e) {
+    at(runs, e.target)
+        .access(e.thread, e.number, e.op == Op::write, at(held_, e.thread), at(rounds_, e.thread),
+                lock_sets);
+}
+
+// Generations as docs/traces.md defines them: an arrival joins the barrier's open generation; the
+// first departure of that generation opens the next; each departure leaves the one it entered.
+void TraceRecorder::on_barrier(const Event& e) {
+    std::uint32_t& open = at(open_generation_, e.target);
+    std::uint32_t& entered = at(at(entered_, e.thread), e.target);
+    std::vector<ThreadId>& users = at(barrier_threads, e.target);
+    if (!std::binary_search(users.begin(), users.end(), e.thread))
+        users.insert(std::upper_bound(users.begin(), users.end(), e.thread), e.thread);
+    std::uint32_t gen = open;
+    if (e.op == Op::barrier_enter) {
+        entered = open;
+    } else {
+        gen = entered;
+        ++at(rounds_, e.thread);
+        if (gen == open)
+            ++open;
+    }
+    record(e, e.op == Op::barrier_enter ? SyncKind::benter : SyncKind::bexit, e.target, gen);
+}
+
+void TraceRecorder::on_event(const Event& e, const Symbols& syms) {
+    switch (e.op) {
+    case Op::read:
+    case Op::write:
+        on_access(e);
+        break;
+    case Op::acquire: {
+        std::uint32_t& held = at(held_, e.thread);
+        held = lock_sets.with(held, e.target);
+        record(e, SyncKind::acq, e.target, 0);
+        break;
+    }
+    case Op::release: {
+        std::uint32_t& held = at(held_, e.thread);
+        held = lock_sets.without(held, e.target);
+        record(e, SyncKind::rel, e.target, 0);
+        break;
+    }
+    case Op::vol_write:
+    case Op::vol_read:
+        record(e, e.op == Op::vol_write ? SyncKind::vw : SyncKind::vr, e.target, e.value_id);
+        break;
+    case Op::barrier_enter:
+    case Op::barrier_exit:
+        on_barrier(e);
+        break;
+    case Op::fork:
+        for (ThreadId u : syms.thread_sets[e.target])
+            at(forked_by, u) = ThreadLink{e.thread, e.number, e.target};
+        break;
+    case Op::join:
+        for (ThreadId u : syms.thread_sets[e.target])
+            if (!at(joined_by, u))
+                joined_by[u] = ThreadLink{e.thread, e.number, e.target};
+        break;
+    case Op::enqueue:
+    case Op::dequeue:
+        record(e, e.op == Op::enqueue ? SyncKind::enq : SyncKind::deq, e.target, 0);
+        break;
+    default: // begin/end and the implicit start/end: the fork and join carry what they order
+        break;
+    }
+}
+
+} // namespace sfg::infer

@@ -1,0 +1,169 @@
+// `sfgc infer TRACE... [--spec DECLS.sfg] [-o OUT.sfg] [--format sfg|json]` (docs/infer.md): each
+// trace read once into the inference and `hb`, then the spec checked (it compiles, every trace
+// conforms to it) before it is written.
+#include "commands.hpp"
+#include "io.hpp"
+#include "options.hpp"
+
+#include "sfg/compiler/compile.hpp"
+#include "sfg/compiler/parse.hpp"
+#include "sfg/infer/check.hpp"
+#include "sfg/infer/infer.hpp"
+#include "sfg/runtime/analyses.hpp"
+#include "sfg/runtime/trace_file.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace sfgc {
+
+namespace {
+
+struct InferArgs {
+    std::vector<std::string> traces;
+    std::string spec_file, out_file, format = "sfg", threads = "auto";
+    std::uint64_t max_memory = default_max_memory_mib;
+};
+
+sfg::infer::DeclKind kind_of(sfg::ast::Decl::Kind k) {
+    using K = sfg::ast::Decl::Kind;
+    switch (k) {
+    case K::lock:
+        return sfg::infer::DeclKind::lock;
+    case K::volatile_:
+        return sfg::infer::DeclKind::volatile_;
+    case K::barrier:
+        return sfg::infer::DeclKind::barrier;
+    case K::queue:
+        return sfg::infer::DeclKind::queue;
+    case K::var:
+        return sfg::infer::DeclKind::variable;
+    default:
+        return sfg::infer::DeclKind::thread;
+    }
+}
+
+// The declarations of --spec, kept with their lines; its errors are input errors.
+bool keep_spec(const std::string& file, sfg::infer::Inferrer& inf) {
+    std::optional<std::string> text = read_input(file);
+    if (!text)
+        return false;
+    sfg::SourceFile source(file, std::move(*text));
+    sfg::Diagnostics diags;
+    std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags);
+    sfg::print_diagnostics(std::cerr, source, diags, isatty(STDERR_FILENO) != 0);
+    if (!spec)
+        return false;
+    sfg::Diagnostics again;
+    const sfg::ast::Spec ast = sfg::parse_spec(source, again);
+    for (const sfg::ast::Decl& d : ast.decls) {
+        if (d.kind == sfg::ast::Decl::Kind::discipline || d.kind == sfg::ast::Decl::Kind::group)
+            continue;
+        for (const sfg::ast::Ident& id : d.names) {
+            std::vector<std::string> threads;
+            for (const sfg::MechanismDecl& m : spec->mechanisms)
+                if (m.name == id.name)
+                    threads = m.threads;
+            inf.keep_declaration(id.name, kind_of(d.kind), std::move(threads),
+                                 fmt::format("{}:{}:{}", file, id.loc.line, id.loc.col));
+        }
+    }
+    for (const sfg::GroupDecl& g : spec->groups)
+        inf.keep_group(g.name, g.threads);
+    return true;
+}
+
+// One trace: the inference's pass and hb's side by side. False after an input error.
+bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf) {
+    const std::string shown = file == "-" ? "<stdin>" : file;
+    sfg::Symbols syms;
+    sfg::infer::TraceRecorder rec;
+    std::unique_ptr<sfg::RunningAnalysis> hb = sfg::make_analysis("hb");
+    sfg::Fanout both;
+    both.add(rec), both.add(hb->analysis());
+    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, syms, both, {threads});
+    if (!read.ok()) {
+        fmt::print(stderr, "{}\n", read.error->to_string());
+        return false;
+    }
+    both.finish(syms);
+    if (auto err = inf.add_trace(shown, rec, syms, hb->findings(syms))) {
+        fmt::print(stderr, "{}\n", err->to_string());
+        return false;
+    }
+    return true;
+}
+
+bool write_output(const InferArgs& a, const std::string& text) {
+    if (a.out_file.empty()) {
+        std::cout << text;
+        std::cout.flush();
+        return true;
+    }
+    std::ofstream out(a.out_file, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) {
+        fmt::print(stderr, "{}: error: cannot write the output\n", a.out_file);
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int run_infer(int argc, char** argv) {
+    CLI::App app{"sfgc infer: propose a discipline for every variable of the traces (text, "
+                 "binary or SLP), checked against them before it is written.\nExit status: 0 "
+                 "written, 2 bad input or usage, 3 an inferred discipline failed its own check "
+                 "(a bug of sfgc).",
+                 "sfgc infer"};
+    InferArgs a;
+    app.add_option("TRACE", a.traces, "the traces ('-' for standard input)")->required();
+    app.add_option("--spec", a.spec_file,
+                   "a .sfg file whose declarations (names, barriers' threads, groups) to keep");
+    app.add_option("-o,--output", a.out_file, "write the result here instead of standard output");
+    app.add_option("--format", a.format, "sfg (default) or json")
+        ->check(CLI::IsMember({"sfg", "json"}));
+    app.add_option("--threads", a.threads,
+                   "N (1-64): parse each trace on N threads while this one records it (the same "
+                   "result); auto (default): as sfgc trace")
+        ->check(thread_count());
+    add_memory_option(app, a.max_memory);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    apply_memory_limit(a.max_memory);
+    sfg::infer::Inferrer inf;
+    if (!a.spec_file.empty() && !keep_spec(a.spec_file, inf))
+        return 2;
+    for (const std::string& file : a.traces)
+        if (!read_one(file, reading_threads(a.threads, file), inf))
+            return 2;
+    inf.finish();
+    const std::string spec = sfg::infer::render_sfg(inf);
+    // Standard input cannot be read twice: a trace given as '-' is not replayed.
+    std::vector<sfg::infer::Replay> replay;
+    for (const std::string& file : a.traces)
+        if (file != "-")
+            replay.push_back({file, [&, file](sfg::Symbols& syms, sfg::Analysis& sink) {
+                                  const sfg::TraceResult read = sfg::read_trace_file_parallel(
+                                      file, syms, sink, {reading_threads(a.threads, file)});
+                                  return read.ok() ? std::nullopt
+                                                   : std::optional(read.error->to_string());
+                              }});
+    if (std::optional<std::string> failed = sfg::infer::check_inferred(spec, replay)) {
+        fmt::print(stderr, "sfgc infer: internal error: {}\n{}", *failed, spec);
+        return 3;
+    }
+    return write_output(a, a.format == "json" ? sfg::infer::render_json(inf) : spec) ? 0 : 2;
+}
+
+} // namespace sfgc
