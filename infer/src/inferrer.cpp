@@ -138,7 +138,7 @@ void Inferrer::Impl::add_variable(const std::string& trace, const TraceRecorder&
     const std::string& name = syms.vars.name(x);
     const auto [it, fresh] = var_index.try_emplace(name, vars.size());
     if (fresh)
-        vars.push_back({name, 0, {}, {}, {}, {}, {}, {}});
+        vars.push_back({name, 0, {}, {}, {}, {}, {}, {}, {}});
     InferredVariable& v = vars[it->second];
     if (x >= rec.runs.size() || rec.runs[x].empty())
         return;
