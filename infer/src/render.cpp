@@ -26,7 +26,14 @@ std::string race_note(const RaceNote& r) {
 
 // The reasons of one chain, one line an element or label.
 void explain(std::string& out, const Chain& c, const Declarations& decls) {
-    out += fmt::format("//   {}:\n", fmt::join(c.traces, ", "));
+    // A few traces by name (an exploration has thousands): the first three, then a count.
+    constexpr std::size_t named = 3;
+    if (c.traces.size() <= named + 1)
+        out += fmt::format("//   {}:\n", fmt::join(c.traces, ", "));
+    else
+        out += fmt::format("//   {} and {} more:\n",
+                           fmt::join(c.traces.begin(), c.traces.begin() + named, ", "),
+                           c.traces.size() - named);
     for (std::size_t i = 0; i < c.elements.size(); ++i) {
         if (i > 0)
             out += fmt::format("//     ▷{}: {}\n", render_label(c.labels[i - 1]), c.whys[i - 1]);
