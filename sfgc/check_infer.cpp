@@ -12,6 +12,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <stdexcept>
 
 namespace sfgc {
 
@@ -45,12 +46,13 @@ public:
         if (std::optional<std::string> err = stream_steps(*e.steps, syms, both))
             throw std::logic_error("checker produced an ill-formed stream: " + *err);
         both.finish(syms);
-        if (auto err = inf_.add_trace(name, rec, syms, hb->findings(syms)))
-            error = err->to_string();
+        if (auto err = inf_.add_trace(name, rec, syms, hb->findings(syms)); err && !error)
+            error = err->to_string(); // the first; the exploration stops (stop())
         std::vector<sfg::ThreadId>& s = schedules.emplace_back();
         for (const sfg::check::Step& step : *e.steps)
             s.push_back(step.thread);
     }
+    bool stop() const override { return error.has_value(); }
     std::vector<std::vector<sfg::ThreadId>> schedules;
     std::optional<std::string> error;
 
@@ -86,7 +88,12 @@ int infer_executions(const std::vector<const sfg::check::Model*>& models,
     for (const sfg::check::Model* m : models) {
         interpreters.emplace_back(*m);
         sinks.push_back(std::make_unique<InferSink>(*m, inf));
-        sfg::check::make_explorer(one)->explore(interpreters.back(), one, *sinks.back());
+        try {
+            sfg::check::make_explorer(one)->explore(interpreters.back(), one, *sinks.back());
+        } catch (const std::logic_error& e) { // an execution the stream refused: ours to fix
+            fmt::print(stderr, "sfgc check: internal error: {}\n", e.what());
+            return 3;
+        }
         if (sinks.back()->error) {
             fmt::print(stderr, "{}\n", *sinks.back()->error);
             return 2;

@@ -61,7 +61,9 @@ bool keep_spec(const std::string& file, sfg::infer::Inferrer& inf) {
     sfg::Diagnostics again;
     const sfg::ast::Spec ast = sfg::parse_spec(source, again);
     for (const sfg::ast::Decl& d : ast.decls) {
-        if (d.kind == sfg::ast::Decl::Kind::discipline || d.kind == sfg::ast::Decl::Kind::group)
+        // Groups are kept below; no trace names a discipline or a program's condition variable.
+        if (d.kind == sfg::ast::Decl::Kind::discipline || d.kind == sfg::ast::Decl::Kind::group ||
+            d.kind == sfg::ast::Decl::Kind::cond)
             continue;
         for (const sfg::ast::Ident& id : d.names) {
             std::vector<std::string> threads;

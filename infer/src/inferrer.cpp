@@ -15,7 +15,7 @@ constexpr std::string_view keywords[] = {
     "threads", "lock", "volatile", "barrier", "discipline",    "var",  "program", "thread",
     "EX",      "RS",   "LOCK",     "fork",    "join",          "init", "let",     "read",
     "write",   "acq",  "rel",      "await",   "assert",        "if",   "else",    "while",
-    "repeat",  "skip", "queue",    "group",   "deterministic", "each"};
+    "repeat",  "skip", "queue",    "group",   "deterministic", "each", "cond"};
 
 bool is_identifier(const std::string& s) {
     auto letter = [](char c) {

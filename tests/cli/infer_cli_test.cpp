@@ -110,6 +110,10 @@ TEST_CASE("sfgc infer: bad input") {
         Run r = sfgc("infer " + quote(a));
         CHECK(r.status == 2);
         CHECK(r.err.find("the variable 'lock' of") != std::string::npos);
+        const fs::path c = write_scratch("kw_cond.std", "cond|w(x)\n"); // a word since `cond c;`
+        Run rc = sfgc("infer " + quote(c));
+        CHECK(rc.status == 2);
+        CHECK(rc.err.find("'cond'") != std::string::npos);
     }
     SUBCASE("usage") {
         CHECK(sfgc("infer").status == 2);
@@ -123,6 +127,13 @@ TEST_CASE("sfgc infer --spec keeps the spec's declarations") {
     Run r = sfgc("infer --spec " + quote(spec) + " specs/infer/bank.std");
     REQUIRE(r.status == 0);
     CHECK(r.out.find("threads main, deposit, withdraw, audit;\nlock m, n;\n") != std::string::npos);
+    // A program's condition variable is no name of a trace: left out, not taken for a thread.
+    const fs::path cv = write_scratch("keep_cond.sfg", "threads main, deposit, withdraw, audit;\n"
+                                                       "lock m;\ncond c;\n");
+    Run rc = sfgc("infer --spec " + quote(cv) + " specs/infer/bank.std");
+    REQUIRE(rc.status == 0);
+    CHECK(rc.out.find("threads main, deposit, withdraw, audit;\n") != std::string::npos);
+    CHECK(rc.out.find(" c") == std::string::npos);
 }
 
 TEST_CASE("sfgc check --infer: from every explored execution") {
