@@ -45,7 +45,107 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
         i = j;
     }
     index.invalidate();
+    if (s.coloured)
+        index_colours(v, var, s, edge_mechs);
     start(var, s);
+}
+
+void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
+                                      std::span<const MechIx> edge_mechs) {
+    var.edge_barrier.assign(edge_mechs.size(), MechIx::none());
+    for (std::size_t e = 0; e < edge_mechs.size(); ++e) {
+        if (s.net.edges[e].mech.kind != MechKind::barrier)
+            continue;
+        const MechIx m = edge_mechs[e];
+        var.edge_barrier[e] = m;
+        if (coloured_.size() <= m.ix())
+            coloured_.resize(m.ix() + 1);
+        if (coloured_[m.ix()].empty() || coloured_[m.ix()].back() != v)
+            coloured_[m.ix()].push_back(v);
+    }
+    const FactoredShape* f =
+        factor_ && factored_[var.shape].factorable ? &factored_[var.shape] : nullptr;
+    if (!f)
+        return;
+    const std::size_t coords = f->coord_thread.size();
+    for (std::size_t g = 0; g < coords; ++g)
+        for (std::size_t bit = 0; bit < f->position[g].size(); ++bit) {
+            const PlaceIx p = f->position[g][bit];
+            if (!p.valid() || s.colour_kind[p] == NetShape::uncoloured)
+                continue;
+            const MechIx m = var.edge_barrier[s.colour_edge[p].ix()];
+            auto it = std::find_if(var.colour_masks.begin(), var.colour_masks.end(),
+                                   [&](const auto& cm) { return cm.first == m; });
+            if (it == var.colour_masks.end()) {
+                ColourMasks cm;
+                cm.sent.assign(coords, 0);
+                cm.armed.assign(coords, 0);
+                cm.waiting.assign(coords, 0);
+                var.colour_masks.emplace_back(m, std::move(cm));
+                it = var.colour_masks.end() - 1;
+            }
+            const std::uint64_t b = std::uint64_t{1} << bit;
+            switch (s.colour_kind[p]) {
+            case NetShape::sent:
+                it->second.sent[g] |= b;
+                break;
+            case NetShape::armed:
+                it->second.armed[g] |= b;
+                break;
+            default:
+                it->second.waiting[g] |= b;
+                break;
+            }
+        }
+}
+
+void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
+                                    const NetShapes& shapes) {
+    VarState& var = vars_[v];
+    if (var.factored) {
+        for (const auto& [b, cm] : var.colour_masks)
+            if (b == m)
+                var.products.colour_step(factored_[var.shape], shapes[var.shape], cm, op);
+        return;
+    }
+    colour_explicit(var, shapes[var.shape], m, op);
+}
+
+// Each candidate's tokens on the edges of barrier m, moved as ColourOp says; a token that dies
+// leaves the marking, and a marking left empty is no candidate.
+void CandidateMarkings::colour_explicit(VarState& var, const NetShape& s, MechIx m,
+                                        const ColourOp& op) {
+    auto moved = [&](PlaceIx p) { // p's place after the op; none: the token dies
+        const auto kind = s.colour_kind[p];
+        if (kind == NetShape::uncoloured || var.edge_barrier[s.colour_edge[p].ix()] != m)
+            return p;
+        const NetThread u = s.place_thread[p];
+        if (op.kind == ColourOp::close)
+            return kind == NetShape::armed ? p : PlaceIx::none();
+        if (kind == NetShape::armed && u == op.thread)
+            return PlaceIx::none();
+        if (op.kind == ColourOp::enter && kind == NetShape::waiting && op.is_inside(u))
+            return s.twin[p];
+        return p;
+    };
+    bool any = false;
+    var.cands.for_each([&](std::span<const PlaceIx> mk) {
+        for (PlaceIx p : mk)
+            any = any || moved(p) != p;
+    });
+    if (!any)
+        return;
+    builder_.start(next_, var.cands.count());
+    var.cands.for_each([&](std::span<const PlaceIx> mk) {
+        fired_.clear();
+        for (PlaceIx p : mk)
+            if (const PlaceIx q = moved(p); q.valid())
+                fired_.push_back(q);
+        std::sort(fired_.begin(), fired_.end());
+        if (!fired_.empty())
+            builder_.add(fired_);
+    });
+    var.cands.swap(next_);
 }
 
 void CandidateMarkings::start(VarState& var, const NetShape& s) {

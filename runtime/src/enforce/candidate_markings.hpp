@@ -78,6 +78,13 @@ public:
     // candidate update in the stats).
     bool sync_step(const Subscription& sub, const NetShapes& shapes);
     bool sync_step(VarIx v, std::span<const TransitionIx> trs, const NetShapes& shapes);
+    // The variables with edges on barrier m (NetShape::coloured), which colour_step visits.
+    std::span<const VarIx> coloured(MechIx m) const {
+        return m.ix() < coloured_.size() ? std::span<const VarIx>(coloured_[m.ix()])
+                                         : std::span<const VarIx>();
+    }
+    // The colour moves of an op on barrier m (ColourOp) on v's candidates.
+    void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
     // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
     // were (for the explanation), then resync().
@@ -93,7 +100,15 @@ private:
         FactoredCandidates products; // factored
         SetIx set;                   // memoized: the state in automata_[shape]
         CandidateSet cands;          // neither
+        // Coloured shapes: the barrier on each edge (none: not a barrier), and per barrier of
+        // its edges its positions (factored).
+        std::vector<MechIx> edge_barrier;
+        std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
+    // colour_step on explicit candidates.
+    void colour_explicit(VarState& var, const NetShape& s, MechIx m, const ColourOp& op);
+    void index_colours(VarIx v, VarState& var, const NetShape& s,
+                       std::span<const MechIx> edge_mechs);
     static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write,
                         HeldLocks held) {
         if (!t.valid())
@@ -105,7 +120,8 @@ private:
     }
     // Whether the sets of shape s are interned and their steps memoized: not with LOCK modes,
     // whose memory steps depend on the locks held as well.
-    bool memoized(const NetShape& s) const { return memoize_ && !s.lock_modes; }
+    // Nor coloured ones, whose colour steps depend on the barrier's generation as well.
+    bool memoized(const NetShape& s) const { return memoize_ && !s.lock_modes && !s.coloured; }
     // next_ = L ∪ successors when a transition fires; false (next_ unspecified) otherwise.
     bool successors(CandidateView cands, std::span<const TransitionIx> trs, const NetShape& s);
     bool memo_sync_step(VarState& var, TrListIx l, const NetShapes& shapes);
@@ -139,6 +155,7 @@ private:
     std::vector<TrListIx> sub_lists_; // [sub.begin]: the subscription's transitions, interned
     std::size_t automata_bytes_ = 0, live_bytes_ = 0; // now; after the last collection
     std::uint64_t collections_ = 0, unfactored_ = 0;
+    std::vector<std::vector<VarIx>> coloured_; // by barrier MechIx
 
     // Scratch.
     CandidateSet next_, successors_;

@@ -52,6 +52,8 @@ void Enforcer::Impl::reset() {
     for (Variable& v : vars.list)
         v.violations = 0;
     held = {};
+    generations = {};
+    rounds.clear();
     first.clear();
     all.clear();
     stats = {};
@@ -152,6 +154,8 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     const OpInfo& op = op_info(e.op);
     if (op.operand == Operand::name) { // acq .. bexit (r and w never come here): one key
         ++stats.sync_ops;
+        if (op.mech == MechKind::barrier)
+            return on_barrier_sync(e, t, op);
         const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
         if (e.has_value() && t.valid() && names.has_value_mechanisms()) [[unlikely]] {
             if (on_value_sync(e, t, op, m))
@@ -177,6 +181,71 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     case Operand::queue_item:
         return on_queue_item_sync(e, t, op);
     }
+}
+
+// A barrier edge's tokens are coloured by the barrier's generation (docs/enforcement.md,
+// "Barrier rounds"): snd[s:e] at an arrival of generation g marks PostSnd[s:e] g, sync[e] needs
+// one g on all its tokens and marks PreRcv g, rcv[t:e] fires only at a departure from g. The
+// colours need not be stored: a generation takes no arrival after its first departure, so then
+// its sent tokens can never sync (live ones all carry the open generation, and "one g" is "all
+// sent"), and a receiver's token is armed for t's next departure once t is inside g (at the
+// sync, or at t's next arrival while g is open), dies if that departure does not fire it, and
+// dies waiting if g closes first.
+void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& op) {
+    const MechIx m = resolver.mechanism_of(op, e.target);
+    const bool enter = op.role == Role::snd;
+    BarrierGenerations::Exit left;
+    BarrierGenerations::Generation g = 0;
+    if (enter)
+        g = generations.enter(e.thread, e.target).generation;
+    else
+        left = generations.exit(e.thread, e.target);
+    if (!m.valid()) {
+        ++stats.sync_ops_irrelevant;
+        return;
+    }
+    if (rounds.size() <= m.ix())
+        rounds.resize(m.ix() + 1);
+    Round& round = rounds[m.ix()];
+    if (enter) {
+        if (round.open != g) {
+            round.open = g;
+            round.inside.clear();
+        }
+        if (t.valid())
+            round.inside.push_back(t);
+    }
+    const std::span<const Subscription> found =
+        t.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
+    const bool coloured = !markings.coloured(m).empty();
+    stats.sync_ops_irrelevant += found.empty() && !coloured;
+    for (const Subscription& sub : found)
+        step(sub);
+    if (!coloured)
+        return;
+    if (enter) {
+        for (NetThread u : round.inside) {
+            if (inside_flags.size() <= u.ix())
+                inside_flags.resize(u.ix() + 1, 0);
+            inside_flags[u.ix()] = 1;
+        }
+        colour_step(m, {ColourOp::enter, t, inside_flags});
+        for (NetThread u : round.inside)
+            inside_flags[u.ix()] = 0;
+        return;
+    }
+    if (t.valid())
+        colour_step(m, {ColourOp::exit, t, {}});
+    if (left.closes) {
+        colour_step(m, {ColourOp::close, NetThread::none(), {}});
+        round.open = 0;
+        round.inside.clear();
+    }
+}
+
+void Enforcer::Impl::colour_step(MechIx m, const ColourOp& op) {
+    for (VarIx v : markings.coloured(m))
+        markings.colour_step(v, m, op, shapes);
 }
 
 // vw(v=K) is the snd, vr(v=K) the rcv, of both v and v==K (thesis §5.1, docs/enforcement.md):

@@ -40,6 +40,10 @@ struct FactoredShape {
     std::vector<std::vector<PlaceIx>> position; // per coordinate: bit -> place
     IndexVec<PlaceIx, std::uint32_t> place_coord;
     IndexVec<PlaceIx, std::uint64_t> place_bit;
+    std::vector<NetThread> coord_thread; // per coordinate: its thread
+    // Coloured shapes (NetShape::coloured): per coordinate the position of a dead token (no
+    // place; a point of dead tokens only is no candidate); 0 for the others.
+    std::vector<std::uint64_t> dead_bit;
     std::uint32_t thread_count = 0;   // the width of coord_of
     std::uint32_t max_width = 0;      // the most threads of a mode
     std::vector<std::uint32_t> coord; // [a * thread_count + t]: t's coordinate in a (none)
@@ -78,6 +82,25 @@ struct FactoredShape {
     }
 };
 
+// What a barrier op does to the colours of one variable's tokens on the edges of its barrier
+// (docs/enforcement.md, "Barrier rounds"): at an arrival of t, t's armed tokens die (t left
+// their generation without a departure) and the waiting tokens of the threads inside the open
+// generation are armed; at a departure of t, t's armed tokens that did not fire die; at the
+// first departure of a generation, its sent and waiting tokens die.
+struct ColourOp {
+    enum Kind : std::uint8_t { enter, exit, close };
+    Kind kind = enter;
+    NetThread thread;                     // enter, exit
+    std::span<const std::uint8_t> inside; // enter: by NetThread, inside the open generation
+    bool is_inside(NetThread u) const { return u.ix() < inside.size() && inside[u.ix()]; }
+};
+
+// A variable's positions on the edges of one barrier, per coordinate: the sent (PostSnd),
+// armed (PreRcv) and waiting (W) ones.
+struct ColourMasks {
+    std::vector<std::uint64_t> sent, armed, waiting;
+};
+
 // Builds the positions of s; factorable stays false unless every place, transition and initial
 // marking has the form of Figure 4.11 (docs/enforcement.md lists the conditions).
 FactoredShape factor(const NetShape& s);
@@ -96,6 +119,10 @@ public:
     // transition fired, 0 when none did, -1 (the set unchanged) when trs move two threads of
     // one mode: one op fires one transition per marking, which a product cannot say.
     int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs);
+    // The colour moves of a barrier op (ColourOp), forced on every candidate; returns whether
+    // the set changed.
+    bool colour_step(const FactoredShape& f, const NetShape& s, const ColourMasks& cm,
+                     const ColourOp& op);
     // The re-synchronized state { P(a) | a permits the access } (docs/enforcement.md).
     void resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held = {});
 

@@ -21,9 +21,10 @@ std::string structural_key(const Net& net) {
         key += ';';
     }
     key += '|';
-    for (const ModeEdge& e : net.edges) {
+    for (const ModeEdge& e : net.edges) { // and whether its tokens are coloured
         append_key(key, e.from);
         append_key(key, e.to);
+        key += e.mech.kind == MechKind::barrier ? "b," : ",";
     }
     key += '|';
     for (const Place& p : net.places) {
@@ -148,6 +149,41 @@ void find_fixed_mode(NetShape& s) {
     }
 }
 
+// The colour places (NetShape::coloured): per PreRcv place of a barrier edge its waiting twin,
+// after the net's places, in the same thread and mode.
+void index_colours(NetShape& s) {
+    const Net& net = s.net;
+    const std::size_t np = net.places.size();
+    s.twin.assign(np, PlaceIx::none());
+    s.colour_edge.assign(np, EdgeIx::none());
+    s.colour_kind.assign(np, NetShape::uncoloured);
+    for (PlaceIx p : s.twin.indices()) {
+        const Place& pl = net.places[p.ix()];
+        if (pl.kind == PlaceKind::Acc || !pl.edge || *pl.edge >= net.edges.size() ||
+            net.edges[*pl.edge].mech.kind != MechKind::barrier)
+            continue;
+        s.coloured = true;
+        s.colour_edge[p] = EdgeIx::at(pl.edge);
+        s.colour_kind[p] = pl.kind == PlaceKind::PostSnd ? NetShape::sent : NetShape::armed;
+    }
+    for (std::size_t i = 0; i < np; ++i) {
+        const auto p = PlaceIx::at(i);
+        if (s.colour_kind[p] != NetShape::armed)
+            continue;
+        const PlaceIx w = s.twin.next_index();
+        s.twin[p] = w;
+        s.twin.push_back(p);
+        s.colour_edge.push_back(s.colour_edge[p]);
+        s.colour_kind.push_back(NetShape::waiting);
+        s.place_thread.push_back(s.place_thread[p]);
+        s.acc_thread.push_back(NetThread::none());
+        s.acc_ex.push_back(0);
+        s.acc_lock.push_back(MechIx::none());
+        s.place_mode.push_back(s.place_mode[p]);
+    }
+    s.place_syncs.resize(s.place_thread.size());
+}
+
 // Each transition's •r and r• in one array, the syncs each place feeds, and the one place a
 // snd or rcv leads to with [SYNC] closed over, if it is one.
 void index_transitions(NetShape& s) {
@@ -159,8 +195,10 @@ void index_transitions(NetShape& s) {
         for (std::uint32_t p : t.pre)
             s.tr_places.push_back(PlaceIx(p));
         s.tr_mid.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
-        for (std::uint32_t p : t.post)
-            s.tr_places.push_back(PlaceIx(p));
+        for (std::uint32_t p : t.post) // a barrier edge's sync: its tokens wait (index_colours)
+            s.tr_places.push_back(t.kind == TransitionKind::sync && s.twin[PlaceIx(p)].valid()
+                                      ? s.twin[PlaceIx(p)]
+                                      : PlaceIx(p));
         s.tr_off.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
         if (t.kind == TransitionKind::sync)
             for (std::uint32_t p : t.pre)
@@ -215,8 +253,8 @@ void find_one_token(NetShape& s) {
     s.place_row.assign(np, NetShape::no_row);
     s.is_column.assign(np, 0);
     // LOCK modes: what their rows permit depends on the locks held, which the groups' tables
-    // do not know.
-    bool one = !net.modes.empty() && !s.lock_modes;
+    // do not know; coloured tokens die, which the tables (reachability only grows) cannot say.
+    bool one = !net.modes.empty() && !s.lock_modes && !s.coloured;
     for (const auto& threads : s.mode_threads)
         one = one && threads.size() == 1;
     for (PlaceIx p : s.place_row.indices()) {
@@ -294,6 +332,7 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
     s.net = net;
     index_modes(s, names);
     index_places(s, names);
+    index_colours(s);
     find_fixed_mode(s);
     index_transitions(s);
     label_modes(s);
