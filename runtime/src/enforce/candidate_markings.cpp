@@ -108,13 +108,28 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
                 var.products.colour_step(factored_[var.shape], shapes[var.shape], cm, op);
         return;
     }
-    colour_explicit(var, shapes[var.shape], m, op);
+    const NetShape& s = shapes[var.shape];
+    if (!var.set.valid()) {
+        if (colour_explicit(var, var.cands.view(), s, m, op))
+            var.cands.swap(next_);
+        return;
+    }
+    // Memoized: the set's colour step is computed, not memoized (it depends on who is inside
+    // the generation, not only on the set), and its result interned.
+    CandidateAutomaton& a = automata_[var.shape];
+    a.materialize(var.set, successors_);
+    if (!colour_explicit(var, successors_.view(), s, m, op))
+        return;
+    const std::size_t before = a.bytes();
+    var.set = a.intern(next_.view(), s);
+    grown(var.shape, before);
+    collect_if_full(shapes);
 }
 
 // Each candidate's tokens on the edges of barrier m, moved as ColourOp says; a token that dies
 // leaves the marking, and a marking left empty is no candidate.
-void CandidateMarkings::colour_explicit(VarState& var, const NetShape& s, MechIx m,
-                                        const ColourOp& op) {
+bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from, const NetShape& s,
+                                        MechIx m, const ColourOp& op) {
     auto moved = [&](PlaceIx p) { // p's place after the op; none: the token dies
         const auto kind = s.colour_kind[p];
         if (kind == NetShape::uncoloured || var.edge_barrier[s.colour_edge[p].ix()] != m)
@@ -129,14 +144,14 @@ void CandidateMarkings::colour_explicit(VarState& var, const NetShape& s, MechIx
         return p;
     };
     bool any = false;
-    var.cands.for_each([&](std::span<const PlaceIx> mk) {
+    from.for_each([&](std::span<const PlaceIx> mk) {
         for (PlaceIx p : mk)
             any = any || moved(p) != p;
     });
     if (!any)
-        return;
-    builder_.start(next_, var.cands.count());
-    var.cands.for_each([&](std::span<const PlaceIx> mk) {
+        return false;
+    builder_.start(next_, from.count());
+    from.for_each([&](std::span<const PlaceIx> mk) {
         fired_.clear();
         for (PlaceIx p : mk)
             if (const PlaceIx q = moved(p); q.valid())
@@ -145,7 +160,7 @@ void CandidateMarkings::colour_explicit(VarState& var, const NetShape& s, MechIx
         if (!fired_.empty())
             builder_.add(fired_);
     });
-    var.cands.swap(next_);
+    return true;
 }
 
 void CandidateMarkings::start(VarState& var, const NetShape& s) {

@@ -105,8 +105,9 @@ private:
         std::vector<MechIx> edge_barrier;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
-    // colour_step on explicit candidates.
-    void colour_explicit(VarState& var, const NetShape& s, MechIx m, const ColourOp& op);
+    // colour_step on explicit candidates `from`, into next_; false when nothing moves.
+    bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
+                         const ColourOp& op);
     void index_colours(VarIx v, VarState& var, const NetShape& s,
                        std::span<const MechIx> edge_mechs);
     static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write,
@@ -120,8 +121,7 @@ private:
     }
     // Whether the sets of shape s are interned and their steps memoized: not with LOCK modes,
     // whose memory steps depend on the locks held as well.
-    // Nor coloured ones, whose colour steps depend on the barrier's generation as well.
-    bool memoized(const NetShape& s) const { return memoize_ && !s.lock_modes && !s.coloured; }
+    bool memoized(const NetShape& s) const { return memoize_ && !s.lock_modes; }
     // next_ = L ∪ successors when a transition fires; false (next_ unspecified) otherwise.
     bool successors(CandidateView cands, std::span<const TransitionIx> trs, const NetShape& s);
     bool memo_sync_step(VarState& var, TrListIx l, const NetShapes& shapes);

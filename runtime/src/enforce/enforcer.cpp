@@ -217,7 +217,7 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     }
     const std::span<const Subscription> found =
         t.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
-    const bool coloured = !markings.coloured(m).empty();
+    const bool coloured = !markings.coloured(m).empty() || !groups.coloured(m).empty();
     stats.sync_ops_irrelevant += found.empty() && !coloured;
     for (const Subscription& sub : found)
         step(sub);
@@ -246,6 +246,8 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
 void Enforcer::Impl::colour_step(MechIx m, const ColourOp& op) {
     for (VarIx v : markings.coloured(m))
         markings.colour_step(v, m, op, shapes);
+    for (GroupIx g : groups.coloured(m))
+        groups.colour_step(g, m, op);
 }
 
 // vw(v=K) is the snd, vr(v=K) the rcv, of both v and v==K (thesis §5.1, docs/enforcement.md):

@@ -249,22 +249,23 @@ void index_initial(NetShape& s) {
 // never fires two transitions in a row.
 void find_one_token(NetShape& s) {
     const Net& net = s.net;
-    const std::size_t np = net.places.size();
+    const std::size_t np = s.place_count(); // W places too (index_colours)
+    const auto kind = [&](PlaceIx p) { return net.places[s.net_place(p).ix()].kind; };
     s.place_row.assign(np, NetShape::no_row);
     s.is_column.assign(np, 0);
     // LOCK modes: what their rows permit depends on the locks held, which the groups' tables
-    // do not know; coloured tokens die, which the tables (reachability only grows) cannot say.
-    bool one = !net.modes.empty() && !s.lock_modes && !s.coloured;
+    // do not know.
+    bool one = !net.modes.empty() && !s.lock_modes;
     for (const auto& threads : s.mode_threads)
         one = one && threads.size() == 1;
     for (PlaceIx p : s.place_row.indices()) {
         if (!one)
             break;
-        if (net.places[p.ix()].kind == PlaceKind::Acc && s.acc_thread[p].valid()) {
+        if (kind(p) == PlaceKind::Acc && s.acc_thread[p].valid()) {
             s.place_row[p] = static_cast<std::uint32_t>(s.row_place.size());
             s.row_place.push_back(p);
         }
-        if (net.places[p.ix()].kind != PlaceKind::PostSnd) {
+        if (kind(p) != PlaceKind::PostSnd) {
             s.is_column[p] = 1;
             s.col_place.push_back(p);
         }
@@ -284,7 +285,7 @@ void find_one_token(NetShape& s) {
             one = false;
             break;
         }
-        const PlaceKind from = net.places[pre[0].ix()].kind, to = net.places[q.ix()].kind;
+        const PlaceKind from = kind(pre[0]), to = kind(q);
         one = t.kind == TransitionKind::snd ? from == PlaceKind::Acc && to == PlaceKind::PreRcv
                                             : from == PlaceKind::PreRcv && to == PlaceKind::Acc &&
                                                   s.place_row[q] != NetShape::no_row;

@@ -105,6 +105,19 @@ struct NetShape {
     }
 };
 
+// What a barrier op does to the colours of one variable's tokens on the edges of its barrier
+// (docs/enforcement.md, "Barrier rounds"): at an arrival of t, t's armed tokens die (t left
+// their generation without a departure) and the waiting tokens of the threads inside the open
+// generation are armed; at a departure of t, t's armed tokens that did not fire die; at the
+// first departure of a generation, its sent and waiting tokens die.
+struct ColourOp {
+    enum Kind : std::uint8_t { enter, exit, close };
+    Kind kind = enter;
+    NetThread thread;                     // enter, exit
+    std::span<const std::uint8_t> inside; // enter: by NetThread, inside the open generation
+    bool is_inside(NetThread u) const { return u.ix() < inside.size() && inside[u.ix()]; }
+};
+
 // Interns nets by structure.
 class NetShapes {
 public:

@@ -97,6 +97,13 @@ public:
     }
     // A sync op's rules on group g at time now; returns whether the table changed.
     bool step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now);
+    // The groups with edges on barrier m (NetShape::coloured), and the colour moves of an op on
+    // m on one of them.
+    std::span<const GroupIx> coloured(MechIx m) const {
+        return m.ix() < coloured_.size() ? std::span<const GroupIx>(coloured_[m.ix()])
+                                         : std::span<const GroupIx>();
+    }
+    void colour_step(GroupIx g, MechIx m, const ColourOp& op);
     // The candidates of a lazy variable now, as one-place markings.
     void materialize(VarIx v, const NetShapes& shapes, CandidateSet& out) const;
 
@@ -115,7 +122,8 @@ private:
         //   summary_begin (cols + 1 entries), then the summaries.
         std::size_t reach_at = 0;
         std::size_t u32_at = 0;
-        IndexVec<PlaceIx, std::uint32_t> column; // place -> storage column (no_column: none)
+        IndexVec<PlaceIx, std::uint32_t> column;        // place -> storage column (no_column: none)
+        std::uint32_t colour_begin = 0, colour_end = 0; // its ColourColumns in colour_cols_
         // Summary columns (after the places' columns; group_for): the maximum of a set of
         // columns that some op's rules all merge into one destination. Column c is a member of
         // summaries[summary_begin[c] .. summary_begin[c + 1]), which are merged from c when it
@@ -129,6 +137,16 @@ private:
     const std::uint32_t* summary_begin_of(const Group& g) const {
         return u32_pool_.data() + g.u32_at + g.rows;
     }
+
+    // The column of a barrier edge's armed (PreRcv) or waiting (W) place of one thread; a
+    // waiting one's armed twin (no_column: it is armed).
+    struct ColourColumn {
+        MechIx mech;
+        NetThread thread;
+        std::uint32_t col = 0, armed = no_column;
+    };
+    std::vector<ColourColumn> colour_cols_;
+    std::vector<std::vector<GroupIx>> coloured_; // by barrier MechIx
 
     IndexVec<GroupIx, Group> groups_;
     std::map<std::vector<std::uint32_t>, GroupIx> group_ids_; // shape, edge mechs -> group
