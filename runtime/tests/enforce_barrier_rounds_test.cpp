@@ -210,6 +210,22 @@ void check_trace(const std::vector<std::pair<std::string, Net>>& vars, const std
     }
 }
 
+// 2-5 threads, 1-4 rounds, three variables with barrier disciplines, and a trace of them.
+struct Case {
+    std::vector<std::pair<std::string, Net>> vars;
+    std::string trace;
+};
+Case random_case(std::mt19937_64& rng, bool separated) {
+    const int n = 2 + static_cast<int>(rng() % 4);
+    const int rounds = 1 + static_cast<int>(rng() % 4);
+    RandomDisciplines gen{rng, n, 1, 1};
+    Case c;
+    for (int x = 0; x < 3; ++x)
+        c.vars.emplace_back("x" + std::to_string(x), build_petri_net(barrier_discipline(gen, n)));
+    c.trace = barrier_trace(rng, n, rounds, separated);
+    return c;
+}
+
 } // namespace
 
 TEST_CASE("barrier rounds (4,000 with --full): every representation = the coloured reference, "
@@ -217,13 +233,8 @@ TEST_CASE("barrier rounds (4,000 with --full): every representation = the colour
     std::mt19937_64 rng(33);
     Counts counts;
     for (int i = 0; i < quarter(4000); ++i) {
-        const int n = 2 + static_cast<int>(rng() % 4);
-        const int rounds = 1 + static_cast<int>(rng() % 4);
-        RandomDisciplines gen{rng, n, 1, 1};
-        std::vector<std::pair<std::string, Net>> vars;
-        for (int x = 0; x < 3; ++x)
-            vars.emplace_back("x" + std::to_string(x), build_petri_net(barrier_discipline(gen, n)));
-        check_trace(vars, barrier_trace(rng, n, rounds, false), counts);
+        const Case c = random_case(rng, false);
+        check_trace(c.vars, c.trace, counts);
     }
     MESSAGE("traces " << counts.traces << ", admitted variables accessed by 2+ threads "
                       << counts.admitted_shared << ", violated " << counts.violated
@@ -237,13 +248,9 @@ TEST_CASE("barrier rounds (4,000 with --full) that do not overlap, every thread 
     std::mt19937_64 rng(34);
     int admitted = 0, violated = 0;
     for (int i = 0; i < quarter(4000); ++i) {
-        const int n = 2 + static_cast<int>(rng() % 4);
-        const int rounds = 1 + static_cast<int>(rng() % 4);
-        RandomDisciplines gen{rng, n, 1, 1};
-        std::vector<std::pair<std::string, Net>> vars;
-        for (int x = 0; x < 3; ++x)
-            vars.emplace_back("x" + std::to_string(x), build_petri_net(barrier_discipline(gen, n)));
-        const std::string text = barrier_trace(rng, n, rounds, true);
+        const Case c = random_case(rng, true);
+        const auto& vars = c.vars;
+        const std::string& text = c.trace;
         Enforcer enf;
         RefEnforcer uncoloured(false);
         for (const auto& var : vars) {
