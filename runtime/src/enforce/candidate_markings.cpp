@@ -137,11 +137,9 @@ bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from,
         const NetThread u = s.place_thread[p];
         if (op.kind == ColourOp::close)
             return kind == NetShape::armed ? p : PlaceIx::none();
-        if (kind == NetShape::armed && u == op.thread)
-            return PlaceIx::none();
-        if (op.kind == ColourOp::enter && kind == NetShape::waiting && op.is_inside(u))
-            return s.twin[p];
-        return p;
+        if (op.kind == ColourOp::exit)
+            return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
+        return kind == NetShape::waiting && op.is_inside(u) ? s.twin[p] : p; // enter
     };
     bool any = false;
     from.for_each([&](std::span<const PlaceIx> mk) {
@@ -259,7 +257,7 @@ bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
 
 bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const TransitionIx> trs,
                                            bool& fired, const NetShapes& shapes) {
-    const int r = var.products.sync_step(factored_[var.shape], trs);
+    const int r = var.products.sync_step(factored_[var.shape], trs, inside_);
     if (r < 0 || var.products.crowd() > max_products_)
         unfactor(var, shapes); // (r >= 0: the step is done, its result leaves the products)
     fired = r > 0;

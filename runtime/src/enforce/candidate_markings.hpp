@@ -83,6 +83,9 @@ public:
         return m.ix() < coloured_.size() ? std::span<const VarIx>(coloured_[m.ix()])
                                          : std::span<const VarIx>();
     }
+    // During an arrival's steps: the threads inside the barrier's open generation (by
+    // NetThread), whose tokens a barrier edge's sync arms at once in products (sync_step).
+    void set_inside(std::span<const std::uint8_t> inside) { inside_ = inside; }
     // The colour moves of an op on barrier m (ColourOp) on v's candidates.
     void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
@@ -156,6 +159,7 @@ private:
     std::size_t automata_bytes_ = 0, live_bytes_ = 0; // now; after the last collection
     std::uint64_t collections_ = 0, unfactored_ = 0;
     std::vector<std::vector<VarIx>> coloured_; // by barrier MechIx
+    std::span<const std::uint8_t> inside_;     // set_inside
 
     // Scratch.
     CandidateSet next_, successors_;

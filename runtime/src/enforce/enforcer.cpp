@@ -54,6 +54,9 @@ void Enforcer::Impl::reset() {
     held = {};
     generations = {};
     rounds.clear();
+    arrived = {};
+    std::fill(inside_flags.begin(), inside_flags.end(), 0);
+    flags_of = MechIx::none();
     first.clear();
     all.clear();
     stats = {};
@@ -204,43 +207,62 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
         ++stats.sync_ops_irrelevant;
         return;
     }
-    if (rounds.size() <= m.ix())
-        rounds.resize(m.ix() + 1);
-    Round& round = rounds[m.ix()];
-    if (enter) {
-        if (round.open != g) {
-            round.open = g;
-            round.inside.clear();
-        }
-        if (t.valid())
-            round.inside.push_back(t);
-    }
     const std::span<const Subscription> found =
         t.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
     const bool coloured = !markings.coloured(m).empty() || !groups.coloured(m).empty();
     stats.sync_ops_irrelevant += found.empty() && !coloured;
-    for (const Subscription& sub : found)
-        step(sub);
-    if (!coloured)
+    if (!coloured) {
+        for (const Subscription& sub : found)
+            step(sub);
         return;
-    if (enter) {
-        for (NetThread u : round.inside) {
-            if (inside_flags.size() <= u.ix())
-                inside_flags.resize(u.ix() + 1, 0);
-            inside_flags[u.ix()] = 1;
+    }
+    if (rounds.size() <= m.ix())
+        rounds.resize(m.ix() + 1);
+    Round& round = rounds[m.ix()];
+    if (t.valid() && arrived.size() <= t.ix())
+        arrived.resize(t.ix() + 1);
+    if (!enter) {
+        for (const Subscription& sub : found)
+            step(sub);
+        if (t.valid()) {
+            colour_step(m, {ColourOp::exit, t, {}});
+            arrived[t] = {};
         }
-        colour_step(m, {ColourOp::enter, t, inside_flags});
+        if (left.closes) {
+            colour_step(m, {ColourOp::close, NetThread::none(), {}});
+            round.open = 0;
+        }
+        return;
+    }
+    if (round.open != g) {
+        round.open = g;
         for (NetThread u : round.inside)
             inside_flags[u.ix()] = 0;
-        return;
-    }
-    if (t.valid())
-        colour_step(m, {ColourOp::exit, t, {}});
-    if (left.closes) {
-        colour_step(m, {ColourOp::close, NetThread::none(), {}});
-        round.open = 0;
         round.inside.clear();
     }
+    if (t.valid()) {
+        // Arrived again without a departure, in a later generation: the armed tokens of the one
+        // it left are stale (its next departure is from this one).
+        if (arrived[t].barrier == m && arrived[t].generation != g)
+            colour_step(m, {ColourOp::exit, t, {}});
+        arrived[t] = {m, g};
+        round.inside.push_back(t);
+    }
+    // The flags of this round's threads (kept set between its arrivals: a barrier op on another
+    // barrier clears and sets its own).
+    if (inside_flags.size() < names.thread_count())
+        inside_flags.resize(names.thread_count(), 0);
+    if (flags_of != m) {
+        std::fill(inside_flags.begin(), inside_flags.end(), 0);
+        flags_of = m;
+    }
+    for (NetThread u : round.inside)
+        inside_flags[u.ix()] = 1;
+    markings.set_inside(inside_flags);
+    for (const Subscription& sub : found)
+        step(sub);
+    markings.set_inside({});
+    colour_step(m, {ColourOp::enter, t, inside_flags});
 }
 
 void Enforcer::Impl::colour_step(MechIx m, const ColourOp& op) {

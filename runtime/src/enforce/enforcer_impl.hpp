@@ -67,6 +67,13 @@ struct Enforcer::Impl {
         std::vector<NetThread> inside;
     };
     std::vector<Round> rounds; // by MechIx
+    // The barrier and generation each thread waits in, if any.
+    struct Waiting {
+        MechIx barrier;
+        BarrierGenerations::Generation generation = 0;
+    };
+    enforce::IndexVec<NetThread, Waiting> arrived;
+    MechIx flags_of; // the barrier whose round inside_flags holds
 
     // Scratch.
     std::vector<std::uint8_t> inside_flags; // by NetThread: inside the op's open generation

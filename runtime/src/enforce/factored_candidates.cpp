@@ -166,6 +166,19 @@ bool factor_syncs(const NetShape& s, FactoredShape& f, SyncPlaces& sp) {
         f.bits.insert(f.bits.end(), pre.begin() + 1, pre.end());
         sy.post = static_cast<std::uint32_t>(f.bits.size());
         f.bits.insert(f.bits.end(), post.begin() + 1, post.end());
+        sy.post_armed = sy.post;
+        if (s.coloured) {
+            std::vector<PlaceIx> armed;
+            for (PlaceIx p : s.post(r))
+                armed.push_back(s.colour_kind[p] == NetShape::waiting ? s.twin[p] : p);
+            if (armed != std::vector<PlaceIx>(s.post(r).begin(), s.post(r).end())) {
+                std::vector<std::uint64_t> point;
+                if (!point_of(f, s, armed, point))
+                    return false;
+                sy.post_armed = static_cast<std::uint32_t>(f.bits.size());
+                f.bits.insert(f.bits.end(), point.begin() + 1, point.end());
+            }
+        }
         sp.of[r.ix()] = static_cast<std::uint32_t>(f.syncs.size());
         f.mode_syncs[sy.from].push_back(sp.of[r.ix()]);
         f.syncs.push_back(sy);
@@ -315,7 +328,8 @@ bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool w
     return true;
 }
 
-int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const TransitionIx> trs) {
+int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const TransitionIx> trs,
+                                  std::span<const std::uint8_t> inside) {
     for (std::size_t i = 0; i < trs.size(); ++i)
         for (std::size_t j = i + 1; j < trs.size(); ++j) {
             const FactoredShape::Move &x = f.moves[trs[i]], &y = f.moves[trs[j]];
@@ -354,7 +368,16 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     }
     for (std::uint32_t k : targets) {
         const FactoredShape::Sync& sy = f.syncs[k];
-        const std::span<const std::uint64_t> point(f.bits.data() + sy.post, f.width(sy.to));
+        std::span<const std::uint64_t> point(f.bits.data() + sy.post, f.width(sy.to));
+        if (sy.post_armed != sy.post && !inside.empty()) { // receivers inside: armed at once
+            armed_.assign(point.begin(), point.end());
+            for (std::uint32_t c = 0; c < armed_.size(); ++c) {
+                const NetThread u = f.coord_thread[f.first[sy.to] + c];
+                if (u.ix() < inside.size() && inside[u.ix()])
+                    armed_[c] = f.bits[sy.post_armed + c];
+            }
+            point = armed_;
+        }
         if (contains(f, sy.to, point))
             continue;
         data_.push_back(sy.to.v);
@@ -379,9 +402,11 @@ bool FactoredCandidates::colour_step(const FactoredShape& f, const NetShape& s,
             std::uint64_t kill = 0, arm = 0;
             if (op.kind == ColourOp::close)
                 kill = m & (cm.sent[g] | cm.waiting[g]);
-            else if (u == op.thread)
+            else if (u != op.thread) // (sync_step armed the others inside: only t's to arm)
+                continue;
+            else if (op.kind == ColourOp::exit)
                 kill = m & cm.armed[g];
-            if (op.kind == ColourOp::enter && op.is_inside(u))
+            else
                 arm = m & cm.waiting[g];
             if ((kill | arm) == 0)
                 continue;

@@ -61,6 +61,9 @@ struct FactoredShape {
     struct Sync {
         ModeIx from, to;
         std::uint32_t pre = 0, post = 0; // into bits
+        // sync• with a barrier edge's receivers armed (W[t:e] -> PreRcv[t:e]), for those inside
+        // the generation at the sync (ColourOp); post itself when the edge is not a barrier's.
+        std::uint32_t post_armed = 0;
     };
     std::vector<Sync> syncs;
     // The syncs out of a mode: one per SFG edge out of it, whose •sync is the edge's PostSnd
@@ -105,7 +108,11 @@ public:
     // [SKIP], [SEND], [RECEIVE] and [SYNC] for the transitions trs of one op. Returns 1 when a
     // transition fired, 0 when none did, -1 (the set unchanged) when trs move two threads of
     // one mode: one op fires one transition per marking, which a product cannot say.
-    int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs);
+    // `inside` (by NetThread): the threads inside the open generation of the barrier the op is
+    // on; a barrier edge's sync arms their tokens at once (ColourOp: the arrival's colour step
+    // then has only the arriving thread's tokens to arm).
+    int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs,
+                  std::span<const std::uint8_t> inside = {});
     // The colour moves of a barrier op (ColourOp), forced on every candidate; returns whether
     // the set changed.
     bool colour_step(const FactoredShape& f, const NetShape& s, const ColourMasks& cm,
@@ -161,7 +168,7 @@ private:
     static constexpr std::uint64_t unknown = ~std::uint64_t{0};
     mutable std::uint64_t count_ = unknown; // count(), once asked
     // Scratch.
-    std::vector<std::uint64_t> scratch_;
+    std::vector<std::uint64_t> scratch_, armed_;
     std::vector<std::uint32_t> targets_, offsets_;
     mutable std::vector<std::uint32_t> count_offsets_;
     mutable std::vector<std::uint64_t> count_inter_;

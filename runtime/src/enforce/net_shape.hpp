@@ -106,10 +106,10 @@ struct NetShape {
 };
 
 // What a barrier op does to the colours of one variable's tokens on the edges of its barrier
-// (docs/enforcement.md, "Barrier rounds"): at an arrival of t, t's armed tokens die (t left
-// their generation without a departure) and the waiting tokens of the threads inside the open
-// generation are armed; at a departure of t, t's armed tokens that did not fire die; at the
-// first departure of a generation, its sent and waiting tokens die.
+// (docs/enforcement.md, "Barrier rounds"): after an arrival, the waiting tokens of the threads
+// inside the open generation are armed; at a departure of t, t's armed tokens that did not fire
+// die (and so they do before an arrival of t that follows an arrival without a departure); at
+// the first departure of a generation, its sent and waiting tokens die.
 struct ColourOp {
     enum Kind : std::uint8_t { enter, exit, close };
     Kind kind = enter;

@@ -253,8 +253,7 @@ bool OneTokenGroups::step(GroupIx g, std::span<const ReachRule> rules, std::uint
 
 // The colour moves (ColourOp) as column operations: a token that dies empties its column (no
 // start time reaches it now; a later move fills it again from its source, as any column), a
-// waiting token that is armed moves its column into its PreRcv twin's. Kills of armed tokens
-// first, so that a token armed by this op survives it.
+// waiting token that is armed moves its column into its PreRcv twin's.
 void OneTokenGroups::colour_step(GroupIx g, MechIx m, const ColourOp& op) {
     const Group& grp = groups_[g];
     std::uint64_t* reach = reach_of(grp);
@@ -265,7 +264,9 @@ void OneTokenGroups::colour_step(GroupIx g, MechIx m, const ColourOp& op) {
         if (cc.mech != m)
             continue;
         const bool waiting = cc.armed != no_column;
-        const bool dies = op.kind == ColourOp::close ? waiting : !waiting && cc.thread == op.thread;
+        const bool dies = op.kind == ColourOp::close  ? waiting
+                          : op.kind == ColourOp::exit ? !waiting && cc.thread == op.thread
+                                                      : false;
         if (dies)
             std::fill(column(cc.col), column(cc.col) + grp.stride, 0);
     }
