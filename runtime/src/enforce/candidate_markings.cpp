@@ -103,6 +103,8 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
                                     const NetShapes& shapes) {
     VarState& var = vars_[v];
     if (var.factored) {
+        if (op.kind == ColourOp::exit && op.after_rcv)
+            return; // done by the rcv step (FactoredShape::Move::dead)
         for (const auto& [b, cm] : var.colour_masks)
             if (b == m)
                 var.products.colour_step(factored_[var.shape], shapes[var.shape], cm, op);

@@ -222,8 +222,7 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     if (t.valid() && arrived.size() <= t.ix())
         arrived.resize(t.ix() + 1);
     if (!enter) {
-        for (const Subscription& sub : found)
-            step(sub);
+        coloured_steps(found);
         if (t.valid()) {
             colour_step(m, {ColourOp::exit, t, {}});
             arrived[t] = {};
@@ -232,7 +231,7 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
             colour_step(m, {ColourOp::close, NetThread::none(), {}});
             round.open = 0;
         }
-        return;
+        return count_fired();
     }
     if (round.open != g) {
         round.open = g;
@@ -244,7 +243,7 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
         // Arrived again without a departure, in a later generation: the armed tokens of the one
         // it left are stale (its next departure is from this one).
         if (arrived[t].barrier == m && arrived[t].generation != g)
-            colour_step(m, {ColourOp::exit, t, {}});
+            colour_step(m, {ColourOp::exit, t, {}, false});
         arrived[t] = {m, g};
         round.inside.push_back(t);
     }
@@ -259,10 +258,32 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     for (NetThread u : round.inside)
         inside_flags[u.ix()] = 1;
     markings.set_inside(inside_flags);
-    for (const Subscription& sub : found)
-        step(sub);
+    coloured_steps(found);
     markings.set_inside({});
     colour_step(m, {ColourOp::enter, t, inside_flags});
+    count_fired();
+}
+
+// A barrier op's steps: the largest candidate set is counted after its colour steps
+// (count_fired), as the representations differ before them (products kill at the rcv step).
+void Enforcer::Impl::coloured_steps(std::span<const Subscription> found) {
+    fired_vars.clear();
+    for (const Subscription& sub : found) {
+        if (sub.is_group()) {
+            group_step(sub.group(), groups.rules(sub));
+            continue;
+        }
+        ++stats.variable_visits;
+        if (markings.sync_step(sub, shapes)) {
+            ++stats.candidate_updates;
+            fired_vars.push_back(sub.var());
+        }
+    }
+}
+
+void Enforcer::Impl::count_fired() {
+    for (VarIx v : fired_vars)
+        stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
 }
 
 void Enforcer::Impl::colour_step(MechIx m, const ColourOp& op) {

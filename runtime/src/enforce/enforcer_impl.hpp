@@ -77,6 +77,7 @@ struct Enforcer::Impl {
 
     // Scratch.
     std::vector<std::uint8_t> inside_flags; // by NetThread: inside the op's open generation
+    std::vector<VarIx> fired_vars;          // coloured_steps
     std::vector<Subscription> gathered;
     std::vector<enforce::TransitionIx> merged_trs;
     std::vector<enforce::ReachRule> merged_rules;
@@ -113,6 +114,8 @@ struct Enforcer::Impl {
     // benter / bexit: the snd / rcv transitions, then the colours (ColourOp).
     void on_barrier_sync(const Event& e, NetThread t, const OpInfo& op);
     void colour_step(MechIx m, const enforce::ColourOp& op);
+    void coloured_steps(std::span<const Subscription> found);
+    void count_fired();
     void on_thread_set_sync(const Event& e, NetThread t, const OpInfo& op);
     void operand_threads(const Event& e); // into set_threads
     void on_thread_sync(const Event& e, NetThread t, const OpInfo& op);

@@ -212,6 +212,9 @@ bool factor_moves(const NetShape& s, FactoredShape& f, const SyncPlaces& sp) {
         for (TransitionIx sy : s.place_syncs[po[0]])
             f.move_syncs.push_back(sp.of[sy.ix()]);
         mv.syncs_end = static_cast<std::uint32_t>(f.move_syncs.size());
+        if (s.net.transitions[r.ix()].kind == TransitionKind::rcv &&
+            s.colour_kind[pr[0]] == NetShape::armed)
+            mv.dead = f.dead_bit[g];
     }
     return true;
 }
@@ -277,6 +280,7 @@ FactoredShape factor(const NetShape& s) {
 void FactoredCandidates::assign(const FactoredShape& f,
                                 std::span<const std::vector<std::uint64_t>> points) {
     data_.clear();
+    waiting_ = false;
     for (const auto& p : points)
         data_.insert(data_.end(), p.begin(), p.end());
     normalize(f);
@@ -342,7 +346,7 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     for (std::size_t i = 0; i < data_.size();) {
         const ModeIx a(static_cast<std::uint32_t>(data_[i]));
         const std::span<std::uint64_t> masks(data_.data() + i + 1, f.width(a));
-        std::uint64_t add = 0;
+        std::uint64_t add = 0, kill = 0;
         std::uint32_t c = 0;
         for (TransitionIx r : trs) {
             const FactoredShape::Move& mv = f.moves[r];
@@ -350,7 +354,8 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
                 continue;
             fired = true;
             c = mv.coord;
-            add |= mv.to;
+            add |= mv.to | mv.dead;
+            kill |= mv.dead != 0 ? mv.from : 0;
             // [SYNC]: the move completes •sync from a candidate when every other thread of the
             // mode can be on its place of •sync.
             for (std::uint32_t k = mv.syncs_begin; k < mv.syncs_end; ++k) {
@@ -362,8 +367,8 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
                     targets.push_back(f.move_syncs[k]);
             }
         }
-        grew = grew || (add & ~masks[c]) != 0;
-        masks[c] |= add;
+        grew = grew || (add & ~masks[c]) != 0 || kill != 0;
+        masks[c] = (masks[c] & ~kill) | add;
         i += masks.size() + 1;
     }
     for (std::uint32_t k : targets) {
@@ -375,8 +380,12 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
                 const NetThread u = f.coord_thread[f.first[sy.to] + c];
                 if (u.ix() < inside.size() && inside[u.ix()])
                     armed_[c] = f.bits[sy.post_armed + c];
+                else
+                    waiting_ = waiting_ || armed_[c] != f.bits[sy.post_armed + c];
             }
             point = armed_;
+        } else if (sy.post_armed != sy.post) {
+            waiting_ = true;
         }
         if (contains(f, sy.to, point))
             continue;
@@ -391,19 +400,23 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
 
 bool FactoredCandidates::colour_step(const FactoredShape& f, const NetShape& s,
                                      const ColourMasks& cm, const ColourOp& op) {
+    if (op.kind == ColourOp::enter && !waiting_) // (sync_step armed the receivers inside)
+        return false;
     bool changed = false;
     for (std::size_t i = 0; i < data_.size();) {
         const ModeIx a(static_cast<std::uint32_t>(data_[i]));
         const std::uint32_t w = f.width(a);
-        for (std::uint32_t c = 0; c < w; ++c) {
+        std::uint32_t c = 0, end = w; // close: every coordinate; else t's
+        if (op.kind != ColourOp::close) {
+            c = f.coord_of(a, op.thread);
+            end = c == FactoredShape::none ? c : c + 1;
+        }
+        for (; c < end; ++c) {
             const std::uint32_t g = f.first[a] + c;
             std::uint64_t& m = data_[i + 1 + c];
-            const NetThread u = f.coord_thread[g];
             std::uint64_t kill = 0, arm = 0;
             if (op.kind == ColourOp::close)
                 kill = m & (cm.sent[g] | cm.waiting[g]);
-            else if (u != op.thread) // (sync_step armed the others inside: only t's to arm)
-                continue;
             else if (op.kind == ColourOp::exit)
                 kill = m & cm.armed[g];
             else
@@ -413,7 +426,7 @@ bool FactoredCandidates::colour_step(const FactoredShape& f, const NetShape& s,
             m &= ~(kill | arm);
             if (kill)
                 m |= f.dead_bit[g];
-            for (; arm != 0; arm &= arm - 1) { // W[u:e] -> PreRcv[u:e]
+            for (; arm != 0; arm &= arm - 1) { // W[t:e] -> PreRcv[t:e]
                 const PlaceIx wp = f.position[g][static_cast<std::size_t>(std::countr_zero(arm))];
                 m |= f.place_bit[s.twin[wp]];
             }
@@ -440,6 +453,7 @@ void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write,
     data_.swap(scratch_);
     crowd_ = 1; // one product per mode
     count_ = unknown;
+    waiting_ = false;
 }
 
 void FactoredCandidates::normalize(const FactoredShape& f) {

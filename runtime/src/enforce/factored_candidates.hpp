@@ -54,6 +54,9 @@ struct FactoredShape {
         std::uint32_t coord = none; // within the mode
         std::uint64_t from = 0, to = 0;
         std::uint32_t syncs_begin = 0, syncs_end = 0; // into move_syncs
+        // A barrier edge's rcv: the token it does not move dies (ColourOp::exit, folded into
+        // the departure's step), to this coordinate's dead position; 0 for other moves.
+        std::uint64_t dead = 0;
     };
     IndexVec<TransitionIx, Move> moves; // mode none: a sync transition
     std::vector<std::uint32_t> move_syncs;
@@ -165,6 +168,7 @@ private:
 
     std::vector<std::uint64_t> data_;
     std::size_t crowd_ = 0;
+    bool waiting_ = false; // some sync left a token waiting (W) since assign() or resync()
     static constexpr std::uint64_t unknown = ~std::uint64_t{0};
     mutable std::uint64_t count_ = unknown; // count(), once asked
     // Scratch.

@@ -115,6 +115,9 @@ struct ColourOp {
     Kind kind = enter;
     NetThread thread;                     // enter, exit
     std::span<const std::uint8_t> inside; // enter: by NetThread, inside the open generation
+    // exit: after the departure's rcv step (products kill there at once: Move::dead), or
+    // before an arrival (the armed tokens of a generation the thread left without a departure).
+    bool after_rcv = true;
     bool is_inside(NetThread u) const { return u.ix() < inside.size() && inside[u.ix()]; }
 };
 
