@@ -141,6 +141,45 @@ TrListIx CandidateAutomaton::intern_list(std::span<const TransitionIx> trs) {
     return it->second;
 }
 
+std::uint32_t CandidateAutomaton::intern_moves(std::span<const ColourMove> moves) {
+    std::vector<ColourMove> key(moves.begin(), moves.end());
+    auto [it, inserted] =
+        moves_ids_.try_emplace(std::move(key), static_cast<std::uint32_t>(moves_ids_.size()));
+    if (inserted) {
+        moves_data_.insert(moves_data_.end(), it->first.begin(), it->first.end());
+        moves_begin_.push_back(static_cast<std::uint32_t>(moves_data_.size()));
+    }
+    return it->second;
+}
+
+SetIx CandidateAutomaton::colour_step(SetIx x, std::uint32_t moves, const NetShape& s) {
+    const std::uint64_t key = std::uint64_t{x.v} << 32 | colour_tag | moves;
+    if (const std::uint32_t* to = find(key))
+        return SetIx(*to);
+    const std::span<const ColourMove> mv(moves_data_.data() + moves_begin_[moves],
+                                         moves_data_.data() + moves_begin_[moves + 1]);
+    ids_.clear();
+    for (MarkingIx m : members(x)) {
+        fired_.clear();
+        for (PlaceIx p : marking(m)) {
+            const auto it = std::lower_bound(mv.begin(), mv.end(), ColourMove{p, PlaceIx(0)});
+            if (it == mv.end() || it->first != p)
+                fired_.push_back(p);
+            else if (it->second.valid())
+                fired_.push_back(it->second);
+        }
+        if (fired_.empty())
+            continue;
+        std::sort(fired_.begin(), fired_.end());
+        ids_.push_back(intern_marking(fired_, s));
+    }
+    std::sort(ids_.begin(), ids_.end());
+    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
+    const SetIx to = intern_sorted(ids_);
+    memoize(key, to.v);
+    return to;
+}
+
 // L' = L ∪ { close(M -r->) | M ∈ L, r ∈ l enabled by M }, as CandidateMarkings computes it.
 std::uint32_t CandidateAutomaton::sync_step(SetIx x, TrListIx l, const NetShape& s) {
     const std::uint64_t key = std::uint64_t{x.v} << 32 | l.v;
@@ -256,6 +295,9 @@ void CandidateAutomaton::collect(std::span<SetIx* const> live, const NetShape& s
     kept.list_data_ = std::move(list_data_);
     kept.list_begin_ = std::move(list_begin_);
     kept.list_ids_ = std::move(list_ids_);
+    kept.moves_data_ = std::move(moves_data_);
+    kept.moves_begin_ = std::move(moves_begin_);
+    kept.moves_ids_ = std::move(moves_ids_);
     IndexVec<SetIx, SetIx> renamed(sets_.size(), SetIx::none());
     CandidateSet cands;
     for (SetIx* x : live) {

@@ -42,6 +42,15 @@ public:
     // at most as many as subscriptions and merges of them.
     TrListIx intern_list(std::span<const TransitionIx> trs);
 
+    // A colour step (ColourOp, docs/enforcement.md "Barrier rounds") as the places whose
+    // tokens it moves: (from, to), to none when the token dies; sorted, distinct. Interned and
+    // never forgotten, as lists are.
+    using ColourMove = std::pair<PlaceIx, PlaceIx>;
+    std::uint32_t intern_moves(std::span<const ColourMove> moves);
+    // L' = { M with the moves applied | M ∈ L }, markings left empty dropped; memoized by
+    // (L, moves).
+    SetIx colour_step(SetIx x, std::uint32_t moves, const NetShape& s);
+
     // L =o=> L' for a sync op firing one of the transitions l, and for a memory op.
     std::uint32_t sync_step(SetIx x, TrListIx l, const NetShape& s);
     std::uint32_t memory_step(SetIx x, NetThread t, bool write, const NetShape& s);
@@ -119,6 +128,10 @@ private:
     std::vector<TransitionIx> list_data_;
     std::vector<std::uint32_t> list_begin_{0};
     std::map<std::vector<TransitionIx>, TrListIx> list_ids_;
+    std::vector<ColourMove> moves_data_; // intern_moves, likewise
+    std::vector<std::uint32_t> moves_begin_{0};
+    std::map<std::vector<ColourMove>, std::uint32_t> moves_ids_;
+    static constexpr std::uint32_t colour_tag = 1u << 30; // memo keys of colour steps
 
     // Scratch.
     std::vector<MarkingIx> ids_, merged_;

@@ -116,33 +116,40 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
             var.cands.swap(next_);
         return;
     }
-    // Memoized: the set's colour step is computed, not memoized (it depends on who is inside
-    // the generation, not only on the set), and its result interned.
-    CandidateAutomaton& a = automata_[var.shape];
-    a.materialize(var.set, successors_);
-    if (!colour_explicit(var, successors_.view(), s, m, op))
+    // Memoized: the step is the automaton's, by the places it moves (which depend on who is
+    // inside the generation, not only on the set).
+    colour_moves_.clear();
+    for (PlaceIx p : s.coloured_places)
+        if (const PlaceIx q = colour_moved(var, s, m, op, p); q != p)
+            colour_moves_.emplace_back(p, q);
+    if (colour_moves_.empty())
         return;
+    CandidateAutomaton& a = automata_[var.shape];
     const std::size_t before = a.bytes();
-    var.set = a.intern(next_.view(), s);
+    var.set = a.colour_step(var.set, a.intern_moves(colour_moves_), s);
     grown(var.shape, before);
     collect_if_full(shapes);
+}
+
+// Where ColourOp op on barrier m moves the token on p; none: it dies.
+PlaceIx CandidateMarkings::colour_moved(const VarState& var, const NetShape& s, MechIx m,
+                                        const ColourOp& op, PlaceIx p) {
+    const auto kind = s.colour_kind[p];
+    if (kind == NetShape::uncoloured || var.edge_barrier[s.colour_edge[p].ix()] != m)
+        return p;
+    const NetThread u = s.place_thread[p];
+    if (op.kind == ColourOp::close)
+        return kind == NetShape::armed ? p : PlaceIx::none();
+    if (op.kind == ColourOp::exit)
+        return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
+    return kind == NetShape::waiting && op.is_inside(u) ? s.twin[p] : p; // enter
 }
 
 // Each candidate's tokens on the edges of barrier m, moved as ColourOp says; a token that dies
 // leaves the marking, and a marking left empty is no candidate.
 bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from, const NetShape& s,
                                         MechIx m, const ColourOp& op) {
-    auto moved = [&](PlaceIx p) { // p's place after the op; none: the token dies
-        const auto kind = s.colour_kind[p];
-        if (kind == NetShape::uncoloured || var.edge_barrier[s.colour_edge[p].ix()] != m)
-            return p;
-        const NetThread u = s.place_thread[p];
-        if (op.kind == ColourOp::close)
-            return kind == NetShape::armed ? p : PlaceIx::none();
-        if (op.kind == ColourOp::exit)
-            return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
-        return kind == NetShape::waiting && op.is_inside(u) ? s.twin[p] : p; // enter
-    };
+    auto moved = [&](PlaceIx p) { return colour_moved(var, s, m, op, p); };
     bool any = false;
     from.for_each([&](std::span<const PlaceIx> mk) {
         for (PlaceIx p : mk)

@@ -111,6 +111,8 @@ private:
     // colour_step on explicit candidates `from`, into next_; false when nothing moves.
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
                          const ColourOp& op);
+    static PlaceIx colour_moved(const VarState& var, const NetShape& s, MechIx m,
+                                const ColourOp& op, PlaceIx p);
     void index_colours(VarIx v, VarState& var, const NetShape& s,
                        std::span<const MechIx> edge_mechs);
     static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write,
@@ -165,6 +167,7 @@ private:
     CandidateSet next_, successors_;
     CandidateBuilder builder_;
     std::vector<PlaceIx> fired_, tmp_;
+    std::vector<CandidateAutomaton::ColourMove> colour_moves_;
 };
 
 // L' = { M ∈ L | Acc[t:a] ∈ M, a permits it }; an empty L' is a violation.

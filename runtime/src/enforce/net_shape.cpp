@@ -182,6 +182,9 @@ void index_colours(NetShape& s) {
         s.place_mode.push_back(s.place_mode[p]);
     }
     s.place_syncs.resize(s.place_thread.size());
+    for (PlaceIx p : s.colour_kind.indices())
+        if (s.colour_kind[p] != NetShape::uncoloured)
+            s.coloured_places.push_back(p);
 }
 
 // Each transition's •r and r• in one array, the syncs each place feeds, and the one place a

@@ -56,6 +56,7 @@ struct NetShape {
     IndexVec<PlaceIx, PlaceIx> twin;             // PreRcv[t:e] <-> W[t:e] of a barrier edge
     IndexVec<PlaceIx, EdgeIx> colour_edge;       // PostSnd, PreRcv and W of a barrier edge: e
     IndexVec<PlaceIx, std::uint8_t> colour_kind; // ColourKind
+    std::vector<PlaceIx> coloured_places;        // those of a barrier edge, sorted
     enum ColourKind : std::uint8_t { uncoloured, sent, armed, waiting };
     std::size_t place_count() const { return place_thread.size(); } // the net's, then W places
     // The net's place that p is or is the twin of (W[t:e] -> PreRcv[t:e]).
