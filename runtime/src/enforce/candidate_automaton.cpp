@@ -107,12 +107,14 @@ SetIx CandidateAutomaton::intern_sorted(std::span<const MarkingIx> ids) {
         return SetIx(set_slots_[slot] - 1);
 
     const SetIx id = sets_.next_index();
-    SetInfo info{set_data_.size(), static_cast<std::uint32_t>(ids.size()), hash, 0, 0};
+    SetInfo info{set_data_.size(), static_cast<std::uint32_t>(ids.size()), hash, 0, 0, 0};
     if (!ids.empty()) {
         info.read_all = info.write_all = ~std::uint64_t{0};
         for (MarkingIx m : ids) {
             info.read_all &= markings_[m].read;
             info.write_all &= markings_[m].write;
+            for (PlaceIx p : marking(m))
+                info.places |= std::uint64_t{1} << std::min<std::uint32_t>(p.v, 63);
         }
     }
     sets_.push_back(info);
@@ -142,14 +144,20 @@ TrListIx CandidateAutomaton::intern_list(std::span<const TransitionIx> trs) {
 }
 
 std::uint32_t CandidateAutomaton::intern_moves(std::span<const ColourMove> moves) {
-    std::vector<ColourMove> key(moves.begin(), moves.end());
-    auto [it, inserted] =
-        moves_ids_.try_emplace(std::move(key), static_cast<std::uint32_t>(moves_ids_.size()));
-    if (inserted) {
-        moves_data_.insert(moves_data_.end(), it->first.begin(), it->first.end());
-        moves_begin_.push_back(static_cast<std::uint32_t>(moves_data_.size()));
+    std::uint64_t hash = moves.size();
+    for (const auto& [from, to] : moves)
+        hash = mix(hash ^ (std::uint64_t{from.v} << 32 | to.v));
+    for (auto [it, end] = moves_ids_.equal_range(hash); it != end; ++it) {
+        const std::uint32_t id = it->second;
+        if (std::equal(moves.begin(), moves.end(), moves_data_.begin() + moves_begin_[id],
+                       moves_data_.begin() + moves_begin_[id + 1]))
+            return id;
     }
-    return it->second;
+    const auto id = static_cast<std::uint32_t>(moves_begin_.size() - 1);
+    moves_data_.insert(moves_data_.end(), moves.begin(), moves.end());
+    moves_begin_.push_back(static_cast<std::uint32_t>(moves_data_.size()));
+    moves_ids_.emplace(hash, id);
+    return id;
 }
 
 SetIx CandidateAutomaton::colour_step(SetIx x, std::uint32_t moves, const NetShape& s) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace sfg::enforce {
@@ -50,6 +51,10 @@ public:
     // L' = { M with the moves applied | M ∈ L }, markings left empty dropped; memoized by
     // (L, moves).
     SetIx colour_step(SetIx x, std::uint32_t moves, const NetShape& s);
+    // Whether some marking of x may hold p (exact for p < 63).
+    bool may_hold(SetIx x, PlaceIx p) const {
+        return (sets_[x].places >> std::min<std::uint32_t>(p.v, 63)) & 1;
+    }
 
     // L =o=> L' for a sync op firing one of the transitions l, and for a memory op.
     std::uint32_t sync_step(SetIx x, TrListIx l, const NetShape& s);
@@ -76,6 +81,7 @@ private:
         std::uint32_t count;
         std::uint64_t hash;
         std::uint64_t read_all, write_all; // keeps_all's masks
+        std::uint64_t places;              // the places its markings hold (p < 63), bit 63: others
     };
     struct Entry {
         std::uint64_t key;
@@ -130,8 +136,8 @@ private:
     std::map<std::vector<TransitionIx>, TrListIx> list_ids_;
     std::vector<ColourMove> moves_data_; // intern_moves, likewise
     std::vector<std::uint32_t> moves_begin_{0};
-    std::map<std::vector<ColourMove>, std::uint32_t> moves_ids_;
-    static constexpr std::uint32_t colour_tag = 1u << 30; // memo keys of colour steps
+    std::unordered_multimap<std::uint64_t, std::uint32_t> moves_ids_; // by hash
+    static constexpr std::uint32_t colour_tag = 1u << 30;             // memo keys of colour steps
 
     // Scratch.
     std::vector<MarkingIx> ids_, merged_;

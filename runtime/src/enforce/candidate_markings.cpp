@@ -119,12 +119,12 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     // Memoized: the step is the automaton's, by the places it moves (which depend on who is
     // inside the generation, not only on the set).
     colour_moves_.clear();
-    for (PlaceIx p : s.coloured_places)
-        if (const PlaceIx q = colour_moved(var, s, m, op, p); q != p)
+    CandidateAutomaton& a = automata_[var.shape];
+    for (PlaceIx p : s.coloured_places) // (only those the set's markings hold: fewer keys)
+        if (const PlaceIx q = colour_moved(var, s, m, op, p); q != p && a.may_hold(var.set, p))
             colour_moves_.emplace_back(p, q);
     if (colour_moves_.empty())
         return;
-    CandidateAutomaton& a = automata_[var.shape];
     const std::size_t before = a.bytes();
     var.set = a.colour_step(var.set, a.intern_moves(colour_moves_), s);
     grown(var.shape, before);
