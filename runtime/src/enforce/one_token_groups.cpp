@@ -152,7 +152,7 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         u32_pool_.push_back(static_cast<std::uint32_t>(summaries.size()));
     }
     u32_pool_.insert(u32_pool_.end(), summaries.begin(), summaries.end());
-    grp.colour_begin = static_cast<std::uint32_t>(colour_cols_.size());
+    const auto colour_begin = static_cast<std::uint32_t>(colour_cols_.size());
     for (PlaceIx q : s.col_place) {
         const auto kind = s.colour_kind[q];
         if (kind == NetShape::uncoloured)
@@ -165,7 +165,7 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         if (coloured_[m.ix()].empty() || coloured_[m.ix()].back() != gi)
             coloured_[m.ix()].push_back(gi);
     }
-    grp.colour_end = static_cast<std::uint32_t>(colour_cols_.size());
+    colour_range_.emplace_back(colour_begin, static_cast<std::uint32_t>(colour_cols_.size()));
     groups_.push_back(std::move(grp));
     index.invalidate();
     return gi;
@@ -258,8 +258,9 @@ void OneTokenGroups::colour_step(GroupIx g, MechIx m, const ColourOp& op) {
     const Group& grp = groups_[g];
     std::uint64_t* reach = reach_of(grp);
     auto column = [&](std::uint32_t c) { return reach + std::size_t{c} * grp.stride; };
-    const std::span<const ColourColumn> cols(colour_cols_.data() + grp.colour_begin,
-                                             colour_cols_.data() + grp.colour_end);
+    const auto [begin, end] = colour_range_[g.ix()];
+    const std::span<const ColourColumn> cols(colour_cols_.data() + begin,
+                                             colour_cols_.data() + end);
     for (const ColourColumn& cc : cols) {
         if (cc.mech != m)
             continue;

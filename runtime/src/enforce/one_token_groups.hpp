@@ -122,8 +122,7 @@ private:
         //   summary_begin (cols + 1 entries), then the summaries.
         std::size_t reach_at = 0;
         std::size_t u32_at = 0;
-        IndexVec<PlaceIx, std::uint32_t> column;        // place -> storage column (no_column: none)
-        std::uint32_t colour_begin = 0, colour_end = 0; // its ColourColumns in colour_cols_
+        IndexVec<PlaceIx, std::uint32_t> column; // place -> storage column (no_column: none)
         // Summary columns (after the places' columns; group_for): the maximum of a set of
         // columns that some op's rules all merge into one destination. Column c is a member of
         // summaries[summary_begin[c] .. summary_begin[c + 1]), which are merged from c when it
@@ -146,6 +145,9 @@ private:
         std::uint32_t col = 0, armed = no_column;
     };
     std::vector<ColourColumn> colour_cols_;
+    // By group, its ColourColumns' range in colour_cols_ (apart from Group, which every op on
+    // the group reads: these only colour steps do).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> colour_range_;
     std::vector<std::vector<GroupIx>> coloured_; // by barrier MechIx
 
     IndexVec<GroupIx, Group> groups_;
