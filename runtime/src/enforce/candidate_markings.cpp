@@ -52,12 +52,14 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
 
 void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
                                       std::span<const MechIx> edge_mechs) {
-    var.edge_barrier.assign(edge_mechs.size(), MechIx::none());
+    var.colour = static_cast<std::uint32_t>(colours_.size());
+    Colours& col = colours_.emplace_back();
+    col.edge_barrier.assign(edge_mechs.size(), MechIx::none());
     for (std::size_t e = 0; e < edge_mechs.size(); ++e) {
         if (s.net.edges[e].mech.kind != MechKind::barrier)
             continue;
         const MechIx m = edge_mechs[e];
-        var.edge_barrier[e] = m;
+        col.edge_barrier[e] = m;
         if (coloured_.size() <= m.ix())
             coloured_.resize(m.ix() + 1);
         if (coloured_[m.ix()].empty() || coloured_[m.ix()].back() != v)
@@ -73,16 +75,16 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
             const PlaceIx p = f->position[g][bit];
             if (!p.valid() || s.colour_kind[p] == NetShape::uncoloured)
                 continue;
-            const MechIx m = var.edge_barrier[s.colour_edge[p].ix()];
-            auto it = std::find_if(var.colour_masks.begin(), var.colour_masks.end(),
+            const MechIx m = col.edge_barrier[s.colour_edge[p].ix()];
+            auto it = std::find_if(col.colour_masks.begin(), col.colour_masks.end(),
                                    [&](const auto& cm) { return cm.first == m; });
-            if (it == var.colour_masks.end()) {
+            if (it == col.colour_masks.end()) {
                 ColourMasks cm;
                 cm.sent.assign(coords, 0);
                 cm.armed.assign(coords, 0);
                 cm.waiting.assign(coords, 0);
-                var.colour_masks.emplace_back(m, std::move(cm));
-                it = var.colour_masks.end() - 1;
+                col.colour_masks.emplace_back(m, std::move(cm));
+                it = col.colour_masks.end() - 1;
             }
             const std::uint64_t b = std::uint64_t{1} << bit;
             switch (s.colour_kind[p]) {
@@ -105,7 +107,7 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     if (var.factored) {
         if (op.kind == ColourOp::exit && op.after_rcv)
             return; // done by the rcv step (FactoredShape::Move::dead)
-        for (const auto& [b, cm] : var.colour_masks)
+        for (const auto& [b, cm] : colours_[var.colour].colour_masks)
             if (b == m)
                 var.products.colour_step(factored_[var.shape], shapes[var.shape], cm, op);
         return;
@@ -121,7 +123,8 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     colour_moves_.clear();
     CandidateAutomaton& a = automata_[var.shape];
     for (PlaceIx p : s.coloured_places) // (only those the set's markings hold: fewer keys)
-        if (const PlaceIx q = colour_moved(var, s, m, op, p); q != p && a.may_hold(var.set, p))
+        if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+            q != p && a.may_hold(var.set, p))
             colour_moves_.emplace_back(p, q);
     if (colour_moves_.empty())
         return;
@@ -132,10 +135,10 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
 }
 
 // Where ColourOp op on barrier m moves the token on p; none: it dies.
-PlaceIx CandidateMarkings::colour_moved(const VarState& var, const NetShape& s, MechIx m,
-                                        const ColourOp& op, PlaceIx p) {
+PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s,
+                                        MechIx m, const ColourOp& op, PlaceIx p) {
     const auto kind = s.colour_kind[p];
-    if (kind == NetShape::uncoloured || var.edge_barrier[s.colour_edge[p].ix()] != m)
+    if (kind == NetShape::uncoloured || edge_barrier[s.colour_edge[p].ix()] != m)
         return p;
     const NetThread u = s.place_thread[p];
     if (op.kind == ColourOp::close)
@@ -149,7 +152,9 @@ PlaceIx CandidateMarkings::colour_moved(const VarState& var, const NetShape& s, 
 // leaves the marking, and a marking left empty is no candidate.
 bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from, const NetShape& s,
                                         MechIx m, const ColourOp& op) {
-    auto moved = [&](PlaceIx p) { return colour_moved(var, s, m, op, p); };
+    auto moved = [&](PlaceIx p) {
+        return colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+    };
     bool any = false;
     from.for_each([&](std::span<const PlaceIx> mk) {
         for (PlaceIx p : mk)

@@ -103,15 +103,19 @@ private:
         FactoredCandidates products; // factored
         SetIx set;                   // memoized: the state in automata_[shape]
         CandidateSet cands;          // neither
-        // Coloured shapes: the barrier on each edge (none: not a barrier), and per barrier of
-        // its edges its positions (factored).
+        std::uint32_t colour = none; // coloured shapes: its Colours in colours_
+    };
+    static constexpr std::uint32_t none = 0xffffffffu;
+    // A coloured variable's barrier on each edge (none: not a barrier), and per barrier of its
+    // edges its positions (factored). Apart from VarState, which every variable has.
+    struct Colours {
         std::vector<MechIx> edge_barrier;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
     // colour_step on explicit candidates `from`, into next_; false when nothing moves.
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
                          const ColourOp& op);
-    static PlaceIx colour_moved(const VarState& var, const NetShape& s, MechIx m,
+    static PlaceIx colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s, MechIx m,
                                 const ColourOp& op, PlaceIx p);
     void index_colours(VarIx v, VarState& var, const NetShape& s,
                        std::span<const MechIx> edge_mechs);
@@ -161,6 +165,7 @@ private:
     std::size_t automata_bytes_ = 0, live_bytes_ = 0; // now; after the last collection
     std::uint64_t collections_ = 0, unfactored_ = 0;
     std::vector<std::vector<VarIx>> coloured_; // by barrier MechIx
+    std::vector<Colours> colours_;             // VarState::colour
     std::span<const std::uint8_t> inside_;     // set_inside
 
     // Scratch.

@@ -157,7 +157,7 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     const OpInfo& op = op_info(e.op);
     if (op.operand == Operand::name) { // acq .. bexit (r and w never come here): one key
         ++stats.sync_ops;
-        if (op.mech == MechKind::barrier)
+        if (op.mech == MechKind::barrier) [[unlikely]] // (most sync ops are a lock's)
             return on_barrier_sync(e, t, op);
         const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
         if (e.has_value() && t.valid() && names.has_value_mechanisms()) [[unlikely]] {

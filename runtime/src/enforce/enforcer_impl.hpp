@@ -112,7 +112,7 @@ struct Enforcer::Impl {
     // member of one, an enq or deq.
     bool on_value_sync(const Event& e, NetThread t, const OpInfo& op, MechIx m);
     // benter / bexit: the snd / rcv transitions, then the colours (ColourOp).
-    void on_barrier_sync(const Event& e, NetThread t, const OpInfo& op);
+    [[gnu::noinline]] void on_barrier_sync(const Event& e, NetThread t, const OpInfo& op);
     void colour_step(MechIx m, const enforce::ColourOp& op);
     void coloured_steps(std::span<const Subscription> found);
     void count_fired();
