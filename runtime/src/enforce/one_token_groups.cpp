@@ -152,23 +152,29 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         u32_pool_.push_back(static_cast<std::uint32_t>(summaries.size()));
     }
     u32_pool_.insert(u32_pool_.end(), summaries.begin(), summaries.end());
+    add_colour_columns(gi, s, edge_mechs, block);
+    groups_.push_back(std::move(grp));
+    index.invalidate();
+    return gi;
+}
+
+void OneTokenGroups::add_colour_columns(GroupIx gi, const NetShape& s,
+                                        std::span<const MechIx> edge_mechs,
+                                        const IndexVec<PlaceIx, std::uint32_t>& column) {
     const auto colour_begin = static_cast<std::uint32_t>(colour_cols_.size());
     for (PlaceIx q : s.col_place) {
         const auto kind = s.colour_kind[q];
         if (kind == NetShape::uncoloured)
             continue;
         const MechIx m = edge_mechs[s.colour_edge[q].ix()];
-        colour_cols_.push_back({m, s.place_thread[q], block[q],
-                                kind == NetShape::waiting ? block[s.twin[q]] : no_column});
+        colour_cols_.push_back({m, s.place_thread[q], column[q],
+                                kind == NetShape::waiting ? column[s.twin[q]] : no_column});
         if (coloured_.size() <= m.ix())
             coloured_.resize(m.ix() + 1);
         if (coloured_[m.ix()].empty() || coloured_[m.ix()].back() != gi)
             coloured_[m.ix()].push_back(gi);
     }
     colour_range_.emplace_back(colour_begin, static_cast<std::uint32_t>(colour_cols_.size()));
-    groups_.push_back(std::move(grp));
-    index.invalidate();
-    return gi;
 }
 
 void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {

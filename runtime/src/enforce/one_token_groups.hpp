@@ -145,6 +145,9 @@ private:
         std::uint32_t col = 0, armed = no_column;
     };
     std::vector<ColourColumn> colour_cols_;
+    // Group gi's ColourColumns (group_for), its places' storage columns given.
+    void add_colour_columns(GroupIx gi, const NetShape& s, std::span<const MechIx> edge_mechs,
+                            const IndexVec<PlaceIx, std::uint32_t>& column);
     // By group, its ColourColumns' range in colour_cols_ (apart from Group, which every op on
     // the group reads: these only colour steps do).
     std::vector<std::pair<std::uint32_t, std::uint32_t>> colour_range_;
