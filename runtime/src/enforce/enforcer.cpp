@@ -231,7 +231,8 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
             colour_step(m, {ColourOp::close, NetThread::none(), {}});
             round.open = 0;
         }
-        return count_fired();
+        count_fired();
+        return;
     }
     if (round.open != g) {
         round.open = g;
