@@ -148,16 +148,24 @@ TEST_CASE("barrier discipline: a read during t0's exclusive phase, and a write f
 // t1 leaves round 1; [SKIP] lets that second arrival stand in for its first, so t1's write is
 // admitted, although it races with t0's read (t0's second arrival is not in round 1). The one
 // known place where an admitted trace is not race-free.
-TEST_CASE("overlapping barrier rounds: [SKIP] admits a write that races (the known gap)") {
+TEST_CASE("overlapping barrier rounds: the write that races is refused (barrier rounds)") {
     const Mechanism b = barrier("b", {"t0", "t1"});
     const Net net = build_petri_net(loop(seq(RS({"t0", "t1"}), b, EX("t1")), b));
+    // t0's second arrival is of round 2: it cannot send for round 1, which t1 has not left.
     const Trace tr = trace({"t0|benter(b)", "t1|benter(b)", "t0|bexit(b)", "t0|r(p1)",
                             "t0|benter(b)", "t1|bexit(b)", "t1|w(p1)"});
     CHECK(racy(tr, "p1"));
     const auto r = check({{"p1", net}}, tr);
-    CHECK(r.first.empty());
-    // When t1 leaves round 1 before t0 arrives again, the round cannot wait for that arrival:
-    // the write is refused (t0's read stands only if its first arrival was skipped).
+    REQUIRE(r.first.size() == 1);
+    CHECK(r.first[0].event == 7);
+    for (const EnforceOptions& o :
+         {EnforceOptions{.group_one_token = false}, EnforceOptions{.factor_candidates = false},
+          EnforceOptions{.factor_candidates = false, .memoize_candidates = false}}) {
+        const auto other = check({{"p1", net}}, tr, o);
+        REQUIRE(other.first.size() == 1);
+        CHECK(other.first[0].event == 7);
+    }
+    // When t1 leaves round 1 before t0 arrives again, likewise.
     const Trace ordered = trace({"t0|benter(b)", "t1|benter(b)", "t0|bexit(b)", "t0|r(p1)",
                                  "t1|bexit(b)", "t0|benter(b)", "t1|w(p1)"});
     CHECK(racy(ordered, "p1"));
@@ -170,6 +178,49 @@ TEST_CASE("overlapping barrier rounds: [SKIP] admits a write that races (the kno
                "t0|benter(b)", "t1|benter(b)", "t1|bexit(b)", "t0|bexit(b)", "t1|w(p1)"});
     CHECK_FALSE(racy(separated, "p1"));
     CHECK(check({{"p1", net}}, separated).first.empty());
+}
+
+// A receiver that is not a sender (EX(t0) ▷^b EX(t1)): its token waits for t1's arrival in the
+// sync's generation, and dies when that generation closes first.
+TEST_CASE("barrier rounds: a receiver's token waits for its arrival in the same generation") {
+    const Net net = build_petri_net(seq(EX("t0"), barrier("b", {"t0", "t1"}), EX("t1")));
+    // t1 arrives after t0's send, in the same round: admitted.
+    const Trace same =
+        trace({"t0|w(x)", "t0|benter(b)", "t1|benter(b)", "t0|bexit(b)", "t1|bexit(b)", "t1|w(x)"});
+    CHECK_FALSE(racy(same, "x"));
+    CHECK(check({{"x", net}}, same).first.empty());
+    // t1 arrives only after t0 has left that round: t1's arrival is of the next round, which
+    // orders nothing after t0's write.
+    const Trace late =
+        trace({"t0|w(x)", "t0|benter(b)", "t0|bexit(b)", "t1|benter(b)", "t1|bexit(b)", "t1|w(x)"});
+    CHECK(racy(late, "x"));
+    const auto r = check({{"x", net}}, late);
+    REQUIRE(r.first.size() == 1);
+    CHECK(r.first[0].event == 6);
+}
+
+// A thread that arrives again without a departure (docs/traces.md allows benter(b) benter(b)):
+// in the same generation its token stays armed for its departure; in a later one the token of
+// the generation it left can no longer be received.
+TEST_CASE("barrier rounds: arriving twice without a departure") {
+    const Net net = build_petri_net(seq(EX("t0"), barrier("b", {"t0", "t1"}), EX("t1")));
+    const Trace same = trace(
+        {"t0|w(x)", "t1|benter(b)", "t0|benter(b)", "t1|benter(b)", "t1|bexit(b)", "t1|w(x)"});
+    CHECK_FALSE(racy(same, "x"));
+    CHECK(check({{"x", net}}, same).first.empty());
+    const Trace later = trace({"t0|w(x)", "t1|benter(b)", "t0|benter(b)", "t0|bexit(b)",
+                               "t1|benter(b)", "t1|bexit(b)", "t1|w(x)"});
+    CHECK(racy(later, "x"));
+    const auto r = check({{"x", net}}, later);
+    REQUIRE(r.first.size() == 1);
+    CHECK(r.first[0].event == 7);
+    for (const EnforceOptions& o :
+         {EnforceOptions{.group_one_token = false}, EnforceOptions{.factor_candidates = false},
+          EnforceOptions{
+              .group_one_token = false, .factor_candidates = false, .memoize_candidates = false}}) {
+        CHECK(check({{"x", net}}, same, o).first.empty());
+        CHECK(check({{"x", net}}, later, o).first.size() == 1);
+    }
 }
 
 // Figure 5.1 (§5.2, the thesis' stated limitation): the trace conforms to

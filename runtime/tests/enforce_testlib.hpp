@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -267,19 +268,44 @@ inline Trace trace(std::initializer_list<std::string> lines) {
 
 // ---------------------------------------------------------------------------------------------
 // Reference enforcer: Figure 4.15 over Figure 4.14 with Figure 5.2's [SLOW SYNC] (every variable
-// on every sync op), by names, with std::set<Marking>; [SYNC] as a lazy closure that keeps the
+// on every sync op), by names, with std::set of markings; [SYNC] as a lazy closure that keeps the
 // marking before the sync. Reports the first violation event per variable.
+//
+// A barrier edge's tokens carry their colour, the barrier generation (docs/enforcement.md,
+// "Barrier rounds"), straight from the definition: snd[s:e] at an arrival of generation g marks
+// PostSnd[s:e] g; sync[e] fires when all its PostSnd tokens carry one g and marks its PreRcv
+// tokens g; rcv[t:e] fires at a departure of generation g from a PreRcv[t:e] token marked g.
+// Generations by their definition (docs/traces.md), as barrier_generations() counts them. With
+// `coloured = false`, the uncoloured net (every colour 0): the enforcer before barrier rounds.
 
 class RefEnforcer : public Analysis {
 public:
+    explicit RefEnforcer(bool coloured = true) : coloured_(coloured) {}
     void add_variable(const std::string& name, const Net& net) {
         vars_.push_back({name, net, {}, 0});
-        for (const Marking& m : net.initial_markings)
-            vars_.back().cands.insert(m);
+        for (const Marking& m : net.initial_markings) {
+            Coloured c;
+            for (std::uint32_t p : m)
+                c.emplace_back(p, 0);
+            std::sort(c.begin(), c.end());
+            vars_.back().cands.insert(c);
+        }
         close(vars_.back());
     }
     void on_event(const Event& e, const Symbols& syms) override {
         const std::string t = syms.threads.name(e.thread);
+        std::uint64_t gen = 0; // the op's generation, barrier_generations()'s way
+        if (e.op == Op::barrier_enter) {
+            if (!open_.count(e.target))
+                open_[e.target] = ++next_gen_;
+            gen = entered_[e.thread] = open_[e.target];
+        } else if (e.op == Op::barrier_exit) {
+            gen = entered_[e.thread];
+            if (open_.count(e.target) && open_[e.target] == gen)
+                open_.erase(e.target);
+        }
+        if (!coloured_)
+            gen = 0;
         if (e.op == Op::acquire)
             held_.insert({t, std::string(syms.locks.name(e.target))});
         else if (e.op == Op::release)
@@ -289,8 +315,8 @@ public:
             for (V& v : vars_) {
                 if (v.name != x || v.first)
                     continue;
-                std::set<Marking> kept;
-                for (const Marking& m : v.cands)
+                std::set<Coloured> kept;
+                for (const Coloured& m : v.cands)
                     if (permits(v.net, m, t, e.op == Op::write, held_))
                         kept.insert(m);
                 if (kept.empty())
@@ -302,12 +328,12 @@ public:
         for (V& v : vars_) {
             if (v.first)
                 continue;
-            std::set<Marking> next = v.cands; // [SKIP]
+            std::set<Coloured> next = v.cands; // [SKIP]
             for (std::size_t r = 0; r < v.net.transitions.size(); ++r)
                 if (matches(v.net, r, e, syms, v.name))
-                    for (const Marking& m : v.cands)
-                        if (v.net.enabled(m, r))
-                            next.insert(v.net.fire(m, r));
+                    for (const Coloured& m : v.cands)
+                        if (auto fired = fire(v.net, m, r, gen))
+                            next.insert(*fired);
             v.cands = std::move(next);
             close(v);
         }
@@ -321,16 +347,59 @@ public:
     }
 
 private:
+    // A marking with a colour per token (0: not a barrier edge's, or not coloured), by place.
+    using Coloured = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
     struct V {
         std::string name;
         Net net;
-        std::set<Marking> cands;
+        std::set<Coloured> cands;
         std::uint64_t first;
     };
+    static const std::uint64_t* colour_at(const Coloured& m, std::uint32_t p) {
+        for (const auto& [q, c] : m)
+            if (q == p)
+                return &c;
+        return nullptr;
+    }
+    // Fires r on m if it is enabled (1-safe: r• unmarked) and the colours allow it: a barrier
+    // edge's snd colours its token `gen`, its sync needs one colour on •r and passes it on, its
+    // rcv needs the token coloured `gen`.
+    std::optional<Coloured> fire(const Net& n, const Coloured& m, std::size_t r,
+                                 std::uint64_t gen) const {
+        const Transition& tr = n.transitions[r];
+        const bool barrier = coloured_ && n.edges[tr.edge].mech.kind == MechKind::barrier;
+        std::optional<std::uint64_t> colour;
+        for (std::uint32_t p : tr.pre) {
+            const std::uint64_t* c = colour_at(m, p);
+            if (!c || (colour && *colour != *c))
+                return std::nullopt;
+            colour = *c;
+        }
+        for (std::uint32_t p : tr.post)
+            if (colour_at(m, p))
+                return std::nullopt;
+        std::uint64_t out = 0;
+        if (barrier) {
+            if (tr.kind == TransitionKind::snd)
+                out = gen;
+            else if (tr.kind == TransitionKind::sync)
+                out = *colour;
+            else if (*colour != gen || gen == 0)
+                return std::nullopt;
+        }
+        Coloured next;
+        for (const auto& pc : m)
+            if (std::find(tr.pre.begin(), tr.pre.end(), pc.first) == tr.pre.end())
+                next.push_back(pc);
+        for (std::uint32_t p : tr.post)
+            next.emplace_back(p, out);
+        std::sort(next.begin(), next.end());
+        return next;
+    }
     // [READ/WRITE EXCLUSIVE], [READ SHARED], [READ/WRITE LOCKED] (LOCK_m(T): while t holds m).
-    static bool permits(const Net& n, const Marking& m, const std::string& t, bool write,
+    static bool permits(const Net& n, const Coloured& m, const std::string& t, bool write,
                         const std::set<std::pair<std::string, std::string>>& held) {
-        for (std::uint32_t p : m) {
+        for (const auto& [p, colour] : m) {
             const Place& pl = n.places[p];
             if (pl.kind != PlaceKind::Acc || pl.thread != t)
                 continue;
@@ -341,15 +410,16 @@ private:
         }
         return false;
     }
-    static void close(V& v) {
+    void close(V& v) const {
         for (bool grew = true; grew;) {
             grew = false;
-            std::set<Marking> add;
-            for (const Marking& m : v.cands)
+            std::set<Coloured> add;
+            for (const Coloured& m : v.cands)
                 for (std::size_t r = 0; r < v.net.transitions.size(); ++r)
-                    if (v.net.transitions[r].kind == TransitionKind::sync && v.net.enabled(m, r))
-                        add.insert(v.net.fire(m, r));
-            for (const Marking& m : add)
+                    if (v.net.transitions[r].kind == TransitionKind::sync)
+                        if (auto fired = fire(v.net, m, r, 0))
+                            add.insert(*fired);
+            for (const Coloured& m : add)
                 grew |= v.cands.insert(m).second;
         }
     }
@@ -408,8 +478,12 @@ private:
             return false;
         }
     }
+    bool coloured_;
     std::vector<V> vars_;
     std::set<std::pair<std::string, std::string>> held_; // (thread, lock)
+    std::map<ObjId, std::uint64_t> open_;                // barrier -> its open generation
+    std::map<ThreadId, std::uint64_t> entered_;          // thread -> the generation it entered
+    std::uint64_t next_gen_ = 0;
 };
 
 // Random disciplines over T0..T(threads-1), locks m0.., volatiles v0.. and barrier b0, built with

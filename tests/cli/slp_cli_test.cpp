@@ -3,6 +3,7 @@
 #include "support.hpp"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <random>
@@ -171,4 +172,29 @@ TEST_CASE("--slp-format ziptrack: ZipTrack's grammar and map in and out") {
     Run m = sfgc("trace " + q(zt) + " --slp-format ziptrack --map " + q(scratch() / "nomap"));
     CHECK(m.status == 2);
     CHECK(m.err.find("nomap") != std::string::npos);
+}
+
+// docs/enforcement.md, "Barrier rounds": an arrival at round 2 before another thread leaves
+// round 1 cannot stand in for a send in round 1, on the trace and on its SLP alike (enforce runs
+// on the SLP's expansion).
+TEST_CASE("barrier rounds: a handover whose rounds overlap is a violation, trace and SLP") {
+    const std::string trace = "specs/traces/barrier_handover.std";
+    const std::string spec = "specs/programs/barrier_handover/barrier_handover.sfg";
+    const fs::path slp = scratch() / "barrier_handover.slp";
+    REQUIRE(sfgc("compress " + trace + " -o " + q(slp)).status == 0);
+    for (const std::string& file : {trace, q(slp)}) {
+        CAPTURE(file);
+        Run r = sfgc("trace " + file + " --spec " + spec + " --analysis enforce,hb --format json");
+        CHECK(r.status == 1);
+        const auto report = nlohmann::json::parse(r.out);
+        REQUIRE(report["analyses"].size() == 2);
+        const auto& violations = report["analyses"][0]["violations"];
+        const auto& races = report["analyses"][1]["races"];
+        REQUIRE(violations.size() == 1);
+        REQUIRE(races.size() == 1);
+        CHECK(violations[0]["var"] == "p1");
+        CHECK(violations[0]["event"] == 7); // t1's write
+        CHECK(races[0]["var"] == "p1");
+        CHECK(races[0]["event"] == 7);
+    }
 }

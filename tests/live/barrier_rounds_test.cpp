@@ -5,6 +5,7 @@
 #include "support.hpp"
 
 #include "barrier.sfg.hpp"
+#include "barrier_handover.sfg.hpp"
 #include "sfg/runtime/analyses.hpp"
 #include "sfg/runtime/trace.hpp"
 
@@ -47,7 +48,41 @@ void run_particles(int rounds, int bad) {
     t2.join();
 }
 
+// p1 under [RS(t0, t1) ▷^b EX(t1)]^b (specs/programs/barrier_handover): t0 reads p1 after
+// leaving the first round, t1 writes it after leaving the first round. t1 arrives first (t0
+// sleeps), so t0, the last to arrive, usually leaves at once, reads and arrives at the second
+// round before t1 has left the first: that arrival is of round 2 and cannot stand in for t0's
+// send in round 1 (docs/enforcement.md, "Barrier rounds").
+void run_handover() {
+    sfg::barrier b("b", 2);
+    sfg::shared<int> p1("p1", 0);
+    sfg::thread t0("t0", [&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        b.arrive_and_wait();
+        (void)p1.load();
+        b.arrive_and_wait();
+    });
+    sfg::thread t1("t1", [&] {
+        b.arrive_and_wait();
+        p1.store(1);
+        b.arrive_and_wait();
+    });
+    t0.join();
+    t1.join();
+}
+
 } // namespace
+
+TEST_CASE("barrier rounds: a handover whose rounds overlap is a violation and a race, every run") {
+    for (int run = 0; run < 10; ++run) {
+        CAPTURE(run);
+        sfg::session s(barrier_handover::spec(), collecting("enforce,hb"));
+        run_handover();
+        Seen got = seen(s.findings());
+        std::sort(got.begin(), got.end());
+        CHECK(got == Seen{{"race", "hb", "p1"}, {"violation", "enforce", "p1"}});
+    }
+}
 
 TEST_CASE("barrier rounds: a write in t0's exclusive phase is a violation and a race, every run") {
     for (int run = 0; run < 10; ++run) {

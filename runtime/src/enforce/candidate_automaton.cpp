@@ -107,12 +107,14 @@ SetIx CandidateAutomaton::intern_sorted(std::span<const MarkingIx> ids) {
         return SetIx(set_slots_[slot] - 1);
 
     const SetIx id = sets_.next_index();
-    SetInfo info{set_data_.size(), static_cast<std::uint32_t>(ids.size()), hash, 0, 0};
+    SetInfo info{set_data_.size(), static_cast<std::uint32_t>(ids.size()), hash, 0, 0, 0};
     if (!ids.empty()) {
         info.read_all = info.write_all = ~std::uint64_t{0};
         for (MarkingIx m : ids) {
             info.read_all &= markings_[m].read;
             info.write_all &= markings_[m].write;
+            for (PlaceIx p : marking(m))
+                info.places |= std::uint64_t{1} << std::min<std::uint32_t>(p.v, 63);
         }
     }
     sets_.push_back(info);
@@ -139,6 +141,51 @@ TrListIx CandidateAutomaton::intern_list(std::span<const TransitionIx> trs) {
         list_begin_.push_back(static_cast<std::uint32_t>(list_data_.size()));
     }
     return it->second;
+}
+
+std::uint32_t CandidateAutomaton::intern_moves(std::span<const ColourMove> moves) {
+    std::uint64_t hash = moves.size();
+    for (const auto& [from, to] : moves)
+        hash = mix(hash ^ (std::uint64_t{from.v} << 32 | to.v));
+    for (auto [it, end] = moves_ids_.equal_range(hash); it != end; ++it) {
+        const std::uint32_t id = it->second;
+        if (std::equal(moves.begin(), moves.end(), moves_data_.begin() + moves_begin_[id],
+                       moves_data_.begin() + moves_begin_[id + 1]))
+            return id;
+    }
+    const auto id = static_cast<std::uint32_t>(moves_begin_.size() - 1);
+    moves_data_.insert(moves_data_.end(), moves.begin(), moves.end());
+    moves_begin_.push_back(static_cast<std::uint32_t>(moves_data_.size()));
+    moves_ids_.emplace(hash, id);
+    return id;
+}
+
+SetIx CandidateAutomaton::colour_step(SetIx x, std::uint32_t moves, const NetShape& s) {
+    const std::uint64_t key = std::uint64_t{x.v} << 32 | colour_tag | moves;
+    if (const std::uint32_t* to = find(key))
+        return SetIx(*to);
+    const std::span<const ColourMove> mv(moves_data_.data() + moves_begin_[moves],
+                                         moves_data_.data() + moves_begin_[moves + 1]);
+    ids_.clear();
+    for (MarkingIx m : members(x)) {
+        fired_.clear();
+        for (PlaceIx p : marking(m)) {
+            const auto it = std::lower_bound(mv.begin(), mv.end(), ColourMove{p, PlaceIx(0)});
+            if (it == mv.end() || it->first != p)
+                fired_.push_back(p);
+            else if (it->second.valid())
+                fired_.push_back(it->second);
+        }
+        if (fired_.empty())
+            continue;
+        std::sort(fired_.begin(), fired_.end());
+        ids_.push_back(intern_marking(fired_, s));
+    }
+    std::sort(ids_.begin(), ids_.end());
+    ids_.erase(std::unique(ids_.begin(), ids_.end()), ids_.end());
+    const SetIx to = intern_sorted(ids_);
+    memoize(key, to.v);
+    return to;
 }
 
 // L' = L ∪ { close(M -r->) | M ∈ L, r ∈ l enabled by M }, as CandidateMarkings computes it.
@@ -256,6 +303,9 @@ void CandidateAutomaton::collect(std::span<SetIx* const> live, const NetShape& s
     kept.list_data_ = std::move(list_data_);
     kept.list_begin_ = std::move(list_begin_);
     kept.list_ids_ = std::move(list_ids_);
+    kept.moves_data_ = std::move(moves_data_);
+    kept.moves_begin_ = std::move(moves_begin_);
+    kept.moves_ids_ = std::move(moves_ids_);
     IndexVec<SetIx, SetIx> renamed(sets_.size(), SetIx::none());
     CandidateSet cands;
     for (SetIx* x : live) {

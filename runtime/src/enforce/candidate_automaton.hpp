@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace sfg::enforce {
@@ -42,6 +43,19 @@ public:
     // at most as many as subscriptions and merges of them.
     TrListIx intern_list(std::span<const TransitionIx> trs);
 
+    // A colour step (ColourOp, docs/enforcement.md "Barrier rounds") as the places whose
+    // tokens it moves: (from, to), to none when the token dies; sorted, distinct. Interned and
+    // never forgotten, as lists are.
+    using ColourMove = std::pair<PlaceIx, PlaceIx>;
+    std::uint32_t intern_moves(std::span<const ColourMove> moves);
+    // L' = { M with the moves applied | M ∈ L }, markings left empty dropped; memoized by
+    // (L, moves).
+    SetIx colour_step(SetIx x, std::uint32_t moves, const NetShape& s);
+    // Whether some marking of x may hold p (exact for p < 63).
+    bool may_hold(SetIx x, PlaceIx p) const {
+        return (sets_[x].places >> std::min<std::uint32_t>(p.v, 63)) & 1;
+    }
+
     // L =o=> L' for a sync op firing one of the transitions l, and for a memory op.
     std::uint32_t sync_step(SetIx x, TrListIx l, const NetShape& s);
     std::uint32_t memory_step(SetIx x, NetThread t, bool write, const NetShape& s);
@@ -67,6 +81,7 @@ private:
         std::uint32_t count;
         std::uint64_t hash;
         std::uint64_t read_all, write_all; // keeps_all's masks
+        std::uint64_t places;              // the places its markings hold (p < 63), bit 63: others
     };
     struct Entry {
         std::uint64_t key;
@@ -119,6 +134,10 @@ private:
     std::vector<TransitionIx> list_data_;
     std::vector<std::uint32_t> list_begin_{0};
     std::map<std::vector<TransitionIx>, TrListIx> list_ids_;
+    std::vector<ColourMove> moves_data_; // intern_moves, likewise
+    std::vector<std::uint32_t> moves_begin_{0};
+    std::unordered_multimap<std::uint64_t, std::uint32_t> moves_ids_; // by hash
+    static constexpr std::uint32_t colour_tag = 1u << 30;             // memo keys of colour steps
 
     // Scratch.
     std::vector<MarkingIx> ids_, merged_;

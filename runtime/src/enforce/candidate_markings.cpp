@@ -45,7 +45,134 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
         i = j;
     }
     index.invalidate();
+    if (s.coloured)
+        index_colours(v, var, s, edge_mechs);
     start(var, s);
+}
+
+void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
+                                      std::span<const MechIx> edge_mechs) {
+    var.colour = static_cast<std::uint32_t>(colours_.size());
+    Colours& col = colours_.emplace_back();
+    col.edge_barrier.assign(edge_mechs.size(), MechIx::none());
+    for (std::size_t e = 0; e < edge_mechs.size(); ++e) {
+        if (s.net.edges[e].mech.kind != MechKind::barrier)
+            continue;
+        const MechIx m = edge_mechs[e];
+        col.edge_barrier[e] = m;
+        if (coloured_.size() <= m.ix())
+            coloured_.resize(m.ix() + 1);
+        if (coloured_[m.ix()].empty() || coloured_[m.ix()].back() != v)
+            coloured_[m.ix()].push_back(v);
+    }
+    const FactoredShape* f =
+        factor_ && factored_[var.shape].factorable ? &factored_[var.shape] : nullptr;
+    if (!f)
+        return;
+    const std::size_t coords = f->coord_thread.size();
+    for (std::size_t g = 0; g < coords; ++g)
+        for (std::size_t bit = 0; bit < f->position[g].size(); ++bit) {
+            const PlaceIx p = f->position[g][bit];
+            if (!p.valid() || s.colour_kind[p] == NetShape::uncoloured)
+                continue;
+            const MechIx m = col.edge_barrier[s.colour_edge[p].ix()];
+            auto it = std::find_if(col.colour_masks.begin(), col.colour_masks.end(),
+                                   [&](const auto& cm) { return cm.first == m; });
+            if (it == col.colour_masks.end()) {
+                ColourMasks cm;
+                cm.sent.assign(coords, 0);
+                cm.armed.assign(coords, 0);
+                cm.waiting.assign(coords, 0);
+                col.colour_masks.emplace_back(m, std::move(cm));
+                it = col.colour_masks.end() - 1;
+            }
+            const std::uint64_t b = std::uint64_t{1} << bit;
+            switch (s.colour_kind[p]) {
+            case NetShape::sent:
+                it->second.sent[g] |= b;
+                break;
+            case NetShape::armed:
+                it->second.armed[g] |= b;
+                break;
+            default:
+                it->second.waiting[g] |= b;
+                break;
+            }
+        }
+}
+
+void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
+                                    const NetShapes& shapes) {
+    VarState& var = vars_[v];
+    if (var.factored) {
+        if (op.kind == ColourOp::exit && op.after_rcv)
+            return; // done by the rcv step (FactoredShape::Move::dead)
+        for (const auto& [b, cm] : colours_[var.colour].colour_masks)
+            if (b == m)
+                var.products.colour_step(factored_[var.shape], shapes[var.shape], cm, op);
+        return;
+    }
+    const NetShape& s = shapes[var.shape];
+    if (!var.set.valid()) {
+        if (colour_explicit(var, var.cands.view(), s, m, op))
+            var.cands.swap(next_);
+        return;
+    }
+    // Memoized: the step is the automaton's, by the places it moves (which depend on who is
+    // inside the generation, not only on the set).
+    colour_moves_.clear();
+    CandidateAutomaton& a = automata_[var.shape];
+    for (PlaceIx p : s.coloured_places) // (only those the set's markings hold: fewer keys)
+        if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+            q != p && a.may_hold(var.set, p))
+            colour_moves_.emplace_back(p, q);
+    if (colour_moves_.empty())
+        return;
+    const std::size_t before = a.bytes();
+    var.set = a.colour_step(var.set, a.intern_moves(colour_moves_), s);
+    grown(var.shape, before);
+    collect_if_full(shapes);
+}
+
+// Where ColourOp op on barrier m moves the token on p; none: it dies.
+PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s,
+                                        MechIx m, const ColourOp& op, PlaceIx p) {
+    const auto kind = s.colour_kind[p];
+    if (kind == NetShape::uncoloured || edge_barrier[s.colour_edge[p].ix()] != m)
+        return p;
+    const NetThread u = s.place_thread[p];
+    if (op.kind == ColourOp::close)
+        return kind == NetShape::armed ? p : PlaceIx::none();
+    if (op.kind == ColourOp::exit)
+        return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
+    return kind == NetShape::waiting && op.is_inside(u) ? s.twin[p] : p; // enter
+}
+
+// Each candidate's tokens on the edges of barrier m, moved as ColourOp says; a token that dies
+// leaves the marking, and a marking left empty is no candidate.
+bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from, const NetShape& s,
+                                        MechIx m, const ColourOp& op) {
+    auto moved = [&](PlaceIx p) {
+        return colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+    };
+    bool any = false;
+    from.for_each([&](std::span<const PlaceIx> mk) {
+        for (PlaceIx p : mk)
+            any = any || moved(p) != p;
+    });
+    if (!any)
+        return false;
+    builder_.start(next_, from.count());
+    from.for_each([&](std::span<const PlaceIx> mk) {
+        fired_.clear();
+        for (PlaceIx p : mk)
+            if (const PlaceIx q = moved(p); q.valid())
+                fired_.push_back(q);
+        std::sort(fired_.begin(), fired_.end());
+        if (!fired_.empty())
+            builder_.add(fired_);
+    });
+    return true;
 }
 
 void CandidateMarkings::start(VarState& var, const NetShape& s) {
@@ -144,7 +271,7 @@ bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
 
 bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const TransitionIx> trs,
                                            bool& fired, const NetShapes& shapes) {
-    const int r = var.products.sync_step(factored_[var.shape], trs);
+    const int r = var.products.sync_step(factored_[var.shape], trs, inside_);
     if (r < 0 || var.products.crowd() > max_products_)
         unfactor(var, shapes); // (r >= 0: the step is done, its result leaves the products)
     fired = r > 0;

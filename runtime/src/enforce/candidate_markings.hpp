@@ -78,6 +78,16 @@ public:
     // candidate update in the stats).
     bool sync_step(const Subscription& sub, const NetShapes& shapes);
     bool sync_step(VarIx v, std::span<const TransitionIx> trs, const NetShapes& shapes);
+    // The variables with edges on barrier m (NetShape::coloured), which colour_step visits.
+    std::span<const VarIx> coloured(MechIx m) const {
+        return m.ix() < coloured_.size() ? std::span<const VarIx>(coloured_[m.ix()])
+                                         : std::span<const VarIx>();
+    }
+    // During an arrival's steps: the threads inside the barrier's open generation (by
+    // NetThread), whose tokens a barrier edge's sync arms at once in products (sync_step).
+    void set_inside(std::span<const std::uint8_t> inside) { inside_ = inside; }
+    // The colour moves of an op on barrier m (ColourOp) on v's candidates.
+    void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
     // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
     // were (for the explanation), then resync().
@@ -93,7 +103,22 @@ private:
         FactoredCandidates products; // factored
         SetIx set;                   // memoized: the state in automata_[shape]
         CandidateSet cands;          // neither
+        std::uint32_t colour = none; // coloured shapes: its Colours in colours_
     };
+    static constexpr std::uint32_t none = 0xffffffffu;
+    // A coloured variable's barrier on each edge (none: not a barrier), and per barrier of its
+    // edges its positions (factored). Apart from VarState, which every variable has.
+    struct Colours {
+        std::vector<MechIx> edge_barrier;
+        std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
+    };
+    // colour_step on explicit candidates `from`, into next_; false when nothing moves.
+    bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
+                         const ColourOp& op);
+    static PlaceIx colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s, MechIx m,
+                                const ColourOp& op, PlaceIx p);
+    void index_colours(VarIx v, VarState& var, const NetShape& s,
+                       std::span<const MechIx> edge_mechs);
     static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write,
                         HeldLocks held) {
         if (!t.valid())
@@ -139,11 +164,15 @@ private:
     std::vector<TrListIx> sub_lists_; // [sub.begin]: the subscription's transitions, interned
     std::size_t automata_bytes_ = 0, live_bytes_ = 0; // now; after the last collection
     std::uint64_t collections_ = 0, unfactored_ = 0;
+    std::vector<std::vector<VarIx>> coloured_; // by barrier MechIx
+    std::vector<Colours> colours_;             // VarState::colour
+    std::span<const std::uint8_t> inside_;     // set_inside
 
     // Scratch.
     CandidateSet next_, successors_;
     CandidateBuilder builder_;
     std::vector<PlaceIx> fired_, tmp_;
+    std::vector<CandidateAutomaton::ColourMove> colour_moves_;
 };
 
 // L' = { M ∈ L | Acc[t:a] ∈ M, a permits it }; an empty L' is a violation.

@@ -52,6 +52,11 @@ void Enforcer::Impl::reset() {
     for (Variable& v : vars.list)
         v.violations = 0;
     held = {};
+    generations = {};
+    rounds.clear();
+    arrived = {};
+    std::fill(inside_flags.begin(), inside_flags.end(), 0);
+    flags_of = MechIx::none();
     first.clear();
     all.clear();
     stats = {};
@@ -152,6 +157,8 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     const OpInfo& op = op_info(e.op);
     if (op.operand == Operand::name) { // acq .. bexit (r and w never come here): one key
         ++stats.sync_ops;
+        if (op.mech == MechKind::barrier) [[unlikely]] // (most sync ops are a lock's)
+            return on_barrier_sync(e, t, op);
         const MechIx m = t.valid() ? resolver.mechanism_of(op, e.target) : MechIx::none();
         if (e.has_value() && t.valid() && names.has_value_mechanisms()) [[unlikely]] {
             if (on_value_sync(e, t, op, m))
@@ -177,6 +184,114 @@ void Enforcer::Impl::on_sync(const Event& e, NetThread t) {
     case Operand::queue_item:
         return on_queue_item_sync(e, t, op);
     }
+}
+
+// A barrier edge's tokens are coloured by the barrier's generation (docs/enforcement.md,
+// "Barrier rounds"): snd[s:e] at an arrival of generation g marks PostSnd[s:e] g, sync[e] needs
+// one g on all its tokens and marks PreRcv g, rcv[t:e] fires only at a departure from g. The
+// colours need not be stored: a generation takes no arrival after its first departure, so then
+// its sent tokens can never sync (live ones all carry the open generation, and "one g" is "all
+// sent"), and a receiver's token is armed for t's next departure once t is inside g (at the
+// sync, or at t's next arrival while g is open), dies if that departure does not fire it, and
+// dies waiting if g closes first.
+void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& op) {
+    const MechIx m = resolver.mechanism_of(op, e.target);
+    const bool enter = op.role == Role::snd;
+    BarrierGenerations::Exit left;
+    BarrierGenerations::Generation g = 0;
+    if (enter)
+        g = generations.enter(e.thread, e.target).generation;
+    else
+        left = generations.exit(e.thread, e.target);
+    if (!m.valid()) {
+        ++stats.sync_ops_irrelevant;
+        return;
+    }
+    const std::span<const Subscription> found =
+        t.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
+    const bool coloured = !markings.coloured(m).empty() || !groups.coloured(m).empty();
+    stats.sync_ops_irrelevant += found.empty() && !coloured;
+    if (!coloured) {
+        for (const Subscription& sub : found)
+            step(sub);
+        return;
+    }
+    if (rounds.size() <= m.ix())
+        rounds.resize(m.ix() + 1);
+    Round& round = rounds[m.ix()];
+    if (t.valid() && arrived.size() <= t.ix())
+        arrived.resize(t.ix() + 1);
+    if (!enter) {
+        coloured_steps(found);
+        if (t.valid()) {
+            colour_step(m, {ColourOp::exit, t, {}});
+            arrived[t] = {};
+        }
+        if (left.closes) {
+            colour_step(m, {ColourOp::close, NetThread::none(), {}});
+            round.open = 0;
+        }
+        count_fired();
+        return;
+    }
+    if (round.open != g) {
+        round.open = g;
+        for (NetThread u : round.inside)
+            inside_flags[u.ix()] = 0;
+        round.inside.clear();
+    }
+    if (t.valid()) {
+        // Arrived again without a departure, in a later generation: the armed tokens of the one
+        // it left are stale (its next departure is from this one).
+        if (arrived[t].barrier == m && arrived[t].generation != g)
+            colour_step(m, {ColourOp::exit, t, {}, false});
+        arrived[t] = {m, g};
+        round.inside.push_back(t);
+    }
+    // The flags of this round's threads (kept set between its arrivals: a barrier op on another
+    // barrier clears and sets its own).
+    if (inside_flags.size() < names.thread_count())
+        inside_flags.resize(names.thread_count(), 0);
+    if (flags_of != m) {
+        std::fill(inside_flags.begin(), inside_flags.end(), 0);
+        flags_of = m;
+    }
+    for (NetThread u : round.inside)
+        inside_flags[u.ix()] = 1;
+    markings.set_inside(inside_flags);
+    coloured_steps(found);
+    markings.set_inside({});
+    colour_step(m, {ColourOp::enter, t, inside_flags});
+    count_fired();
+}
+
+// A barrier op's steps: the largest candidate set is counted after its colour steps
+// (count_fired), as the representations differ before them (products kill at the rcv step).
+void Enforcer::Impl::coloured_steps(std::span<const Subscription> found) {
+    fired_vars.clear();
+    for (const Subscription& sub : found) {
+        if (sub.is_group()) {
+            group_step(sub.group(), groups.rules(sub));
+            continue;
+        }
+        ++stats.variable_visits;
+        if (markings.sync_step(sub, shapes)) {
+            ++stats.candidate_updates;
+            fired_vars.push_back(sub.var());
+        }
+    }
+}
+
+void Enforcer::Impl::count_fired() {
+    for (VarIx v : fired_vars)
+        stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
+}
+
+void Enforcer::Impl::colour_step(MechIx m, const ColourOp& op) {
+    for (VarIx v : markings.coloured(m))
+        markings.colour_step(v, m, op, shapes);
+    for (GroupIx g : groups.coloured(m))
+        groups.colour_step(g, m, op);
 }
 
 // vw(v=K) is the snd, vr(v=K) the rcv, of both v and v==K (thesis §5.1, docs/enforcement.md):

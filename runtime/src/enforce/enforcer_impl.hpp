@@ -24,6 +24,7 @@
 #include "violation_explainer.hpp"
 
 #include "sfg/runtime/enforce/enforcer.hpp"
+#include "sfg/runtime/hb/barrier_generations.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -58,7 +59,25 @@ struct Enforcer::Impl {
     // The locks each thread holds, of those LOCK modes name ([READ LOCKED], [WRITE LOCKED]).
     enforce::IndexVec<NetThread, std::vector<MechIx>> held;
 
+    // Barrier rounds (docs/enforcement.md, "Barrier rounds"): the generations hb uses, and per
+    // barrier mechanism the named threads inside its open generation.
+    BarrierGenerations generations;
+    struct Round {
+        BarrierGenerations::Generation open = 0;
+        std::vector<NetThread> inside;
+    };
+    std::vector<Round> rounds; // by MechIx
+    // The barrier and generation each thread waits in, if any.
+    struct Waiting {
+        MechIx barrier;
+        BarrierGenerations::Generation generation = 0;
+    };
+    enforce::IndexVec<NetThread, Waiting> arrived;
+    MechIx flags_of; // the barrier whose round inside_flags holds
+
     // Scratch.
+    std::vector<std::uint8_t> inside_flags; // by NetThread: inside the op's open generation
+    std::vector<VarIx> fired_vars;          // coloured_steps
     std::vector<Subscription> gathered;
     std::vector<enforce::TransitionIx> merged_trs;
     std::vector<enforce::ReachRule> merged_rules;
@@ -92,6 +111,11 @@ struct Enforcer::Impl {
     // (false: no net names it), a fork or join with its thread set, the start or exit of a
     // member of one, an enq or deq.
     bool on_value_sync(const Event& e, NetThread t, const OpInfo& op, MechIx m);
+    // benter / bexit: the snd / rcv transitions, then the colours (ColourOp).
+    [[gnu::noinline]] void on_barrier_sync(const Event& e, NetThread t, const OpInfo& op);
+    void colour_step(MechIx m, const enforce::ColourOp& op);
+    void coloured_steps(std::span<const Subscription> found);
+    void count_fired();
     void on_thread_set_sync(const Event& e, NetThread t, const OpInfo& op);
     void operand_threads(const Event& e); // into set_threads
     void on_thread_sync(const Event& e, NetThread t, const OpInfo& op);

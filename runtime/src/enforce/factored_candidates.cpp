@@ -48,6 +48,27 @@ bool point_of(const FactoredShape& f, const NetShape& s, std::span<const PlaceIx
     return true;
 }
 
+// The places of a point of mode a (one bit per coordinate), sorted; a dead token has none.
+void point_places(const FactoredShape& f, ModeIx a, std::span<const std::uint64_t> point,
+                  std::vector<PlaceIx>& places) {
+    places.clear();
+    for (std::uint32_t c = 0; c < point.size(); ++c)
+        if (const PlaceIx p =
+                f.position[f.first[a] + c][static_cast<std::size_t>(std::countr_zero(point[c]))];
+            p.valid())
+            places.push_back(p);
+    std::sort(places.begin(), places.end());
+}
+
+// Whether the point (one bit per coordinate of mode a) holds dead tokens only: the empty
+// marking, no candidate.
+bool all_dead(const FactoredShape& f, ModeIx a, std::span<const std::uint64_t> point) {
+    for (std::uint32_t c = 0; c < point.size(); ++c)
+        if (point[c] != f.dead_bit[f.first[a] + c])
+            return false;
+    return true;
+}
+
 // Modes and their coordinates: one per thread of each mode (no thread twice in one mode).
 bool factor_coords(const NetShape& s, FactoredShape& f) {
     const std::size_t nm = s.net.modes.size();
@@ -66,6 +87,7 @@ bool factor_coords(const NetShape& s, FactoredShape& f) {
     f.coord.assign(nm * f.thread_count, FactoredShape::none);
     for (ModeIx a : s.mode_threads.indices())
         for (std::uint32_t c = 0; c < s.mode_threads[a].size(); ++c) {
+            f.coord_thread.push_back(s.mode_threads[a][c]);
             std::uint32_t& slot = f.coord[a.ix() * f.thread_count + s.mode_threads[a][c].v];
             if (slot != FactoredShape::none) // a thread twice in one mode
                 return false;
@@ -78,7 +100,7 @@ bool factor_coords(const NetShape& s, FactoredShape& f) {
 // track, one of them Acc.
 bool factor_positions(const NetShape& s, FactoredShape& f) {
     const std::uint32_t coords = f.first[ModeIx::at(s.net.modes.size())];
-    const std::size_t np = s.net.places.size();
+    const std::size_t np = s.place_count();
     f.acc_bit.assign(coords, 0);
     f.position.resize(coords);
     f.place_coord.assign(np, FactoredShape::none);
@@ -97,11 +119,18 @@ bool factor_positions(const NetShape& s, FactoredShape& f) {
         f.position[g].push_back(p);
         f.place_coord[p] = g;
         f.place_bit[p] = bit;
-        if (s.net.places[p.ix()].kind == PlaceKind::Acc) {
+        if (s.net.places[s.net_place(p).ix()].kind == PlaceKind::Acc) {
             if (f.acc_bit[g] != 0 || s.acc_thread[p] != s.place_thread[p])
                 return false;
             f.acc_bit[g] = bit;
         }
+    }
+    f.dead_bit.assign(coords, 0);
+    for (std::uint32_t g = 0; g < coords && s.coloured; ++g) { // no place: position none
+        if (f.position[g].size() == 64)
+            return false;
+        f.dead_bit[g] = std::uint64_t{1} << f.position[g].size();
+        f.position[g].push_back(PlaceIx::none());
     }
     return std::find(f.acc_bit.begin(), f.acc_bit.end(), 0) == f.acc_bit.end();
 }
@@ -117,7 +146,7 @@ struct SyncPlaces {
 // takes from, to a whole point of another, from which no sync is enabled at once.
 bool factor_syncs(const NetShape& s, FactoredShape& f, SyncPlaces& sp) {
     const Net& net = s.net;
-    sp.pre.assign(net.places.size(), 0);
+    sp.pre.assign(s.place_count(), 0);
     sp.of.assign(net.transitions.size(), FactoredShape::none);
     f.mode_syncs.resize(net.modes.size());
     std::vector<std::uint64_t> pre, post;
@@ -137,6 +166,19 @@ bool factor_syncs(const NetShape& s, FactoredShape& f, SyncPlaces& sp) {
         f.bits.insert(f.bits.end(), pre.begin() + 1, pre.end());
         sy.post = static_cast<std::uint32_t>(f.bits.size());
         f.bits.insert(f.bits.end(), post.begin() + 1, post.end());
+        sy.post_armed = sy.post;
+        if (s.coloured) {
+            std::vector<PlaceIx> armed;
+            for (PlaceIx p : s.post(r))
+                armed.push_back(s.colour_kind[p] == NetShape::waiting ? s.twin[p] : p);
+            if (armed != std::vector<PlaceIx>(s.post(r).begin(), s.post(r).end())) {
+                std::vector<std::uint64_t> point;
+                if (!point_of(f, s, armed, point))
+                    return false;
+                sy.post_armed = static_cast<std::uint32_t>(f.bits.size());
+                f.bits.insert(f.bits.end(), point.begin() + 1, point.end());
+            }
+        }
         sp.of[r.ix()] = static_cast<std::uint32_t>(f.syncs.size());
         f.mode_syncs[sy.from].push_back(sp.of[r.ix()]);
         f.syncs.push_back(sy);
@@ -170,6 +212,9 @@ bool factor_moves(const NetShape& s, FactoredShape& f, const SyncPlaces& sp) {
         for (TransitionIx sy : s.place_syncs[po[0]])
             f.move_syncs.push_back(sp.of[sy.ix()]);
         mv.syncs_end = static_cast<std::uint32_t>(f.move_syncs.size());
+        if (s.net.transitions[r.ix()].kind == TransitionKind::rcv &&
+            s.colour_kind[pr[0]] == NetShape::armed)
+            mv.dead = f.dead_bit[g];
     }
     return true;
 }
@@ -235,6 +280,7 @@ FactoredShape factor(const NetShape& s) {
 void FactoredCandidates::assign(const FactoredShape& f,
                                 std::span<const std::vector<std::uint64_t>> points) {
     data_.clear();
+    waiting_ = false;
     for (const auto& p : points)
         data_.insert(data_.end(), p.begin(), p.end());
     normalize(f);
@@ -286,7 +332,8 @@ bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool w
     return true;
 }
 
-int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const TransitionIx> trs) {
+int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const TransitionIx> trs,
+                                  std::span<const std::uint8_t> inside) {
     for (std::size_t i = 0; i < trs.size(); ++i)
         for (std::size_t j = i + 1; j < trs.size(); ++j) {
             const FactoredShape::Move &x = f.moves[trs[i]], &y = f.moves[trs[j]];
@@ -299,7 +346,7 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     for (std::size_t i = 0; i < data_.size();) {
         const ModeIx a(static_cast<std::uint32_t>(data_[i]));
         const std::span<std::uint64_t> masks(data_.data() + i + 1, f.width(a));
-        std::uint64_t add = 0;
+        std::uint64_t add = 0, kill = 0;
         std::uint32_t c = 0;
         for (TransitionIx r : trs) {
             const FactoredShape::Move& mv = f.moves[r];
@@ -307,7 +354,8 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
                 continue;
             fired = true;
             c = mv.coord;
-            add |= mv.to;
+            add |= mv.to | mv.dead;
+            kill |= mv.dead != 0 ? mv.from : 0;
             // [SYNC]: the move completes •sync from a candidate when every other thread of the
             // mode can be on its place of •sync.
             for (std::uint32_t k = mv.syncs_begin; k < mv.syncs_end; ++k) {
@@ -319,13 +367,26 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
                     targets.push_back(f.move_syncs[k]);
             }
         }
-        grew = grew || (add & ~masks[c]) != 0;
-        masks[c] |= add;
+        grew = grew || (add & ~masks[c]) != 0 || kill != 0;
+        masks[c] = (masks[c] & ~kill) | add;
         i += masks.size() + 1;
     }
     for (std::uint32_t k : targets) {
         const FactoredShape::Sync& sy = f.syncs[k];
-        const std::span<const std::uint64_t> point(f.bits.data() + sy.post, f.width(sy.to));
+        std::span<const std::uint64_t> point(f.bits.data() + sy.post, f.width(sy.to));
+        if (sy.post_armed != sy.post && !inside.empty()) { // receivers inside: armed at once
+            armed_.assign(point.begin(), point.end());
+            for (std::uint32_t c = 0; c < armed_.size(); ++c) {
+                const NetThread u = f.coord_thread[f.first[sy.to] + c];
+                if (u.ix() < inside.size() && inside[u.ix()])
+                    armed_[c] = f.bits[sy.post_armed + c];
+                else
+                    waiting_ = waiting_ || armed_[c] != f.bits[sy.post_armed + c];
+            }
+            point = armed_;
+        } else if (sy.post_armed != sy.post) {
+            waiting_ = true;
+        }
         if (contains(f, sy.to, point))
             continue;
         data_.push_back(sy.to.v);
@@ -335,6 +396,47 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     if (grew)
         normalize(f);
     return fired ? 1 : 0;
+}
+
+bool FactoredCandidates::colour_step(const FactoredShape& f, const NetShape& s,
+                                     const ColourMasks& cm, const ColourOp& op) {
+    if (op.kind == ColourOp::enter && !waiting_) // (sync_step armed the receivers inside)
+        return false;
+    bool changed = false;
+    for (std::size_t i = 0; i < data_.size();) {
+        const ModeIx a(static_cast<std::uint32_t>(data_[i]));
+        const std::uint32_t w = f.width(a);
+        std::uint32_t c = 0, end = w; // close: every coordinate; else t's
+        if (op.kind != ColourOp::close) {
+            c = f.coord_of(a, op.thread);
+            end = c == FactoredShape::none ? c : c + 1;
+        }
+        for (; c < end; ++c) {
+            const std::uint32_t g = f.first[a] + c;
+            std::uint64_t& m = data_[i + 1 + c];
+            std::uint64_t kill = 0, arm = 0;
+            if (op.kind == ColourOp::close)
+                kill = m & (cm.sent[g] | cm.waiting[g]);
+            else if (op.kind == ColourOp::exit)
+                kill = m & cm.armed[g];
+            else
+                arm = m & cm.waiting[g];
+            if ((kill | arm) == 0)
+                continue;
+            m &= ~(kill | arm);
+            if (kill)
+                m |= f.dead_bit[g];
+            for (; arm != 0; arm &= arm - 1) { // W[t:e] -> PreRcv[t:e]
+                const PlaceIx wp = f.position[g][static_cast<std::size_t>(std::countr_zero(arm))];
+                m |= f.place_bit[s.twin[wp]];
+            }
+            changed = true;
+        }
+        i += w + 1;
+    }
+    if (changed)
+        normalize(f);
+    return changed;
 }
 
 void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held) {
@@ -351,6 +453,7 @@ void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write,
     data_.swap(scratch_);
     crowd_ = 1; // one product per mode
     count_ = unknown;
+    waiting_ = false;
 }
 
 void FactoredCandidates::normalize(const FactoredShape& f) {
@@ -423,6 +526,8 @@ std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
                 saturated = saturated || __builtin_mul_overflow(points, positions(x), &points);
             for (std::uint32_t k : f.mode_syncs[a])
                 points -= holds(masks, std::span(f.bits.data() + f.syncs[k].pre, masks.size()));
+            points -= f.dead_bit[f.first[a]] != 0 &&
+                      holds(masks, std::span(f.dead_bit.data() + f.first[a], masks.size()));
             saturated = saturated || __builtin_add_overflow(n, points, &n);
         });
         return saturated ? ~std::uint64_t{0} : n;
@@ -472,11 +577,14 @@ std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
         std::copy(masks.begin(), masks.end(), count_inter_.begin());
         walk(walk, i + 1, 0, a, -1);
     }
-    for (ModeIx a : f.mode_syncs.indices())
+    for (ModeIx a : f.mode_syncs.indices()) {
         for (std::uint32_t k : f.mode_syncs[a]) {
             const std::span<const std::uint64_t> pre(f.bits.data() + f.syncs[k].pre, f.width(a));
             total -= contains(f, a, pre);
         }
+        if (f.dead_bit[f.first[a]] != 0) // the point of dead tokens only
+            total -= contains(f, a, std::span(f.dead_bit.data() + f.first[a], f.width(a)));
+    }
     // (Beyond 2^63 points the sum is not exact: far beyond what explicit sets could hold.)
     return saturated ? ~std::uint64_t{0} : static_cast<std::uint64_t>(total);
 }
@@ -489,7 +597,7 @@ void FactoredCandidates::candidates_of(const FactoredShape& f, ModeIx a,
     for (;;) {
         for (std::uint32_t c = 0; c < w; ++c)
             point[c] = left[c] & -left[c];
-        bool inert = false;
+        bool inert = all_dead(f, a, point);
         for (std::uint32_t k : f.mode_syncs[a])
             inert =
                 inert || std::equal(point.begin(), point.end(), f.bits.begin() + f.syncs[k].pre);
@@ -514,10 +622,7 @@ void FactoredCandidates::for_each_point(const FactoredShape& f, F&& fn) const {
     for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
         candidates_of(f, a, masks, [&](std::span<const std::uint64_t> point) {
             places.clear();
-            for (std::uint32_t c = 0; c < point.size(); ++c)
-                places.push_back(f.position[f.first[a] + c]
-                                           [static_cast<std::size_t>(std::countr_zero(point[c]))]);
-            std::sort(places.begin(), places.end());
+            point_places(f, a, point, places);
             fn(std::span<const PlaceIx>(places));
             return true;
         });
@@ -571,11 +676,7 @@ void FactoredCandidates::representatives(const FactoredShape& f, NetThread t,
     auto emit = [&](ModeIx a) {
         if (!first_candidate(f, a, sub, point))
             return;
-        places.clear();
-        for (std::uint32_t c = 0; c < point.size(); ++c)
-            places.push_back(
-                f.position[f.first[a] + c][static_cast<std::size_t>(std::countr_zero(point[c]))]);
-        std::sort(places.begin(), places.end());
+        point_places(f, a, point, places);
         builder.add(places);
     };
     for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {

@@ -40,6 +40,10 @@ struct FactoredShape {
     std::vector<std::vector<PlaceIx>> position; // per coordinate: bit -> place
     IndexVec<PlaceIx, std::uint32_t> place_coord;
     IndexVec<PlaceIx, std::uint64_t> place_bit;
+    std::vector<NetThread> coord_thread; // per coordinate: its thread
+    // Coloured shapes (NetShape::coloured): per coordinate the position of a dead token (no
+    // place; a point of dead tokens only is no candidate); 0 for the others.
+    std::vector<std::uint64_t> dead_bit;
     std::uint32_t thread_count = 0;   // the width of coord_of
     std::uint32_t max_width = 0;      // the most threads of a mode
     std::vector<std::uint32_t> coord; // [a * thread_count + t]: t's coordinate in a (none)
@@ -50,6 +54,9 @@ struct FactoredShape {
         std::uint32_t coord = none; // within the mode
         std::uint64_t from = 0, to = 0;
         std::uint32_t syncs_begin = 0, syncs_end = 0; // into move_syncs
+        // A barrier edge's rcv: the token it does not move dies (ColourOp::exit, folded into
+        // the departure's step), to this coordinate's dead position; 0 for other moves.
+        std::uint64_t dead = 0;
     };
     IndexVec<TransitionIx, Move> moves; // mode none: a sync transition
     std::vector<std::uint32_t> move_syncs;
@@ -57,6 +64,9 @@ struct FactoredShape {
     struct Sync {
         ModeIx from, to;
         std::uint32_t pre = 0, post = 0; // into bits
+        // sync• with a barrier edge's receivers armed (W[t:e] -> PreRcv[t:e]), for those inside
+        // the generation at the sync (ColourOp); post itself when the edge is not a barrier's.
+        std::uint32_t post_armed = 0;
     };
     std::vector<Sync> syncs;
     // The syncs out of a mode: one per SFG edge out of it, whose •sync is the edge's PostSnd
@@ -78,6 +88,12 @@ struct FactoredShape {
     }
 };
 
+// A variable's positions on the edges of one barrier, per coordinate: the sent (PostSnd),
+// armed (PreRcv) and waiting (W) ones.
+struct ColourMasks {
+    std::vector<std::uint64_t> sent, armed, waiting;
+};
+
 // Builds the positions of s; factorable stays false unless every place, transition and initial
 // marking has the form of Figure 4.11 (docs/enforcement.md lists the conditions).
 FactoredShape factor(const NetShape& s);
@@ -95,7 +111,15 @@ public:
     // [SKIP], [SEND], [RECEIVE] and [SYNC] for the transitions trs of one op. Returns 1 when a
     // transition fired, 0 when none did, -1 (the set unchanged) when trs move two threads of
     // one mode: one op fires one transition per marking, which a product cannot say.
-    int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs);
+    // `inside` (by NetThread): the threads inside the open generation of the barrier the op is
+    // on; a barrier edge's sync arms their tokens at once (ColourOp: the arrival's colour step
+    // then has only the arriving thread's tokens to arm).
+    int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs,
+                  std::span<const std::uint8_t> inside = {});
+    // The colour moves of a barrier op (ColourOp), forced on every candidate; returns whether
+    // the set changed.
+    bool colour_step(const FactoredShape& f, const NetShape& s, const ColourMasks& cm,
+                     const ColourOp& op);
     // The re-synchronized state { P(a) | a permits the access } (docs/enforcement.md).
     void resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held = {});
 
@@ -144,10 +168,11 @@ private:
 
     std::vector<std::uint64_t> data_;
     std::size_t crowd_ = 0;
+    bool waiting_ = false; // some sync left a token waiting (W) since assign() or resync()
     static constexpr std::uint64_t unknown = ~std::uint64_t{0};
     mutable std::uint64_t count_ = unknown; // count(), once asked
     // Scratch.
-    std::vector<std::uint64_t> scratch_;
+    std::vector<std::uint64_t> scratch_, armed_;
     std::vector<std::uint32_t> targets_, offsets_;
     mutable std::vector<std::uint32_t> count_offsets_;
     mutable std::vector<std::uint64_t> count_inter_;

@@ -21,9 +21,10 @@ std::string structural_key(const Net& net) {
         key += ';';
     }
     key += '|';
-    for (const ModeEdge& e : net.edges) {
+    for (const ModeEdge& e : net.edges) { // and whether its tokens are coloured
         append_key(key, e.from);
         append_key(key, e.to);
+        key += e.mech.kind == MechKind::barrier ? "b," : ",";
     }
     key += '|';
     for (const Place& p : net.places) {
@@ -148,6 +149,44 @@ void find_fixed_mode(NetShape& s) {
     }
 }
 
+// The colour places (NetShape::coloured): per PreRcv place of a barrier edge its waiting twin,
+// after the net's places, in the same thread and mode.
+void index_colours(NetShape& s) {
+    const Net& net = s.net;
+    const std::size_t np = net.places.size();
+    s.twin.assign(np, PlaceIx::none());
+    s.colour_edge.assign(np, EdgeIx::none());
+    s.colour_kind.assign(np, NetShape::uncoloured);
+    for (PlaceIx p : s.twin.indices()) {
+        const Place& pl = net.places[p.ix()];
+        if (pl.kind == PlaceKind::Acc || !pl.edge || *pl.edge >= net.edges.size() ||
+            net.edges[*pl.edge].mech.kind != MechKind::barrier)
+            continue;
+        s.coloured = true;
+        s.colour_edge[p] = EdgeIx::at(pl.edge);
+        s.colour_kind[p] = pl.kind == PlaceKind::PostSnd ? NetShape::sent : NetShape::armed;
+    }
+    for (std::size_t i = 0; i < np; ++i) {
+        const auto p = PlaceIx::at(i);
+        if (s.colour_kind[p] != NetShape::armed)
+            continue;
+        const PlaceIx w = s.twin.next_index();
+        s.twin[p] = w;
+        s.twin.push_back(p);
+        s.colour_edge.push_back(s.colour_edge[p]);
+        s.colour_kind.push_back(NetShape::waiting);
+        s.place_thread.push_back(s.place_thread[p]);
+        s.acc_thread.push_back(NetThread::none());
+        s.acc_ex.push_back(0);
+        s.acc_lock.push_back(MechIx::none());
+        s.place_mode.push_back(s.place_mode[p]);
+    }
+    s.place_syncs.resize(s.place_thread.size());
+    for (PlaceIx p : s.colour_kind.indices())
+        if (s.colour_kind[p] != NetShape::uncoloured)
+            s.coloured_places.push_back(p);
+}
+
 // Each transition's •r and r• in one array, the syncs each place feeds, and the one place a
 // snd or rcv leads to with [SYNC] closed over, if it is one.
 void index_transitions(NetShape& s) {
@@ -159,8 +198,10 @@ void index_transitions(NetShape& s) {
         for (std::uint32_t p : t.pre)
             s.tr_places.push_back(PlaceIx(p));
         s.tr_mid.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
-        for (std::uint32_t p : t.post)
-            s.tr_places.push_back(PlaceIx(p));
+        for (std::uint32_t p : t.post) // a barrier edge's sync: its tokens wait (index_colours)
+            s.tr_places.push_back(t.kind == TransitionKind::sync && s.twin[PlaceIx(p)].valid()
+                                      ? s.twin[PlaceIx(p)]
+                                      : PlaceIx(p));
         s.tr_off.push_back(static_cast<std::uint32_t>(s.tr_places.size()));
         if (t.kind == TransitionKind::sync)
             for (std::uint32_t p : t.pre)
@@ -211,7 +252,8 @@ void index_initial(NetShape& s) {
 // never fires two transitions in a row.
 void find_one_token(NetShape& s) {
     const Net& net = s.net;
-    const std::size_t np = net.places.size();
+    const std::size_t np = s.place_count(); // W places too (index_colours)
+    const auto kind = [&](PlaceIx p) { return net.places[s.net_place(p).ix()].kind; };
     s.place_row.assign(np, NetShape::no_row);
     s.is_column.assign(np, 0);
     // LOCK modes: what their rows permit depends on the locks held, which the groups' tables
@@ -222,11 +264,11 @@ void find_one_token(NetShape& s) {
     for (PlaceIx p : s.place_row.indices()) {
         if (!one)
             break;
-        if (net.places[p.ix()].kind == PlaceKind::Acc && s.acc_thread[p].valid()) {
+        if (kind(p) == PlaceKind::Acc && s.acc_thread[p].valid()) {
             s.place_row[p] = static_cast<std::uint32_t>(s.row_place.size());
             s.row_place.push_back(p);
         }
-        if (net.places[p.ix()].kind != PlaceKind::PostSnd) {
+        if (kind(p) != PlaceKind::PostSnd) {
             s.is_column[p] = 1;
             s.col_place.push_back(p);
         }
@@ -246,7 +288,7 @@ void find_one_token(NetShape& s) {
             one = false;
             break;
         }
-        const PlaceKind from = net.places[pre[0].ix()].kind, to = net.places[q.ix()].kind;
+        const PlaceKind from = kind(pre[0]), to = kind(q);
         one = t.kind == TransitionKind::snd ? from == PlaceKind::Acc && to == PlaceKind::PreRcv
                                             : from == PlaceKind::PreRcv && to == PlaceKind::Acc &&
                                                   s.place_row[q] != NetShape::no_row;
@@ -294,6 +336,7 @@ ShapeIx NetShapes::intern(const Net& net, NetNames& names) {
     s.net = net;
     index_modes(s, names);
     index_places(s, names);
+    index_colours(s);
     find_fixed_mode(s);
     index_transitions(s);
     label_modes(s);

@@ -47,6 +47,20 @@ struct NetShape {
     IndexVec<ModeIx, std::vector<NetThread>> mode_threads; // Tid(a)
     IndexVec<ModeIx, std::string> mode_labels;             // "EX(t0)", "EX(t0)#3" when ambiguous
     std::vector<std::vector<PlaceIx>> initial;             // M0, sorted, distinct
+    // Coloured barrier tokens (docs/enforcement.md, "Barrier rounds"): a barrier edge's tokens
+    // belong to one generation of the barrier. Its sync marks a receiver's token *waiting*
+    // (W[t:e], a place of our own after the net's, twin of PreRcv[t:e]) until t is inside that
+    // generation, then *armed* (PreRcv[t:e], which rcv[t:e] takes from). A token that can no
+    // longer fire is dead: it leaves the marking (CandidateMarkings::colour_step).
+    bool coloured = false;                       // some edge is on a barrier
+    IndexVec<PlaceIx, PlaceIx> twin;             // PreRcv[t:e] <-> W[t:e] of a barrier edge
+    IndexVec<PlaceIx, EdgeIx> colour_edge;       // PostSnd, PreRcv and W of a barrier edge: e
+    IndexVec<PlaceIx, std::uint8_t> colour_kind; // ColourKind
+    std::vector<PlaceIx> coloured_places;        // those of a barrier edge, sorted
+    enum ColourKind : std::uint8_t { uncoloured, sent, armed, waiting };
+    std::size_t place_count() const { return place_thread.size(); } // the net's, then W places
+    // The net's place that p is or is the twin of (W[t:e] -> PreRcv[t:e]).
+    PlaceIx net_place(PlaceIx p) const { return colour_kind[p] == waiting ? twin[p] : p; }
     // The one mode a of a net without transitions (`var x : LOCK(m: T);`, Clang's GUARDED_BY),
     // when its threads' ids are below 64: its variables' candidates are M0 = P(a) for good, as
     // nothing fires and a violation re-synchronizes to P(a) or keeps them, so an access is
@@ -90,6 +104,22 @@ struct NetShape {
         return acc_thread[p] == t && (!write || acc_ex[p]) &&
                (!acc_lock[p].valid() || holds(held, acc_lock[p]));
     }
+};
+
+// What a barrier op does to the colours of one variable's tokens on the edges of its barrier
+// (docs/enforcement.md, "Barrier rounds"): after an arrival, the waiting tokens of the threads
+// inside the open generation are armed; at a departure of t, t's armed tokens that did not fire
+// die (and so they do before an arrival of t that follows an arrival without a departure); at
+// the first departure of a generation, its sent and waiting tokens die.
+struct ColourOp {
+    enum Kind : std::uint8_t { enter, exit, close };
+    Kind kind = enter;
+    NetThread thread;                     // enter, exit
+    std::span<const std::uint8_t> inside; // enter: by NetThread, inside the open generation
+    // exit: after the departure's rcv step (products kill there at once: Move::dead), or
+    // before an arrival (the armed tokens of a generation the thread left without a departure).
+    bool after_rcv = true;
+    bool is_inside(NetThread u) const { return u.ix() < inside.size() && inside[u.ix()]; }
 };
 
 // Interns nets by structure.

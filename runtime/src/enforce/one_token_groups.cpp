@@ -40,16 +40,21 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
     }
     // block[p]: p's class in the current partition of the candidate places (no_column: p is
     // not one).
-    IndexVec<PlaceIx, std::uint32_t> block(net.places.size(), no_column);
+    // (A barrier edge's PreRcv and W places are moved and emptied by colour steps of their own:
+    // each keeps a column of its own, from the first partition on.)
+    const std::size_t np = s.place_count();
+    IndexVec<PlaceIx, std::uint32_t> block(np, no_column);
+    std::size_t blocks = 1;
     for (PlaceIx q : s.col_place)
-        block[q] = 0;
-    for (std::size_t blocks = 1;;) {
+        block[q] =
+            s.colour_kind[q] == NetShape::uncoloured ? 0 : static_cast<std::uint32_t>(blocks++);
+    for (;;) {
         using Sig = std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>>;
-        IndexVec<PlaceIx, Sig> sig(net.places.size());
+        IndexVec<PlaceIx, Sig> sig(np);
         for (const TokenMove& m : moves)
             sig[m.to].emplace_back(m.key, block[m.from], s.place_row[m.from]);
         std::map<std::pair<std::uint32_t, Sig>, std::uint32_t> ids;
-        IndexVec<PlaceIx, std::uint32_t> next(net.places.size(), no_column);
+        IndexVec<PlaceIx, std::uint32_t> next(np, no_column);
         for (PlaceIx q : s.col_place) {
             Sig& g = sig[q];
             std::sort(g.begin(), g.end());
@@ -78,6 +83,10 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
     // is kept current as they grow (Group, summaries): an acq then merges one column, not eight.
     // Only sources without an own row (PreRcv columns, written by snd ops) are summarized, so no
     // op both reads a summary and writes one of its members.
+    std::vector<std::uint8_t> colour_col(grp.cols, 0);
+    for (PlaceIx q : s.col_place)
+        if (s.colour_kind[q] != NetShape::uncoloured)
+            colour_col[block[q]] = 1;
     std::map<std::vector<std::uint32_t>, std::uint32_t> summary_of;
     std::vector<std::vector<std::uint32_t>> members_of(grp.cols); // column -> its summaries
     std::sort(moves.begin(), moves.end(),
@@ -104,7 +113,10 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
             while (l < rules.size() && rules[l].own == ReachRule::no_row &&
                    rules[l].own == rules[k].own && rules[l].dst == rules[k].dst)
                 ++l;
-            if (rules[k].own != ReachRule::no_row || l - k < 3) {
+            bool coloured_src = false; // a colour step empties it: no summary may hold it
+            for (std::size_t r = k; r < l; ++r)
+                coloured_src = coloured_src || colour_col[rules[r].src];
+            if (rules[k].own != ReachRule::no_row || l - k < 3 || coloured_src) {
                 rules_.insert(rules_.end(), rules.begin() + static_cast<std::ptrdiff_t>(k),
                               rules.begin() + static_cast<std::ptrdiff_t>(l));
                 k = l;
@@ -140,9 +152,29 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         u32_pool_.push_back(static_cast<std::uint32_t>(summaries.size()));
     }
     u32_pool_.insert(u32_pool_.end(), summaries.begin(), summaries.end());
+    add_colour_columns(gi, s, edge_mechs, block);
     groups_.push_back(std::move(grp));
     index.invalidate();
     return gi;
+}
+
+void OneTokenGroups::add_colour_columns(GroupIx gi, const NetShape& s,
+                                        std::span<const MechIx> edge_mechs,
+                                        const IndexVec<PlaceIx, std::uint32_t>& column) {
+    const auto colour_begin = static_cast<std::uint32_t>(colour_cols_.size());
+    for (PlaceIx q : s.col_place) {
+        const auto kind = s.colour_kind[q];
+        if (kind == NetShape::uncoloured)
+            continue;
+        const MechIx m = edge_mechs[s.colour_edge[q].ix()];
+        colour_cols_.push_back({m, s.place_thread[q], column[q],
+                                kind == NetShape::waiting ? column[s.twin[q]] : no_column});
+        if (coloured_.size() <= m.ix())
+            coloured_.resize(m.ix() + 1);
+        if (coloured_[m.ix()].empty() || coloured_[m.ix()].back() != gi)
+            coloured_[m.ix()].push_back(gi);
+    }
+    colour_range_.emplace_back(colour_begin, static_cast<std::uint32_t>(colour_cols_.size()));
 }
 
 void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
@@ -223,6 +255,38 @@ bool OneTokenGroups::step(GroupIx g, std::span<const ReachRule> rules, std::uint
     const Group& grp = groups_[g];
     return apply_rules(reach_of(grp), grp.stride, summary_begin_of(grp),
                        summary_begin_of(grp) + grp.cols + 1, rules, now);
+}
+
+// The colour moves (ColourOp) as column operations: a token that dies empties its column (no
+// start time reaches it now; a later move fills it again from its source, as any column), a
+// waiting token that is armed moves its column into its PreRcv twin's.
+void OneTokenGroups::colour_step(GroupIx g, MechIx m, const ColourOp& op) {
+    const Group& grp = groups_[g];
+    std::uint64_t* reach = reach_of(grp);
+    auto column = [&](std::uint32_t c) { return reach + std::size_t{c} * grp.stride; };
+    const auto [begin, end] = colour_range_[g.ix()];
+    const std::span<const ColourColumn> cols(colour_cols_.data() + begin,
+                                             colour_cols_.data() + end);
+    for (const ColourColumn& cc : cols) {
+        if (cc.mech != m)
+            continue;
+        const bool waiting = cc.armed != no_column;
+        const bool dies = op.kind == ColourOp::close  ? waiting
+                          : op.kind == ColourOp::exit ? !waiting && cc.thread == op.thread
+                                                      : false;
+        if (dies)
+            std::fill(column(cc.col), column(cc.col) + grp.stride, 0);
+    }
+    if (op.kind != ColourOp::enter)
+        return;
+    for (const ColourColumn& cc : cols)
+        if (cc.mech == m && cc.armed != no_column && op.is_inside(cc.thread)) {
+            std::uint64_t* w = column(cc.col);
+            std::uint64_t* a = column(cc.armed);
+            for (std::uint32_t p = 0; p < grp.stride; ++p)
+                a[p] = std::max(a[p], w[p]);
+            std::fill(w, w + grp.stride, 0);
+        }
 }
 
 void OneTokenGroups::materialize(VarIx v, const NetShapes& shapes, CandidateSet& out) const {

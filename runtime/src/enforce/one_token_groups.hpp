@@ -97,6 +97,13 @@ public:
     }
     // A sync op's rules on group g at time now; returns whether the table changed.
     bool step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now);
+    // The groups with edges on barrier m (NetShape::coloured), and the colour moves of an op on
+    // m on one of them.
+    std::span<const GroupIx> coloured(MechIx m) const {
+        return m.ix() < coloured_.size() ? std::span<const GroupIx>(coloured_[m.ix()])
+                                         : std::span<const GroupIx>();
+    }
+    void colour_step(GroupIx g, MechIx m, const ColourOp& op);
     // The candidates of a lazy variable now, as one-place markings.
     void materialize(VarIx v, const NetShapes& shapes, CandidateSet& out) const;
 
@@ -129,6 +136,22 @@ private:
     const std::uint32_t* summary_begin_of(const Group& g) const {
         return u32_pool_.data() + g.u32_at + g.rows;
     }
+
+    // The column of a barrier edge's armed (PreRcv) or waiting (W) place of one thread; a
+    // waiting one's armed twin (no_column: it is armed).
+    struct ColourColumn {
+        MechIx mech;
+        NetThread thread;
+        std::uint32_t col = 0, armed = no_column;
+    };
+    std::vector<ColourColumn> colour_cols_;
+    // Group gi's ColourColumns (group_for), its places' storage columns given.
+    void add_colour_columns(GroupIx gi, const NetShape& s, std::span<const MechIx> edge_mechs,
+                            const IndexVec<PlaceIx, std::uint32_t>& column);
+    // By group, its ColourColumns' range in colour_cols_ (apart from Group, which every op on
+    // the group reads: these only colour steps do).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> colour_range_;
+    std::vector<std::vector<GroupIx>> coloured_; // by barrier MechIx
 
     IndexVec<GroupIx, Group> groups_;
     std::map<std::vector<std::uint32_t>, GroupIx> group_ids_; // shape, edge mechs -> group

@@ -102,7 +102,8 @@ std::vector<ViolationExplainer::Way>
 ViolationExplainer::cheapest_ways(const NetShape& s, CandidateView cands, NetThread g,
                                   const IndexVec<ModeIx, char>& permitting) const {
     const Net& net = s.net;
-    const auto place = [&](PlaceIx p) -> const Place& { return net.places[p.ix()]; };
+    // (A waiting token W[t:e] is explained as its PreRcv[t:e]: it needs the same rcv.)
+    const auto place = [&](PlaceIx p) -> const Place& { return net.places[s.net_place(p).ix()]; };
     std::vector<Way> ways;
     auto token_of = [&](std::span<const PlaceIx> m, NetThread t) {
         for (PlaceIx p : m)
