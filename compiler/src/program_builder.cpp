@@ -117,6 +117,27 @@ struct Builder {
             s.expr2 = expr(operands.at(1));
     }
 
+    // `enq q x;`, `deq q x;`, `wait c m;`, `notify c;`, `notifyall c;`: the first word is a
+    // statement word only here (docs/programs.md); any other name there starts an assignment
+    // that lacks its '='.
+    void word_stmt(prog::Stmt& s, const std::vector<antlr4::tree::TerminalNode*>& ids) {
+        using K = prog::Stmt::Kind;
+        const std::string word = ids.at(0)->getText();
+        const bool three = ids.size() == 3;
+        if (three && (word == "enq" || word == "deq" || word == "wait")) {
+            s.kind = word == "enq" ? K::enq : word == "deq" ? K::deq : K::wait;
+            s.target = ident(ids.at(1));
+            s.object = ident(ids.at(2));
+        } else if (!three && (word == "notify" || word == "notifyall")) {
+            s.kind = word == "notify" ? K::notify : K::notifyall;
+            s.target = ident(ids.at(1));
+        } else {
+            diags.error(loc_of(ids.at(1)),
+                        fmt::format("expected '=' before '{}'", ids.at(1)->getText()));
+            s.kind = K::skip;
+        }
+    }
+
     prog::Stmt stmt(P::StmtContext* c) {
         using K = prog::Stmt::Kind;
         prog::Stmt s;
@@ -176,31 +197,9 @@ struct Builder {
         } else if (auto* x = dynamic_cast<P::DeterministicStmtContext*>(c)) {
             s.kind = K::deterministic, s.body = block(x->block());
         } else if (auto* x = dynamic_cast<P::QueueStmtContext*>(c)) {
-            // `enq`/`deq` are words only where a statement starts (docs/programs.md): any other
-            // name there starts an assignment that lacks its '='.
-            const std::vector<antlr4::tree::TerminalNode*> ids = x->ID();
-            const std::string word = ids.at(0)->getText();
-            if (word == "enq" || word == "deq" || word == "wait") {
-                s.kind = word == "enq" ? K::enq : word == "deq" ? K::deq : K::wait;
-                s.target = ident(ids.at(1));
-                s.object = ident(ids.at(2));
-            } else {
-                diags.error(loc_of(ids.at(1)),
-                            fmt::format("expected '=' before '{}'", ids.at(1)->getText()));
-                s.kind = K::skip;
-            }
+            word_stmt(s, x->ID());
         } else if (auto* x = dynamic_cast<P::WordStmtContext*>(c)) {
-            // notify c; / notifyall c;: words only here, as enq and deq.
-            const std::vector<antlr4::tree::TerminalNode*> ids = x->ID();
-            const std::string word = ids.at(0)->getText();
-            if (word == "notify" || word == "notifyall") {
-                s.kind = word == "notify" ? K::notify : K::notifyall;
-                s.target = ident(ids.at(1));
-            } else {
-                diags.error(loc_of(ids.at(1)),
-                            fmt::format("expected '=' before '{}'", ids.at(1)->getText()));
-                s.kind = K::skip;
-            }
+            word_stmt(s, x->ID());
         }
         return s;
     }

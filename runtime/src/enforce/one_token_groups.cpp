@@ -8,27 +8,13 @@
 
 namespace sfg::enforce {
 
-// Storage columns by partition refinement (as in DFA minimization): two candidate places share
-// a column when the same keys' rules write them from the same columns (and the same own row).
-// Then each key's rules, deduplicated, become the group's subscriptions.
-GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
-                                  std::span<const MechIx> edge_mechs, NetNames& names,
-                                  SyncIndex& index) {
-    std::vector<std::uint32_t> group_key{shape.v};
-    for (MechIx m : edge_mechs)
-        group_key.push_back(m.v);
-    auto [git, fresh] = group_ids_.try_emplace(group_key, groups_.next_index());
-    if (!fresh)
-        return git->second;
-    const GroupIx gi = git->second;
+namespace {
 
-    // Each snd/rcv transition as the move of the one token it makes: from •r to close(r•).
+// Each snd/rcv transition as the move of the one token it makes: from •r to close(r•).
+std::vector<OneTokenGroups::TokenMove>
+token_moves(const NetShape& s, std::span<const MechIx> edge_mechs, NetNames& names) {
     const Net& net = s.net;
-    struct TokenMove {
-        std::uint64_t key;
-        PlaceIx from, to;
-    };
-    std::vector<TokenMove> moves;
+    std::vector<OneTokenGroups::TokenMove> moves;
     for (std::size_t r = 0; r < net.transitions.size(); ++r) {
         const Transition& t = net.transitions[r];
         if (t.kind == TransitionKind::sync || t.edge >= net.edges.size())
@@ -38,10 +24,19 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         moves.push_back({sync_key(edge_mechs[t.edge], names.intern_thread(t.thread), role),
                          s.pre(tr)[0], s.single_next[tr]});
     }
-    // block[p]: p's class in the current partition of the candidate places (no_column: p is
-    // not one).
-    // (A barrier edge's PreRcv and W places are moved and emptied by colour steps of their own:
-    // each keeps a column of its own, from the first partition on.)
+    std::sort(moves.begin(), moves.end(),
+              [](const auto& a, const auto& b) { return a.key < b.key; });
+    return moves;
+}
+
+// Storage columns by partition refinement (as in DFA minimization): two candidate places share
+// a column when the same keys' moves write them from the same columns (and the same own row).
+// block[p]: p's column (OneTokenGroups::no_column: p is not a candidate place). A barrier
+// edge's PreRcv and W places are moved and emptied by colour steps of their own: each keeps a
+// column of its own, from the first partition on.
+IndexVec<PlaceIx, std::uint32_t>
+partition_columns(const NetShape& s, const std::vector<OneTokenGroups::TokenMove>& moves,
+                  std::uint32_t no_column) {
     const std::size_t np = s.place_count();
     IndexVec<PlaceIx, std::uint32_t> block(np, no_column);
     std::size_t blocks = 1;
@@ -51,7 +46,7 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
     for (;;) {
         using Sig = std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>>;
         IndexVec<PlaceIx, Sig> sig(np);
-        for (const TokenMove& m : moves)
+        for (const OneTokenGroups::TokenMove& m : moves)
             sig[m.to].emplace_back(m.key, block[m.from], s.place_row[m.from]);
         std::map<std::pair<std::uint32_t, Sig>, std::uint32_t> ids;
         IndexVec<PlaceIx, std::uint32_t> next(np, no_column);
@@ -65,10 +60,28 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         }
         std::swap(block, next);
         if (ids.size() == blocks)
-            break;
+            return block;
         blocks = ids.size();
     }
+}
 
+} // namespace
+
+// Columns by partition refinement, then each key's rules, deduplicated, become the group's
+// subscriptions.
+GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
+                                  std::span<const MechIx> edge_mechs, NetNames& names,
+                                  SyncIndex& index) {
+    std::vector<std::uint32_t> group_key{shape.v};
+    for (MechIx m : edge_mechs)
+        group_key.push_back(m.v);
+    auto [git, fresh] = group_ids_.try_emplace(group_key, groups_.next_index());
+    if (!fresh)
+        return git->second;
+    const GroupIx gi = git->second;
+
+    const std::vector<TokenMove> moves = token_moves(s, edge_mechs, names);
+    const IndexVec<PlaceIx, std::uint32_t> block = partition_columns(s, moves, no_column);
     Group grp;
     grp.shape = shape;
     grp.column = block;
@@ -78,72 +91,88 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
     grp.rows = static_cast<std::uint32_t>(s.row_place.size());
     grp.stride = (grp.rows + column_lanes - 1) / column_lanes * column_lanes;
 
-    // Each key's rules, deduplicated. Rules that merge several columns into one (an acq: one
-    // per possible releaser) read instead a summary column, the maximum of those sources, which
-    // is kept current as they grow (Group, summaries): an acq then merges one column, not eight.
-    // Only sources without an own row (PreRcv columns, written by snd ops) are summarized, so no
-    // op both reads a summary and writes one of its members.
-    std::vector<std::uint8_t> colour_col(grp.cols, 0);
+    Summaries sums;
+    sums.members_of.resize(grp.cols);
+    sums.colour_col.assign(grp.cols, 0);
     for (PlaceIx q : s.col_place)
         if (s.colour_kind[q] != NetShape::uncoloured)
-            colour_col[block[q]] = 1;
-    std::map<std::vector<std::uint32_t>, std::uint32_t> summary_of;
-    std::vector<std::vector<std::uint32_t>> members_of(grp.cols); // column -> its summaries
-    std::sort(moves.begin(), moves.end(),
-              [](const TokenMove& a, const TokenMove& b) { return a.key < b.key; });
+            sums.colour_col[block[q]] = 1;
+    for (std::size_t i = 0; i < moves.size();) {
+        std::size_t j = i;
+        while (j < moves.size() && moves[j].key == moves[i].key)
+            ++j;
+        subscribe_key(gi, grp, s, std::span(moves).subspan(i, j - i), block, sums, index);
+        i = j;
+    }
+    store_tables(grp, s, block, sums.members_of);
+    add_colour_columns(gi, s, edge_mechs, block);
+    groups_.push_back(std::move(grp));
+    index.invalidate();
+    return gi;
+}
+
+// One key's rules, deduplicated. Rules that merge several columns into one (an acq: one per
+// possible releaser) read instead a summary column, the maximum of those sources, which is kept
+// current as they grow (Group, summaries): an acq then merges one column, not eight. Only
+// sources without an own row (PreRcv columns, written by snd ops) are summarized, so no op both
+// reads a summary and writes one of its members; nor those a colour step empties.
+void OneTokenGroups::subscribe_key(GroupIx gi, Group& grp, const NetShape& s,
+                                   std::span<const TokenMove> moves,
+                                   const IndexVec<PlaceIx, std::uint32_t>& block, Summaries& sums,
+                                   SyncIndex& index) {
     std::vector<ReachRule> rules;
-    // Rules without an own row first, by destination: the summaries below take runs of them.
+    for (const TokenMove& m : moves) {
+        const ReachRule rule{block[m.from], block[m.to], s.place_row[m.from]};
+        if (std::find(rules.begin(), rules.end(), rule) == rules.end())
+            rules.push_back(rule);
+    }
+    // Rules without an own row first, by destination: the summaries take runs of them.
     auto order = [](const ReachRule& r) {
         return std::tuple(r.own != ReachRule::no_row, r.own, r.dst, r.src);
     };
-    for (std::size_t i = 0; i < moves.size();) {
-        rules.clear();
-        std::size_t j = i;
-        for (; j < moves.size() && moves[j].key == moves[i].key; ++j) {
-            const ReachRule rule{block[moves[j].from], block[moves[j].to],
-                                 s.place_row[moves[j].from]};
-            if (std::find(rules.begin(), rules.end(), rule) == rules.end())
-                rules.push_back(rule);
-        }
-        std::sort(rules.begin(), rules.end(),
-                  [&](const ReachRule& x, const ReachRule& y) { return order(x) < order(y); });
-        Subscription sub = Subscription::of(gi, static_cast<std::uint32_t>(rules_.size()));
-        for (std::size_t k = 0; k < rules.size();) {
-            std::size_t l = k + 1;
-            while (l < rules.size() && rules[l].own == ReachRule::no_row &&
-                   rules[l].own == rules[k].own && rules[l].dst == rules[k].dst)
-                ++l;
-            bool coloured_src = false; // a colour step empties it: no summary may hold it
-            for (std::size_t r = k; r < l; ++r)
-                coloured_src = coloured_src || colour_col[rules[r].src];
-            if (rules[k].own != ReachRule::no_row || l - k < 3 || coloured_src) {
-                rules_.insert(rules_.end(), rules.begin() + static_cast<std::ptrdiff_t>(k),
-                              rules.begin() + static_cast<std::ptrdiff_t>(l));
-                k = l;
-                continue;
-            }
-            std::vector<std::uint32_t> srcs;
-            for (std::size_t r = k; r < l; ++r)
-                srcs.push_back(rules[r].src);
-            auto [it, fresh_summary] = summary_of.try_emplace(srcs, grp.cols);
-            if (fresh_summary) {
-                ++grp.cols;
-                for (std::uint32_t c : srcs)
-                    members_of[c].push_back(it->second);
-            }
-            rules_.push_back({it->second, rules[k].dst, ReachRule::no_row});
+    std::sort(rules.begin(), rules.end(),
+              [&](const ReachRule& x, const ReachRule& y) { return order(x) < order(y); });
+    Subscription sub = Subscription::of(gi, static_cast<std::uint32_t>(rules_.size()));
+    for (std::size_t k = 0; k < rules.size();) {
+        std::size_t l = k + 1;
+        while (l < rules.size() && rules[l].own == ReachRule::no_row &&
+               rules[l].own == rules[k].own && rules[l].dst == rules[k].dst)
+            ++l;
+        bool coloured_src = false;
+        for (std::size_t r = k; r < l; ++r)
+            coloured_src = coloured_src || sums.colour_col[rules[r].src];
+        if (rules[k].own != ReachRule::no_row || l - k < 3 || coloured_src) {
+            rules_.insert(rules_.end(), rules.begin() + static_cast<std::ptrdiff_t>(k),
+                          rules.begin() + static_cast<std::ptrdiff_t>(l));
             k = l;
+            continue;
         }
-        sub.count = static_cast<std::uint32_t>(rules_.size() - sub.begin);
-        index.subscribe(moves[i].key, sub);
-        i = j;
+        std::vector<std::uint32_t> srcs;
+        for (std::size_t r = k; r < l; ++r)
+            srcs.push_back(rules[r].src);
+        auto [it, fresh_summary] = sums.summary_of.try_emplace(srcs, grp.cols);
+        if (fresh_summary) {
+            ++grp.cols;
+            for (std::uint32_t c : srcs)
+                sums.members_of[c].push_back(it->second);
+        }
+        rules_.push_back({it->second, rules[k].dst, ReachRule::no_row});
+        k = l;
     }
+    sub.count = static_cast<std::uint32_t>(rules_.size() - sub.begin);
+    index.subscribe(moves.front().key, sub);
+}
+
+// The group's storage in the pools (Group): its reach table, each row's own column, then
+// summary_begin (offsets from the first summary) and the summaries.
+void OneTokenGroups::store_tables(Group& grp, const NetShape& s,
+                                  const IndexVec<PlaceIx, std::uint32_t>& block,
+                                  const std::vector<std::vector<std::uint32_t>>& members_of) {
     grp.reach_at = reach_pool_.size();
     reach_pool_.resize(reach_pool_.size() + std::size_t{grp.stride} * grp.cols, 0);
     grp.u32_at = u32_pool_.size();
     for (PlaceIx p : s.row_place)
         u32_pool_.push_back(block[p]);
-    // summary_begin (offsets from the first summary), then the summaries.
     std::vector<std::uint32_t> summaries;
     u32_pool_.push_back(0);
     for (std::uint32_t c = 0; c < grp.cols; ++c) {
@@ -152,10 +181,6 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
         u32_pool_.push_back(static_cast<std::uint32_t>(summaries.size()));
     }
     u32_pool_.insert(u32_pool_.end(), summaries.begin(), summaries.end());
-    add_colour_columns(gi, s, edge_mechs, block);
-    groups_.push_back(std::move(grp));
-    index.invalidate();
-    return gi;
 }
 
 void OneTokenGroups::add_colour_columns(GroupIx gi, const NetShape& s,

@@ -145,6 +145,27 @@ private:
         std::uint32_t col = 0, armed = no_column;
     };
     std::vector<ColourColumn> colour_cols_;
+
+public:
+    // A snd or rcv transition as the move of the one token it makes (group_for).
+    struct TokenMove {
+        std::uint64_t key;
+        PlaceIx from, to;
+    };
+
+private:
+    // group_for's summary columns as they are made: by their sources, and each column's
+    // summaries; the columns a colour step empties (never summarized).
+    struct Summaries {
+        std::map<std::vector<std::uint32_t>, std::uint32_t> summary_of;
+        std::vector<std::vector<std::uint32_t>> members_of;
+        std::vector<std::uint8_t> colour_col;
+    };
+    void subscribe_key(GroupIx gi, Group& grp, const NetShape& s, std::span<const TokenMove> moves,
+                       const IndexVec<PlaceIx, std::uint32_t>& block, Summaries& sums,
+                       SyncIndex& index);
+    void store_tables(Group& grp, const NetShape& s, const IndexVec<PlaceIx, std::uint32_t>& block,
+                      const std::vector<std::vector<std::uint32_t>>& members_of);
     // Group gi's ColourColumns (group_for), its places' storage columns given.
     void add_colour_columns(GroupIx gi, const NetShape& s, std::span<const MechIx> edge_mechs,
                             const IndexVec<PlaceIx, std::uint32_t>& column);
