@@ -228,7 +228,8 @@ void Inferrer::Impl::add_groups() {
                 if (ts.size() >= 4)
                     uses[ts] += 2;
             }
-    for (const auto& [ts, n] : uses) {
+    for (const auto& [set, n] : uses) {
+        const std::vector<std::string>& ts = set; // (Clang 14 captures no structured binding)
         if (n < 2 || std::any_of(decls.groups.begin(), decls.groups.end(),
                                  [&](const auto& g) { return g.second == ts; }))
             continue;

@@ -80,9 +80,11 @@ std::string render_sfg(const Inferrer& inf) {
     declare(out, "queue", d.queues);
     for (const auto& [name, threads] : d.groups)
         out += fmt::format("group {} = {};\n", name, fmt::join(threads, ", "));
-    for (const auto& [name, threads] : d.barriers) {
-        const auto group = std::find_if(d.groups.begin(), d.groups.end(),
-                                        [&](const auto& g) { return g.second == threads; });
+    for (const auto& barrier : d.barriers) {
+        const auto& [name, threads] = barrier;
+        const auto group = std::find_if(d.groups.begin(), d.groups.end(), [&](const auto& g) {
+            return g.second == barrier.second; // (Clang 14 captures no structured binding)
+        });
         out += fmt::format("barrier {}({});\n", name,
                            group != d.groups.end() ? group->first
                                                    : fmt::format("{}", fmt::join(threads, ", ")));
