@@ -124,6 +124,16 @@ struct Found {
     std::string why;
 };
 
+// A Found built member by member (GCC 12 warns, wrongly, that a brace-built one's strings may be
+// used uninitialized inside the optional).
+Found found(MechKind kind, std::string name, std::string why) {
+    Found f;
+    f.label.kind = kind;
+    f.label.name = std::move(name);
+    f.why = std::move(why);
+    return f;
+}
+
 // The boundary p -> q: the trace's ids and names.
 struct Boundary {
     const RawPhase& p;
@@ -153,9 +163,9 @@ std::optional<Found> by_fork(const Boundary& b) {
             return std::nullopt;
         link = f;
     }
-    return Found{
-        {MechKind::fork, "", {}},
-        fmt::format("{} forks {} at event {}", b.thread(s), b.threads(b.q.threads), link->event)};
+    return found(
+        MechKind::fork, "",
+        fmt::format("{} forks {} at event {}", b.thread(s), b.threads(b.q.threads), link->event));
 }
 
 // join(S -> t): q's one thread joined every thread of p in one join event before its access.
@@ -170,9 +180,9 @@ std::optional<Found> by_join(const Boundary& b) {
             return std::nullopt;
         link = j;
     }
-    return Found{
-        {MechKind::join, "", {}},
-        fmt::format("{} joins {} at event {}", b.thread(t), b.threads(b.p.threads), link->event)};
+    return found(
+        MechKind::join, "",
+        fmt::format("{} joins {} at event {}", b.thread(t), b.threads(b.p.threads), link->event));
 }
 
 // Whether thread t's log of kind k on obj has an event of generation g on the right side of
@@ -214,9 +224,9 @@ std::optional<Found> by_barrier(const Boundary& b) {
         for (std::size_t i = 0; ok && i < b.q.threads.size(); ++i)
             ok = in_generation(b, b.q.threads[i], SyncKind::bexit, bar, g, b.q.first[i]);
         if (ok)
-            return Found{{MechKind::barrier, b.syms.barriers.name(bar), {}},
+            return found(MechKind::barrier, b.syms.barriers.name(bar),
                          fmt::format("every thread passes barrier {} in its round {}",
-                                     b.syms.barriers.name(bar), g + 1)};
+                                     b.syms.barriers.name(bar), g + 1));
     }
     return std::nullopt;
 }
