@@ -88,10 +88,14 @@ Element loop_element(const std::vector<Phase>& ph, const std::vector<Label>& lb,
     for (std::size_t j = i; j <= e; ++j)
         if (std::find(el.modes.begin(), el.modes.end(), ph[j].mode) == el.modes.end())
             el.modes.push_back(ph[j].mode);
-    std::erase_if(el.modes, [&](const Mode& m) {
-        return std::any_of(el.modes.begin(), el.modes.end(),
-                           [&](const Mode& o) { return !(o == m) && fits(m, o); });
-    });
+    // The modes another one covers go: decided for all first (a predicate of erase_if must not
+    // read the vector it is compacting).
+    std::vector<Mode> kept;
+    for (const Mode& m : el.modes)
+        if (std::none_of(el.modes.begin(), el.modes.end(),
+                         [&](const Mode& o) { return !(o == m) && fits(m, o); }))
+            kept.push_back(m);
+    el.modes = std::move(kept);
     std::sort(el.modes.begin(), el.modes.end(), [](const Mode& a, const Mode& b) {
         return std::tie(a.kind, a.threads, a.lock) < std::tie(b.kind, b.threads, b.lock);
     });
