@@ -285,46 +285,39 @@ TEST_CASE("dependence: enq and deq on one queue are dependent, on two queues ind
     CHECK(run(two->model, Mode::naive).classes == 2);
 }
 
-TEST_CASE("dependence: every execution of a class shows the same findings (queue programs)") {
+namespace {
+
+// How many of the first `n` programs of `generate` naive explores completely (within 4,000
+// executions), every execution of each class showing the same findings.
+template <class Generate>
+int same_within_classes_of(Generate generate, std::uint64_t n) {
     int checked = 0;
-    const std::uint64_t n = seeds(150, 50);
     for (std::uint64_t seed = 1; seed <= n; ++seed) {
-        std::string text = queue_program(seed);
+        std::string text = generate(seed);
         CAPTURE(text);
         auto l = load(text);
         REQUIRE(l);
         std::uint64_t executions = 0;
         checked += same_within_classes(l->model, 4000, &executions) && executions < 4000;
     }
-    CHECK(checked >= at_least(100, n, 150));
+    return checked;
+}
+
+} // namespace
+
+TEST_CASE("dependence: every execution of a class shows the same findings (queue programs)") {
+    const std::uint64_t n = seeds(150, 50);
+    CHECK(same_within_classes_of(queue_program, n) >= at_least(100, n, 150));
 }
 
 TEST_CASE("dependence: every execution of a class shows the same findings (read-modify-writes)") {
     // A failed cas is a read alone, so it commutes with other reads of its volatile.
-    int checked = 0;
     const std::uint64_t n = seeds(150, 50);
-    for (std::uint64_t seed = 1; seed <= n; ++seed) {
-        std::string text = rmw_program(seed);
-        CAPTURE(text);
-        auto l = load(text);
-        REQUIRE(l);
-        std::uint64_t executions = 0;
-        checked += same_within_classes(l->model, 4000, &executions) && executions < 4000;
-    }
-    CHECK(checked >= at_least(100, n, 150));
+    CHECK(same_within_classes_of(rmw_program, n) >= at_least(100, n, 150));
 }
 
 TEST_CASE("dependence: every execution of a class shows the same findings (condition variables)") {
     // A notify and a wait or wake of one cond are dependent; of two conds, independent.
-    int checked = 0;
     const std::uint64_t n = seeds(150, 50);
-    for (std::uint64_t seed = 1; seed <= n; ++seed) {
-        std::string text = cond_program(seed);
-        CAPTURE(text);
-        auto l = load(text);
-        REQUIRE(l);
-        std::uint64_t executions = 0;
-        checked += same_within_classes(l->model, 4000, &executions) && executions < 4000;
-    }
-    CHECK(checked >= at_least(100, n, 150));
+    CHECK(same_within_classes_of(cond_program, n) >= at_least(100, n, 150));
 }
