@@ -286,7 +286,7 @@ inline group_handle no_group() {
 group_handle start_group(group_tasks tasks);
 // Waits for every thread, records the join, then rethrows the first exception a thread ended
 // with (finding_error under throw_error included).
-void join_group(GroupImpl& g);
+void join_group(GroupImpl& g, bool quiet = false); // quiet: from a destructor
 bool group_joinable(const GroupImpl& g);
 
 // One thread: a group of one, its body f(args...).
@@ -398,7 +398,12 @@ public:
     void unlock();
 
 private:
+    friend class condition_variable;
     void record_acquire(); // the acq event once m_ is held; on a finding, unlocks and throws
+    // The holder alone, no event (under sfg::explore, whose controller is the lock: m_ is not
+    // used then).
+    void take_silently();
+    void let_go_silently();
     std::mutex m_;
     [[no_unique_address]] detail::lock_object obj_;
 };
@@ -414,6 +419,8 @@ public:
     // Unlike std::condition_variable_any's, a finding thrown when the mutex is taken again
     // propagates (with `lock` not owning it) instead of terminating.
     void wait(std::unique_lock<mutex>& lock) {
+        if (explored_wait(lock))
+            return;
         std::unique_lock<std::mutex> inner(m_); // held until waiting: no notify is missed
         lock.unlock();
         cv_.wait(inner);
@@ -426,15 +433,23 @@ public:
             wait(lock);
     }
     void notify_one() noexcept {
+        if (explored_notify(Op::cond_notify))
+            return;
         std::lock_guard<std::mutex> g(m_);
         cv_.notify_one();
     }
     void notify_all() noexcept {
+        if (explored_notify(Op::cond_notifyall))
+            return;
         std::lock_guard<std::mutex> g(m_);
         cv_.notify_all();
     }
 
 private:
+    // Under sfg::explore (docs/explore.md): the wait or notify as the explorer schedules it; false
+    // when no exploration is running.
+    bool explored_wait(std::unique_lock<mutex>& lock);
+    bool explored_notify(Op op) noexcept;
     [[no_unique_address]] detail::object obj_;
     std::mutex m_;
     std::condition_variable cv_;
@@ -695,14 +710,16 @@ private:
 class barrier {
 public:
     barrier(detail::name_arg name, std::ptrdiff_t count)
-        : obj_(std::move(name), Namespace::barrier), b_(count) {}
+        : obj_(std::move(name), Namespace::barrier), b_(count), count_(count) {}
     barrier(const barrier&) = delete;
     barrier& operator=(const barrier&) = delete;
     void arrive_and_wait();
 
 private:
+    void record_or_throw(Op op);
     [[no_unique_address]] detail::object obj_;
     std::barrier<> b_;
+    [[maybe_unused]] std::ptrdiff_t count_; // sfg::explore's model of b_ (unused when switched off)
 };
 
 // A thread-safe FIFO of shared variables (thesis §5.1, q(o); docs/enforcers.md): push(o) records
@@ -816,6 +833,13 @@ inline void mutex::unlock() {
 
 inline void barrier::arrive_and_wait() {
     b_.arrive_and_wait();
+}
+
+inline bool condition_variable::explored_wait(std::unique_lock<mutex>&) {
+    return false;
+}
+inline bool condition_variable::explored_notify(Op) noexcept {
+    return false;
 }
 
 inline deterministic::deterministic(sfg::source_location) {}

@@ -7,6 +7,7 @@
 #include "event_lock.hpp"
 #include "event_queue.hpp"
 #include "global_state.hpp"
+#include "schedule.hpp"
 #include "session_impl.hpp"
 
 #include <fmt/format.h>
@@ -47,6 +48,15 @@ std::optional<finding> block_misuse(const std::string& what) {
 // still refuse it as ill-formed, in event order).
 std::optional<finding> record_block(Op op, const sfg::source_location* where, bool& recorded) {
     recorded = false;
+    Point p; // under sfg::explore, a scheduling point (an end's never throws: end_block's noexcept)
+    p.op = op;
+    p.quiet = op == Op::end;
+    if (where) {
+        p.file = where->file_name();
+        p.line = where->line();
+    }
+    if (schedule(p) == Scheduled::silent)
+        return std::nullopt;
     if (const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
         serial != 0 && this_thread.serial == serial) {
         const QueuedEvent e{where ? where->file_name() : nullptr,

@@ -4,6 +4,7 @@
 // enq takes a smaller ticket than the deq that takes o out (the FIFO's lock orders the two), and
 // the trace never has a deq before its enq.
 #include "queue_item.hpp"
+#include "schedule.hpp"
 
 #include <condition_variable>
 #include <deque>
@@ -26,7 +27,12 @@ std::unique_ptr<QueueImpl, void (*)(QueueImpl*)> make_queue(std::string name) {
 }
 
 std::optional<finding> queue_push(QueueImpl& q, void* item, const object& o) {
-    std::optional<finding> f = record_queue_event(q.obj, o, Op::enqueue, q.items_seen);
+    Point p;
+    p.op = Op::enqueue;
+    p.obj = &q.obj;
+    std::optional<finding> f;
+    if (schedule(p) == Scheduled::run)
+        f = record_queue_event(q.obj, o, Op::enqueue, q.items_seen);
     {
         std::lock_guard l(q.lock);
         q.fifo.emplace_back(item, &o);
@@ -36,6 +42,13 @@ std::optional<finding> queue_push(QueueImpl& q, void* item, const object& o) {
 }
 
 std::optional<finding> queue_pop(QueueImpl& q, bool wait, void*& item) {
+    // Under sfg::explore a pop is scheduled only when the FIFO has an object (or it does not
+    // wait), so the wait below never waits.
+    Point p;
+    p.op = Op::dequeue;
+    p.obj = &q.obj;
+    p.attempt = !wait;
+    const bool recorded = schedule(p) == Scheduled::run;
     std::pair<void*, const object*> taken;
     {
         std::unique_lock l(q.lock);
@@ -49,6 +62,8 @@ std::optional<finding> queue_pop(QueueImpl& q, bool wait, void*& item) {
         q.fifo.pop_front();
     }
     item = taken.first;
+    if (!recorded)
+        return std::nullopt;
     return record_queue_event(q.obj, *taken.second, Op::dequeue, q.items_seen);
 }
 

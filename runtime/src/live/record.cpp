@@ -9,6 +9,8 @@
 #include "queue_item.hpp"
 #include "session_impl.hpp"
 
+#include "sfg/runtime/live/control.hpp"
+
 #include <fmt/format.h>
 
 #include <mutex>
@@ -166,17 +168,48 @@ std::optional<finding> record_queue_event(const object& q, const object& item, O
     return s->take_fresh();
 }
 
+namespace {
+
+// The operation's scheduling point under sfg::explore (sfg/runtime/live/control.hpp): false when
+// the run was given up and the operation runs unrecorded.
+bool scheduled(const object& o, Op op, const sfg::source_location* where, bool rmw) {
+    Control* c = control();
+    if (!c) [[likely]]
+        return true;
+    Point p;
+    p.op = op;
+    p.obj = &o;
+    if (where) {
+        p.file = where->file_name();
+        p.line = where->line();
+    }
+    p.rmw = rmw;
+    return c->point(p) == Scheduled::run;
+}
+
+void record_scheduled(const object& o, Op op, const sfg::source_location* where,
+                      void (*access)(void*), void* context, const std::int64_t* value,
+                      const rmw_write* then) {
+    if (std::optional<finding> f = record_event(o, op, where, access, context, value, then))
+        throw finding_error(std::move(*f));
+}
+
+} // namespace
+
 void record_access(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
                    void* context) {
+    if (!scheduled(o, op, where, false))
+        return hidden_access(access, context);
     // The common case, without any lock: a thread of a session with a checker thread, an
     // object it has resolved. The access is done now; its event waits in the thread's ring.
     const std::uint64_t serial = global().deferring.load(std::memory_order_relaxed);
     const std::uint64_t cache = o.cache.load(std::memory_order_relaxed);
     if (serial == 0 || this_thread.serial != serial || cache >> 32 != serial)
-        return record(o, op, where, access, context);
+        return record_scheduled(o, op, where, access, context, nullptr, nullptr);
     hidden_access(access, context);
     if (!queue().push_access(serial, make_event(op, static_cast<ObjId>(cache), where)))
-        record(o, op, where, nullptr, nullptr); // the session has closed meanwhile
+        record_scheduled(o, op, where, nullptr, nullptr, nullptr,
+                         nullptr); // the session has closed meanwhile
 }
 
 void drain_before_misuse() {
@@ -188,11 +221,21 @@ void drain_before_misuse() {
 
 void record(const object& o, Op op, const sfg::source_location* where, void (*access)(void*),
             void* context, const std::int64_t* value, const rmw_write* then) {
-    if (std::optional<finding> f = record_event(o, op, where, access, context, value, then))
-        throw finding_error(std::move(*f));
+    if (!scheduled(o, op, where, then != nullptr)) {
+        if (access)
+            hidden_access(access, context);
+        return;
+    }
+    record_scheduled(o, op, where, access, context, value, then);
 }
 
 void yield() {
+    if (Control* c = control()) { // not scheduled again until another thread has taken a step
+        Point p;
+        p.yield = true;
+        c->point(p);
+        return;
+    }
     std::this_thread::yield();
 }
 

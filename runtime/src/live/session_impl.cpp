@@ -6,6 +6,7 @@
 #include "global_state.hpp"
 #include "session_options.hpp"
 
+#include "sfg/runtime/live/control.hpp"
 #include "sfg/runtime/report.hpp"
 #include "trace/name_rules.hpp"
 
@@ -51,6 +52,8 @@ finding make_finding(FindingKind kind, std::string_view analysis, std::string va
 SessionImpl::SessionImpl(std::uint64_t serial, const spec* s, session_options o)
     : serial(serial), options(std::move(o)) {
     apply_environment(options);
+    if (control()) // a run of sfg::explore: its findings are the run's (docs/explore.md)
+        options.policy = on_finding::collect;
     if (s)
         spec_ = *s;
     AnalysisInputs inputs;

@@ -3,6 +3,7 @@
 #include "event_lock.hpp"
 #include "event_queue.hpp"
 #include "global_state.hpp"
+#include "schedule.hpp"
 #include "session_impl.hpp"
 
 #include <fmt/format.h>
@@ -39,18 +40,14 @@ ObjId thread_set(SessionImpl& s, std::vector<ThreadId> ids) {
     return static_cast<ObjId>(s.syms.thread_sets.size() - 1);
 }
 
-} // namespace
-
-group_handle start_group(group_tasks tasks) {
-    group_handle g(new GroupImpl, destroy);
-    std::vector<ThreadRecord> records(tasks.size());
-    std::optional<finding> pending;
+// The fork event of a group about to start: its names, the session's ids of its threads.
+void start_recorded(GroupImpl& group, const group_tasks& tasks, std::vector<ThreadRecord>& records,
+                    std::optional<finding>& pending) {
+    GroupImpl* g = &group;
     drain_before_misuse(); // a thread's name may be a misuse
     reserve_event();       // the fork is appended under EventLock: no waiting then
     {
         EventLock lock;
-        for (const auto& t : tasks)
-            g->names.push_back(t.first);
         SessionImpl* s = global().current;
         const std::string label = fmt::format("{}", fmt::join(g->names, ","));
         if (!s) {
@@ -84,13 +81,35 @@ group_handle start_group(group_tasks tasks) {
             pending = s->take_fresh();
         }
     }
+}
+
+} // namespace
+
+group_handle start_group(group_tasks tasks) {
+    group_handle g(new GroupImpl, destroy);
+    std::vector<ThreadRecord> records(tasks.size());
+    std::optional<finding> pending;
+    for (const auto& t : tasks)
+        g->names.push_back(t.first);
+    // Under sfg::explore the fork is a scheduling point, and the threads are the controller's.
+    Control* const ctl = control();
+    Point point;
+    point.op = Op::fork;
+    point.group = g.get();
+    point.names = &g->names;
+    if (!ctl || ctl->point(point) == Scheduled::run)
+        start_recorded(*g, tasks, records, pending);
     if (pending) // under throw_error the threads do not start
         throw finding_error(std::move(*pending));
     // The fork is recorded: now the threads may run.
     g->errors.resize(tasks.size());
+    if (ctl)
+        ctl->forked(*g, g->names);
     for (std::size_t i = 0; i < tasks.size(); ++i)
         g->threads.emplace_back(
-            [gp = g.get(), i, rec = records[i], t = std::move(tasks[i].second)]() mutable {
+            [gp = g.get(), i, rec = records[i], t = std::move(tasks[i].second), ctl]() mutable {
+                if (ctl)
+                    ctl->thread_begins(*gp, i);
                 this_thread = rec;
                 try {
                     t->run();
@@ -101,6 +120,8 @@ group_handle start_group(group_tasks tasks) {
                 }
                 flush_pending_of_this_thread(); // before the thread ends, so before its join
                 this_thread = {};
+                if (ctl)
+                    ctl->thread_ends(gp->errors[i]);
             });
     return g;
 }
@@ -109,13 +130,27 @@ bool group_joinable(const GroupImpl& g) {
     return !g.joined;
 }
 
-void join_group(GroupImpl& g) {
+void join_group(GroupImpl& g, bool quiet) {
     if (g.joined)
         throw std::system_error(std::make_error_code(std::errc::invalid_argument),
                                 "sfg: join of threads already joined");
+    // Under sfg::explore: scheduled once every thread of g has ended, so the join below is quick;
+    // a thread's exception was reported where it happened, and is not thrown again.
+    Control* const ctl = control();
+    Point point;
+    point.op = Op::join;
+    point.group = &g;
+    point.names = &g.names;
+    point.quiet = quiet;
+    const bool recorded = !ctl || ctl->point(point) == Scheduled::run;
     for (std::thread& t : g.threads)
         t.join();
     g.joined = true;
+    if (ctl && ctl->swallows_thread_errors())
+        for (std::exception_ptr& e : g.errors)
+            e = nullptr;
+    if (!recorded)
+        return;
     std::optional<finding> pending;
     reserve_event();
     {
@@ -147,7 +182,7 @@ namespace {
 // reported on standard error.
 void join_quietly(GroupImpl& g) noexcept {
     try {
-        join_group(g);
+        join_group(g, true);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "sfg: thread %s: %s\n",
                      fmt::format("{}", fmt::join(g.names, ",")).c_str(), e.what());

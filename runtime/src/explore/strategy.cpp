@@ -1,0 +1,259 @@
+// The strategies of sfg::explore (strategy.hpp; docs/explore.md, "Modes").
+#include "explore/strategy.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <stdexcept>
+
+namespace sfg::explore_detail {
+
+namespace {
+
+bool preempts(const Decision& d, std::uint32_t t) {
+    return d.last && *d.last != t &&
+           std::binary_search(d.enabled->begin(), d.enabled->end(), *d.last);
+}
+
+// Depth-first over every interleaving (after Relacy's full search and CHESS's preemption
+// bounding): a stack of the choices of the current run; the next run replays the stack up to
+// its deepest node with a choice left and takes that choice.
+class Naive final : public Strategy {
+public:
+    explicit Naive(std::optional<unsigned> bound) : bound_(bound) {}
+
+    void begin_run() override {
+        depth_ = 0;
+        preemptions_ = 0;
+    }
+
+    std::optional<Choice> choose(const Decision& d) override {
+        if (depth_ < stack_.size()) {
+            Level& l = stack_[depth_++];
+            if (*d.enabled != l.enabled)
+                return std::nullopt;
+            const std::uint32_t t = l.options[l.index];
+            preemptions_ += preempts(d, t);
+            return Choice{t, depth_ - 1 < keys_.size() ? &keys_[depth_ - 1] : nullptr};
+        }
+        Level l;
+        l.enabled = *d.enabled;
+        l.options = *d.enabled;
+        if (bound_ && preemptions_ >= *bound_ && d.last &&
+            std::binary_search(d.enabled->begin(), d.enabled->end(), *d.last)) {
+            pruned_ = pruned_ || l.options.size() > 1;
+            l.options = {*d.last}; // no preemption left: the running thread goes on
+        }
+        const std::uint32_t t = l.options.front();
+        preemptions_ += preempts(d, t);
+        stack_.push_back(std::move(l));
+        ++depth_;
+        return Choice{t, nullptr};
+    }
+
+    void end_run(const std::vector<StepKey>& path) override {
+        keys_ = path;
+        stack_.resize(std::min(stack_.size(), path.size()));
+    }
+
+    bool next_run() override {
+        while (!stack_.empty() && stack_.back().index + 1 >= stack_.back().options.size())
+            stack_.pop_back();
+        if (stack_.empty())
+            return false;
+        ++stack_.back().index;
+        keys_.resize(stack_.size() - 1); // the steps before the new choice repeat
+        return true;
+    }
+
+    bool pruned() const override { return pruned_; }
+
+private:
+    struct Level {
+        std::vector<std::uint32_t> enabled, options;
+        std::size_t index = 0;
+    };
+    std::optional<unsigned> bound_;
+    std::vector<Level> stack_;
+    std::vector<StepKey> keys_; // the last run's steps
+    std::size_t depth_ = 0;
+    unsigned preemptions_ = 0;
+    bool pruned_ = false;
+};
+
+std::uint64_t mix(std::uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+class Random final : public Strategy {
+public:
+    explicit Random(std::uint64_t seed) : seed_(seed) {}
+    void begin_run() override { rng_.seed(mix(seed_ ^ mix(run_))); }
+    std::optional<Choice> choose(const Decision& d) override {
+        const auto& e = *d.enabled;
+        return Choice{e[std::uniform_int_distribution<std::size_t>(0, e.size() - 1)(rng_)],
+                      nullptr};
+    }
+    void end_run(const std::vector<StepKey>&) override {}
+    bool next_run() override {
+        ++run_;
+        return true;
+    }
+
+private:
+    std::uint64_t seed_, run_ = 0;
+    std::mt19937_64 rng_;
+};
+
+// PCT (Burckhardt, Kothari, Musuvathi, Nagarakatte, "A Randomized Scheduler with Probabilistic
+// Guarantees of Finding Bugs", ASPLOS 2010): every thread gets a random priority above d when it
+// first appears; the highest-priority enabled thread runs; at d-1 random steps among the first k
+// (k: the longest run so far) the running thread's priority drops below every initial one, to
+// the change point's number. A bug of depth d is found with probability >= 1/(n k^(d-1)) a run.
+class Pct final : public Strategy {
+public:
+    Pct(std::uint64_t seed, unsigned depth) : seed_(seed), depth_(std::max(depth, 1u)) {}
+
+    void begin_run() override {
+        rng_.seed(mix(seed_ ^ mix(run_ + 0x51)));
+        priority_.clear();
+        changes_.clear();
+        const std::uint64_t k = std::max<std::uint64_t>(longest_, 1);
+        for (unsigned i = 1; i < depth_; ++i)
+            changes_.push_back(std::uniform_int_distribution<std::uint64_t>(0, k - 1)(rng_));
+    }
+
+    std::optional<Choice> choose(const Decision& d) override {
+        for (std::uint32_t t : *d.enabled)
+            if (t >= priority_.size() || priority_[t] == 0) {
+                if (t >= priority_.size())
+                    priority_.resize(t + 1, 0);
+                // Initial priorities are above every change point's (1 .. d-1).
+                priority_[t] = depth_ + (rng_() >> 1);
+            }
+        std::uint32_t best = highest(d);
+        for (std::size_t i = 0; i < changes_.size(); ++i)
+            if (changes_[i] == d.depth) {
+                priority_[best] = i + 1;
+                best = highest(d);
+            }
+        return Choice{best, nullptr};
+    }
+
+    void end_run(const std::vector<StepKey>& path) override {
+        longest_ = std::max<std::uint64_t>(longest_, path.size());
+    }
+    bool next_run() override {
+        ++run_;
+        return true;
+    }
+
+private:
+    std::uint32_t highest(const Decision& d) const {
+        std::uint32_t best = d.enabled->front();
+        for (std::uint32_t t : *d.enabled)
+            if (priority_[t] > priority_[best])
+                best = t;
+        return best;
+    }
+    std::uint64_t seed_, run_ = 0, longest_ = 0;
+    unsigned depth_;
+    std::mt19937_64 rng_;
+    std::vector<std::uint64_t> priority_; // by thread; 0: not seen yet
+    std::vector<std::uint64_t> changes_;  // the steps at which a priority drops
+};
+
+class Replay final : public Strategy {
+public:
+    explicit Replay(std::vector<std::uint32_t> s) : schedule_(std::move(s)) {}
+    void begin_run() override {}
+    std::optional<Choice> choose(const Decision& d) override {
+        if (d.depth >= schedule_.size())
+            return std::nullopt; // the run goes on past the schedule: not the same run
+        const std::uint32_t t = schedule_[d.depth];
+        if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
+            return std::nullopt;
+        return Choice{t, nullptr};
+    }
+    void end_run(const std::vector<StepKey>&) override {}
+    bool next_run() override { return false; }
+
+private:
+    std::vector<std::uint32_t> schedule_;
+};
+
+} // namespace
+
+std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions) {
+    return std::make_unique<Naive>(max_preemptions);
+}
+std::unique_ptr<Strategy> make_random(std::uint64_t seed) {
+    return std::make_unique<Random>(seed);
+}
+std::unique_ptr<Strategy> make_pct(std::uint64_t seed, unsigned depth) {
+    return std::make_unique<Pct>(seed, depth);
+}
+std::unique_ptr<Strategy> make_replay(std::vector<std::uint32_t> schedule) {
+    return std::make_unique<Replay>(std::move(schedule));
+}
+
+std::string replay_string(const std::vector<std::uint32_t>& threads) {
+    std::string out = "sfg1:";
+    for (std::size_t i = 0; i < threads.size();) {
+        std::size_t j = i;
+        while (j < threads.size() && threads[j] == threads[i])
+            ++j;
+        if (i > 0)
+            out += '.';
+        out += std::to_string(threads[i]);
+        if (j - i > 1)
+            out += '*' + std::to_string(j - i);
+        i = j;
+    }
+    return out;
+}
+
+std::vector<std::uint32_t> parse_replay(const std::string& text) {
+    const auto bad = [&](std::size_t col, const std::string& why) {
+        return std::invalid_argument("sfg::explore: replay string, column " +
+                                     std::to_string(col + 1) + ": " + why);
+    };
+    const std::string prefix = "sfg1:";
+    if (text.compare(0, prefix.size(), prefix) != 0)
+        throw bad(0, "expected 'sfg1:' (a string from a finding's schedule)");
+    std::vector<std::uint32_t> out;
+    std::size_t i = prefix.size();
+    const auto number = [&](std::uint64_t limit) {
+        std::uint64_t v = 0;
+        const char* first = text.data() + i;
+        const auto [end, ec] = std::from_chars(first, text.data() + text.size(), v);
+        if (ec != std::errc() || v > limit)
+            throw bad(i, "expected a number up to " + std::to_string(limit));
+        i += static_cast<std::size_t>(end - first);
+        return v;
+    };
+    while (i < text.size()) {
+        const auto t =
+            static_cast<std::uint32_t>(number(std::numeric_limits<std::uint32_t>::max()));
+        std::uint64_t n = 1;
+        if (i < text.size() && text[i] == '*') {
+            ++i;
+            n = number(100'000'000);
+        }
+        out.insert(out.end(), n, t);
+        if (i < text.size()) {
+            if (text[i] != '.')
+                throw bad(i, std::string("unexpected '") + text[i] + "'");
+            ++i;
+            if (i == text.size())
+                throw bad(i, "a step expected after '.'");
+        }
+    }
+    return out;
+}
+
+} // namespace sfg::explore_detail

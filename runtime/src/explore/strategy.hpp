@@ -1,0 +1,68 @@
+// How sfg::explore chooses the next thread at each scheduling point (docs/explore.md, "Modes"),
+// private to runtime/src/explore: every interleaving depth-first (naive, within a preemption
+// bound), uniformly at random, PCT, or one given schedule (replay). A run is replayed from its
+// start: a strategy that goes back to a node of its tree replays the choices before it.
+#pragma once
+
+#include "sfg/runtime/op.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace sfg::explore_detail {
+
+// What a step is, as replays compare it: its thread, its op and its object (by name). A replayed
+// prefix that meets another step is the body's nondeterminism.
+struct StepKey {
+    std::uint32_t thread = 0;
+    Op op = Op::read;
+    bool yield = false;
+    std::string object;
+    friend bool operator==(const StepKey&, const StepKey&) = default;
+};
+
+// One scheduling decision: the threads that may take the next step (ascending), the thread
+// that took the last one (none at the start), and the step's depth in the run.
+struct Decision {
+    const std::vector<std::uint32_t>* enabled = nullptr;
+    std::optional<std::uint32_t> last;
+    std::uint64_t depth = 0;
+};
+
+class Strategy {
+public:
+    virtual ~Strategy() = default;
+    virtual void begin_run() = 0;
+    // The thread to run, and, when the step repeats one of an earlier run, the step it must be
+    // (StepKey; nullptr otherwise). None: the decision cannot be followed (the enabled threads
+    // differ from the earlier run's): nondeterminism.
+    struct Choice {
+        std::uint32_t thread = 0;
+        const StepKey* expected = nullptr;
+    };
+    virtual std::optional<Choice> choose(const Decision& d) = 0;
+    // The run's steps, when it has ended (normally or not).
+    virtual void end_run(const std::vector<StepKey>& path) = 0;
+    // Prepares the next run; false when there is none left (the exploration is complete for
+    // naive and replay; random and pct never end by themselves).
+    virtual bool next_run() = 0;
+    // Whether the preemption bound left some schedule out.
+    virtual bool pruned() const { return false; }
+};
+
+std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions);
+std::unique_ptr<Strategy> make_random(std::uint64_t seed);
+std::unique_ptr<Strategy> make_pct(std::uint64_t seed, unsigned depth);
+std::unique_ptr<Strategy> make_replay(std::vector<std::uint32_t> schedule);
+
+// Replay strings (docs/explore.md, "Replaying a schedule"): "sfg1:" and the threads of the
+// steps, by number in creation order (main is 0), '.'-separated, a run of k equal ones as t*k.
+std::string replay_string(const std::vector<std::uint32_t>& threads);
+// Throws std::invalid_argument naming the column of what is wrong.
+std::vector<std::uint32_t> parse_replay(const std::string& text);
+
+} // namespace sfg::explore_detail

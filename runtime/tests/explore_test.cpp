@@ -1,0 +1,361 @@
+// sfg::explore (docs/explore.md): every schedule of a C++ body, each finding kind provoked, replay
+// strings that reproduce, and the limits it refuses. No spec: it runs in the runtime's own build
+// and its ThreadSanitizer build.
+#include "sfg/explore.hpp"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+sfg::explore_options mode(sfg::explore_mode m) {
+    sfg::explore_options o;
+    o.mode = m;
+    return o;
+}
+
+const sfg::explore_finding* find(const sfg::explore_report& r, const std::string& kind,
+                                 const std::string& var = "") {
+    for (const sfg::explore_finding& f : r.findings)
+        if (f.kind == kind && (var.empty() || f.var == var))
+            return &f;
+    return nullptr;
+}
+
+// Two threads increment a volatile with a load and a store: an update is lost on 4 of the 6
+// interleavings of the two loads and stores.
+void lost_update() {
+    sfg::volatile_var<int> x("x", 0);
+    sfg::thread t("t", [&] { x.store(x.load() + 1); });
+    x.store(x.load() + 1);
+    t.join();
+    sfg::check(x.load() == 2, "no lost update");
+}
+
+} // namespace
+
+TEST_CASE("explore: naive runs every interleaving and finds the lost update") {
+    const sfg::explore_report r = sfg::explore(lost_update, mode(sfg::explore_mode::naive));
+    CHECK(r.executions == 6);
+    CHECK(r.complete);
+    REQUIRE(r.findings.size() == 1);
+    const sfg::explore_finding& f = r.findings[0];
+    CHECK(f.kind == "assert");
+    CHECK(f.var == "no lost update");
+    CHECK(f.message.find("check failed: no lost update") != std::string::npos);
+    CHECK(f.message.find("explore_test.cpp") != std::string::npos); // the step table's call sites
+    CHECK(r.to_string().find("6 executions") != std::string::npos);
+}
+
+TEST_CASE("explore: a finding's replay string runs exactly its schedule again") {
+    const sfg::explore_report r = sfg::explore(lost_update, mode(sfg::explore_mode::naive));
+    REQUIRE(r.findings.size() == 1);
+    sfg::explore_options o;
+    o.replay = r.findings[0].schedule;
+    const sfg::explore_report again = sfg::explore(lost_update, o);
+    CHECK(again.executions == 1);
+    REQUIRE(again.findings.size() == 1);
+    CHECK(again.findings[0].kind == "assert");
+    CHECK(again.findings[0].schedule == r.findings[0].schedule);
+    // A schedule that does not fit the body is nondeterminism, never a wrong verdict.
+    o.replay = "sfg1:1*3";
+    const sfg::explore_report wrong = sfg::explore(lost_update, o);
+    CHECK(find(wrong, "nondeterminism") != nullptr);
+    for (const char* bad : {"", "sfg2:0", "sfg1:0.", "sfg1:0*x", "sfg1:a", "sfg1:0;1"}) {
+        o.replay = bad;
+        if (o.replay.empty())
+            continue;
+        CHECK_THROWS_AS(sfg::explore(lost_update, o), std::invalid_argument);
+    }
+}
+
+TEST_CASE("explore: a race on a shared variable is hb's finding on the runs that have it") {
+    const sfg::explore_report r = sfg::explore(
+        [] {
+            sfg::shared<int> x("x", 0);
+            sfg::mutex m("m");
+            sfg::thread t("t", [&] {
+                std::lock_guard g(m);
+                x = x + 1;
+            });
+            x = 5; // not under m
+            t.join();
+        },
+        mode(sfg::explore_mode::naive));
+    CHECK(r.complete);
+    const sfg::explore_finding* f = find(r, "race", "x");
+    REQUIRE(f != nullptr);
+    CHECK(f->analysis == "hb");
+}
+
+TEST_CASE("explore: locks taken in opposite orders deadlock on some schedule") {
+    const sfg::explore_report r = sfg::explore(
+        [] {
+            sfg::mutex a("a"), b("b");
+            sfg::thread t("t", [&] {
+                std::lock_guard g(a);
+                std::lock_guard h(b);
+            });
+            {
+                std::lock_guard g(b);
+                std::lock_guard h(a);
+            }
+            t.join();
+        },
+        mode(sfg::explore_mode::naive));
+    const sfg::explore_finding* f = find(r, "deadlock");
+    REQUIRE(f != nullptr);
+    CHECK(f->message.find("waits to acq(a), held by t") != std::string::npos);
+    CHECK(f->message.find("waits to acq(b), held by main") != std::string::npos);
+    CHECK(r.complete); // the other schedules ran too
+}
+
+TEST_CASE("explore: try_lock fails on the schedules where the lock is held") {
+    std::atomic<int> taken{0}, refused{0};
+    const sfg::explore_report r = sfg::explore(
+        [&] {
+            sfg::mutex m("m");
+            sfg::thread t("t", [&] { std::lock_guard g(m); });
+            if (m.try_lock()) {
+                ++taken;
+                m.unlock();
+            } else {
+                ++refused;
+            }
+            t.join();
+        },
+        mode(sfg::explore_mode::naive));
+    CHECK(r.findings.empty());
+    CHECK(taken > 0);
+    CHECK(refused > 0);
+}
+
+TEST_CASE("explore: a notify before the wait is lost, a deadlock; a predicate wait is not") {
+    const auto handoff = [](bool with_predicate) {
+        return [with_predicate] {
+            sfg::mutex m("m");
+            sfg::condition_variable c("c");
+            sfg::volatile_var<int> ready("ready", 0);
+            sfg::thread t("t", [&] {
+                std::unique_lock l(m);
+                ready.store(1);
+                c.notify_one();
+            });
+            {
+                std::unique_lock l(m);
+                if (with_predicate)
+                    c.wait(l, [&] { return ready.load() == 1; });
+                else
+                    c.wait(l);
+            }
+            t.join();
+        };
+    };
+    const sfg::explore_report lost = sfg::explore(handoff(false), mode(sfg::explore_mode::naive));
+    const sfg::explore_finding* f = find(lost, "deadlock");
+    REQUIRE(f != nullptr);
+    CHECK(f->message.find("no notify since it began waiting") != std::string::npos);
+    const sfg::explore_report fixed = sfg::explore(handoff(true), mode(sfg::explore_mode::naive));
+    CHECK(fixed.findings.empty());
+    CHECK(fixed.complete);
+}
+
+TEST_CASE("explore: notify_one wakes one waiter, notify_all every one") {
+    const auto waiters = [](bool all) {
+        return [all] {
+            sfg::mutex m("m");
+            sfg::condition_variable c("c");
+            sfg::volatile_var<int> go("go", 0);
+            const auto wait = [&] {
+                std::unique_lock l(m);
+                c.wait(l, [&] { return go.load() == 1; });
+            };
+            sfg::thread a("a", wait), b("b", wait);
+            {
+                std::unique_lock l(m);
+                go.store(1);
+            }
+            if (all)
+                c.notify_all();
+            else
+                c.notify_one();
+            a.join();
+            b.join();
+        };
+    };
+    // notify_one: when both wait already, one of them is never woken.
+    CHECK(find(sfg::explore(waiters(false), mode(sfg::explore_mode::naive)), "deadlock"));
+    const sfg::explore_report all = sfg::explore(waiters(true), mode(sfg::explore_mode::naive));
+    CHECK(all.findings.empty());
+}
+
+TEST_CASE("explore: a spin loop with sfg::yield is a wait; without it, the bound") {
+    const auto spin = [](bool yield) {
+        return [yield] {
+            sfg::volatile_var<int> flag("flag", 0);
+            sfg::thread t("t", [&] { flag.store(1); });
+            while (flag.load() == 0)
+                if (yield)
+                    sfg::yield();
+            t.join();
+        };
+    };
+    sfg::explore_options o = mode(sfg::explore_mode::naive);
+    o.max_steps = 50;
+    const sfg::explore_report waits = sfg::explore(spin(true), o);
+    CHECK_MESSAGE(waits.findings.empty(), waits.to_string());
+    CHECK(waits.complete);
+    const sfg::explore_report loops = sfg::explore(spin(false), o);
+    const sfg::explore_finding* f = find(loops, "bound");
+    REQUIRE(f != nullptr);
+    CHECK(!loops.complete);
+}
+
+TEST_CASE("explore: a thread that ends with an exception is an assert; the others go on") {
+    const sfg::explore_report r = sfg::explore(
+        [] {
+            sfg::volatile_var<int> x("x", 0);
+            sfg::thread t("worker", [&] {
+                x.store(1);
+                throw std::runtime_error("disk full");
+            });
+            x.store(2);
+            t.join(); // returns normally: the failure is reported where it happened
+        },
+        mode(sfg::explore_mode::naive));
+    const sfg::explore_finding* f = find(r, "assert", "worker");
+    REQUIRE(f != nullptr);
+    CHECK(f->message.find("disk full") != std::string::npos);
+    CHECK(r.complete);
+}
+
+TEST_CASE("explore: a failed check unwinds its thread; a lock_guard lets its lock go") {
+    const sfg::explore_report r = sfg::explore(
+        [] {
+            sfg::mutex m("m");
+            sfg::volatile_var<int> x("x", 0);
+            sfg::thread t("t", [&] {
+                std::lock_guard g(m);
+                sfg::check(x.load() == 1, "x set first");
+            });
+            {
+                std::lock_guard g(m);
+                x.store(1);
+            }
+            t.join();
+        },
+        mode(sfg::explore_mode::naive));
+    CHECK(find(r, "assert", "x set first") != nullptr);
+    CHECK(find(r, "deadlock") == nullptr);
+}
+
+TEST_CASE("explore: a body that does something else on a replayed prefix is nondeterminism") {
+    int runs = 0; // state outside sfg: the second run takes another path
+    const sfg::explore_report r = sfg::explore(
+        [&] {
+            sfg::volatile_var<int> x("x", 0), y("y", 0);
+            if (runs++ == 0) // the first step, which every later run replays
+                x.store(2);
+            else
+                y.store(2);
+            sfg::thread t("t", [&] { x.store(1); });
+            x.store(3);
+            t.join();
+        },
+        mode(sfg::explore_mode::naive));
+    const sfg::explore_finding* f = find(r, "nondeterminism");
+    REQUIRE(f != nullptr);
+    CHECK(f->message.find("vw(y)") != std::string::npos);
+}
+
+TEST_CASE("explore: barriers, queues, thread groups and blocks run with no finding") {
+    const sfg::explore_report r = sfg::explore(
+        [] {
+            sfg::barrier b("b", 2);
+            sfg::queue<int> q("q");
+            sfg::shared<int> item("item", 0);
+            sfg::shared<int> x("x", 0);
+            sfg::thread_group g;
+            g.add("producer", [&] {
+                item = 7;
+                q.push(item);
+                x = 1;
+                b.arrive_and_wait();
+            });
+            g.add("consumer", [&] {
+                sfg::shared<int>& got = q.pop();
+                got = got + 1;
+                b.arrive_and_wait();
+                x = 2; // after the barrier: ordered after the producer's write
+            });
+            g.start();
+            g.join();
+            sfg::check(item.load() == 8, "the consumer updated the item");
+        },
+        mode(sfg::explore_mode::naive));
+    CHECK(r.findings.empty());
+    CHECK(r.complete);
+    CHECK(r.executions > 1);
+}
+
+TEST_CASE("explore: the preemption bound prunes schedules and says so") {
+    sfg::explore_options o = mode(sfg::explore_mode::naive);
+    const sfg::explore_report all = sfg::explore(lost_update, o);
+    o.max_preemptions = 0;
+    const sfg::explore_report none = sfg::explore(lost_update, o);
+    CHECK(none.executions < all.executions);
+    CHECK(!none.complete);
+}
+
+TEST_CASE("explore: random and pct find the lost update from a seed, the same way each time") {
+    for (sfg::explore_mode m : {sfg::explore_mode::random, sfg::explore_mode::pct}) {
+        sfg::explore_options o = mode(m);
+        o.max_executions = 200;
+        o.seed = 7;
+        const sfg::explore_report a = sfg::explore(lost_update, o);
+        const sfg::explore_report b = sfg::explore(lost_update, o);
+        CHECK(a.executions == 200);
+        CHECK(!a.complete);
+        REQUIRE(find(a, "assert") != nullptr);
+        REQUIRE(find(b, "assert") != nullptr);
+        CHECK(find(a, "assert")->schedule == find(b, "assert")->schedule);
+    }
+}
+
+TEST_CASE("explore: refused where it cannot work") {
+    CHECK_THROWS_AS(sfg::explore(std::function<void()>{}), std::invalid_argument);
+    {
+        sfg::session s;
+        CHECK_THROWS_AS(sfg::explore(lost_update), std::invalid_argument);
+    }
+    bool nested_refused = false;
+    sfg::explore(
+        [&] {
+            try {
+                sfg::explore([] {});
+            } catch (const std::invalid_argument&) {
+                nested_refused = true;
+            }
+        },
+        mode(sfg::explore_mode::naive));
+    CHECK(nested_refused);
+    CHECK_THROWS_AS(sfg::check(false, "outside"), sfg::check_failure);
+}
+
+TEST_CASE("explore: SFG_EXPLORE overrides the options; bad values are refused") {
+    ::setenv("SFG_EXPLORE", "mode=naive:max_preemptions=0", 1);
+    const sfg::explore_report bounded = sfg::explore(lost_update);
+    ::unsetenv("SFG_EXPLORE");
+    CHECK(!bounded.complete);
+    for (const char* bad : {"mode=fast", "max_steps=ten", "colour=red", "seed"}) {
+        ::setenv("SFG_EXPLORE", bad, 1);
+        CHECK_THROWS_AS(sfg::explore(lost_update), std::invalid_argument);
+    }
+    ::unsetenv("SFG_EXPLORE");
+}
