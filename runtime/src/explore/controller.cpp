@@ -37,19 +37,18 @@ void Controller::begin_run() {
     current_ = 0;
     returns_to_ = 0;
     abandon_ = false;
+    blocked_ = false;
     last_.reset();
     path_.clear();
+    events_.clear();
     findings_.clear();
-    lock_holder_.clear();
-    barriers_.clear();
-    queue_length_.clear();
-    conds_.clear();
+    model_ = Model();
     groups_.clear();
     this_index = 0;
     strategy_.begin_run();
 }
 
-void Controller::run_ends(std::exception_ptr) {
+void Controller::run_ends() {
     std::unique_lock lk(mu_);
     threads_[0]->status = Status::ended;
     if (!abandon_)
@@ -64,6 +63,60 @@ void Controller::run_ends(std::exception_ptr) {
     for (const StepRecord& r : path_)
         keys.push_back(r.key);
     strategy_.end_run(keys);
+}
+
+std::uint32_t Controller::intern(Namespace space, const std::string& name) {
+    const auto [it, fresh] =
+        objects_.try_emplace({space, name}, static_cast<std::uint32_t>(objects_.size()));
+    if (fresh)
+        object_names_[it->second] = name;
+    return it->second;
+}
+
+// The step as the engine sees it (docs/explore.md, "Dependence"): a condition variable's wait is
+// rel(m) and waiting on c, its wake being woken on c and acq(m), as in programs; a
+// read-modify-write both a vr and a vw.
+Event Controller::event_of(std::uint32_t t, const detail::Point& p) {
+    Event e;
+    e.thread = t;
+    e.op = p.op;
+    e.attempt = p.attempt;
+    e.yield = p.yield;
+    if (p.yield)
+        return e;
+    const auto on = [&](Op op, const detail::object* o) {
+        e.actions.push_back({op, intern(op_info(op).space, o->name)});
+    };
+    switch (p.op) {
+    case Op::fork:
+        for (std::size_t i = 0; p.names && i < p.names->size(); ++i)
+            e.names.push_back(static_cast<std::uint32_t>(threads_.size() + i));
+        return e;
+    case Op::join:
+        if (const auto g = groups_.find(p.group); g != groups_.end())
+            e.names = g->second;
+        return e;
+    case Op::begin:
+    case Op::end:
+        return e;
+    case Op::cond_wait:
+        on(Op::release, p.lock);
+        on(Op::cond_wait, p.obj);
+        e.lock = e.actions[0].object;
+        return e;
+    case Op::cond_wake:
+        on(Op::cond_wake, p.obj);
+        on(Op::acquire, p.lock);
+        e.lock = e.actions[1].object;
+        return e;
+    default:
+        on(p.op, p.obj);
+        if (p.rmw)
+            on(Op::vol_write, p.obj);
+        if (p.op == Op::barrier_enter)
+            e.count = static_cast<std::uint32_t>(std::max<std::ptrdiff_t>(p.count, 1));
+        return e;
+    }
 }
 
 std::vector<std::uint32_t> Controller::schedule() const {
@@ -98,6 +151,7 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     Thread& th = *threads_[t];
     th.pending = p;
     th.object = object_of(p);
+    th.next = event_of(t, p);
     if (th.status == Status::first) { // its first point: back to the thread that let it run
         th.status = Status::parked;
         current_ = returns_to_;
@@ -200,17 +254,29 @@ void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
     if (abandon_)
         return;
     std::vector<std::uint32_t> enabled;
+    std::vector<const Event*> next(threads_.size(), nullptr);
+    std::vector<std::uint8_t> yielded(threads_.size(), 0);
     bool all_ended = true;
+    const bool yield_blocks = strategy_.yield_blocks();
     for (std::uint32_t t = 0; t < threads_.size(); ++t) {
-        all_ended = all_ended && threads_[t]->status == Status::ended;
-        if (this->enabled(t) && !threads_[t]->yielded)
+        Thread& th = *threads_[t];
+        all_ended = all_ended && th.status == Status::ended;
+        if (th.status == Status::parked && th.next.op == Op::fork && !th.next.yield)
+            for (std::size_t i = 0; i < th.next.names.size(); ++i) // the numbers they will have
+                th.next.names[i] = static_cast<std::uint32_t>(threads_.size() + i);
+        if (th.status == Status::parked)
+            next[t] = &th.next;
+        yielded[t] = th.yielded;
+        if (this->enabled(t) && !(yield_blocks && th.yielded))
             enabled.push_back(t);
     }
-    if (enabled.empty()) // a thread that yielded goes on when no other can
+    if (enabled.empty() && yield_blocks) // a thread that yielded goes on when no other can
         for (std::uint32_t t = 0; t < threads_.size(); ++t)
             if (this->enabled(t))
                 enabled.push_back(t);
+    const Decision d{&enabled, last_, path_.size(), &next, &yielded, &model_};
     if (enabled.empty()) {
+        strategy_.at_leaf(d);
         if (all_ended) {
             done_cv_.notify_all();
             return;
@@ -227,8 +293,15 @@ void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
                 fmt::format("bound: the run took more than max_steps = {} operations", max_steps_));
         return;
     }
-    const Decision d{&enabled, last_, path_.size()};
     const std::optional<Strategy::Choice> c = strategy_.choose(d);
+    if (c && c->abandon) { // no execution: given up without a finding
+        blocked_ = true;
+        abandon_ = true;
+        for (const auto& t : threads_)
+            t->cv.notify_all();
+        done_cv_.notify_all();
+        return;
+    }
     if (!c) {
         give_up("nondeterminism", "",
                 fmt::format("nondeterminism: at step {} the run does not go on as the schedule "
@@ -240,19 +313,18 @@ void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
     Thread& th = *threads_[c->thread];
     const StepKey key{c->thread, th.pending.op, th.pending.yield, th.object};
     if (c->expected && !(*c->expected == key)) {
+        const auto said = [](const StepKey& k) {
+            return k.yield ? std::string("yield")
+                           : fmt::format("{}({})", to_string(k.op), k.object);
+        };
         give_up("nondeterminism", "",
-                fmt::format(
-                    "nondeterminism: at step {} thread {} did {} where the same schedule "
-                    "did {} before (the body read something sfg does not control: a "
-                    "clock, a random number, state outside sfg)",
-                    path_.size() + 1, th.name,
-                    key.yield ? "yield" : fmt::format("{}({})", to_string(key.op), key.object),
-                    c->expected->yield
-                        ? "yield"
-                        : fmt::format("{}({})", to_string(c->expected->op), c->expected->object)));
+                fmt::format("nondeterminism: at step {} thread {} did {} where the same schedule "
+                            "did {} before (the body read something sfg does not control: a "
+                            "clock, a random number, state outside sfg)",
+                            path_.size() + 1, th.name, said(key), said(*c->expected)));
         return;
     }
-    apply(c->thread);
+    take(c->thread);
     last_ = c->thread;
     th.status = Status::running;
     current_ = c->thread;
@@ -271,60 +343,19 @@ std::string Controller::object_of(const detail::Point& p) const {
     return "";
 }
 
-int Controller::token_for(std::uint32_t t, const void* c) const {
-    const auto it = conds_.find(c);
-    if (it == conds_.end())
-        return -1;
-    const std::vector<std::uint32_t>& tokens = it->second.tokens;
-    const auto k = std::upper_bound(tokens.begin(), tokens.end(), threads_[t]->since);
-    return k == tokens.end() ? -1 : static_cast<int>(k - tokens.begin());
-}
-
-std::size_t Controller::waiters(const void* c) const {
-    std::size_t n = 0;
-    for (const auto& t : threads_)
-        n += t->status == Status::parked && !t->pending.yield && t->pending.op == Op::cond_wake &&
-             t->pending.obj == c;
-    return n;
-}
-
 bool Controller::enabled(std::uint32_t t) const {
     const Thread& th = *threads_[t];
     if (th.status != Status::parked)
         return false;
-    const detail::Point& p = th.pending;
-    if (p.yield)
-        return true;
-    const auto free = [&](const void* m) { return !lock_holder_.contains(m); };
-    switch (p.op) {
-    case Op::acquire:
-        return p.attempt || free(p.obj);
-    case Op::barrier_exit: {
-        const auto b = barriers_.find(p.obj);
-        const auto g = th.generation.find(p.obj);
-        return b != barriers_.end() && g != th.generation.end() && b->second.generation > g->second;
-    }
-    case Op::dequeue: {
-        const auto q = queue_length_.find(p.obj);
-        return p.attempt || (q != queue_length_.end() && q->second > 0);
-    }
-    case Op::join: {
-        const auto g = groups_.find(p.group);
-        if (g == groups_.end())
-            return true;
-        return std::all_of(g->second.begin(), g->second.end(),
-                           [&](std::uint32_t u) { return threads_[u]->status == Status::ended; });
-    }
-    case Op::cond_wake:
-        return token_for(t, p.obj) >= 0 && free(p.lock);
-    default:
-        return true;
-    }
+    if (th.next.op == Op::join && !th.next.yield)
+        return std::all_of(th.next.names.begin(), th.next.names.end(), [&](std::uint32_t u) {
+            return u < threads_.size() && threads_[u]->status == Status::ended;
+        });
+    return model_.enabled(th.next);
 }
 
-// The step's effect on the controller's model of the objects (docs/explore.md), as the model
-// checker's interpreter has it for the same operations.
-void Controller::apply(std::uint32_t t) {
+// Thread t takes its pending step: the model follows it, and the run records it.
+void Controller::take(std::uint32_t t) {
     Thread& th = *threads_[t];
     const detail::Point& p = th.pending;
     StepRecord r;
@@ -336,86 +367,24 @@ void Controller::apply(std::uint32_t t) {
     for (std::uint32_t u = 0; u < threads_.size(); ++u)
         if (u != t)
             threads_[u]->yielded = false;
-    if (p.yield) {
-        th.yielded = true;
-        path_.push_back(std::move(r));
-        return;
-    }
-    switch (p.op) {
-    case Op::acquire: {
-        const bool free = !lock_holder_.contains(p.obj);
-        th.attempt_ok = free;
-        r.succeeded = free;
-        if (free)
-            lock_holder_[p.obj] = t;
-        break;
-    }
-    case Op::release:
-        if (auto it = lock_holder_.find(p.obj); it != lock_holder_.end() && it->second == t)
-            lock_holder_.erase(it);
-        break;
-    case Op::cond_wait:
-        if (auto it = lock_holder_.find(p.lock); it != lock_holder_.end() && it->second == t)
-            lock_holder_.erase(it);
-        th.since = conds_[p.obj].seq;
-        break;
-    case Op::cond_wake: {
-        Cond& c = conds_[p.obj];
-        c.tokens.erase(c.tokens.begin() + token_for(t, p.obj));
-        lock_holder_[p.lock] = t;
-        break;
-    }
-    case Op::cond_notify:
-    case Op::cond_notifyall: { // one token (all: one a waiter), none beyond the waiters
-        Cond& c = conds_[p.obj];
-        const std::size_t want =
-            p.op == Op::cond_notify ? c.tokens.size() + 1 : std::numeric_limits<std::size_t>::max();
-        const std::size_t most = std::min(want, waiters(p.obj));
-        if (c.tokens.size() < most)
-            ++c.seq;
-        while (c.tokens.size() < most)
-            c.tokens.push_back(c.seq);
-        break;
-    }
-    case Op::barrier_enter: {
-        Barrier& b = barriers_[p.obj];
-        if (b.count == 0)
-            b.count = std::max<std::ptrdiff_t>(p.count, 1);
-        th.generation[p.obj] = b.generation;
-        if (++b.arrived >= b.count) {
-            ++b.generation;
-            b.arrived = 0;
-        }
-        break;
-    }
-    case Op::enqueue:
-        ++queue_length_[p.obj];
-        break;
-    case Op::dequeue: {
-        std::size_t& n = queue_length_[p.obj];
-        th.attempt_ok = n > 0;
-        r.succeeded = n > 0;
-        if (n > 0)
-            --n;
-        break;
-    }
-    default:
-        break;
-    }
+    th.yielded = p.yield;
+    th.attempt_ok = model_.apply(th.next);
+    r.succeeded = th.attempt_ok;
     path_.push_back(std::move(r));
+    events_.push_back(th.next);
 }
 
 std::string Controller::describe_wait(std::uint32_t t) const {
     const Thread& th = *threads_[t];
-    const detail::Point& p = th.pending;
-    const auto holder = [&](const void* m) {
-        const auto it = lock_holder_.find(m);
-        return it == lock_holder_.end() ? std::string("free")
-                                        : "held by " + threads_[it->second]->name;
+    const Event& e = th.next;
+    const auto holder = [&](std::uint32_t lock) {
+        const std::optional<std::uint32_t> h = model_.holder(lock);
+        return h ? "held by " + threads_[*h]->name : std::string("free");
     };
-    switch (p.op) {
+    switch (e.op) {
     case Op::acquire:
-        return fmt::format("{} waits to acq({}), {}", th.name, th.object, holder(p.obj));
+        return fmt::format("{} waits to acq({}), {}", th.name, th.object,
+                           holder(e.actions.front().object));
     case Op::barrier_exit:
         return fmt::format("{} waits at barrier {} for the other threads to arrive", th.name,
                            th.object);
@@ -424,13 +393,13 @@ std::string Controller::describe_wait(std::uint32_t t) const {
     case Op::join:
         return fmt::format("{} waits to join {}", th.name, th.object);
     case Op::cond_wake:
-        return token_for(t, p.obj) < 0
+        return model_.unnotified(t, e.actions.front().object)
                    ? fmt::format("{} waits on {} (no notify since it began waiting)", th.name,
                                  th.object)
                    : fmt::format("{} was notified on {} but waits to acq({}), {}", th.name,
-                                 th.object, p.lock ? p.lock->name : "", holder(p.lock));
+                                 th.object, object_names_.at(e.lock), holder(e.lock));
     default:
-        return fmt::format("{} waits at {}({})", th.name, to_string(p.op), th.object);
+        return fmt::format("{} waits at {}({})", th.name, to_string(e.op), th.object);
     }
 }
 

@@ -5,6 +5,8 @@
 // threads), hands the baton to the thread the strategy chooses among the enabled ones.
 #pragma once
 
+#include "explore/event.hpp"
+#include "explore/model.hpp"
 #include "explore/strategy.hpp"
 
 #include "sfg/explore.hpp"
@@ -40,17 +42,20 @@ public:
     ~Controller() override;
 
     // A run: the calling thread is its main thread (0) until run_ends(), which waits until every
-    // thread of the run has ended. `error`: what the body ended with.
+    // thread of the run has ended.
     void begin_run();
-    void run_ends(std::exception_ptr error);
+    void run_ends();
 
     const std::vector<StepRecord>& path() const { return path_; }
+    const std::vector<Event>& events() const { return events_; }
     std::vector<std::uint32_t> schedule() const;
     const std::vector<std::string>& thread_names() const { return names_; }
     const std::vector<OwnFinding>& findings() const { return findings_; }
     // An assert of sfg::check in the calling thread (a thread of the run).
     void check_failed(const std::string& what, const char* file, std::uint32_t line);
     bool abandoned() const { return abandon_; }
+    // The strategy gave the run up (dpor: sleep-set blocked): it is no execution.
+    bool blocked() const { return blocked_; }
 
     // detail::Control
     detail::Scheduled point(const detail::Point& p) override;
@@ -65,21 +70,12 @@ private:
     struct Thread {
         std::string name;
         Status status = Status::fresh;
-        detail::Point pending;
-        std::string object; // the pending op's object, by name
+        detail::Point pending; // its call site and pointers, valid while it waits
+        Event next;            // the same as the engine sees it
+        std::string object;    // the pending op's object, by name
         bool yielded = false;
         bool attempt_ok = false;
-        std::uint32_t since = 0;                         // condition variables: waiting since
-        std::map<const void*, std::uint64_t> generation; // barrier: the one it arrived in
         std::condition_variable cv;
-    };
-    struct Barrier {
-        std::ptrdiff_t count = 0, arrived = 0;
-        std::uint64_t generation = 0;
-    };
-    struct Cond {
-        std::uint32_t seq = 0;
-        std::vector<std::uint32_t> tokens; // increasing (as the model checker's)
     };
 
     std::uint32_t me() const;
@@ -87,12 +83,12 @@ private:
     void decide(std::unique_lock<std::mutex>& lk, std::uint32_t from);
     void run_fresh(std::unique_lock<std::mutex>& lk, std::uint32_t from);
     bool enabled(std::uint32_t t) const;
-    void apply(std::uint32_t t);
+    void take(std::uint32_t t);
     void give_up(std::string kind, std::string var, std::string message);
     std::string describe_wait(std::uint32_t t) const;
     std::string object_of(const detail::Point& p) const;
-    int token_for(std::uint32_t t, const void* c) const;
-    std::size_t waiters(const void* c) const;
+    std::uint32_t intern(Namespace space, const std::string& name);
+    Event event_of(std::uint32_t t, const detail::Point& p);
 
     Strategy& strategy_;
     std::uint64_t max_steps_;
@@ -102,15 +98,17 @@ private:
     std::vector<std::string> names_;
     std::uint32_t current_ = 0;    // the baton's holder
     std::uint32_t returns_to_ = 0; // a fresh thread's first run hands the baton back to it
-    bool abandon_ = false;
+    bool abandon_ = false, blocked_ = false;
     std::optional<std::uint32_t> last_;
     std::vector<StepRecord> path_;
+    std::vector<Event> events_; // the run's steps, as the engine sees them
     std::vector<OwnFinding> findings_;
-    std::map<const void*, std::uint32_t> lock_holder_;
-    std::map<const void*, Barrier> barriers_;
-    std::map<const void*, std::size_t> queue_length_;
-    std::map<const void*, Cond> conds_;
+    Model model_;
     std::map<const detail::GroupImpl*, std::vector<std::uint32_t>> groups_;
+    // Objects by namespace and name, numbered in the order the exploration meets them (the same
+    // in every run of a deterministic body).
+    std::map<std::pair<Namespace, std::string>, std::uint32_t> objects_;
+    std::map<std::uint32_t, std::string> object_names_;
 };
 
 } // namespace sfg::explore_detail

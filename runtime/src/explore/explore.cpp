@@ -2,6 +2,8 @@
 // session with the options' analyses, the findings of all runs merged by (kind, analysis, var)
 // with the shortest run's schedule.
 #include "explore/controller.hpp"
+#include "explore/event.hpp"
+#include "explore/exploration.hpp"
 #include "explore/strategy.hpp"
 
 #include "sfg/explore.hpp"
@@ -13,6 +15,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -97,6 +100,11 @@ std::unique_ptr<Strategy> make_strategy(const explore_options& o) {
     case explore_mode::pct:
         return make_pct(o.seed, o.pct_depth);
     case explore_mode::dpor:
+        // A preemption bound prunes branches, and a pruned branch may be the only one that
+        // reverses some race (Coons et al., OOPSLA'13): bounded searches are naive.
+        if (!o.max_preemptions)
+            return make_dpor();
+        break;
     case explore_mode::naive:
         break;
     }
@@ -155,6 +163,8 @@ public:
         return report;
     }
 
+    std::uint64_t distinct_classes() const { return classes_.size(); }
+
 private:
     explore_report runs(Controller& ctl, Strategy& strategy) {
         explore_report report;
@@ -165,10 +175,15 @@ private:
             if (report.executions >= o_.max_executions)
                 break;
             one_run(ctl);
-            ++report.executions;
+            if (!ctl.blocked()) {
+                ++report.executions;
+                classes_.insert(foata_class(ctl.events()));
+            }
             more = strategy.next_run();
         }
-        report.classes = report.executions;
+        // Naive: every run counts (as `sfgc check` counts them); dpor delivers one run a class.
+        report.classes = o_.mode == explore_mode::naive || o_.max_preemptions ? report.executions
+                                                                              : classes_.size();
         report.complete = !replaying && !bounded && !more && !strategy.pruned() && !hit_bound_;
         for (auto& [key, k] : kept_)
             report.findings.push_back(std::move(k.f));
@@ -195,11 +210,15 @@ private:
             } catch (...) {
                 error = std::current_exception();
             }
-            ctl.run_ends(nullptr);
+            ctl.run_ends();
             if (error && !ctl.abandoned())
                 main_error(ctl, error);
             s->close();
             session_findings = s->findings();
+        }
+        if (ctl.blocked()) { // no execution (dpor: equivalent to one explored)
+            main_findings_.clear();
+            return;
         }
         const std::string schedule = replay_string(ctl.schedule());
         const std::string table = step_table(ctl);
@@ -244,13 +263,27 @@ private:
     bool hit_bound_ = false;
     std::vector<OwnFinding> main_findings_;
     std::map<std::tuple<std::string, std::string, std::string>, Kept> kept_;
+    std::set<ClassId> classes_;
 };
 
-explore_report explore_with(const spec* s, std::function<void()> body, explore_options o) {
+} // namespace
+
+explore_report explore_counting(const spec* s, std::function<void()> body, explore_options o,
+                                std::uint64_t& distinct_classes) {
     apply_environment(o);
     if (!body)
         throw std::invalid_argument("sfg::explore: no body");
-    return Exploration(s, std::move(body), std::move(o)).run();
+    Exploration x(s, std::move(body), std::move(o));
+    explore_report r = x.run();
+    distinct_classes = x.distinct_classes();
+    return r;
+}
+
+namespace {
+
+explore_report explore_with(const spec* s, std::function<void()> body, explore_options o) {
+    std::uint64_t classes = 0;
+    return explore_counting(s, std::move(body), std::move(o), classes);
 }
 
 } // namespace

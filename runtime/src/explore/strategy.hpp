@@ -4,6 +4,9 @@
 // start: a strategy that goes back to a node of its tree replays the choices before it.
 #pragma once
 
+#include "explore/event.hpp"
+#include "explore/model.hpp"
+
 #include "sfg/runtime/op.hpp"
 
 #include <cstdint>
@@ -26,11 +29,16 @@ struct StepKey {
 };
 
 // One scheduling decision: the threads that may take the next step (ascending), the thread
-// that took the last one (none at the start), and the step's depth in the run.
+// that took the last one (none at the start), and the step's depth in the run; for DPOR, each
+// thread's next step (null: none, it has ended or not begun), the threads that yielded, and the
+// model of the objects.
 struct Decision {
     const std::vector<std::uint32_t>* enabled = nullptr;
     std::optional<std::uint32_t> last;
     std::uint64_t depth = 0;
+    const std::vector<const Event*>* next = nullptr;
+    const std::vector<std::uint8_t>* yielded = nullptr;
+    const Model* model = nullptr;
 };
 
 class Strategy {
@@ -43,8 +51,15 @@ public:
     struct Choice {
         std::uint32_t thread = 0;
         const StepKey* expected = nullptr;
+        bool abandon = false; // the run is not worth going on with (dpor: sleep-set blocked)
     };
     virtual std::optional<Choice> choose(const Decision& d) = 0;
+    // A node where no thread can take a step (the run's end, or a deadlock).
+    virtual void at_leaf(const Decision&) {}
+    // Whether a thread that yielded waits until another has taken a step (naive, random, pct:
+    // spin loops end), or may still be chosen (dpor: every interleaving stays reachable, and the
+    // strategy prefers the others).
+    virtual bool yield_blocks() const { return true; }
     // The run's steps, when it has ended (normally or not).
     virtual void end_run(const std::vector<StepKey>& path) = 0;
     // Prepares the next run; false when there is none left (the exploration is complete for
@@ -58,6 +73,8 @@ std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions);
 std::unique_ptr<Strategy> make_random(std::uint64_t seed);
 std::unique_ptr<Strategy> make_pct(std::uint64_t seed, unsigned depth);
 std::unique_ptr<Strategy> make_replay(std::vector<std::uint32_t> schedule);
+// Source-DPOR with sleep sets (dpor.cpp): one run per Mazurkiewicz class.
+std::unique_ptr<Strategy> make_dpor();
 
 // Replay strings (docs/explore.md, "Replaying a schedule"): "sfg1:" and the threads of the
 // steps, by number in creation order (main is 0), '.'-separated, a run of k equal ones as t*k.

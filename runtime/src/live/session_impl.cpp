@@ -52,8 +52,10 @@ finding make_finding(FindingKind kind, std::string_view analysis, std::string va
 SessionImpl::SessionImpl(std::uint64_t serial, const spec* s, session_options o)
     : serial(serial), options(std::move(o)) {
     apply_environment(options);
-    if (control()) // a run of sfg::explore: its findings are the run's (docs/explore.md)
+    if (control()) { // a run of sfg::explore: its findings are the run's (docs/explore.md)
         options.policy = on_finding::collect;
+        explored = true;
+    }
     if (s)
         spec_ = *s;
     AnalysisInputs inputs;

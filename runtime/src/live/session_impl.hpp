@@ -46,8 +46,12 @@ struct SessionImpl {
     ObjId location(const char* file, std::uint32_t line, std::uint32_t column);
     // Whether events go through the checker thread (EventQueue).
     bool queued() const {
-        return options.policy == on_finding::log || options.policy == on_finding::collect;
+        return !explored &&
+               (options.policy == on_finding::log || options.policy == on_finding::collect);
     }
+    // A run of sfg::explore: one thread runs at a time, so events go through the session as
+    // they happen (no checker thread), and its findings are collected.
+    bool explored = false;
     // The checker's work on a batch (checker_thread.cpp): the events, then the findings they
     // caused.
     void check(const std::vector<QueuedEvent>& events);

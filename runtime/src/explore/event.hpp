@@ -1,0 +1,49 @@
+// A step of an explored run as the exploration engine sees it (docs/explore.md, "Dependence"),
+// private to runtime/src/explore: the thread, the op it takes, and the actions on objects that
+// the dependence relation of docs/programs.md reads from the op table. Objects are numbers the
+// system gives them (sfg::explore: by namespace and name, the same in every run).
+#pragma once
+
+#include "sfg/runtime/op.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace sfg::explore_detail {
+
+inline constexpr std::uint32_t no_object = std::numeric_limits<std::uint32_t>::max();
+
+// One op on one object (its namespace: op_info(op).space).
+struct Action {
+    Op op = Op::read;
+    std::uint32_t object = no_object;
+    friend bool operator==(const Action&, const Action&) = default;
+};
+
+struct Event {
+    std::uint32_t thread = 0;
+    Op op = Op::read;     // what the step is (a try_lock is an acquire that may fail)
+    bool attempt = false; // try_lock, try_pop: never blocks
+    bool yield = false;   // sfg::yield(): no action
+    std::vector<Action> actions;
+    // fork: the threads it starts; join: the threads it waits for (by number).
+    std::vector<std::uint32_t> names;
+    std::uint32_t lock = no_object; // a condition variable's mutex (cond_wait, cond_wake)
+    std::uint32_t count = 0;        // barrier_enter: the barrier's count
+};
+
+// Two steps are dependent (docs/programs.md, "Dependence"): of one thread; a fork or join naming
+// the other's thread; forks or joins naming a common thread, unless both are joins; or actions
+// on one object that conflict (op_table's Access and phase).
+bool dependent(const Event& a, const Event& b);
+
+// The Mazurkiewicz class of a run under `dependent`: a 128-bit hash of its Foata normal form.
+struct ClassId {
+    std::uint64_t a = 0, b = 0;
+    friend bool operator==(const ClassId&, const ClassId&) = default;
+    friend auto operator<=>(const ClassId&, const ClassId&) = default;
+};
+ClassId foata_class(const std::vector<Event>& run);
+
+} // namespace sfg::explore_detail
