@@ -67,7 +67,7 @@ done < <(grep -H -E '^[[:space:]]*#[[:space:]]*include' "$prefix"/include/sfg/ru
 # The installed API, exactly (docs/install.md): the live runtime and its test adapters, and the
 # analyses of traces by name with the events, nets, findings, traces and enforcer options they
 # name. The detectors, the Enforcer class and the benchmarks' helpers are internal.
-api="sfg/doctest.hpp sfg/gtest.hpp sfg/runtime/analyses.hpp sfg/runtime/enforce.hpp
+api="sfg/doctest.hpp sfg/explore.hpp sfg/gtest.hpp sfg/runtime/analyses.hpp sfg/runtime/enforce.hpp
 sfg/runtime/event.hpp sfg/runtime/net.hpp sfg/runtime/op.hpp sfg/runtime/report.hpp
 sfg/runtime/trace.hpp sfg/runtime/trace_file.hpp sfg/sfg.hpp sfg/spec.hpp sfg/test_session.hpp"
 installed=$(cd "$prefix/include" 2>/dev/null && find sfg -type f | LC_ALL=C sort | tr '\n' ' ')

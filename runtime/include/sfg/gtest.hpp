@@ -24,6 +24,11 @@ struct gtest_report {
 };
 using gtest_session = basic_test_session<gtest_report>;
 
+// Explorations in tests (docs/explore.md, "In a test suite"):
+//     sfg::check_explore(body);                        // fails the test with the report
+//     sfg::expect_explore("deadlock", "", body);       // fails it unless that is all it finds
+SFG_DETAIL_EXPLORE_IN_TEST(gtest_report)
+
 } // namespace sfg
 
 // Runs the statements (which must join the threads they start) and checks that the open session

@@ -150,6 +150,9 @@ struct lock_object : object {
     using object::object;
 };
 struct block_handle {}; // a deterministic block: nothing to end
+struct barrier_count {  // nothing to explore
+    constexpr barrier_count(std::ptrdiff_t) noexcept {}
+};
 
 // The access runs, as the operation does without sfg.
 inline std::optional<finding> record_event(const object&, Op, const sfg::source_location*,
@@ -265,6 +268,10 @@ std::optional<finding> misuse(const object& o, const std::string& what);
 // `end`.
 struct block_handle {
     std::uint64_t begin = 0;
+};
+// A barrier's count, which sfg::explore's model of it needs (std::barrier does not tell it).
+struct barrier_count {
+    std::ptrdiff_t value;
 };
 std::uint64_t begin_block(const sfg::source_location& where);
 void end_block(std::uint64_t block) noexcept;
@@ -710,7 +717,7 @@ private:
 class barrier {
 public:
     barrier(detail::name_arg name, std::ptrdiff_t count)
-        : obj_(std::move(name), Namespace::barrier), b_(count), count_(count) {}
+        : obj_(std::move(name), Namespace::barrier), b_(count), count_{count} {}
     barrier(const barrier&) = delete;
     barrier& operator=(const barrier&) = delete;
     void arrive_and_wait();
@@ -719,7 +726,7 @@ private:
     void record_or_throw(Op op);
     [[no_unique_address]] detail::object obj_;
     std::barrier<> b_;
-    [[maybe_unused]] std::ptrdiff_t count_; // sfg::explore's model of b_ (unused when switched off)
+    [[no_unique_address]] detail::barrier_count count_; // sfg::explore's model of b_
 };
 
 // A thread-safe FIFO of shared variables (thesis §5.1, q(o); docs/enforcers.md): push(o) records

@@ -5,7 +5,7 @@
 // threads), hands the baton to the thread the strategy chooses among the enabled ones.
 #pragma once
 
-#include "explore/event.hpp"
+#include "explore/dependence.hpp"
 #include "explore/model.hpp"
 #include "explore/strategy.hpp"
 

@@ -2,7 +2,7 @@
 // session with the options' analyses, the findings of all runs merged by (kind, analysis, var)
 // with the shortest run's schedule.
 #include "explore/controller.hpp"
-#include "explore/event.hpp"
+#include "explore/dependence.hpp"
 #include "explore/exploration.hpp"
 #include "explore/strategy.hpp"
 

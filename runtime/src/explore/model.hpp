@@ -5,7 +5,7 @@
 // ask whether a step could have been taken earlier (dpor.hpp).
 #pragma once
 
-#include "explore/event.hpp"
+#include "explore/dependence.hpp"
 
 #include <cstdint>
 #include <map>

@@ -4,7 +4,7 @@
 // start: a strategy that goes back to a node of its tree replays the choices before it.
 #pragma once
 
-#include "explore/event.hpp"
+#include "explore/dependence.hpp"
 #include "explore/model.hpp"
 
 #include "sfg/runtime/op.hpp"

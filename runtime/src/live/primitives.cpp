@@ -125,7 +125,7 @@ void barrier::arrive_and_wait() {
         Point p;
         p.op = Op::barrier_enter;
         p.obj = &obj_;
-        p.count = count_;
+        p.count = count_.value;
         if (c->point(p) == Scheduled::silent)
             return;
         record_or_throw(Op::barrier_enter);

@@ -3,6 +3,8 @@
 
 #include "bank.sfg.hpp"
 
+#include <sfg/explore.hpp>
+
 #include <mutex>
 
 namespace bank_cases {
@@ -39,6 +41,35 @@ inline void write_after_fork() {
     sfg::thread t("deposit", [&] { balance.store(2); });
     balance.store(3); // main again, after the fork
     t.join();
+}
+
+// Figure 2.3 or 2.1 with one deposit and one withdrawal, small enough to run on every schedule
+// under sfg::explore; `checked`: the final balance is checked (a lost update is a finding).
+inline void explored(bool withdraw_locks, bool checked = true) {
+    sfg::mutex m("m");
+    sfg::shared<int> balance("balance", 100);
+    sfg::thread deposit("deposit", [&] {
+        std::lock_guard g(m);
+        balance.store(balance.load() + 10);
+    });
+    sfg::thread withdraw("withdraw", [&] {
+        std::unique_lock g(m, std::defer_lock);
+        if (withdraw_locks)
+            g.lock();
+        balance.store(balance.load() - 10);
+    });
+    deposit.join();
+    withdraw.join();
+    if (checked)
+        sfg::check(balance.load() == 100, "the balance is back to 100");
+}
+
+// The exploration of explored(false, false) with the discipline only: its one finding is the
+// violation.
+inline sfg::explore_options enforce_only() {
+    sfg::explore_options o;
+    o.analyses = "enforce";
+    return o;
 }
 
 } // namespace bank_cases

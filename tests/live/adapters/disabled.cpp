@@ -36,6 +36,18 @@ TEST_CASE("the adapters compile and check nothing: SFG_EXPECT_FINDING passes") {
     CHECK(ran == 1);
 }
 
+TEST_CASE("sfg::explore runs the body once; sfg::check throws when false") {
+    int runs = 0;
+    const sfg::explore_report r = sfg::check_explore([&] {
+        ++runs;
+        sfg::check(true, "holds");
+    });
+    CHECK(runs == 1);
+    CHECK(r.executions == 1);
+    CHECK(!r.complete);
+    CHECK_THROWS_AS(sfg::check(false, "fails"), sfg::check_failure);
+}
+
 TEST_CASE("thread_group, volatile_var, barrier work as the std ones") {
     sfg::volatile_var<int> v("v", 0);
     sfg::barrier b("b", 2);

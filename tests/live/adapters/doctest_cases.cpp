@@ -35,3 +35,19 @@ TEST_CASE("passes: throw_error inside the expectation") {
     sfg::doctest_session s(bank::spec(), o);
     SFG_EXPECT_FINDING("violation", "balance", bank_cases::write_after_fork());
 }
+
+TEST_CASE("passes: every schedule of the account with its lock") {
+    const sfg::explore_report r =
+        sfg::check_explore(bank::spec(), [] { bank_cases::explored(true); });
+    CHECK(r.complete);
+}
+
+TEST_CASE("fails: every schedule of the account without withdraw's lock") {
+    sfg::check_explore(bank::spec(), [] { bank_cases::explored(false); });
+}
+
+TEST_CASE("passes: the violation some schedule shows, expected") {
+    sfg::expect_explore(
+        bank::spec(), "violation", "balance", [] { bank_cases::explored(false, false); },
+        bank_cases::enforce_only());
+}

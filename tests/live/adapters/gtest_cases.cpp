@@ -34,3 +34,19 @@ TEST(Bank, PassesThrowError) { // passes: throw_error inside the expectation
     sfg::gtest_session s(bank::spec(), o);
     SFG_EXPECT_FINDING("violation", "balance", bank_cases::write_after_fork());
 }
+
+TEST(Explore, PassesWithLock) { // passes: every schedule of the account with its lock
+    const sfg::explore_report r =
+        sfg::check_explore(bank::spec(), [] { bank_cases::explored(true); });
+    EXPECT_TRUE(r.complete);
+}
+
+TEST(Explore, FailsWithoutLock) { // fails: every schedule of the account without withdraw's lock
+    sfg::check_explore(bank::spec(), [] { bank_cases::explored(false); });
+}
+
+TEST(Explore, PassesExpected) { // passes: the violation some schedule shows, expected
+    sfg::expect_explore(
+        bank::spec(), "violation", "balance", [] { bank_cases::explored(false, false); },
+        bank_cases::enforce_only());
+}

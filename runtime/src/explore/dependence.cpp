@@ -1,7 +1,7 @@
 // The dependence of explored steps and their Mazurkiewicz classes (event.hpp; docs/programs.md,
 // "Dependence"). Threads are objects too: a step is an exclusive access to its own thread, a fork
 // an exclusive one and a join a shared one to each thread it names.
-#include "explore/event.hpp"
+#include "explore/dependence.hpp"
 
 #include <algorithm>
 #include <map>
