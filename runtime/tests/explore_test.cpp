@@ -274,6 +274,29 @@ TEST_CASE("explore: a body that does something else on a replayed prefix is nond
     CHECK(f->message.find("vw(y)") != std::string::npos);
 }
 
+TEST_CASE("explore: a thread blocked on a std::mutex is uncontrolled; the exploration stops") {
+    std::mutex raw; // not an sfg primitive: the explorer cannot see who holds it
+    sfg::explore_options o = mode(sfg::explore_mode::naive);
+    o.uncontrolled_after_ms = 100;
+    const sfg::explore_report r = sfg::explore(
+        [&] {
+            sfg::volatile_var<int> x("x", 0);
+            sfg::thread t("t", [&] {
+                std::lock_guard g(raw);
+                x.store(1);
+            });
+            std::lock_guard g(raw);
+            x.store(2); // parks holding raw: t, when it runs, blocks on it
+            t.join();
+        },
+        o);
+    const sfg::explore_finding* f = find(r, "uncontrolled", "t");
+    REQUIRE(f != nullptr);
+    CHECK(f->message.find("without reaching an sfg operation") != std::string::npos);
+    CHECK(r.executions == 1);
+    CHECK(!r.complete);
+}
+
 TEST_CASE("explore: barriers, queues, thread groups and blocks run with no finding") {
     const sfg::explore_report r = sfg::explore(
         [] {

@@ -42,6 +42,9 @@ struct explore_options {
     unsigned pct_depth = 3;                   // pct: the bug depth d
     unsigned jobs = 1;                        // processes exploring in parallel
     std::string replay; // non-empty (or env SFG_REPLAY): run that one schedule
+    // A thread that runs this long without reaching an sfg operation while the others wait is
+    // "uncontrolled", and the exploration stops (0: never looked at).
+    std::uint64_t uncontrolled_after_ms = 3000;
 };
 
 struct explore_finding {

@@ -7,6 +7,8 @@
 #include <exception>
 #include <limits>
 
+#include <sched.h>
+
 namespace sfg::explore_detail {
 
 namespace {
@@ -15,12 +17,89 @@ constexpr std::uint32_t no_thread = std::numeric_limits<std::uint32_t>::max();
 // The calling thread's number in the run (creation order; main is 0).
 thread_local std::uint32_t this_index = no_thread;
 
+// Every thread of an exploration runs on one CPU: one runs at a time anyway, and a thread handed
+// the baton then runs as soon as the one handing it sleeps, instead of waiting for a slice on
+// another, busy CPU.
+void pin(int cpu) {
+#if defined(__linux__)
+    if (cpu < 0)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+#else
+    (void)cpu;
+#endif
+}
+
 } // namespace
 
-Controller::Controller(Strategy& strategy, std::uint64_t max_steps)
-    : strategy_(strategy), max_steps_(max_steps) {}
+Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
+                       std::chrono::milliseconds uncontrolled_after)
+    : strategy_(strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
+    if (uncontrolled_after_.count() > 0)
+        watchdog_ = std::thread([this] { watch(); });
+#if defined(__linux__)
+    saved_affinity_ = std::make_unique<cpu_set_t>();
+    if (sched_getaffinity(0, sizeof(cpu_set_t), saved_affinity_.get()) == 0)
+        cpu_ = sched_getcpu();
+    pin(cpu_);
+#endif
+}
 
-Controller::~Controller() = default;
+Controller::~Controller() {
+#if defined(__linux__)
+    if (cpu_ >= 0)
+        sched_setaffinity(0, sizeof(cpu_set_t), saved_affinity_.get());
+#endif
+    if (watchdog_.joinable()) {
+        {
+            std::lock_guard lk(mu_);
+            stopping_ = true;
+        }
+        watch_cv_.notify_all();
+        watchdog_.join();
+    }
+}
+
+// A thread that holds the baton and reaches no sfg operation for uncontrolled_after_ (blocked on
+// a std::mutex, sleeping, in I/O) stalls the run: it is reported, and the run given up, which
+// unwinds the waiting threads (what they hold may be what it waits for).
+void Controller::watch() {
+    std::unique_lock lk(mu_);
+    std::uint64_t seen = progress_;
+    auto since = std::chrono::steady_clock::now();
+    while (!stopping_) {
+        watch_cv_.wait_for(lk, uncontrolled_after_ / 4 + std::chrono::milliseconds(1));
+        const auto now = std::chrono::steady_clock::now();
+        if (progress_ != seen || !in_run_ || abandon_) {
+            seen = progress_;
+            since = now;
+            continue;
+        }
+        if (now - since < uncontrolled_after_)
+            continue;
+        const std::uint32_t t = current_;
+        std::string last = "none yet";
+        for (std::size_t i = path_.size(); i-- > 0;)
+            if (path_[i].key.thread == t) {
+                const StepRecord& r = path_[i];
+                last = fmt::format("{}({}){}", r.key.yield ? "yield" : to_string(r.key.op),
+                                   r.key.object,
+                                   r.file ? fmt::format(" at {}:{}", r.file, r.line) : "");
+                break;
+            }
+        const std::string name = t < threads_.size() ? threads_[t]->name : "?";
+        uncontrolled_ = true;
+        give_up("uncontrolled", name,
+                fmt::format("uncontrolled: thread {} ran for {} ms without reaching an sfg "
+                            "operation while the others waited (its last one: {}); it is blocked "
+                            "on something sfg does not control (a std::mutex, a sleep, I/O), or "
+                            "computes for long: the exploration stops",
+                            name, uncontrolled_after_.count(), last));
+    }
+}
 
 std::uint32_t Controller::me() const {
     return this_index;
@@ -34,7 +113,7 @@ void Controller::begin_run() {
     threads_[0]->name = "main";
     threads_[0]->status = Status::running;
     names_.push_back("main");
-    current_ = 0;
+    current_.store(0);
     returns_to_ = 0;
     abandon_ = false;
     blocked_ = false;
@@ -45,6 +124,8 @@ void Controller::begin_run() {
     model_ = Model();
     groups_.clear();
     this_index = 0;
+    in_run_ = true;
+    ++progress_;
     strategy_.begin_run();
 }
 
@@ -58,6 +139,7 @@ void Controller::run_ends() {
                            [](const auto& t) { return t->status == Status::ended; });
     });
     this_index = no_thread;
+    in_run_ = false;
     std::vector<StepKey> keys;
     keys.reserve(path_.size());
     for (const StepRecord& r : path_)
@@ -152,10 +234,10 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     th.pending = p;
     th.object = object_of(p);
     th.next = event_of(t, p);
+    ++progress_;
     if (th.status == Status::first) { // its first point: back to the thread that let it run
         th.status = Status::parked;
-        current_ = returns_to_;
-        threads_[returns_to_]->cv.notify_one();
+        hand(returns_to_);
     } else {
         th.status = Status::parked;
         decide(lk, t);
@@ -168,7 +250,23 @@ detail::Scheduled Controller::point(const detail::Point& p) {
 
 void Controller::park(std::unique_lock<std::mutex>& lk, std::uint32_t t) {
     Thread& th = *threads_[t];
-    th.cv.wait(lk, [&] { return abandon_ || (current_ == t && th.status == Status::running); });
+    wait_turn(lk, t, [&] { return current_ == t && th.status == Status::running; });
+}
+
+void Controller::hand(std::uint32_t t) {
+    current_.store(t, std::memory_order_release);
+    if (threads_[t]->sleeping)
+        threads_[t]->cv.notify_one();
+}
+
+template <class Ready>
+void Controller::wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Ready ready) {
+    if (abandon_ || ready())
+        return;
+    Thread& th = *threads_[t];
+    th.sleeping = true;
+    th.cv.wait(lk, [&] { return abandon_ || ready(); });
+    th.sleeping = false;
 }
 
 bool Controller::attempt_succeeds() {
@@ -196,8 +294,9 @@ void Controller::thread_begins(const detail::GroupImpl& g, std::size_t index) {
         return;
     const std::uint32_t t = it->second[index];
     this_index = t;
+    pin(cpu_);
     Thread& th = *threads_[t];
-    th.cv.wait(lk, [&] { return abandon_ || (current_ == t && th.status == Status::first); });
+    wait_turn(lk, t, [&] { return current_ == t && th.status == Status::first; });
 }
 
 void Controller::thread_ends(std::exception_ptr error) {
@@ -223,13 +322,13 @@ void Controller::thread_ends(std::exception_ptr error) {
     }
     const bool first = th.status == Status::first;
     th.status = Status::ended;
+    ++progress_;
     if (abandon_) {
         done_cv_.notify_all();
         return;
     }
     if (first) {
-        current_ = returns_to_;
-        threads_[returns_to_]->cv.notify_one();
+        hand(returns_to_);
         return;
     }
     decide(lk, t);
@@ -242,10 +341,10 @@ void Controller::run_fresh(std::unique_lock<std::mutex>& lk, std::uint32_t from)
         if (threads_[t]->status != Status::fresh)
             continue;
         threads_[t]->status = Status::first;
+        ++progress_;
         returns_to_ = from;
-        current_ = t;
-        threads_[t]->cv.notify_one();
-        threads_[from]->cv.wait(lk, [&] { return abandon_ || current_ == from; });
+        hand(t);
+        wait_turn(lk, from, [&] { return current_ == from; });
     }
 }
 
@@ -327,8 +426,7 @@ void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
     take(c->thread);
     last_ = c->thread;
     th.status = Status::running;
-    current_ = c->thread;
-    th.cv.notify_one();
+    hand(c->thread);
 }
 
 std::string Controller::object_of(const detail::Point& p) const {
@@ -356,6 +454,7 @@ bool Controller::enabled(std::uint32_t t) const {
 
 // Thread t takes its pending step: the model follows it, and the run records it.
 void Controller::take(std::uint32_t t) {
+    ++progress_;
     Thread& th = *threads_[t];
     const detail::Point& p = th.pending;
     StepRecord r;

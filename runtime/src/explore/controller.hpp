@@ -12,6 +12,8 @@
 #include "sfg/explore.hpp"
 #include "sfg/runtime/live/control.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <map>
@@ -19,7 +21,10 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sched.h>
 
 namespace sfg::explore_detail {
 
@@ -38,7 +43,10 @@ struct OwnFinding {
 
 class Controller final : public detail::Control {
 public:
-    Controller(Strategy& strategy, std::uint64_t max_steps);
+    // `uncontrolled_after`: how long a thread may run without reaching an sfg operation while
+    // the others wait (a watchdog thread looks; 0: never).
+    Controller(Strategy& strategy, std::uint64_t max_steps,
+               std::chrono::milliseconds uncontrolled_after);
     ~Controller() override;
 
     // A run: the calling thread is its main thread (0) until run_ends(), which waits until every
@@ -56,6 +64,8 @@ public:
     bool abandoned() const { return abandon_; }
     // The strategy gave the run up (dpor: sleep-set blocked): it is no execution.
     bool blocked() const { return blocked_; }
+    // A thread of the run ran too long without an sfg operation: the exploration stops.
+    bool uncontrolled() const { return uncontrolled_; }
 
     // detail::Control
     detail::Scheduled point(const detail::Point& p) override;
@@ -75,11 +85,18 @@ private:
         std::string object;    // the pending op's object, by name
         bool yielded = false;
         bool attempt_ok = false;
+        bool sleeping = false; // in cv.wait: a hand-off must notify it
         std::condition_variable cv;
     };
 
     std::uint32_t me() const;
     void park(std::unique_lock<std::mutex>& lk, std::uint32_t t);
+    // The baton to t (a futex wake only when t sleeps); t's wait for it, until `ready` holds or
+    // the run is given up. No spinning: on a loaded machine it takes the core from the thread
+    // that is to run.
+    void hand(std::uint32_t t);
+    template <class Ready>
+    void wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Ready ready);
     void decide(std::unique_lock<std::mutex>& lk, std::uint32_t from);
     void run_fresh(std::unique_lock<std::mutex>& lk, std::uint32_t from);
     bool enabled(std::uint32_t t) const;
@@ -89,6 +106,7 @@ private:
     std::string object_of(const detail::Point& p) const;
     std::uint32_t intern(Namespace space, const std::string& name);
     Event event_of(std::uint32_t t, const detail::Point& p);
+    void watch();
 
     Strategy& strategy_;
     std::uint64_t max_steps_;
@@ -96,9 +114,17 @@ private:
     std::condition_variable done_cv_;
     std::vector<std::unique_ptr<Thread>> threads_;
     std::vector<std::string> names_;
-    std::uint32_t current_ = 0;    // the baton's holder
-    std::uint32_t returns_to_ = 0; // a fresh thread's first run hands the baton back to it
-    bool abandon_ = false, blocked_ = false;
+    std::atomic<std::uint32_t> current_{0}; // the baton's holder (written under mu_)
+    std::uint32_t returns_to_ = 0;          // a fresh thread's first run hands the baton back to it
+    std::atomic<bool> abandon_{false};      // written under mu_
+    bool blocked_ = false, uncontrolled_ = false;
+    bool in_run_ = false, stopping_ = false;
+    std::uint64_t progress_ = 0; // bumped whenever the baton moves
+    std::chrono::milliseconds uncontrolled_after_;
+    std::condition_variable watch_cv_;
+    std::thread watchdog_;
+    int cpu_ = -1; // where the run's threads run (pin() in controller.cpp); -1: anywhere
+    std::unique_ptr<cpu_set_t> saved_affinity_; // the exploring thread's, restored at the end
     std::optional<std::uint32_t> last_;
     std::vector<StepRecord> path_;
     std::vector<Event> events_; // the run's steps, as the engine sees them

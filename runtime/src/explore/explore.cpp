@@ -80,11 +80,13 @@ void apply_environment(explore_options& o) {
                 o.jobs = static_cast<unsigned>(parse_number(key, value));
             else if (key == "analyses")
                 o.analyses = value;
+            else if (key == "uncontrolled_after_ms")
+                o.uncontrolled_after_ms = parse_number(key, value);
             else
                 throw std::invalid_argument(
                     "SFG_EXPLORE: unknown option '" + key +
                     "' (known: mode, max_executions, max_steps, max_preemptions, seed, "
-                    "pct_depth, jobs, analyses)");
+                    "pct_depth, jobs, analyses, uncontrolled_after_ms)");
         }
     }
     if (const char* env = std::getenv("SFG_REPLAY"); env && *env)
@@ -145,7 +147,8 @@ public:
             throw std::invalid_argument(
                 "sfg::explore: called while an sfg::session is open (explore opens one per run)");
         std::unique_ptr<Strategy> strategy = make_strategy(o_);
-        Controller ctl(*strategy, o_.max_steps);
+        Controller ctl(*strategy, o_.max_steps,
+                       std::chrono::milliseconds(o_.uncontrolled_after_ms));
         Controller* expected = nullptr;
         if (!running.compare_exchange_strong(expected, &ctl))
             throw std::invalid_argument("sfg::explore: called inside an exploration");
@@ -179,12 +182,13 @@ private:
                 ++report.executions;
                 classes_.insert(foata_class(ctl.events()));
             }
-            more = strategy.next_run();
+            more = strategy.next_run() && !ctl.uncontrolled();
         }
         // Naive: every run counts (as `sfgc check` counts them); dpor delivers one run a class.
         report.classes = o_.mode == explore_mode::naive || o_.max_preemptions ? report.executions
                                                                               : classes_.size();
-        report.complete = !replaying && !bounded && !more && !strategy.pruned() && !hit_bound_;
+        report.complete = !replaying && !bounded && !more && !strategy.pruned() && !hit_bound_ &&
+                          !ctl.uncontrolled();
         for (auto& [key, k] : kept_)
             report.findings.push_back(std::move(k.f));
         return report;
