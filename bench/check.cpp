@@ -67,7 +67,7 @@ std::string gen(const std::string& family, int n) {
 
 struct Loaded {
     sfg::CompiledSpec spec;
-    sfg::check::Model model;
+    sfg::checker::Model model;
 };
 
 std::optional<Loaded> load(const std::string& text) {
@@ -77,11 +77,11 @@ std::optional<Loaded> load(const std::string& text) {
     if (!spec || spec->programs.empty())
         return std::nullopt;
     Loaded l{std::move(*spec), {}};
-    l.model = sfg::check::lower(l.spec, l.spec.programs.front());
+    l.model = sfg::checker::lower(l.spec, l.spec.programs.front());
     return l;
 }
 
-void run(benchmark::State& state, const std::string& family, sfg::check::Mode mode,
+void run(benchmark::State& state, const std::string& family, sfg::checker::Mode mode,
          std::uint32_t jobs) {
     const int n = static_cast<int>(state.range(0));
     std::optional<Loaded> l = load(gen(family, n));
@@ -89,14 +89,14 @@ void run(benchmark::State& state, const std::string& family, sfg::check::Mode mo
         state.SkipWithError("generated program does not compile");
         return;
     }
-    sfg::check::CheckOptions o;
+    sfg::checker::CheckOptions o;
     o.mode = mode;
     o.jobs = jobs;
-    if (mode == sfg::check::Mode::naive)
+    if (mode == sfg::checker::Mode::naive)
         o.max_executions = 20000;
-    sfg::check::CheckResult r;
+    sfg::checker::CheckResult r;
     for (auto _ : state) {
-        r = sfg::check::check_model(l->model, o);
+        r = sfg::checker::check_model(l->model, o);
         benchmark::DoNotOptimize(r.classes);
     }
     const double iters = static_cast<double>(state.iterations());
@@ -114,13 +114,13 @@ void run(benchmark::State& state, const std::string& family, sfg::check::Mode mo
 void register_all() {
     struct Variant {
         const char* name;
-        sfg::check::Mode mode;
+        sfg::checker::Mode mode;
         std::uint32_t jobs;
     };
     for (const char* family : {"locked", "lockfree", "racy", "barrier", "rounds"})
-        for (Variant v : {Variant{"naive", sfg::check::Mode::naive, 1},
-                          Variant{"dpor", sfg::check::Mode::dpor, 1},
-                          Variant{"dpor_jobs2", sfg::check::Mode::dpor, 2}}) {
+        for (Variant v : {Variant{"naive", sfg::checker::Mode::naive, 1},
+                          Variant{"dpor", sfg::checker::Mode::dpor, 1},
+                          Variant{"dpor_jobs2", sfg::checker::Mode::dpor, 2}}) {
             auto* b = benchmark::RegisterBenchmark(
                 fmt::format("check/{}/{}", family, v.name).c_str(),
                 [family = std::string(family), v](benchmark::State& s) {

@@ -29,21 +29,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const sfg::ast::Program& p : spec->programs) {
         const sfg::PromelaModel promela = sfg::emit_promela(*p.body, *spec);
         out << promela.text;
-        const sfg::check::Model model = sfg::check::lower(*spec, p);
-        for (const sfg::check::Mode mode :
-             {sfg::check::Mode::dpor, sfg::check::Mode::naive, sfg::check::Mode::random}) {
-            sfg::check::CheckOptions options;
+        const sfg::checker::Model model = sfg::checker::lower(*spec, p);
+        for (const sfg::checker::Mode mode :
+             {sfg::checker::Mode::dpor, sfg::checker::Mode::naive, sfg::checker::Mode::random}) {
+            sfg::checker::CheckOptions options;
             options.mode = mode;
             options.seed = size; // random: reproducible from the input
             options.max_executions =
-                mode == sfg::check::Mode::random ? 20 : sfg::fuzz::max_executions;
+                mode == sfg::checker::Mode::random ? 20 : sfg::fuzz::max_executions;
             options.max_steps = sfg::fuzz::max_steps;
-            const sfg::check::CheckResult r = sfg::check::check_model(model, options);
-            sfg::check::print_text(out, model, r);
-            out << sfg::check::to_json(model, r).dump(2, ' ', false,
+            const sfg::checker::CheckResult r = sfg::checker::check_model(model, options);
+            sfg::checker::print_text(out, model, r);
+            out << sfg::checker::to_json(model, r).dump(2, ' ', false,
                                                       nlohmann::json::error_handler_t::replace);
-            for (const sfg::check::CheckFinding& f : r.findings)
-                out << sfg::check::trace_file_name(model, f) << sfg::check::trace_text(model, f);
+            for (const sfg::checker::CheckFinding& f : r.findings)
+                out << sfg::checker::trace_file_name(model, f) << sfg::checker::trace_text(model, f);
         }
     }
     return 0;

@@ -274,12 +274,12 @@ void hostile_programs() {
     }
     for (int i = 0; i < 40; ++i)
         put("program", "random_" + std::to_string(i) + ".sfg",
-            sfg::check::test::random_program(static_cast<std::uint64_t>(i)));
+            sfg::checker::test::random_program(static_cast<std::uint64_t>(i)));
     // Hand-offs through queues (enq/deq, blocked deqs, FIFO deadlocks), and a queue filled in a
     // loop that no Spin channel can hold (docs/promela.md).
     for (int i = 0; i < 20; ++i)
         put("program", "queue_" + std::to_string(i) + ".sfg",
-            sfg::check::test::queue_program(static_cast<std::uint64_t>(i)));
+            sfg::checker::test::queue_program(static_cast<std::uint64_t>(i)));
     put("program", "hostile_queue_loop.sfg",
         "threads t0, t1;\nqueue q;\nvar x : [EX(t0) | EX(t1)]^q;\nprogram p {\n"
         "  thread t0 { while (1) { enq q x; } }\n  thread t1 { repeat 1000 { deq q x; } }\n}\n");

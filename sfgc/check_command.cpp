@@ -125,15 +125,15 @@ CLI::Validator shard_spec() {
 }
 
 // Writes each finding's counterexample into `dir`; false (after the error) when one cannot be.
-bool write_traces(const std::string& dir, const sfg::check::Model& model,
-                  const sfg::check::CheckResult& r) {
-    for (const sfg::check::CheckFinding& f : r.findings) {
-        if (f.steps.empty() && f.kind == sfg::check::FindingKind::bound)
+bool write_traces(const std::string& dir, const sfg::checker::Model& model,
+                  const sfg::checker::CheckResult& r) {
+    for (const sfg::checker::CheckFinding& f : r.findings) {
+        if (f.steps.empty() && f.kind == sfg::checker::FindingKind::bound)
             continue;
         std::filesystem::path path =
-            std::filesystem::path(dir) / sfg::check::trace_file_name(model, f);
+            std::filesystem::path(dir) / sfg::checker::trace_file_name(model, f);
         std::ofstream out(path, std::ios::binary);
-        out << sfg::check::trace_text(model, f);
+        out << sfg::checker::trace_text(model, f);
         if (!out) {
             fmt::print(stderr, "sfgc check: error: cannot write {}\n", path.string());
             return false;
@@ -157,23 +157,23 @@ bool make_trace_dir(const std::string& dir) {
 // `sfgc check --merge PART...`: the report of the whole search from its parts.
 int run_merge(const std::vector<std::string>& paths, const std::string& format,
               const std::string& trace_out) {
-    std::vector<sfg::check::Part> parts;
+    std::vector<sfg::checker::Part> parts;
     for (const std::string& path : paths) {
         std::optional<std::string> text = read_input(path);
         if (!text)
             return 2;
         try {
-            parts.push_back(sfg::check::read_part(path, *text));
-        } catch (const sfg::check::PartError& e) {
+            parts.push_back(sfg::checker::read_part(path, *text));
+        } catch (const sfg::checker::PartError& e) {
             fmt::print(stderr, "sfgc check: error: {}\n", e.what());
             return 2;
         }
     }
-    if (std::string problem = sfg::check::check_parts(parts); !problem.empty()) {
+    if (std::string problem = sfg::checker::check_parts(parts); !problem.empty()) {
         fmt::print(stderr, "sfgc check: error: cannot merge: {}\n", problem);
         return 2;
     }
-    const sfg::check::Part& first = parts.front();
+    const sfg::checker::Part& first = parts.front();
     sfg::SourceFile source(first.file, first.source);
     sfg::Diagnostics diags;
     std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags);
@@ -196,25 +196,25 @@ int run_merge(const std::vector<std::string>& paths, const std::string& format,
                        first.file, name);
             return 2;
         }
-        sfg::check::Model model = sfg::check::lower(*spec, *program);
-        sfg::check::ProgramPart merged;
+        sfg::checker::Model model = sfg::checker::lower(*spec, *program);
+        sfg::checker::ProgramPart merged;
         try {
-            merged = sfg::check::read_program(first, i, model);
+            merged = sfg::checker::read_program(first, i, model);
             for (std::size_t k = 1; k < parts.size(); ++k)
-                merged.partial.merge(sfg::check::read_program(parts[k], i, model).partial);
-        } catch (const sfg::check::PartError& e) {
+                merged.partial.merge(sfg::checker::read_program(parts[k], i, model).partial);
+        } catch (const sfg::checker::PartError& e) {
             fmt::print(stderr, "sfgc check: error: {}\n", e.what());
             return 2;
         }
-        sfg::check::CheckOptions options;
+        sfg::checker::CheckOptions options;
         options.mode = merged.mode;
-        sfg::check::CheckResult r =
-            sfg::check::finish(model, std::move(merged.partial), options, merged.fell_back);
+        sfg::checker::CheckResult r =
+            sfg::checker::finish(model, std::move(merged.partial), options, merged.fell_back);
         found = found || r.found();
         if (format == "json")
-            all.push_back(sfg::check::to_json(model, r));
+            all.push_back(sfg::checker::to_json(model, r));
         else
-            sfg::check::print_text(std::cout, model, r);
+            sfg::checker::print_text(std::cout, model, r);
         if (!trace_out.empty() && !write_traces(trace_out, model, r))
             return 2;
     }
@@ -229,11 +229,11 @@ struct CheckArgs {
     std::string file, program, mode = "dpor", format = "text", trace_out, shard, promela;
     std::string infer_out; // --infer (docs/infer.md)
     std::uint64_t seed = 0, max_executions = 1000000, max_steps = 10000;
-    std::uint64_t max_states = sfg::check::CheckOptions{}.max_states;
+    std::uint64_t max_states = sfg::checker::CheckOptions{}.max_states;
     std::uint32_t preemption_bound = 0, jobs = machine_cores();
     std::vector<std::string> merge;
-    std::uint64_t task_budget = sfg::check::CheckOptions{}.task_budget;
-    std::uint64_t split_above = sfg::check::CheckOptions{}.split_above;
+    std::uint64_t task_budget = sfg::checker::CheckOptions{}.task_budget;
+    std::uint64_t split_above = sfg::checker::CheckOptions{}.split_above;
     std::uint64_t max_memory = default_max_memory_mib;
     // Given on the command line, not defaulted.
     bool emit_promela = false, max_executions_given = false, preemption_bound_given = false;
@@ -340,13 +340,13 @@ void validate(const CLI::App& app, const CheckArgs& a) {
 }
 
 // The checker's options from the command line's.
-sfg::check::CheckOptions check_options(const CheckArgs& a) {
-    sfg::check::CheckOptions options;
-    options.mode = a.mode == "random" ? sfg::check::Mode::random
-                   : a.mode == "dpor" ? sfg::check::Mode::dpor
-                                      : sfg::check::Mode::naive;
+sfg::checker::CheckOptions check_options(const CheckArgs& a) {
+    sfg::checker::CheckOptions options;
+    options.mode = a.mode == "random" ? sfg::checker::Mode::random
+                   : a.mode == "dpor" ? sfg::checker::Mode::dpor
+                                      : sfg::checker::Mode::naive;
     options.seed = a.seed;
-    options.max_executions = options.mode == sfg::check::Mode::random && !a.max_executions_given
+    options.max_executions = options.mode == sfg::checker::Mode::random && !a.max_executions_given
                                  ? 1000
                                  : a.max_executions;
     options.max_steps = a.max_steps;
@@ -384,23 +384,23 @@ std::vector<const sfg::ast::Program*> chosen_programs(const CheckArgs& a,
 // part for --merge. Exit 0 nothing found, 1 a finding, 2 a trace that cannot be written.
 int explore(const CheckArgs& a, const std::string& source_text, const sfg::CompiledSpec& spec,
             const std::vector<const sfg::ast::Program*>& chosen,
-            const sfg::check::CheckOptions& options) {
+            const sfg::checker::CheckOptions& options) {
     bool found = false;
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
-    std::vector<sfg::check::Model> models;
-    std::vector<sfg::check::ProgramPart> parts;
+    std::vector<sfg::checker::Model> models;
+    std::vector<sfg::checker::ProgramPart> parts;
     models.reserve(chosen.size());
     for (const sfg::ast::Program* p : chosen) {
-        models.push_back(sfg::check::lower(spec, *p));
-        const sfg::check::Model& model = models.back();
+        models.push_back(sfg::checker::lower(spec, *p));
+        const sfg::checker::Model& model = models.back();
         bool fell_back = false;
-        sfg::check::CheckPartial part = sfg::check::explore_model(model, options, &fell_back);
+        sfg::checker::CheckPartial part = sfg::checker::explore_model(model, options, &fell_back);
         if (fell_back)
             fmt::print(stderr, "sfgc check: note: --mode dpor does not take --preemption-bound; "
                                "exploring every interleaving within the bound (naive)\n");
         if (!a.shard.empty() && a.format == "json") {
             // A part for --merge: what merges, not a report.
-            sfg::check::ProgramPart pp;
+            sfg::checker::ProgramPart pp;
             pp.model = &model;
             pp.mode = options.mode;
             pp.fell_back = fell_back;
@@ -409,18 +409,18 @@ int explore(const CheckArgs& a, const std::string& source_text, const sfg::Compi
             parts.push_back(std::move(pp));
             continue;
         }
-        sfg::check::CheckResult r = sfg::check::finish(model, std::move(part), options, fell_back);
+        sfg::checker::CheckResult r = sfg::checker::finish(model, std::move(part), options, fell_back);
         found = found || r.found();
         if (a.format == "json")
-            all.push_back(sfg::check::to_json(model, r));
+            all.push_back(sfg::checker::to_json(model, r));
         else
-            sfg::check::print_text(std::cout, model, r, a.shard.empty() ? "" : "part " + a.shard);
+            sfg::checker::print_text(std::cout, model, r, a.shard.empty() ? "" : "part " + a.shard);
         if (!a.trace_out.empty() && !write_traces(a.trace_out, model, r))
             return 2;
     }
     if (!parts.empty()) {
-        nlohmann::ordered_json j = sfg::check::write_part(
-            a.file, source_text, sfg::check::options_text(options, a.program), options.shard_index,
+        nlohmann::ordered_json j = sfg::checker::write_part(
+            a.file, source_text, sfg::checker::options_text(options, a.program), options.shard_index,
             options.shard_count, parts);
         std::cout << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                   << '\n';
@@ -429,8 +429,8 @@ int explore(const CheckArgs& a, const std::string& source_text, const sfg::Compi
     }
     std::cout.flush();
     if (!a.infer_out.empty()) {
-        std::vector<const sfg::check::Model*> explored;
-        for (const sfg::check::Model& m : models)
+        std::vector<const sfg::checker::Model*> explored;
+        for (const sfg::checker::Model& m : models)
             explored.push_back(&m);
         if (const int status = infer_executions(explored, options, a.infer_out))
             return status;
@@ -464,7 +464,7 @@ int check_file(const CheckArgs& a) {
         }
         return emit_promela(a.file, *spec, *chosen.front(), a.promela);
     }
-    const sfg::check::CheckOptions options = check_options(a);
+    const sfg::checker::CheckOptions options = check_options(a);
     if (!make_trace_dir(a.trace_out))
         return 2;
     return explore(a, source_text, *spec, chosen, options);

@@ -19,11 +19,11 @@ namespace sfgc {
 namespace {
 
 // An execution's events, as the checker's analyses see them (checker/src/checker.cpp).
-std::optional<std::string> stream_steps(const std::vector<sfg::check::Step>& steps,
+std::optional<std::string> stream_steps(const std::vector<sfg::checker::Step>& steps,
                                         sfg::Symbols& syms, sfg::Analysis& sink) {
     sfg::WellFormedStream stream(syms, sink);
-    for (const sfg::check::Step& s : steps)
-        for (const sfg::check::Action& a : s.actions)
+    for (const sfg::checker::Step& s : steps)
+        for (const sfg::checker::Action& a : s.actions)
             if (a.emitted &&
                 !stream.push(a.thread, a.op, a.target, sfg::no_object, a.line,
                              a.has_value ? syms.values.intern(a.value) : sfg::no_object))
@@ -33,10 +33,10 @@ std::optional<std::string> stream_steps(const std::vector<sfg::check::Step>& ste
 }
 
 // Each execution into the inference, with hb; its schedule kept for the replay.
-class InferSink : public sfg::check::ExecutionSink {
+class InferSink : public sfg::checker::ExecutionSink {
 public:
-    InferSink(const sfg::check::Model& m, sfg::infer::Inferrer& inf) : m_(m), inf_(inf) {}
-    void on_execution(const sfg::check::Execution& e) override {
+    InferSink(const sfg::checker::Model& m, sfg::infer::Inferrer& inf) : m_(m), inf_(inf) {}
+    void on_execution(const sfg::checker::Execution& e) override {
         const std::string name = fmt::format("{} execution {}", m_.name, schedules.size() + 1);
         sfg::Symbols syms = m_.syms;
         sfg::infer::TraceRecorder rec;
@@ -49,7 +49,7 @@ public:
         if (auto err = inf_.add_trace(name, rec, syms, hb->findings(syms)); err && !error)
             error = err->to_string(); // the first; the exploration stops (stop())
         std::vector<sfg::ThreadId>& s = schedules.emplace_back();
-        for (const sfg::check::Step& step : *e.steps)
+        for (const sfg::checker::Step& step : *e.steps)
             s.push_back(step.thread);
     }
     bool stop() const override { return error.has_value(); }
@@ -57,7 +57,7 @@ public:
     std::optional<std::string> error;
 
 private:
-    const sfg::check::Model& m_;
+    const sfg::checker::Model& m_;
     sfg::infer::Inferrer& inf_;
 };
 
@@ -77,19 +77,19 @@ bool write(const std::string& out, const std::string& text) {
 
 } // namespace
 
-int infer_executions(const std::vector<const sfg::check::Model*>& models,
-                     const sfg::check::CheckOptions& options, const std::string& out) {
+int infer_executions(const std::vector<const sfg::checker::Model*>& models,
+                     const sfg::checker::CheckOptions& options, const std::string& out) {
     sfg::infer::Inferrer inf;
-    std::vector<sfg::check::Interpreter> interpreters;
+    std::vector<sfg::checker::Interpreter> interpreters;
     std::vector<std::unique_ptr<InferSink>> sinks;
-    sfg::check::CheckOptions one = options;
+    sfg::checker::CheckOptions one = options;
     one.jobs = 1, one.shard_index = 1, one.shard_count = 1, one.progress = false;
     interpreters.reserve(models.size());
-    for (const sfg::check::Model* m : models) {
+    for (const sfg::checker::Model* m : models) {
         interpreters.emplace_back(*m);
         sinks.push_back(std::make_unique<InferSink>(*m, inf));
         try {
-            sfg::check::make_explorer(one)->explore(interpreters.back(), one, *sinks.back());
+            sfg::checker::make_explorer(one)->explore(interpreters.back(), one, *sinks.back());
         } catch (const std::logic_error& e) { // an execution the stream refused: ours to fix
             fmt::print(stderr, "sfgc check: internal error: {}\n", e.what());
             return 3;
@@ -108,7 +108,7 @@ int infer_executions(const std::vector<const sfg::check::Model*>& models,
                                [&, i, k](sfg::Symbols& syms, sfg::Analysis& sink) {
                                    syms = models[i]->syms;
                                    return stream_steps(
-                                       sfg::check::replay(interpreters[i], sinks[i]->schedules[k]),
+                                       sfg::checker::replay(interpreters[i], sinks[i]->schedules[k]),
                                        syms, sink);
                                }});
     if (std::optional<std::string> failed = sfg::infer::check_inferred(spec, replays)) {

@@ -21,7 +21,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 namespace {
 
@@ -372,7 +372,7 @@ CheckResult Checker::finish(const ExploreStats& stats, const CheckOptions& optio
     impl_->own = CheckPartial();
     part.stats = stats;
     part.stats.hit_max_states = stats.hit_max_states || (stop() && !stats.complete);
-    return check::finish(impl_->m, std::move(part), options, false);
+    return checker::finish(impl_->m, std::move(part), options, false);
 }
 
 CheckResult finish(const Model& model, CheckPartial&& part, const CheckOptions& options,
@@ -490,7 +490,7 @@ CheckPartial explore_model(const Model& model, const CheckOptions& options, bool
             const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
             do {
                 const double w = static_cast<double>(
-                    check::estimate(x, *probed, 0x9e3779b97f4a7c15ULL * (probes + 1), 1));
+                    checker::estimate(x, *probed, 0x9e3779b97f4a7c15ULL * (probes + 1), 1));
                 ++probes;
                 probe_mean += (w - probe_mean) / static_cast<double>(probes);
             } while (std::chrono::steady_clock::now() < until);
@@ -511,4 +511,4 @@ CheckResult check_model(const Model& model, const CheckOptions& options) {
     return finish(model, std::move(part), options, fell_back);
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

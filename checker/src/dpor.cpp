@@ -39,7 +39,7 @@
 
 #include <algorithm>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 namespace {
 
@@ -459,4 +459,4 @@ std::unique_ptr<TaskRunner> make_dpor_runner(const Exploration& x) {
     return std::make_unique<DporRunner>(x);
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

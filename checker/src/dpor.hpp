@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 // A visible instruction as DPOR sees it before running it: the step's thread and actions, an
 // await's being a read of every shared variable of its condition (dpor.cpp, change 3).
@@ -36,4 +36,4 @@ private:
     std::vector<std::vector<Summary>> sums_; // [thread][pc], for visible instructions
 };
 
-} // namespace sfg::check
+} // namespace sfg::checker

@@ -19,7 +19,7 @@
 #include <system_error>
 #include <thread>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 std::vector<Step> Task::steps() const {
     std::vector<Step> out;
@@ -702,4 +702,4 @@ std::unique_ptr<Explorer> make_explorer(const CheckOptions& options, bool* fell_
     return std::make_unique<TaskExplorer>();
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 class DporModel;
 
@@ -117,4 +117,4 @@ void explore_tasks(const Exploration& x, std::vector<Task> tasks,
                    const std::function<std::unique_ptr<TaskSink>()>& make_sink, CheckPartial& out,
                    std::atomic<std::uint64_t>& delivered, const std::function<void()>& progress);
 
-} // namespace sfg::check
+} // namespace sfg::checker

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <random>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 const char* to_string(Mode m) {
     switch (m) {
@@ -405,4 +405,4 @@ std::vector<Step> replay(const Interpreter& in, const std::vector<ThreadId>& sch
     return out;
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

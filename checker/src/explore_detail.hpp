@@ -3,7 +3,7 @@
 
 #include "sfg/checker/explore.hpp"
 
-namespace sfg::check {
+namespace sfg::checker {
 
 // A path with no step left is a deadlock when some thread is still ready (blocked).
 inline EndKind end_of(const State& s, bool any_enabled) {
@@ -15,4 +15,4 @@ inline EndKind end_of(const State& s, bool any_enabled) {
     return EndKind::normal;
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

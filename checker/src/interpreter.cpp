@@ -10,7 +10,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 namespace {
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
@@ -706,4 +706,4 @@ std::vector<Wait> Interpreter::waits(const State& s) const {
     return out;
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 bool is_visible(Code c) {
     return c >= Code::load_s;
@@ -331,4 +331,4 @@ Model lower(const CompiledSpec& spec, const ast::Program& program) {
     return m;
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

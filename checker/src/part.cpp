@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 std::string options_text(const CheckOptions& o, const std::string& program) {
     return fmt::format("mode={} seed={} max-executions={} max-steps={} max-states={} "
@@ -428,4 +428,4 @@ ProgramPart read_program(const Part& part, std::size_t i, const Model& m) {
     return p;
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <ostream>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 std::string op_text(const Model& m, const Action& a) {
     // The model's names are interned in m.syms with the model's ids (model.hpp).
@@ -156,4 +156,4 @@ std::string trace_file_name(const Model& m, const CheckFinding& f) {
     return fmt::format("{}-{}-{}.std", m.name, to_string(f.kind), what);
 }
 
-} // namespace sfg::check
+} // namespace sfg::checker

@@ -4,8 +4,8 @@
 #include "support.hpp"
 
 using namespace sfg;
-using namespace sfg::check;
-using namespace sfg::check::test;
+using namespace sfg::checker;
+using namespace sfg::checker::test;
 
 namespace {
 

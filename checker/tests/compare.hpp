@@ -11,7 +11,7 @@
 #include <set>
 #include <string>
 
-namespace sfg::check::test {
+namespace sfg::checker::test {
 
 // Passes executions on to the Checker and keeps their final states and classes as sets.
 class Recorder : public ExecutionSink {
@@ -94,4 +94,4 @@ inline std::optional<CheckResult> compare(const Model& m, std::uint64_t max_exec
     return std::move(dpor.result);
 }
 
-} // namespace sfg::check::test
+} // namespace sfg::checker::test

@@ -12,8 +12,8 @@
 #include <random>
 
 using namespace sfg;
-using namespace sfg::check;
-using namespace sfg::check::test;
+using namespace sfg::checker;
+using namespace sfg::checker::test;
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <set>
 
 using namespace sfg;
-using namespace sfg::check;
-using namespace sfg::check::test;
+using namespace sfg::checker;
+using namespace sfg::checker::test;
 
 namespace {
 

@@ -11,8 +11,8 @@
 #include <random>
 
 using namespace sfg;
-using namespace sfg::check;
-using namespace sfg::check::test;
+using namespace sfg::checker;
+using namespace sfg::checker::test;
 namespace fs = std::filesystem;
 
 TEST_CASE("dpor: the findings, final states and classes of naive on random programs") {

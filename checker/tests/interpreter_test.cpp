@@ -8,8 +8,8 @@
 #include <map>
 
 using namespace sfg;
-using namespace sfg::check;
-using namespace sfg::check::test;
+using namespace sfg::checker;
+using namespace sfg::checker::test;
 
 namespace {
 // Final value of shared variable `var` in the single execution of a one-thread program.

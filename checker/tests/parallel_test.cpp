@@ -13,8 +13,8 @@
 #include <sstream>
 
 using namespace sfg;
-using namespace sfg::check;
-using namespace sfg::check::test;
+using namespace sfg::checker;
+using namespace sfg::checker::test;
 
 namespace {
 

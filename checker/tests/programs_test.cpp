@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 
 using namespace sfg;
-using namespace sfg::check;
-using namespace sfg::check::test;
+using namespace sfg::checker;
+using namespace sfg::checker::test;
 namespace fs = std::filesystem;
 
 namespace {

@@ -461,20 +461,20 @@ TEST_CASE("promela: Spin agrees with the checker on specs/programs") {
         std::optional<CompiledSpec> spec = compile_spec(file, diags);
         REQUIRE(spec.has_value());
         for (const ast::Program& p : spec->programs) {
-            check::CheckOptions options;
-            options.mode = check::Mode::dpor; // complete on every example (naive is not on 3.4)
+            checker::CheckOptions options;
+            options.mode = checker::Mode::dpor; // complete on every example (naive is not on 3.4)
             options.max_executions = 200000;
-            check::CheckResult r = check::check_model(check::lower(*spec, p), options);
+            checker::CheckResult r = checker::check_model(checker::lower(*spec, p), options);
             if (!r.stats.complete)
                 continue;
             bool assertion = false, deadlock = false;
-            for (const check::CheckFinding& f : r.findings) {
-                deadlock = deadlock || f.kind == check::FindingKind::deadlock;
+            for (const checker::CheckFinding& f : r.findings) {
+                deadlock = deadlock || f.kind == checker::FindingKind::deadlock;
                 // A join of a never-forked thread is a deadlock to Spin, not an assertion.
                 const bool never_forked = f.message.find("never forked") != std::string::npos;
-                assertion = assertion || f.kind == check::FindingKind::assert_ ||
-                            f.kind == check::FindingKind::divzero ||
-                            (f.kind == check::FindingKind::ill_formed && !never_forked);
+                assertion = assertion || f.kind == checker::FindingKind::assert_ ||
+                            f.kind == checker::FindingKind::divzero ||
+                            (f.kind == checker::FindingKind::ill_formed && !never_forked);
             }
             SpinVerdict v = run_spin(emit_promela(*p.body, *spec).text, name + "-" + p.name.name);
             INFO(v.assert_output);
@@ -495,20 +495,20 @@ TEST_CASE("promela: Spin agrees with the checker on random queue programs") {
     }
     int deadlocks = 0;
     for (std::uint64_t seed = 1; seed <= 30; ++seed) {
-        const std::string text = check::test::queue_program(seed);
+        const std::string text = checker::test::queue_program(seed);
         CAPTURE(text);
         SourceFile file("queue.sfg", text);
         Diagnostics diags;
         std::optional<CompiledSpec> spec = compile_spec(file, diags);
         REQUIRE(spec.has_value());
         const ast::Program& p = spec->programs.at(0);
-        check::CheckOptions options;
+        checker::CheckOptions options;
         options.max_executions = 200000;
-        check::CheckResult r = check::check_model(check::lower(*spec, p), options);
+        checker::CheckResult r = checker::check_model(checker::lower(*spec, p), options);
         REQUIRE(r.stats.complete);
         bool deadlock = false;
-        for (const check::CheckFinding& f : r.findings)
-            deadlock = deadlock || f.kind == check::FindingKind::deadlock;
+        for (const checker::CheckFinding& f : r.findings)
+            deadlock = deadlock || f.kind == checker::FindingKind::deadlock;
         deadlocks += deadlock;
         SpinVerdict v =
             run_spin(emit_promela(*p.body, *spec).text, "queue-" + std::to_string(seed));
@@ -528,23 +528,23 @@ TEST_CASE("promela: Spin agrees with the checker on random read-modify-write pro
         return;
     }
     int asserts = 0;
-    const std::uint64_t n = check::test::seeds(30, 12); // a Spin run each: a third by default
+    const std::uint64_t n = checker::test::seeds(30, 12); // a Spin run each: a third by default
     for (std::uint64_t seed = 1; seed <= n; ++seed) {
-        const std::string text = check::test::rmw_program(seed);
+        const std::string text = checker::test::rmw_program(seed);
         CAPTURE(text);
         SourceFile file("rmw.sfg", text);
         Diagnostics diags;
         std::optional<CompiledSpec> spec = compile_spec(file, diags);
         REQUIRE(spec.has_value());
         const ast::Program& p = spec->programs.at(0);
-        check::CheckOptions options;
+        checker::CheckOptions options;
         options.max_executions = 200000;
-        check::CheckResult r = check::check_model(check::lower(*spec, p), options);
+        checker::CheckResult r = checker::check_model(checker::lower(*spec, p), options);
         REQUIRE(r.stats.complete);
         bool failed = false, deadlock = false;
-        for (const check::CheckFinding& f : r.findings) {
-            failed = failed || f.kind == check::FindingKind::assert_;
-            deadlock = deadlock || f.kind == check::FindingKind::deadlock;
+        for (const checker::CheckFinding& f : r.findings) {
+            failed = failed || f.kind == checker::FindingKind::assert_;
+            deadlock = deadlock || f.kind == checker::FindingKind::deadlock;
         }
         asserts += failed;
         SpinVerdict v = run_spin(emit_promela(*p.body, *spec).text, "rmw-" + std::to_string(seed));
@@ -553,7 +553,7 @@ TEST_CASE("promela: Spin agrees with the checker on random read-modify-write pro
         CHECK(v.deadlock == deadlock);
     }
     MESSAGE("Spin agreed on ", n, " read-modify-write programs, ", asserts, " with failed asserts");
-    CHECK(asserts >= check::test::at_least(6, n, 30));
+    CHECK(asserts >= checker::test::at_least(6, n, 30));
 }
 
 // Condition variables (random_program.hpp): Promela makes the notify's choice of a waiter
@@ -565,24 +565,24 @@ TEST_CASE("promela: Spin agrees with the checker on random condition variable pr
         return;
     }
     int deadlocks = 0, asserts = 0;
-    const std::uint64_t n = check::test::seeds(60, 24); // a Spin run each: 2/5 by default
+    const std::uint64_t n = checker::test::seeds(60, 24); // a Spin run each: 2/5 by default
     for (std::uint64_t seed = 1; seed <= n; ++seed) {
-        const std::string text = check::test::cond_program(seed);
+        const std::string text = checker::test::cond_program(seed);
         CAPTURE(text);
         SourceFile file("cond.sfg", text);
         Diagnostics diags;
         std::optional<CompiledSpec> spec = compile_spec(file, diags);
         REQUIRE(spec.has_value());
         const ast::Program& p = spec->programs.at(0);
-        check::CheckOptions options;
+        checker::CheckOptions options;
         options.max_executions = 200000;
-        check::CheckResult r = check::check_model(check::lower(*spec, p), options);
+        checker::CheckResult r = checker::check_model(checker::lower(*spec, p), options);
         REQUIRE(r.stats.complete);
         bool assertion = false, deadlock = false;
-        for (const check::CheckFinding& f : r.findings) {
-            deadlock = deadlock || f.kind == check::FindingKind::deadlock;
-            assertion = assertion || f.kind == check::FindingKind::assert_ ||
-                        f.kind == check::FindingKind::ill_formed;
+        for (const checker::CheckFinding& f : r.findings) {
+            deadlock = deadlock || f.kind == checker::FindingKind::deadlock;
+            assertion = assertion || f.kind == checker::FindingKind::assert_ ||
+                        f.kind == checker::FindingKind::ill_formed;
         }
         deadlocks += deadlock;
         asserts += assertion;
@@ -594,8 +594,8 @@ TEST_CASE("promela: Spin agrees with the checker on random condition variable pr
     }
     MESSAGE("Spin agreed on ", n, " condition variable programs, ", deadlocks, " with deadlocks, ",
             asserts, " with failed asserts or ill-formed waits");
-    CHECK(deadlocks >= check::test::at_least(15, n, 60));
-    CHECK(asserts >= check::test::at_least(4, n, 60));
+    CHECK(deadlocks >= checker::test::at_least(15, n, 60));
+    CHECK(asserts >= checker::test::at_least(4, n, 60));
 }
 
 TEST_SUITE_END();

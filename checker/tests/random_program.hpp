@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace sfg::check::test {
+namespace sfg::checker::test {
 
 inline std::string random_program(std::uint64_t seed) {
     std::mt19937_64 rng(seed);
@@ -481,4 +481,4 @@ inline std::string cond_program(std::uint64_t seed) {
     return s;
 }
 
-} // namespace sfg::check::test
+} // namespace sfg::checker::test

@@ -7,8 +7,8 @@
 #include <set>
 
 using namespace sfg;
-using namespace sfg::check;
-using namespace sfg::check::test;
+using namespace sfg::checker;
+using namespace sfg::checker::test;
 
 namespace {
 // The grouping of docs/programs.md: (kind, var) for races and violations, (kind, line) otherwise.

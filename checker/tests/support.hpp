@@ -15,7 +15,7 @@
 #include <sstream>
 #include <string>
 
-namespace sfg::check::test {
+namespace sfg::checker::test {
 
 struct Loaded {
     CompiledSpec spec;
@@ -71,4 +71,4 @@ inline int at_least(int bound, std::uint64_t n, std::uint64_t full) {
     return static_cast<int>(static_cast<std::uint64_t>(bound) * std::min(n, full) / full);
 }
 
-} // namespace sfg::check::test
+} // namespace sfg::checker::test

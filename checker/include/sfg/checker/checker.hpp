@@ -22,7 +22,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 // The kinds of findings are the runtime's (report.hpp): race, violation, assert_, divzero,
 // deadlock, ill_formed, bound.
@@ -128,4 +128,4 @@ private:
     std::uint64_t max_states_, states_ = 0;
 };
 
-} // namespace sfg::check
+} // namespace sfg::checker

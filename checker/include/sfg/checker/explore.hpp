@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 enum class Mode : std::uint8_t { naive, dpor, random };
 const char* to_string(Mode m);
@@ -121,4 +121,4 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps);
 std::vector<Step> replay(const Interpreter& in, const std::vector<ThreadId>& schedule,
                          State* final_state = nullptr);
 
-} // namespace sfg::check
+} // namespace sfg::checker

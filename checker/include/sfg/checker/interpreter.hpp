@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 enum class ThreadStatus : std::uint8_t {
     unforked, // named in some fork, not forked (yet)
@@ -178,4 +178,4 @@ private:
 // 64-bit wrapping arithmetic with C semantics; false on division by zero.
 bool apply(BinOp op, std::int64_t a, std::int64_t b, std::int64_t& out);
 
-} // namespace sfg::check
+} // namespace sfg::checker

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 enum class Code : std::uint8_t {
     // invisible (local computation)
@@ -123,4 +123,4 @@ struct Model {
 // against `spec`: program_sema.hpp).
 Model lower(const CompiledSpec& spec, const ast::Program& program);
 
-} // namespace sfg::check
+} // namespace sfg::checker

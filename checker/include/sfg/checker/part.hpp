@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 inline constexpr int part_format = 2;
 
@@ -61,4 +61,4 @@ std::string check_parts(const std::vector<Part>& parts);
 // PartError when it does not fit.
 ProgramPart read_program(const Part& part, std::size_t i, const Model& m);
 
-} // namespace sfg::check
+} // namespace sfg::checker

@@ -11,7 +11,7 @@
 #include <iosfwd>
 #include <string>
 
-namespace sfg::check {
+namespace sfg::checker {
 
 // "w(balance)", "fork(deposit,withdraw)", "begin".
 std::string op_text(const Model& m, const Action& a);
@@ -28,4 +28,4 @@ std::string trace_text(const Model& m, const CheckFinding& f);
 // The file name for a finding's trace: PROGRAM-KIND-VAR.std or PROGRAM-KIND-LINE.std.
 std::string trace_file_name(const Model& m, const CheckFinding& f);
 
-} // namespace sfg::check
+} // namespace sfg::checker
