@@ -2,7 +2,7 @@
 // thread sent and received, so that a phase boundary's mechanism is looked up, never searched.
 #include "sfg/infer/infer.hpp"
 
-#include "core/varint.hpp"
+#include "sfg/runtime/core/varint.hpp"
 
 #include <algorithm>
 
