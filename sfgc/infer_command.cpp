@@ -79,21 +79,29 @@ bool keep_spec(const std::string& file, sfg::infer::Inferrer& inf) {
     return true;
 }
 
-// One trace: the inference's pass and hb's side by side. False after an input error.
-bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf) {
-    const std::string shown = file == "-" ? "<stdin>" : file;
+// One trace as the pass left it: its names and its events, for the check.
+struct ReadTrace {
+    std::string shown;
     sfg::Symbols syms;
+    sfg::infer::EventLog events;
+};
+
+// One trace: the inference's pass, hb's and the event log side by side: the trace is read once.
+// False after an input error.
+bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf,
+              ReadTrace& out) {
+    out.shown = file == "-" ? "<stdin>" : file;
     sfg::infer::TraceRecorder rec;
     std::unique_ptr<sfg::RunningAnalysis> hb = sfg::make_analysis("hb");
-    sfg::Fanout both;
-    both.add(rec), both.add(hb->analysis());
-    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, syms, both, {threads});
+    sfg::Fanout all;
+    all.add(rec), all.add(hb->analysis()), all.add(out.events);
+    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, out.syms, all, {threads});
     if (!read.ok()) {
         fmt::print(stderr, "{}\n", read.error->to_string());
         return false;
     }
-    both.finish(syms);
-    if (auto err = inf.add_trace(shown, rec, syms, hb->findings(syms))) {
+    all.finish(out.syms);
+    if (auto err = inf.add_trace(out.shown, rec, out.syms, hb->findings(out.syms))) {
         fmt::print(stderr, "{}\n", err->to_string());
         return false;
     }
@@ -146,21 +154,22 @@ int run_infer(int argc, char** argv) {
     sfg::infer::Inferrer inf;
     if (!a.spec_file.empty() && !keep_spec(a.spec_file, inf))
         return 2;
-    for (const std::string& file : a.traces)
-        if (!read_one(file, reading_threads(a.threads, file), inf))
+    std::vector<std::unique_ptr<ReadTrace>> read;
+    for (const std::string& file : a.traces) {
+        read.push_back(std::make_unique<ReadTrace>());
+        if (!read_one(file, reading_threads(a.threads, file), inf, *read.back()))
             return 2;
+    }
     inf.finish();
     const std::string spec = sfg::infer::render_sfg(inf);
-    // Standard input cannot be read twice: a trace given as '-' is not replayed.
+    // Every trace, standard input too, replayed from its event log: no trace is read twice.
     std::vector<sfg::infer::Replay> replay;
-    for (const std::string& file : a.traces)
-        if (file != "-")
-            replay.push_back({file, [&, file](sfg::Symbols& syms, sfg::Analysis& sink) {
-                                  const sfg::TraceResult read = sfg::read_trace_file_parallel(
-                                      file, syms, sink, {reading_threads(a.threads, file)});
-                                  return read.ok() ? std::nullopt
-                                                   : std::optional(read.error->to_string());
-                              }});
+    for (const std::unique_ptr<ReadTrace>& r : read)
+        replay.push_back({r->shown, [&r = *r](sfg::Symbols& syms, sfg::Analysis& sink) {
+                              syms = r.syms;
+                              r.events.replay(syms, sink);
+                              return std::optional<std::string>();
+                          }});
     if (std::optional<std::string> failed = sfg::infer::check_inferred(spec, replay)) {
         fmt::print(stderr, "sfgc infer: internal error: {}\n{}", *failed, spec);
         return 3;

@@ -1,0 +1,83 @@
+// The events of one pass kept for the check (docs/infer.md, "How it decides"): an event is a
+// byte of op and flags, its thread and target, the value of vr/vw, and only when the event does
+// not follow its predecessor (next number, next line, no location) its number, line and
+// location. A text trace's event is three bytes.
+#include "sfg/infer/check.hpp"
+
+#include "sfg/runtime/core/varint.hpp"
+
+namespace sfg::infer {
+
+namespace {
+
+constexpr unsigned implicit_bit = 0x20, irregular_bit = 0x40;
+
+bool carries_value(Op op) {
+    return op == Op::vol_read || op == Op::vol_write;
+}
+
+// ObjId with no_object as 0, the rest one up.
+std::uint64_t plus_one(ObjId id) {
+    return id == no_object ? 0 : std::uint64_t{id} + 1;
+}
+ObjId minus_one(std::uint64_t v) {
+    return v == 0 ? no_object : static_cast<ObjId>(v - 1);
+}
+
+// The line an event that follows one on `line` has: the next, or none after none (binary traces).
+std::uint32_t next_line(std::uint32_t line) {
+    return line == 0 ? 0 : line + 1;
+}
+
+} // namespace
+
+void EventLog::on_event(const Event& e, const Symbols&) {
+    static_assert(op_count <= implicit_bit);
+    const bool regular =
+        e.number == number_ + 1 && e.location == no_object && e.line == next_line(line_);
+    coded_ += static_cast<char>(static_cast<unsigned>(e.op) | (e.implicit ? implicit_bit : 0) |
+                                (regular ? 0 : irregular_bit));
+    put_varint(coded_, e.thread);
+    put_varint(coded_, plus_one(e.target));
+    if (carries_value(e.op))
+        put_varint(coded_, plus_one(e.value_id));
+    if (!regular) {
+        put_varint(coded_, zigzag(static_cast<std::int64_t>(e.number - number_)));
+        put_varint(coded_, e.line);
+        put_varint(coded_, plus_one(e.location));
+    }
+    number_ = e.number;
+    line_ = e.line;
+}
+
+void EventLog::replay(const Symbols& syms, Analysis& sink) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(coded_.data());
+    const std::size_t n = coded_.size();
+    std::size_t pos = 0;
+    auto next = [&] {
+        std::uint64_t v = 0;
+        get_varint(p, n, pos, v);
+        return v;
+    };
+    Event e;
+    while (pos < n) {
+        const unsigned h = p[pos++];
+        e.op = static_cast<Op>(h & (implicit_bit - 1));
+        e.implicit = (h & implicit_bit) != 0;
+        e.thread = static_cast<ThreadId>(next());
+        e.target = minus_one(next());
+        e.value_id = carries_value(e.op) ? minus_one(next()) : no_object;
+        if (h & irregular_bit) {
+            e.number += static_cast<std::uint64_t>(unzigzag(next()));
+            e.line = static_cast<std::uint32_t>(next());
+            e.location = minus_one(next());
+        } else {
+            ++e.number;
+            e.line = next_line(e.line);
+            e.location = no_object;
+        }
+        sink.on_event(e, syms);
+    }
+}
+
+} // namespace sfg::infer
