@@ -26,14 +26,55 @@ struct RawPhase {
     bool has(ThreadId t) const { return std::binary_search(threads.begin(), threads.end(), t); }
 };
 
+enum class Side { after, before };
+
+// The event of `log` nearest to `bound` on `side` of it (the first after it, the last before
+// it), or 0; its index in *at.
+std::uint64_t nearest(const SyncLog* log, std::uint64_t bound, Side side,
+                      std::size_t* at = nullptr) {
+    if (!log)
+        return 0;
+    const auto& ev = log->events;
+    const auto it = side == Side::after ? std::upper_bound(ev.begin(), ev.end(), bound)
+                                        : std::lower_bound(ev.begin(), ev.end(), bound);
+    if (side == Side::after ? it == ev.end() : it == ev.begin())
+        return 0;
+    const auto found = side == Side::after ? it : it - 1;
+    if (at)
+        *at = static_cast<std::size_t>(found - ev.begin());
+    return *found;
+}
+
 // How far consecutive runs of different threads may merge into one phase: EX, RS and LOCK
 // (§10's order), then without LOCK, then one thread a phase. A coarser phase that no mechanism
 // can enter or leave is split rather than left without a discipline.
 enum class Merge { lock_and_read, read, none };
 
-bool mergeable(const RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m) {
-    if (p.has(r.thread) && p.rounds[p.index(r.thread)] != r.rounds)
-        return false; // a phase ends where its thread passes a barrier
+// Whether thread t, between events `from` and `to`, left a barrier that every thread of p and t
+// pass: only such a barrier can end a phase (by_barrier), one that some of them never pass
+// orders nothing among them (the particles' rounds, thesis Figure 3.4).
+bool passed_shared_barrier(const RawPhase& p, ThreadId t, std::uint64_t from, std::uint64_t to,
+                           const TraceRecorder& rec) {
+    for (ObjId bar : rec.objects(t, SyncKind::bexit)) {
+        const std::vector<ThreadId>& users = rec.barrier_threads[bar];
+        if (!std::all_of(p.threads.begin(), p.threads.end(), [&](ThreadId u) {
+                return std::binary_search(users.begin(), users.end(), u);
+            }))
+            continue;
+        const std::uint64_t e = nearest(rec.log(t, SyncKind::bexit, bar), from, Side::after);
+        if (e != 0 && e < to)
+            return true;
+    }
+    return false;
+}
+
+bool mergeable(const RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m,
+               const TraceRecorder& rec) {
+    if (p.has(r.thread)) {
+        const std::size_t i = p.index(r.thread);
+        if (p.rounds[i] != r.rounds && passed_shared_barrier(p, r.thread, p.last[i], r.first, rec))
+            return false; // a phase ends where its threads pass a barrier
+    }
     if (p.threads.size() == 1 && p.threads[0] == r.thread)
         return true;
     if (m != Merge::none && !p.writes && !r.writes)
@@ -68,11 +109,11 @@ void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
     p.accesses += r.accesses;
 }
 
-std::vector<RawPhase> phases_of(const RunLog& runs, const LockSets& sets, Merge m) {
+std::vector<RawPhase> phases_of(const RunLog& runs, const TraceRecorder& rec, Merge m) {
     std::vector<RawPhase> out;
     runs.each([&](const Run& r) {
-        const std::vector<ObjId>& locks = sets.locks(r.locks);
-        if (out.empty() || !mergeable(out.back(), r, locks, m))
+        const std::vector<ObjId>& locks = rec.lock_sets.locks(r.locks);
+        if (out.empty() || !mergeable(out.back(), r, locks, m, rec))
             out.push_back(
                 {{r.thread}, {r.first}, {r.last}, {r.rounds}, r.writes, locks, r.accesses});
         else
@@ -94,29 +135,6 @@ std::vector<RawPhase> phases_of(const RunLog& runs, const LockSets& sets, Merge 
         joined.push_back(std::move(p));
     }
     return joined;
-}
-
-// The first event of `log` after `after`, or 0; its index in *at.
-std::uint64_t first_after(const SyncLog* log, std::uint64_t after, std::size_t* at = nullptr) {
-    if (!log)
-        return 0;
-    const auto it = std::upper_bound(log->events.begin(), log->events.end(), after);
-    if (it == log->events.end())
-        return 0;
-    if (at)
-        *at = static_cast<std::size_t>(it - log->events.begin());
-    return *it;
-}
-// The last event of `log` before `before`, or 0; its index in *at.
-std::uint64_t last_before(const SyncLog* log, std::uint64_t before, std::size_t* at = nullptr) {
-    if (!log)
-        return 0;
-    const auto it = std::lower_bound(log->events.begin(), log->events.end(), before);
-    if (it == log->events.begin())
-        return 0;
-    if (at)
-        *at = static_cast<std::size_t>(it - log->events.begin()) - 1;
-    return *(it - 1);
 }
 
 struct Found {
@@ -199,10 +217,25 @@ bool in_generation(const Boundary& b, ThreadId t, SyncKind k, ObjId obj, std::ui
     return k == SyncKind::benter ? e > bound : e < bound;
 }
 
+// The objects on which p's first thread has ops of kind `snd` and q's first thread ops of kind
+// `rcv`, ascending: a boundary looks only at what its threads touched, never at every object.
+std::vector<ObjId> shared_objects(const Boundary& b, SyncKind snd, SyncKind rcv) {
+    const std::vector<ObjId>& sent = b.rec.objects(b.p.threads[0], snd);
+    const std::vector<ObjId>& received = b.rec.objects(b.q.threads[0], rcv);
+    const bool few = sent.size() <= received.size();
+    const std::vector<ObjId>& small = few ? sent : received;
+    const std::vector<ObjId>& large = few ? received : sent;
+    std::vector<ObjId> out;
+    for (ObjId o : small)
+        if (std::binary_search(large.begin(), large.end(), o))
+            out.push_back(o);
+    return out;
+}
+
 // A barrier b: one generation that every thread of p enters after its last access and every
 // thread of q leaves before its first (docs/traces.md, generations).
 std::optional<Found> by_barrier(const Boundary& b) {
-    for (ObjId bar = 0; bar < b.rec.barrier_threads.size(); ++bar) {
+    for (ObjId bar : shared_objects(b, SyncKind::benter, SyncKind::bexit)) {
         const std::vector<ThreadId>& users = b.rec.barrier_threads[bar];
         auto uses = [&](ThreadId t) { return std::binary_search(users.begin(), users.end(), t); };
         if (!std::all_of(b.p.threads.begin(), b.p.threads.end(), uses) ||
@@ -212,7 +245,7 @@ std::optional<Found> by_barrier(const Boundary& b) {
         for (std::size_t i = 0; i < b.p.threads.size(); ++i) {
             const SyncLog* log = b.rec.log(b.p.threads[i], SyncKind::benter, bar);
             std::size_t at = 0;
-            if (!first_after(log, b.p.last[i], &at)) {
+            if (!nearest(log, b.p.last[i], Side::after, &at)) {
                 g = ~0u;
                 break;
             }
@@ -235,8 +268,9 @@ std::optional<Found> by_barrier(const Boundary& b) {
 // log): a lock's rel/acq, a volatile's vw/vr, a queue's enq/deq of this variable.
 std::optional<std::pair<std::uint64_t, std::uint64_t>>
 sent_then_received(const Boundary& b, SyncKind snd, SyncKind rcv, ObjId obj) {
-    const std::uint64_t w = first_after(b.rec.log(b.p.threads[0], snd, obj), b.p.last[0]);
-    const std::uint64_t r = last_before(b.rec.log(b.q.threads[0], rcv, obj), b.q.first[0]);
+    const std::uint64_t w = nearest(b.rec.log(b.p.threads[0], snd, obj), b.p.last[0], Side::after);
+    const std::uint64_t r =
+        nearest(b.rec.log(b.q.threads[0], rcv, obj), b.q.first[0], Side::before);
     if (w == 0 || r == 0 || r < w)
         return std::nullopt;
     return std::pair{w, r};
@@ -253,18 +287,18 @@ Found handed(const Boundary& b, Label l, std::pair<std::uint64_t, std::uint64_t>
 // A volatile v, with the value the reader saw when the write of that value came after p
 // (thesis §5.1, vflag; docs/language.md, values).
 std::optional<Found> by_volatile(const Boundary& b) {
-    for (ObjId v = 0; v < b.syms.volatiles.size(); ++v) {
+    for (ObjId v : shared_objects(b, SyncKind::vw, SyncKind::vr)) {
         const auto plain = sent_then_received(b, SyncKind::vw, SyncKind::vr, v);
         if (!plain)
             continue;
         const std::string& name = b.syms.volatiles.name(v);
         const SyncLog* reads = b.rec.log(b.q.threads[0], SyncKind::vr, v);
         std::size_t at = 0;
-        last_before(reads, b.q.first[0], &at);
+        nearest(reads, b.q.first[0], Side::before, &at);
         const std::uint32_t value = reads->tags[at];
         const SyncLog* writes = b.rec.log(b.p.threads[0], SyncKind::vw, v);
         std::size_t w = 0;
-        for (first_after(writes, b.p.last[0], &w);
+        for (nearest(writes, b.p.last[0], Side::after, &w);
              value != no_object && w < writes->events.size() && writes->events[w] < plain->second;
              ++w)
             if (writes->tags[w] == value) {
@@ -278,11 +312,15 @@ std::optional<Found> by_volatile(const Boundary& b) {
 }
 
 std::optional<Found> by_queue(const Boundary& b) {
-    for (ObjId q = 0; q < b.syms.queues.size(); ++q) {
-        const ObjId item = b.syms.queue_items.find(q, b.var);
-        const std::string& name = b.syms.queues.name(q);
-        if (item == no_object)
-            continue;
+    std::vector<ObjId> items; // of this variable, by queue
+    for (ObjId item : shared_objects(b, SyncKind::enq, SyncKind::deq))
+        if (b.syms.queue_items.var(item) == b.var)
+            items.push_back(item);
+    std::sort(items.begin(), items.end(), [&](ObjId x, ObjId y) {
+        return b.syms.queue_items.queue(x) < b.syms.queue_items.queue(y);
+    });
+    for (ObjId item : items) {
+        const std::string& name = b.syms.queues.name(b.syms.queue_items.queue(item));
         if (const auto sr = sent_then_received(b, SyncKind::enq, SyncKind::deq, item))
             return handed(b, {MechKind::queue, name, {}}, *sr, "puts it into " + name,
                           "takes it out");
@@ -291,7 +329,7 @@ std::optional<Found> by_queue(const Boundary& b) {
 }
 
 std::optional<Found> by_lock(const Boundary& b) {
-    for (ObjId m = 0; m < b.syms.locks.size(); ++m)
+    for (ObjId m : shared_objects(b, SyncKind::rel, SyncKind::acq))
         if (const auto sr = sent_then_received(b, SyncKind::rel, SyncKind::acq, m))
             return handed(b, {MechKind::lock, b.syms.locks.name(m), {}}, *sr,
                           "releases " + b.syms.locks.name(m), "acquires it");
@@ -371,12 +409,14 @@ Linked link(const std::vector<RawPhase>& raw, const TraceRecorder& rec, const Sy
 
 std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceRecorder& rec,
                                              const Symbols& syms, ObjId var) {
-    std::string first_unordered;
+    // The levels from the coarsest phases to one thread a phase; when all fail, the reason is
+    // the last one's: its phases are the most specific (EX), so what it names is the order the
+    // trace lacks between two threads, not a boundary that finer phases would have avoided.
+    std::string unordered;
     for (Merge m : {Merge::lock_and_read, Merge::read, Merge::none}) {
-        Linked l = link(phases_of(runs, rec.lock_sets, m), rec, syms, var);
+        Linked l = link(phases_of(runs, rec, m), rec, syms, var);
         if (!l.unordered.empty()) {
-            if (first_unordered.empty())
-                first_unordered = l.unordered;
+            unordered = std::move(l.unordered);
             continue;
         }
         std::vector<Label> labels;
@@ -387,7 +427,7 @@ std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceReco
         }
         return fold_loops(l.phases, labels, whys);
     }
-    return first_unordered;
+    return unordered;
 }
 
 } // namespace sfg::infer

@@ -80,8 +80,6 @@ void RunLog::access(ThreadId t, std::uint64_t number, bool write, std::uint32_t 
     open_->writes |= write;
 }
 
-// A closed run: thread, first (from the previous run's last), last − first, accesses, writes,
-// locks, rounds.
 void RunLog::close() {
     if (!open_)
         return;
@@ -95,43 +93,34 @@ void RunLog::close() {
     closed_last_ = r.last;
 }
 
-void RunLog::each(const std::function<void(const Run&)>& f) const {
-    const auto* p = reinterpret_cast<const unsigned char*>(coded_.data());
-    std::size_t pos = 0;
-    std::uint64_t last = 0;
-    auto next = [&] {
-        std::uint64_t v = 0;
-        get_varint(p, coded_.size(), pos, v);
-        return v;
-    };
-    while (pos < coded_.size()) {
-        Run r;
-        r.thread = static_cast<ThreadId>(next());
-        r.first = last + next();
-        r.last = r.first + next();
-        const std::uint64_t aw = next();
-        r.accesses = aw >> 1;
-        r.writes = aw & 1;
-        r.locks = static_cast<std::uint32_t>(next());
-        r.rounds = next();
-        last = r.last;
-        f(r);
-    }
-    if (open_)
-        f(*open_);
+const SyncLog* TraceRecorder::log(ThreadId t, SyncKind k, ObjId obj) const {
+    const auto& index = log_index_[static_cast<std::size_t>(k)];
+    const auto it = index.find(key(t, obj));
+    return it == index.end() ? nullptr : &logs_[it->second];
 }
 
-const SyncLog* TraceRecorder::log(ThreadId t, SyncKind k, ObjId obj) const {
-    if (t >= logs_.size())
-        return nullptr;
-    const std::vector<SyncLog>& of = logs_[t][static_cast<std::size_t>(k)];
-    return obj < of.size() && !of[obj].events.empty() ? &of[obj] : nullptr;
+const std::vector<ObjId>& TraceRecorder::objects(ThreadId t, SyncKind k) const {
+    static const std::vector<ObjId> none;
+    return t < objects_.size() ? objects_[t][static_cast<std::size_t>(k)] : none;
+}
+
+void TraceRecorder::finish(const Symbols&) {
+    for (auto& kinds : objects_)
+        for (std::vector<ObjId>& objs : kinds)
+            std::sort(objs.begin(), objs.end());
 }
 
 void TraceRecorder::record(const Event& e, SyncKind k, ObjId obj, std::uint32_t tag) {
-    SyncLog& l = at(at(logs_, e.thread)[static_cast<std::size_t>(k)], obj);
+    const auto [it, fresh] = log_index_[static_cast<std::size_t>(k)].try_emplace(
+        key(e.thread, obj), static_cast<std::uint32_t>(logs_.size()));
+    if (fresh) {
+        logs_.emplace_back();
+        at(objects_, e.thread)[static_cast<std::size_t>(k)].push_back(obj);
+    }
+    SyncLog& l = logs_[it->second];
     l.events.push_back(e.number);
-    l.tags.push_back(tag);
+    if (tagged(k))
+        l.tags.push_back(tag);
 }
 
 // A barrier between two accesses of one thread starts a new run: a round of the thesis'
@@ -146,7 +135,7 @@ void TraceRecorder::on_access(const Event& e) {
 // first departure of that generation opens the next; each departure leaves the one it entered.
 void TraceRecorder::on_barrier(const Event& e) {
     std::uint32_t& open = at(open_generation_, e.target);
-    std::uint32_t& entered = at(at(entered_, e.thread), e.target);
+    std::uint32_t& entered = entered_[key(e.thread, e.target)];
     std::vector<ThreadId>& users = at(barrier_threads, e.target);
     if (!std::binary_search(users.begin(), users.end(), e.thread))
         users.insert(std::upper_bound(users.begin(), users.end(), e.thread), e.thread);

@@ -5,6 +5,7 @@
 // repeated phases into loops. Nothing searches the trace.
 #pragma once
 
+#include "sfg/runtime/core/varint.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
 #include "sfg/runtime/report.hpp"
@@ -59,7 +60,8 @@ class RunLog {
 public:
     void access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
                 std::uint64_t rounds, LockSets& sets);
-    void each(const std::function<void(const Run&)>& f) const; // in trace order
+    template <class F>
+    void each(F&& f) const; // in trace order
     bool empty() const { return !open_; }
 
 private:
@@ -69,8 +71,39 @@ private:
     std::uint64_t closed_last_ = 0; // `last` of the last closed run
 };
 
-// The events of one kind of sync op by one thread on one object, in trace order, with a tag:
-// the value id of vr/vw (or no_object), the generation of benter/bexit.
+// A closed run: thread, first (from the previous run's last), last − first, accesses << 1 |
+// writes, locks, rounds (RunLog::close).
+template <class F>
+void RunLog::each(F&& f) const {
+    const auto* p = reinterpret_cast<const unsigned char*>(coded_.data());
+    const std::size_t n = coded_.size();
+    std::size_t pos = 0;
+    std::uint64_t last = 0;
+    auto next = [&] {
+        std::uint64_t v = 0;
+        get_varint(p, n, pos, v);
+        return v;
+    };
+    Run r;
+    while (pos < n) {
+        r.thread = static_cast<ThreadId>(next());
+        r.first = last + next();
+        r.last = r.first + next();
+        const std::uint64_t aw = next();
+        r.accesses = aw >> 1;
+        r.writes = aw & 1;
+        r.locks = static_cast<std::uint32_t>(next());
+        r.rounds = next();
+        last = r.last;
+        f(static_cast<const Run&>(r));
+    }
+    if (open_)
+        f(*open_);
+}
+
+// The events of one kind of sync op by one thread on one object, in trace order, with a tag for
+// the kinds that have one (tagged()): the value id of vr/vw (or no_object), the generation of
+// benter/bexit.
 struct SyncLog {
     std::vector<std::uint64_t> events;
     std::vector<std::uint32_t> tags;
@@ -79,6 +112,9 @@ struct SyncLog {
 // Which sync op a SyncLog holds.
 enum class SyncKind : std::uint8_t { acq, rel, vw, vr, benter, bexit, enq, deq };
 inline constexpr std::size_t sync_kinds = 8;
+inline bool tagged(SyncKind k) {
+    return k == SyncKind::vw || k == SyncKind::vr || k == SyncKind::benter || k == SyncKind::bexit;
+}
 
 // The fork or join that made or ended a thread.
 struct ThreadLink {
@@ -87,10 +123,12 @@ struct ThreadLink {
     ObjId set = no_object; // Symbols::thread_sets index
 };
 
-// What one pass over a trace leaves behind (a sink of read_trace_file).
+// What one pass over a trace leaves behind (a sink of read_trace_file). Its memory grows with
+// the (thread, object) pairs the trace uses, not with threads times objects.
 class TraceRecorder : public Analysis {
 public:
     void on_event(const Event& e, const Symbols& syms) override;
+    void finish(const Symbols& syms) override; // sorts objects(); call it before the queries
 
     std::vector<RunLog> runs;                           // by variable id
     LockSets lock_sets;                                 // of the runs
@@ -99,6 +137,8 @@ public:
     std::vector<std::vector<ThreadId>> barrier_threads; // by barrier id, sorted
     // The log of thread t's ops of kind k on obj; nullptr when there is none.
     const SyncLog* log(ThreadId t, SyncKind k, ObjId obj) const;
+    // The objects on which thread t has ops of kind k, sorted (queue items for enq/deq).
+    const std::vector<ObjId>& objects(ThreadId t, SyncKind k) const;
 
 private:
     void on_access(const Event& e);
@@ -110,12 +150,16 @@ private:
             v.resize(i + 1);
         return v[i];
     }
-    // By thread, then kind, then object.
-    std::vector<std::array<std::vector<SyncLog>, sync_kinds>> logs_;
+    static std::uint64_t key(ThreadId t, ObjId obj) { return std::uint64_t{t} << 32 | obj; }
+    std::vector<SyncLog> logs_;
+    // By kind, then (thread, object): the index of its log in logs_.
+    std::array<std::unordered_map<std::uint64_t, std::uint32_t>, sync_kinds> log_index_;
+    std::vector<std::array<std::vector<ObjId>, sync_kinds>> objects_; // by thread, then kind
     std::vector<std::uint32_t> held_;            // by thread: LockSets id of the locks it holds
     std::vector<std::uint64_t> rounds_;          // by thread: its barrier departures so far
     std::vector<std::uint32_t> open_generation_; // by barrier
-    std::vector<std::vector<std::uint32_t>> entered_; // by thread, then barrier: its generation
+    std::unordered_map<std::uint64_t, std::uint32_t>
+        entered_; // by (thread, barrier): its generation
 };
 
 // An access mode of the output: EX(t), RS(T) or LOCK(m: T), by the names of the traces.
