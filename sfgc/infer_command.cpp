@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
@@ -86,22 +87,25 @@ struct ReadTrace {
     sfg::infer::EventLog events;
 };
 
-// One trace: the inference's pass, hb's and the event log side by side: the trace is read once.
+// One trace: the inference's pass and the event log side by side: the trace is read once. hb
+// runs later, on the replay, and only if some variable has no discipline (Inferrer::add_races).
 // False after an input error.
 bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf,
               ReadTrace& out) {
     out.shown = file == "-" ? "<stdin>" : file;
+    std::error_code ec;
+    if (const std::uintmax_t size = std::filesystem::file_size(file, ec); !ec)
+        out.events.reserve(size); // untouched capacity costs no memory
     sfg::infer::TraceRecorder rec;
-    std::unique_ptr<sfg::RunningAnalysis> hb = sfg::make_analysis("hb");
-    sfg::Fanout all;
-    all.add(rec), all.add(hb->analysis()), all.add(out.events);
-    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, out.syms, all, {threads});
+    sfg::Fanout both;
+    both.add(rec), both.add(out.events);
+    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, out.syms, both, {threads});
     if (!read.ok()) {
         fmt::print(stderr, "{}\n", read.error->to_string());
         return false;
     }
-    all.finish(out.syms);
-    if (auto err = inf.add_trace(out.shown, rec, out.syms, hb->findings(out.syms))) {
+    both.finish(out.syms);
+    if (auto err = inf.add_trace(out.shown, rec, out.syms, {})) {
         fmt::print(stderr, "{}\n", err->to_string());
         return false;
     }
@@ -161,19 +165,35 @@ int run_infer(int argc, char** argv) {
             return 2;
     }
     inf.finish();
-    const std::string spec = sfg::infer::render_sfg(inf);
-    // Every trace, standard input too, replayed from its event log: no trace is read twice.
+    std::string spec = sfg::infer::render_sfg(inf);
+    // Every trace, standard input too, replayed from its event log: no trace is read twice. hb
+    // beside the enforcer when a variable without a discipline may be racy.
+    const bool races = inf.races_matter();
+    std::vector<std::vector<sfg::Finding>> found(read.size());
     std::vector<sfg::infer::Replay> replay;
-    for (const std::unique_ptr<ReadTrace>& r : read)
-        replay.push_back({r->shown, [&r = *r](sfg::Symbols& syms, sfg::Analysis& sink) {
-                              syms = r.syms;
-                              r.events.replay(syms, sink);
+    for (std::size_t i = 0; i < read.size(); ++i)
+        replay.push_back({read[i]->shown, [&, i](sfg::Symbols& syms, sfg::Analysis& sink) {
+                              syms = read[i]->syms;
+                              if (!races) {
+                                  read[i]->events.replay(syms, sink);
+                                  return std::optional<std::string>();
+                              }
+                              std::unique_ptr<sfg::RunningAnalysis> hb = sfg::make_analysis("hb");
+                              sfg::Fanout both;
+                              both.add(sink), both.add(hb->analysis());
+                              read[i]->events.replay(syms, both);
+                              hb->analysis().finish(syms);
+                              found[i] = hb->findings(syms);
                               return std::optional<std::string>();
                           }});
     if (std::optional<std::string> failed = sfg::infer::check_inferred(spec, replay)) {
         fmt::print(stderr, "sfgc infer: internal error: {}\n{}", *failed, spec);
         return 3;
     }
+    for (std::size_t i = 0; i < read.size(); ++i)
+        inf.add_races(read[i]->shown, read[i]->syms, found[i]);
+    if (races)
+        spec = sfg::infer::render_sfg(inf);
     return write_output(a, a.format == "json" ? sfg::infer::render_json(inf) : spec) ? 0 : 2;
 }
 

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace sfg::infer {
 
@@ -17,13 +19,15 @@ struct RawPhase {
     std::vector<std::uint64_t> rounds; // each thread's barrier departures (Run::rounds)
     bool writes = false;
     std::vector<ObjId> locks; // held at every access
+    std::uint32_t lock_set;   // the LockSets id of `locks`, or none once it is an intersection
     std::uint64_t accesses = 0;
 
-    std::size_t index(ThreadId t) const {
-        return static_cast<std::size_t>(std::lower_bound(threads.begin(), threads.end(), t) -
-                                        threads.begin());
+    static constexpr std::uint32_t none = ~std::uint32_t{0};
+    // Where t is, or would go, in threads, and whether it is there.
+    std::pair<std::size_t, bool> slot(ThreadId t) const {
+        const auto it = std::lower_bound(threads.begin(), threads.end(), t);
+        return {static_cast<std::size_t>(it - threads.begin()), it != threads.end() && *it == t};
     }
-    bool has(ThreadId t) const { return std::binary_search(threads.begin(), threads.end(), t); }
 };
 
 enum class Side { after, before };
@@ -70,8 +74,7 @@ bool passed_shared_barrier(const RawPhase& p, ThreadId t, std::uint64_t from, st
 
 bool mergeable(const RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m,
                const TraceRecorder& rec) {
-    if (p.has(r.thread)) {
-        const std::size_t i = p.index(r.thread);
+    if (const auto [i, has] = p.slot(r.thread); has) {
         if (p.rounds[i] != r.rounds && passed_shared_barrier(p, r.thread, p.last[i], r.first, rec))
             return false; // a phase ends where its threads pass a barrier
     }
@@ -96,15 +99,18 @@ void meet_locks(std::vector<ObjId>& locks, const std::vector<ObjId>& other) {
 }
 
 void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
-    const std::size_t i = p.index(r.thread);
-    if (!p.has(r.thread)) {
+    const auto [i, has] = p.slot(r.thread);
+    if (!has) {
         p.threads.insert(p.threads.begin() + static_cast<std::ptrdiff_t>(i), r.thread);
         p.first.insert(p.first.begin() + static_cast<std::ptrdiff_t>(i), r.first);
         p.last.insert(p.last.begin() + static_cast<std::ptrdiff_t>(i), r.last);
         p.rounds.insert(p.rounds.begin() + static_cast<std::ptrdiff_t>(i), r.rounds);
     }
     p.last[i] = r.last;
-    meet_locks(p.locks, locks);
+    if (p.lock_set != r.locks) {
+        meet_locks(p.locks, locks);
+        p.lock_set = p.locks == locks ? r.locks : RawPhase::none;
+    }
     p.writes |= r.writes;
     p.accesses += r.accesses;
 }
@@ -114,8 +120,14 @@ std::vector<RawPhase> phases_of(const RunLog& runs, const TraceRecorder& rec, Me
     runs.each([&](const Run& r) {
         const std::vector<ObjId>& locks = rec.lock_sets.locks(r.locks);
         if (out.empty() || !mergeable(out.back(), r, locks, m, rec))
-            out.push_back(
-                {{r.thread}, {r.first}, {r.last}, {r.rounds}, r.writes, locks, r.accesses});
+            out.push_back({{r.thread},
+                           {r.first},
+                           {r.last},
+                           {r.rounds},
+                           r.writes,
+                           locks,
+                           r.locks,
+                           r.accesses});
         else
             absorb(out.back(), r, locks);
     });
@@ -130,6 +142,7 @@ std::vector<RawPhase> phases_of(const RunLog& runs, const TraceRecorder& rec, Me
             q.writes |= p.writes;
             q.accesses += p.accesses;
             meet_locks(q.locks, p.locks);
+            q.lock_set = q.lock_set == p.lock_set ? q.lock_set : RawPhase::none;
             continue;
         }
         joined.push_back(std::move(p));
@@ -407,14 +420,48 @@ Linked link(const std::vector<RawPhase>& raw, const TraceRecorder& rec, const Sy
 
 } // namespace
 
+RunTotals run_totals(const RunLog& runs) {
+    RunTotals t;
+    std::unordered_set<ThreadId> seen;
+    runs.each([&](const Run& r) {
+        t.accesses += r.accesses;
+        if (seen.insert(r.thread).second)
+            t.threads.push_back(r.thread);
+    });
+    return t;
+}
+
+namespace {
+
+// The same from phases: each thread's first access is its first in the first phase it is in.
+RunTotals phase_totals(const std::vector<RawPhase>& phases) {
+    RunTotals t;
+    std::unordered_map<ThreadId, std::uint64_t> first;
+    for (const RawPhase& p : phases) {
+        t.accesses += p.accesses;
+        for (std::size_t i = 0; i < p.threads.size(); ++i)
+            first.try_emplace(p.threads[i], p.first[i]);
+    }
+    for (const auto& [thread, event] : first)
+        t.threads.push_back(thread);
+    std::sort(t.threads.begin(), t.threads.end(),
+              [&](ThreadId a, ThreadId b) { return first.at(a) < first.at(b); });
+    return t;
+}
+
+} // namespace
+
 std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceRecorder& rec,
-                                             const Symbols& syms, ObjId var) {
+                                             const Symbols& syms, ObjId var, RunTotals* totals) {
     // The levels from the coarsest phases to one thread a phase; when all fail, the reason is
     // the last one's: its phases are the most specific (EX), so what it names is the order the
     // trace lacks between two threads, not a boundary that finer phases would have avoided.
     std::string unordered;
     for (Merge m : {Merge::lock_and_read, Merge::read, Merge::none}) {
-        Linked l = link(phases_of(runs, rec, m), rec, syms, var);
+        const std::vector<RawPhase> raw = phases_of(runs, rec, m);
+        if (totals && m == Merge::lock_and_read)
+            *totals = phase_totals(raw);
+        Linked l = link(raw, rec, syms, var);
         if (!l.unordered.empty()) {
             unordered = std::move(l.unordered);
             continue;

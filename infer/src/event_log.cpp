@@ -29,23 +29,36 @@ std::uint32_t next_line(std::uint32_t line) {
     return line == 0 ? 0 : line + 1;
 }
 
+// LEB128 into buf at n (the runtime's put_varint appends to a string, a check a byte).
+void put(unsigned char* buf, std::size_t& n, std::uint64_t v) {
+    while (v >= 0x80) {
+        buf[n++] = static_cast<unsigned char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    buf[n++] = static_cast<unsigned char>(v);
+}
+
 } // namespace
 
 void EventLog::on_event(const Event& e, const Symbols&) {
     static_assert(op_count <= implicit_bit);
     const bool regular =
         e.number == number_ + 1 && e.location == no_object && e.line == next_line(line_);
-    coded_ += static_cast<char>(static_cast<unsigned>(e.op) | (e.implicit ? implicit_bit : 0) |
-                                (regular ? 0 : irregular_bit));
-    put_varint(coded_, e.thread);
-    put_varint(coded_, plus_one(e.target));
+    unsigned char buf[1 + 7 * 10];
+    std::size_t n = 0;
+    buf[n++] =
+        static_cast<unsigned char>(static_cast<unsigned>(e.op) | (e.implicit ? implicit_bit : 0) |
+                                   (regular ? 0 : irregular_bit));
+    put(buf, n, e.thread);
+    put(buf, n, plus_one(e.target));
     if (carries_value(e.op))
-        put_varint(coded_, plus_one(e.value_id));
+        put(buf, n, plus_one(e.value_id));
     if (!regular) {
-        put_varint(coded_, zigzag(static_cast<std::int64_t>(e.number - number_)));
-        put_varint(coded_, e.line);
-        put_varint(coded_, plus_one(e.location));
+        put(buf, n, zigzag(static_cast<std::int64_t>(e.number - number_)));
+        put(buf, n, e.line);
+        put(buf, n, plus_one(e.location));
     }
+    coded_.append(reinterpret_cast<const char*>(buf), n);
     number_ = e.number;
     line_ = e.line;
 }

@@ -97,6 +97,11 @@ void drop_prefixes(std::vector<Chain>& chains) {
     chains = std::move(kept);
 }
 
+RaceNote race_note(const std::string& trace, const Symbols& syms, const Finding& f) {
+    return RaceNote{trace, syms.threads.name(f.access.thread), std::string(spelling(f.access.op)),
+                    f.access.event, f.with ? f.with->event : 0};
+}
+
 } // namespace
 
 std::string InferError::to_string() const {
@@ -209,23 +214,25 @@ void Inferrer::Impl::add_variable(const std::string& trace, const TraceRecorder&
         return;
     const RunLog& runs = rec.runs[x];
     v.traces.push_back(trace);
-    runs.each([&](const Run& r) {
-        v.accesses += r.accesses;
-        if (const std::string& t = syms.threads.name(r.thread); known.insert(t).second)
-            v.threads.push_back(t);
-    });
     if (race && !v.race)
-        v.race = RaceNote{trace, syms.threads.name(race->access.thread),
-                          std::string(spelling(race->access.op)), race->access.event,
-                          race->with ? race->with->event : 0};
+        v.race = race_note(trace, syms, *race);
+    RunTotals totals;
+    std::optional<std::variant<Chain, std::string>> c;
     if (v.race || v.unordered)
+        totals = run_totals(runs);
+    else
+        c = infer_chain(runs, rec, syms, x, &totals);
+    v.accesses += totals.accesses;
+    for (ThreadId t : totals.threads)
+        if (const std::string& thread = syms.threads.name(t); known.insert(thread).second)
+            v.threads.push_back(thread);
+    if (!c)
         return;
-    std::variant<Chain, std::string> c = infer_chain(runs, rec, syms, x);
-    if (auto* why = std::get_if<std::string>(&c)) {
+    if (auto* why = std::get_if<std::string>(&*c)) {
         v.unordered = fmt::format("{} in {}", *why, trace);
         return;
     }
-    Chain& chain = std::get<Chain>(c);
+    Chain& chain = std::get<Chain>(*c);
     chain.traces = {trace};
     v.chains.push_back(std::move(chain));
 }
@@ -251,6 +258,21 @@ std::optional<InferError> Inferrer::add_trace(const std::string& trace, const Tr
     for (ObjId x = 0; x < syms.vars.size(); ++x)
         impl_->add_variable(trace, rec, syms, x, race_of[x]);
     return std::nullopt;
+}
+
+void Inferrer::add_races(const std::string& trace, const Symbols& syms,
+                         const std::vector<Finding>& races) {
+    for (const Finding& f : races) {
+        const auto it = impl_->var_index.find(f.var);
+        if (it == impl_->var_index.end() || impl_->vars[it->second].race)
+            continue;
+        impl_->vars[it->second].race = race_note(trace, syms, f);
+    }
+}
+
+bool Inferrer::races_matter() const {
+    return std::any_of(impl_->vars.begin(), impl_->vars.end(),
+                       [](const InferredVariable& v) { return v.unordered && !v.race; });
 }
 
 Inferrer::Inferrer() : impl_(std::make_unique<Impl>()) {}

@@ -55,13 +55,25 @@ std::uint32_t LockSets::memo(std::unordered_map<std::uint64_t, std::uint32_t>& m
     return r;
 }
 
+std::uint32_t
+LockSets::recall(std::array<Recent, recent_size>& recent,
+                 std::unordered_map<std::uint64_t, std::uint32_t>& m, std::uint32_t set, ObjId lock,
+                 std::vector<ObjId> (*op)(const std::vector<ObjId>&, const std::vector<ObjId>&)) {
+    const std::uint64_t k = pair_key(set, lock);
+    Recent& r = recent[(k * 0x9e3779b97f4a7c15ull) >> 56];
+    if (r.key != k) {
+        const auto it = m.find(k); // most calls: no vector made
+        r.set = it != m.end() ? it->second : memo(m, set, lock, {lock}, op);
+        r.key = k;
+    }
+    return r.set;
+}
+
 std::uint32_t LockSets::with(std::uint32_t set, ObjId lock) {
-    const auto it = with_.find(pair_key(set, lock)); // most calls: no vector made
-    return it != with_.end() ? it->second : memo(with_, set, lock, {lock}, set_union);
+    return recall(recent_with_, with_, set, lock, set_union);
 }
 std::uint32_t LockSets::without(std::uint32_t set, ObjId lock) {
-    const auto it = without_.find(pair_key(set, lock));
-    return it != without_.end() ? it->second : memo(without_, set, lock, {lock}, set_minus);
+    return recall(recent_without_, without_, set, lock, set_minus);
 }
 std::uint32_t LockSets::meet(std::uint32_t a, std::uint32_t b) {
     return a == b ? a : memo(meet_, a, b, sets_[b], set_meet);
@@ -93,10 +105,48 @@ void RunLog::close() {
     closed_last_ = r.last;
 }
 
+std::pair<std::uint32_t, bool> FlatIndex::try_emplace(std::uint64_t key, std::uint32_t fresh) {
+    const std::size_t mask = keys_.size() - 1;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+        if (keys_[i] == key)
+            return {values_[i], false};
+        if (keys_[i] != empty)
+            continue;
+        if (2 * (size_ + 1) > keys_.size()) { // grow, then place it in the new table
+            std::vector<std::uint64_t> keys(2 * keys_.size(), empty);
+            std::vector<std::uint32_t> values(keys.size());
+            keys.swap(keys_), values.swap(values_);
+            --shift_;
+            const std::size_t m = keys_.size() - 1;
+            for (std::size_t j = 0; j < keys.size(); ++j)
+                if (keys[j] != empty) {
+                    std::size_t h = home(keys[j]);
+                    while (keys_[h] != empty)
+                        h = (h + 1) & m;
+                    keys_[h] = keys[j], values_[h] = values[j];
+                }
+            return try_emplace(key, fresh);
+        }
+        keys_[i] = key, values_[i] = fresh;
+        ++size_;
+        return {fresh, true};
+    }
+}
+
+std::optional<std::uint32_t> FlatIndex::find(std::uint64_t key) const {
+    const std::size_t mask = keys_.size() - 1;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+        if (keys_[i] == key)
+            return values_[i];
+        if (keys_[i] == empty)
+            return std::nullopt;
+    }
+}
+
 const SyncLog* TraceRecorder::log(ThreadId t, SyncKind k, ObjId obj) const {
-    const auto& index = log_index_[static_cast<std::size_t>(k)];
-    const auto it = index.find(key(t, obj));
-    return it == index.end() ? nullptr : &logs_[it->second];
+    const std::optional<std::uint32_t> i =
+        log_index_[static_cast<std::size_t>(k)].find(key(t, obj));
+    return i ? &logs_[*i] : nullptr;
 }
 
 const std::vector<ObjId>& TraceRecorder::objects(ThreadId t, SyncKind k) const {
@@ -111,13 +161,13 @@ void TraceRecorder::finish(const Symbols&) {
 }
 
 void TraceRecorder::record(const Event& e, SyncKind k, ObjId obj, std::uint32_t tag) {
-    const auto [it, fresh] = log_index_[static_cast<std::size_t>(k)].try_emplace(
+    const auto [i, fresh] = log_index_[static_cast<std::size_t>(k)].try_emplace(
         key(e.thread, obj), static_cast<std::uint32_t>(logs_.size()));
     if (fresh) {
         logs_.emplace_back();
         at(objects_, e.thread)[static_cast<std::size_t>(k)].push_back(obj);
     }
-    SyncLog& l = logs_[it->second];
+    SyncLog& l = logs_[i];
     l.events.push_back(e.number);
     if (tagged(k))
         l.tags.push_back(tag);

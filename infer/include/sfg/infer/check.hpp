@@ -20,7 +20,7 @@ public:
     void on_event(const Event& e, const Symbols& syms) override;
     // Hands `sink` every event in order, as the pass saw them with `syms`.
     void replay(const Symbols& syms, Analysis& sink) const;
-    std::size_t bytes() const { return coded_.size(); }
+    void reserve(std::size_t bytes) { coded_.reserve(bytes); }
 
 private:
     std::string coded_;

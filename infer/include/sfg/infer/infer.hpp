@@ -39,9 +39,21 @@ private:
                        std::uint32_t b, const std::vector<ObjId>& operand,
                        std::vector<ObjId> (*op)(const std::vector<ObjId>&,
                                                 const std::vector<ObjId>&));
+    // The last answers of with/without by (set, lock), direct-mapped: a thread takes and drops
+    // the same few locks, and each acq/rel asks.
+    struct Recent {
+        std::uint64_t key = ~std::uint64_t{0};
+        std::uint32_t set = 0;
+    };
+    static constexpr std::size_t recent_size = 256;
+    std::uint32_t
+    recall(std::array<Recent, recent_size>& recent,
+           std::unordered_map<std::uint64_t, std::uint32_t>& m, std::uint32_t set, ObjId lock,
+           std::vector<ObjId> (*op)(const std::vector<ObjId>&, const std::vector<ObjId>&));
     std::vector<std::vector<ObjId>> sets_;
     std::map<std::vector<ObjId>, std::uint32_t> index_;
     std::unordered_map<std::uint64_t, std::uint32_t> with_, without_, meet_;
+    std::array<Recent, recent_size> recent_with_, recent_without_;
 };
 
 // One run: consecutive accesses to a variable by one thread, with the locks held at every one.
@@ -123,6 +135,25 @@ struct ThreadLink {
     ObjId set = no_object; // Symbols::thread_sets index
 };
 
+// 64-bit keys to 32-bit values by open addressing (at most half full): the recorder looks one up
+// at every sync op, and a node-based map costs a cache miss more.
+class FlatIndex {
+public:
+    // The value of `key`, made `fresh` (and true) when it had none.
+    std::pair<std::uint32_t, bool> try_emplace(std::uint64_t key, std::uint32_t fresh);
+    std::optional<std::uint32_t> find(std::uint64_t key) const;
+
+private:
+    std::size_t home(std::uint64_t key) const {
+        return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ull) >> shift_);
+    }
+    static constexpr std::uint64_t empty = ~std::uint64_t{0};
+    std::vector<std::uint64_t> keys_ = std::vector<std::uint64_t>(16, empty);
+    std::vector<std::uint32_t> values_ = std::vector<std::uint32_t>(16);
+    int shift_ = 60; // 64 - log2(capacity)
+    std::size_t size_ = 0;
+};
+
 // What one pass over a trace leaves behind (a sink of read_trace_file). Its memory grows with
 // the (thread, object) pairs the trace uses, not with threads times objects.
 class TraceRecorder : public Analysis {
@@ -153,7 +184,7 @@ private:
     static std::uint64_t key(ThreadId t, ObjId obj) { return std::uint64_t{t} << 32 | obj; }
     std::vector<SyncLog> logs_;
     // By kind, then (thread, object): the index of its log in logs_.
-    std::array<std::unordered_map<std::uint64_t, std::uint32_t>, sync_kinds> log_index_;
+    std::array<FlatIndex, sync_kinds> log_index_;
     std::vector<std::array<std::vector<ObjId>, sync_kinds>> objects_; // by thread, then kind
     std::vector<std::uint32_t> held_;            // by thread: LockSets id of the locks it holds
     std::vector<std::uint64_t> rounds_;          // by thread: its barrier departures so far
@@ -258,6 +289,12 @@ public:
     // One trace, after its pass: its recorder, symbols and hb's race findings.
     std::optional<InferError> add_trace(const std::string& trace, const TraceRecorder& rec,
                                         const Symbols& syms, const std::vector<Finding>& races);
+    // hb's races of a trace already added, for a caller that runs hb after the inference: a
+    // variable whose discipline the enforcer admits on a trace is race-free there (thesis
+    // Theorem 4.2.2, docs/enforcement.md), so only those without one (races_matter()) can race.
+    void add_races(const std::string& trace, const Symbols& syms,
+                   const std::vector<Finding>& races);
+    bool races_matter() const; // some variable has no discipline and no race named yet
     // The result: declarations (groups added where threads behave alike) and every variable.
     std::optional<InferError> finish();
     const Declarations& declarations() const;
