@@ -72,22 +72,6 @@ bool passed_shared_barrier(const RawPhase& p, ThreadId t, std::uint64_t from, st
     return false;
 }
 
-bool mergeable(const RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m,
-               const TraceRecorder& rec) {
-    if (const auto [i, has] = p.slot(r.thread); has) {
-        if (p.rounds[i] != r.rounds && passed_shared_barrier(p, r.thread, p.last[i], r.first, rec))
-            return false; // a phase ends where its threads pass a barrier
-    }
-    if (p.threads.size() == 1 && p.threads[0] == r.thread)
-        return true;
-    if (m != Merge::none && !p.writes && !r.writes)
-        return true;
-    if (m != Merge::lock_and_read)
-        return false;
-    return std::find_first_of(p.locks.begin(), p.locks.end(), locks.begin(), locks.end()) !=
-           p.locks.end();
-}
-
 // locks ∩= other (both sorted).
 void meet_locks(std::vector<ObjId>& locks, const std::vector<ObjId>& other) {
     if (locks.empty() || locks == other)
@@ -98,13 +82,26 @@ void meet_locks(std::vector<ObjId>& locks, const std::vector<ObjId>& other) {
     locks = std::move(both);
 }
 
-void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
+// Adds run r to phase p when the merge policy lets p take it; false when r starts a new phase.
+bool absorbed(RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m,
+              const TraceRecorder& rec) {
     const auto [i, has] = p.slot(r.thread);
+    if (has && p.rounds[i] != r.rounds &&
+        passed_shared_barrier(p, r.thread, p.last[i], r.first, rec))
+        return false; // a phase ends where its threads pass a barrier
+    const bool fits = (p.threads.size() == 1 && has) ||
+                      (m != Merge::none && !p.writes && !r.writes) ||
+                      (m == Merge::lock_and_read &&
+                       std::find_first_of(p.locks.begin(), p.locks.end(), locks.begin(),
+                                          locks.end()) != p.locks.end());
+    if (!fits)
+        return false;
     if (!has) {
-        p.threads.insert(p.threads.begin() + static_cast<std::ptrdiff_t>(i), r.thread);
-        p.first.insert(p.first.begin() + static_cast<std::ptrdiff_t>(i), r.first);
-        p.last.insert(p.last.begin() + static_cast<std::ptrdiff_t>(i), r.last);
-        p.rounds.insert(p.rounds.begin() + static_cast<std::ptrdiff_t>(i), r.rounds);
+        const auto at = [&](auto& v) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+        p.threads.insert(at(p.threads), r.thread);
+        p.first.insert(at(p.first), r.first);
+        p.last.insert(at(p.last), r.last);
+        p.rounds.insert(at(p.rounds), r.rounds);
     }
     p.last[i] = r.last;
     if (p.lock_set != r.locks) {
@@ -113,13 +110,14 @@ void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
     }
     p.writes |= r.writes;
     p.accesses += r.accesses;
+    return true;
 }
 
 std::vector<RawPhase> phases_of(const RunLog& runs, const TraceRecorder& rec, Merge m) {
     std::vector<RawPhase> out;
     runs.each([&](const Run& r) {
         const std::vector<ObjId>& locks = rec.lock_sets.locks(r.locks);
-        if (out.empty() || !mergeable(out.back(), r, locks, m, rec))
+        if (out.empty() || !absorbed(out.back(), r, locks, m, rec))
             out.push_back({{r.thread},
                            {r.first},
                            {r.last},
@@ -128,8 +126,6 @@ std::vector<RawPhase> phases_of(const RunLog& runs, const TraceRecorder& rec, Me
                            locks,
                            r.locks,
                            r.accesses});
-        else
-            absorb(out.back(), r, locks);
     });
     // A phase split at a barrier (Run::rounds) that stays with one thread is still EX(t): joined
     // again, it needs no mechanism.

@@ -6,6 +6,10 @@
 
 #include "sfg/runtime/core/varint.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+
 namespace sfg::infer {
 
 namespace {
@@ -29,43 +33,52 @@ std::uint32_t next_line(std::uint32_t line) {
     return line == 0 ? 0 : line + 1;
 }
 
-// LEB128 into buf at n (the runtime's put_varint appends to a string, a check a byte).
-void put(unsigned char* buf, std::size_t& n, std::uint64_t v) {
-    while (v >= 0x80) {
-        buf[n++] = static_cast<unsigned char>((v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    buf[n++] = static_cast<unsigned char>(v);
-}
+constexpr std::size_t max_event_bytes = 1 + 7 * 10; // the op byte and six varints
 
 } // namespace
+
+EventLog::~EventLog() {
+    std::free(data_);
+}
+
+void EventLog::reserve(std::size_t bytes) {
+    if (bytes <= capacity_)
+        return;
+    auto* grown = static_cast<unsigned char*>(std::realloc(data_, bytes));
+    if (!grown)
+        throw std::bad_alloc();
+    data_ = grown;
+    capacity_ = bytes;
+}
 
 void EventLog::on_event(const Event& e, const Symbols&) {
     static_assert(op_count <= implicit_bit);
     const bool regular =
         e.number == number_ + 1 && e.location == no_object && e.line == next_line(line_);
-    unsigned char buf[1 + 7 * 10];
-    std::size_t n = 0;
+    if (capacity_ - size_ < max_event_bytes)
+        reserve(std::max<std::size_t>(2 * capacity_, 1 << 16));
+    unsigned char* buf = data_;
+    std::size_t n = size_;
     buf[n++] =
         static_cast<unsigned char>(static_cast<unsigned>(e.op) | (e.implicit ? implicit_bit : 0) |
                                    (regular ? 0 : irregular_bit));
-    put(buf, n, e.thread);
-    put(buf, n, plus_one(e.target));
+    put_varint(buf, n, e.thread);
+    put_varint(buf, n, plus_one(e.target));
     if (carries_value(e.op))
-        put(buf, n, plus_one(e.value_id));
+        put_varint(buf, n, plus_one(e.value_id));
     if (!regular) {
-        put(buf, n, zigzag(static_cast<std::int64_t>(e.number - number_)));
-        put(buf, n, e.line);
-        put(buf, n, plus_one(e.location));
+        put_varint(buf, n, zigzag(static_cast<std::int64_t>(e.number - number_)));
+        put_varint(buf, n, e.line);
+        put_varint(buf, n, plus_one(e.location));
     }
-    coded_.append(reinterpret_cast<const char*>(buf), n);
+    size_ = n;
     number_ = e.number;
     line_ = e.line;
 }
 
 void EventLog::replay(const Symbols& syms, Analysis& sink) const {
-    const auto* p = reinterpret_cast<const unsigned char*>(coded_.data());
-    const std::size_t n = coded_.size();
+    const unsigned char* p = data_;
+    const std::size_t n = size_;
     std::size_t pos = 0;
     auto next = [&] {
         std::uint64_t v = 0;

@@ -96,12 +96,13 @@ void RunLog::close() {
     if (!open_)
         return;
     const Run& r = *open_;
-    put_varint(coded_, r.thread);
-    put_varint(coded_, r.first - closed_last_);
-    put_varint(coded_, r.last - r.first);
-    put_varint(coded_, r.accesses << 1 | (r.writes ? 1 : 0));
-    put_varint(coded_, r.locks);
-    put_varint(coded_, r.rounds);
+    unsigned char buf[6 * 10];
+    std::size_t n = 0;
+    for (const std::uint64_t v :
+         {std::uint64_t{r.thread}, r.first - closed_last_, r.last - r.first,
+          r.accesses << 1 | (r.writes ? 1 : 0), std::uint64_t{r.locks}, r.rounds})
+        put_varint(buf, n, v);
+    coded_.append(reinterpret_cast<const char*>(buf), n);
     closed_last_ = r.last;
 }
 

@@ -17,13 +17,22 @@ namespace sfg::infer {
 // a trace read from standard input is checked too).
 class EventLog : public Analysis {
 public:
+    EventLog() = default;
+    EventLog(const EventLog&) = delete;
+    EventLog& operator=(const EventLog&) = delete;
+    ~EventLog() override;
     void on_event(const Event& e, const Symbols& syms) override;
     // Hands `sink` every event in order, as the pass saw them with `syms`.
     void replay(const Symbols& syms, Analysis& sink) const;
-    void reserve(std::size_t bytes) { coded_.reserve(bytes); }
+    // Room for `bytes` (a hint, such as the trace file's size: room never written costs no
+    // memory).
+    void reserve(std::size_t bytes);
 
 private:
-    std::string coded_;
+    // malloc'd, so that growing a large log moves pages instead of copying them (realloc), and
+    // an event is written in place, not appended through a call.
+    unsigned char* data_ = nullptr;
+    std::size_t size_ = 0, capacity_ = 0;
     std::uint64_t number_ = 0; // the previous event's
     std::uint32_t line_ = 0;
 };
