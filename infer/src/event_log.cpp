@@ -3,6 +3,7 @@
 // not follow its predecessor (next number, next line, no location) its number, line and
 // location. A text trace's event is three bytes.
 #include "sfg/infer/check.hpp"
+#include "sfg/infer/infer.hpp"
 
 #include "sfg/runtime/core/varint.hpp"
 
@@ -77,17 +78,11 @@ void EventLog::on_event(const Event& e, const Symbols&) {
 }
 
 void EventLog::replay(const Symbols& syms, Analysis& sink) const {
-    const unsigned char* p = data_;
-    const std::size_t n = size_;
-    std::size_t pos = 0;
-    auto next = [&] {
-        std::uint64_t v = 0;
-        get_varint(p, n, pos, v);
-        return v;
-    };
+    VarintReader in{data_, size_};
+    auto next = [&] { return in.next(); };
     Event e;
-    while (pos < n) {
-        const unsigned h = p[pos++];
+    while (in.more()) {
+        const unsigned h = data_[in.pos++];
         e.op = static_cast<Op>(h & (implicit_bit - 1));
         e.implicit = (h & implicit_bit) != 0;
         e.thread = static_cast<ThreadId>(next());

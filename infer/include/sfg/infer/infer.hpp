@@ -83,21 +83,28 @@ private:
     std::uint64_t closed_last_ = 0; // `last` of the last closed run
 };
 
+// The varints of a log this library wrote (RunLog, EventLog), read in order: its own bytes, so
+// never truncated nor out of range.
+struct VarintReader {
+    const unsigned char* p;
+    std::size_t n, pos = 0;
+    bool more() const { return pos < n; }
+    std::uint64_t next() {
+        std::uint64_t v = 0;
+        get_varint(p, n, pos, v);
+        return v;
+    }
+};
+
 // A closed run: thread, first (from the previous run's last), last − first, accesses << 1 |
 // writes, locks, rounds (RunLog::close).
 template <class F>
 void RunLog::each(F&& f) const {
-    const auto* p = reinterpret_cast<const unsigned char*>(coded_.data());
-    const std::size_t n = coded_.size();
-    std::size_t pos = 0;
+    VarintReader in{reinterpret_cast<const unsigned char*>(coded_.data()), coded_.size()};
+    auto next = [&] { return in.next(); };
     std::uint64_t last = 0;
-    auto next = [&] {
-        std::uint64_t v = 0;
-        get_varint(p, n, pos, v);
-        return v;
-    };
     Run r;
-    while (pos < n) {
+    while (in.more()) {
         r.thread = static_cast<ThreadId>(next());
         r.first = last + next();
         r.last = r.first + next();
