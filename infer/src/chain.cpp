@@ -363,13 +363,20 @@ std::optional<Found> mechanism(const Boundary& b) {
     return by_lock(b);
 }
 
-Phase named(const RawPhase& r, const Symbols& syms) {
+// A phase's mode. `written`: whether the trace writes the variable at all; one that it only
+// reads gets RS even from one thread: RS(t) permits only t's reads, EX(t) its writes too, and
+// nothing in the trace asks for them. A read-only phase of one thread in a variable that is
+// written stays EX(t), as the thesis writes the bank's last phase (Figure 3.1).
+Phase named(const RawPhase& r, const Symbols& syms, bool written) {
     Phase p;
     for (ThreadId t : r.threads)
         p.mode.threads.push_back(syms.threads.name(t));
     std::sort(p.mode.threads.begin(), p.mode.threads.end());
     p.accesses = r.accesses;
-    if (r.threads.size() == 1) {
+    if (r.threads.size() == 1 && !written) {
+        p.mode.kind = ModeKind::RS;
+        p.why = "one thread, only reads (the variable is never written)";
+    } else if (r.threads.size() == 1) {
         p.mode.kind = ModeKind::EX;
         p.why = r.writes ? "one thread" : "one thread (reads only)";
     } else if (!r.writes) {
@@ -394,8 +401,10 @@ struct Linked {
 Linked link(const std::vector<RawPhase>& raw, const TraceRecorder& rec, const Symbols& syms,
             ObjId var) {
     Linked l;
+    const bool written =
+        std::any_of(raw.begin(), raw.end(), [](const RawPhase& p) { return p.writes; });
     for (std::size_t i = 0; i < raw.size(); ++i) {
-        l.phases.push_back(named(raw[i], syms));
+        l.phases.push_back(named(raw[i], syms, written));
         if (i == 0)
             continue;
         std::optional<Found> f = mechanism({raw[i - 1], raw[i], rec, syms, var});

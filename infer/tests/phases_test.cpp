@@ -30,3 +30,12 @@ TEST_CASE("no discipline: the reason is the most specific level's") {
     CHECK(r.reason.at("x") == "no single mechanism orders the accesses of EX(t1) (last at event "
                               "4) before those of EX(t2) (first at event 5) in t0.std");
 }
+
+TEST_CASE("a variable one thread only reads is RS(t); a read-only phase of a written one is EX") {
+    // RS(t0) permits t0's reads, EX(t0) its writes too: the trace asks for none.
+    const auto r = infer_texts({lines("t0|r(c) t0|r(c) t0|w(x) t0|fork(t1) t1|r(x)")});
+    INFO(r.spec);
+    CHECK_FALSE(r.check);
+    CHECK(r.disc.at("c") == "RS(t0)");
+    CHECK(r.disc.at("x") == "EX(t0) ▷^fork EX(t1)"); // x is written: t1's reads stay EX(t1)
+}
