@@ -179,37 +179,27 @@ struct Boundary {
 };
 
 // fork(s -> T): one fork event by p's one thread, after its last access, made every thread of q.
-std::optional<Found> by_fork(const Boundary& b) {
-    if (b.p.threads.size() != 1)
+// join(S -> t): q's one thread joined every thread of p in one join event before its first.
+std::optional<Found> by_fork_or_join(const Boundary& b, MechKind kind) {
+    const bool fork = kind == MechKind::fork;
+    const std::vector<ThreadId>& ones = fork ? b.p.threads : b.q.threads;
+    const std::vector<ThreadId>& many = fork ? b.q.threads : b.p.threads;
+    const auto& links = fork ? b.rec.forked_by : b.rec.joined_by;
+    if (ones.size() != 1)
         return std::nullopt;
-    const ThreadId s = b.p.threads[0];
+    const ThreadId one = ones[0];
+    const std::uint64_t bound = fork ? b.p.last[0] : b.q.first[0];
     std::optional<ThreadLink> link;
-    for (ThreadId t : b.q.threads) {
-        const auto& f = t < b.rec.forked_by.size() ? b.rec.forked_by[t] : std::nullopt;
-        if (!f || f->by != s || f->event <= b.p.last[0] || (link && link->event != f->event))
+    for (ThreadId u : many) {
+        const auto& l = u < links.size() ? links[u] : std::nullopt;
+        if (!l || l->by != one || (fork ? l->event <= bound : l->event >= bound) ||
+            (link && link->event != l->event))
             return std::nullopt;
-        link = f;
+        link = l;
     }
-    return found(
-        MechKind::fork, "",
-        fmt::format("{} forks {} at event {}", b.thread(s), b.threads(b.q.threads), link->event));
-}
-
-// join(S -> t): q's one thread joined every thread of p in one join event before its access.
-std::optional<Found> by_join(const Boundary& b) {
-    if (b.q.threads.size() != 1)
-        return std::nullopt;
-    const ThreadId t = b.q.threads[0];
-    std::optional<ThreadLink> link;
-    for (ThreadId s : b.p.threads) {
-        const auto& j = s < b.rec.joined_by.size() ? b.rec.joined_by[s] : std::nullopt;
-        if (!j || j->by != t || j->event >= b.q.first[0] || (link && link->event != j->event))
-            return std::nullopt;
-        link = j;
-    }
-    return found(
-        MechKind::join, "",
-        fmt::format("{} joins {} at event {}", b.thread(t), b.threads(b.p.threads), link->event));
+    return found(kind, "",
+                 fmt::format("{} {} {} at event {}", b.thread(one), fork ? "forks" : "joins",
+                             b.threads(many), link->event));
 }
 
 // Whether thread t's log of kind k on obj has an event of generation g on the right side of
@@ -348,9 +338,9 @@ std::optional<Found> by_lock(const Boundary& b) {
 // The mechanism, in §10's order: fork, join, a barrier, a volatile (with its value), a queue, a
 // lock. Volatiles, queues and locks carry one sender's message to one receiver (Valid, §4.2.3).
 std::optional<Found> mechanism(const Boundary& b) {
-    if (auto f = by_fork(b))
+    if (auto f = by_fork_or_join(b, MechKind::fork))
         return f;
-    if (auto f = by_join(b))
+    if (auto f = by_fork_or_join(b, MechKind::join))
         return f;
     if (auto f = by_barrier(b))
         return f;
