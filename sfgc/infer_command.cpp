@@ -15,7 +15,6 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
@@ -93,9 +92,6 @@ struct ReadTrace {
 bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf,
               ReadTrace& out) {
     out.shown = file == "-" ? "<stdin>" : file;
-    std::error_code ec;
-    if (const std::uintmax_t size = std::filesystem::file_size(file, ec); !ec)
-        out.events.reserve(size); // untouched capacity costs no memory
     sfg::infer::TraceRecorder rec;
     sfg::Fanout both;
     both.add(rec), both.add(out.events);

@@ -42,9 +42,9 @@ EventLog::~EventLog() {
     std::free(data_);
 }
 
-void EventLog::reserve(std::size_t bytes) {
-    if (bytes <= capacity_)
-        return;
+// Doubling by realloc: a large block grows by remapping its pages, not by copying them, and
+// capacity grows with what the trace holds (RLIMIT_DATA, --max-memory, counts it all).
+void EventLog::grow(std::size_t bytes) {
     auto* grown = static_cast<unsigned char*>(std::realloc(data_, bytes));
     if (!grown)
         throw std::bad_alloc();
@@ -57,7 +57,7 @@ void EventLog::on_event(const Event& e, const Symbols&) {
     const bool regular =
         e.number == number_ + 1 && e.location == no_object && e.line == next_line(line_);
     if (capacity_ - size_ < max_event_bytes)
-        reserve(std::max<std::size_t>(2 * capacity_, 1 << 16));
+        grow(std::max<std::size_t>(2 * capacity_, 1 << 16));
     unsigned char* buf = data_;
     std::size_t n = size_;
     buf[n++] =

@@ -24,11 +24,9 @@ public:
     void on_event(const Event& e, const Symbols& syms) override;
     // Hands `sink` every event in order, as the pass saw them with `syms`.
     void replay(const Symbols& syms, Analysis& sink) const;
-    // Room for `bytes` (a hint, such as the trace file's size: room never written costs no
-    // memory).
-    void reserve(std::size_t bytes);
 
 private:
+    void grow(std::size_t bytes); // capacity_ = bytes
     // malloc'd, so that growing a large log moves pages instead of copying them (realloc), and
     // an event is written in place, not appended through a call.
     unsigned char* data_ = nullptr;
