@@ -24,9 +24,18 @@ struct RawPhase {
 
     static constexpr std::uint32_t none = ~std::uint32_t{0};
     // Where t is, or would go, in threads, and whether it is there.
+    // (A phase of a few threads is counted through without a branch: a run's thread is
+    // whichever the schedule picked, and a binary search mispredicts on it.)
     std::pair<std::size_t, bool> slot(ThreadId t) const {
-        const auto it = std::lower_bound(threads.begin(), threads.end(), t);
-        return {static_cast<std::size_t>(it - threads.begin()), it != threads.end() && *it == t};
+        std::size_t i = 0;
+        if (threads.size() <= 16) {
+            for (ThreadId u : threads)
+                i += u < t;
+        } else {
+            i = static_cast<std::size_t>(std::lower_bound(threads.begin(), threads.end(), t) -
+                                         threads.begin());
+        }
+        return {i, i < threads.size() && threads[i] == t};
     }
 };
 
