@@ -78,7 +78,7 @@ public:
 
 private:
     void close();
-    std::string coded_;
+    std::vector<unsigned char> coded_;
     std::optional<Run> open_;
     std::uint64_t closed_last_ = 0; // `last` of the last closed run
 };
@@ -100,7 +100,7 @@ struct VarintReader {
 // writes, locks, rounds (RunLog::close).
 template <class F>
 void RunLog::each(F&& f) const {
-    VarintReader in{reinterpret_cast<const unsigned char*>(coded_.data()), coded_.size()};
+    VarintReader in{coded_.data(), coded_.size()};
     auto next = [&] { return in.next(); };
     std::uint64_t last = 0;
     Run r;
