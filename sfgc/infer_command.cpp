@@ -1,6 +1,7 @@
 // `sfgc infer TRACE... [--spec DECLS.sfg] [-o OUT.sfg] [--format sfg|json]` (docs/infer.md): each
-// trace read once into the inference and `hb`, then the spec checked (it compiles, every trace
-// conforms to it) before it is written.
+// trace read once into the inference and an event log, then the spec checked on the logs (it
+// compiles, every trace conforms to it; `hb` beside the check when a variable got no discipline)
+// before it is written.
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"
