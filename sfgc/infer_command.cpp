@@ -1,6 +1,7 @@
 // `sfgc infer TRACE... [--spec DECLS.sfg] [-o OUT.sfg] [--format sfg|json]` (docs/infer.md): each
-// trace read once into the inference and `hb`, then the spec checked (it compiles, every trace
-// conforms to it) before it is written.
+// trace read once into the inference and an event log, then the spec checked on the logs (it
+// compiles, every trace conforms to it; `hb` beside the check when a variable got no discipline)
+// before it is written.
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"
@@ -79,21 +80,29 @@ bool keep_spec(const std::string& file, sfg::infer::Inferrer& inf) {
     return true;
 }
 
-// One trace: the inference's pass and hb's side by side. False after an input error.
-bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf) {
-    const std::string shown = file == "-" ? "<stdin>" : file;
+// One trace as the pass left it: its names and its events, for the check.
+struct ReadTrace {
+    std::string shown;
     sfg::Symbols syms;
+    sfg::infer::EventLog events;
+};
+
+// One trace: the inference's pass and the event log side by side: the trace is read once. hb
+// runs later, on the replay, and only if some variable has no discipline (Inferrer::add_races).
+// False after an input error.
+bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf,
+              ReadTrace& out) {
+    out.shown = file == "-" ? "<stdin>" : file;
     sfg::infer::TraceRecorder rec;
-    std::unique_ptr<sfg::RunningAnalysis> hb = sfg::make_analysis("hb");
     sfg::Fanout both;
-    both.add(rec), both.add(hb->analysis());
-    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, syms, both, {threads});
+    both.add(rec), both.add(out.events);
+    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, out.syms, both, {threads});
     if (!read.ok()) {
         fmt::print(stderr, "{}\n", read.error->to_string());
         return false;
     }
-    both.finish(syms);
-    if (auto err = inf.add_trace(shown, rec, syms, hb->findings(syms))) {
+    both.finish(out.syms);
+    if (auto err = inf.add_trace(out.shown, rec, out.syms, {})) {
         fmt::print(stderr, "{}\n", err->to_string());
         return false;
     }
@@ -146,25 +155,42 @@ int run_infer(int argc, char** argv) {
     sfg::infer::Inferrer inf;
     if (!a.spec_file.empty() && !keep_spec(a.spec_file, inf))
         return 2;
-    for (const std::string& file : a.traces)
-        if (!read_one(file, reading_threads(a.threads, file), inf))
+    std::vector<std::unique_ptr<ReadTrace>> read;
+    for (const std::string& file : a.traces) {
+        read.push_back(std::make_unique<ReadTrace>());
+        if (!read_one(file, reading_threads(a.threads, file), inf, *read.back()))
             return 2;
+    }
     inf.finish();
-    const std::string spec = sfg::infer::render_sfg(inf);
-    // Standard input cannot be read twice: a trace given as '-' is not replayed.
+    std::string spec = sfg::infer::render_sfg(inf);
+    // Every trace, standard input too, replayed from its event log: no trace is read twice. hb
+    // beside the enforcer when a variable without a discipline may be racy.
+    const bool races = inf.races_matter();
+    std::vector<std::vector<sfg::Finding>> found(read.size());
     std::vector<sfg::infer::Replay> replay;
-    for (const std::string& file : a.traces)
-        if (file != "-")
-            replay.push_back({file, [&, file](sfg::Symbols& syms, sfg::Analysis& sink) {
-                                  const sfg::TraceResult read = sfg::read_trace_file_parallel(
-                                      file, syms, sink, {reading_threads(a.threads, file)});
-                                  return read.ok() ? std::nullopt
-                                                   : std::optional(read.error->to_string());
-                              }});
+    for (std::size_t i = 0; i < read.size(); ++i)
+        replay.push_back({read[i]->shown, [&, i](sfg::Symbols& syms, sfg::Analysis& sink) {
+                              syms = read[i]->syms;
+                              if (!races) {
+                                  read[i]->events.replay(syms, sink);
+                                  return std::optional<std::string>();
+                              }
+                              std::unique_ptr<sfg::RunningAnalysis> hb = sfg::make_analysis("hb");
+                              sfg::Fanout both;
+                              both.add(sink), both.add(hb->analysis());
+                              read[i]->events.replay(syms, both);
+                              hb->analysis().finish(syms);
+                              found[i] = hb->findings(syms);
+                              return std::optional<std::string>();
+                          }});
     if (std::optional<std::string> failed = sfg::infer::check_inferred(spec, replay)) {
         fmt::print(stderr, "sfgc infer: internal error: {}\n{}", *failed, spec);
         return 3;
     }
+    for (std::size_t i = 0; i < read.size(); ++i)
+        inf.add_races(read[i]->shown, read[i]->syms, found[i]);
+    if (races)
+        spec = sfg::infer::render_sfg(inf);
     return write_output(a, a.format == "json" ? sfg::infer::render_json(inf) : spec) ? 0 : 2;
 }
 

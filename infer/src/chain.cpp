@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace sfg::infer {
 
@@ -17,31 +19,66 @@ struct RawPhase {
     std::vector<std::uint64_t> rounds; // each thread's barrier departures (Run::rounds)
     bool writes = false;
     std::vector<ObjId> locks; // held at every access
+    std::uint32_t lock_set;   // the LockSets id of `locks`, or none once it is an intersection
     std::uint64_t accesses = 0;
 
-    std::size_t index(ThreadId t) const {
-        return static_cast<std::size_t>(std::lower_bound(threads.begin(), threads.end(), t) -
-                                        threads.begin());
+    static constexpr std::uint32_t none = ~std::uint32_t{0};
+    // Where t is, or would go, in threads, and whether it is there.
+    // (A phase of a few threads is counted through without a branch: a run's thread is
+    // whichever the schedule picked, and a binary search mispredicts on it.)
+    std::pair<std::size_t, bool> slot(ThreadId t) const {
+        std::size_t i = 0;
+        if (threads.size() <= 16) {
+            for (ThreadId u : threads)
+                i += u < t;
+        } else {
+            i = static_cast<std::size_t>(std::lower_bound(threads.begin(), threads.end(), t) -
+                                         threads.begin());
+        }
+        return {i, i < threads.size() && threads[i] == t};
     }
-    bool has(ThreadId t) const { return std::binary_search(threads.begin(), threads.end(), t); }
 };
+
+enum class Side { after, before };
+
+// The event of `log` nearest to `bound` on `side` of it (the first after it, the last before
+// it), or 0; its index in *at.
+std::uint64_t nearest(const SyncLog* log, std::uint64_t bound, Side side,
+                      std::size_t* at = nullptr) {
+    if (!log)
+        return 0;
+    const auto& ev = log->events;
+    const auto it = side == Side::after ? std::upper_bound(ev.begin(), ev.end(), bound)
+                                        : std::lower_bound(ev.begin(), ev.end(), bound);
+    if (side == Side::after ? it == ev.end() : it == ev.begin())
+        return 0;
+    const auto found = side == Side::after ? it : it - 1;
+    if (at)
+        *at = static_cast<std::size_t>(found - ev.begin());
+    return *found;
+}
 
 // How far consecutive runs of different threads may merge into one phase: EX, RS and LOCK
 // (§10's order), then without LOCK, then one thread a phase. A coarser phase that no mechanism
 // can enter or leave is split rather than left without a discipline.
 enum class Merge { lock_and_read, read, none };
 
-bool mergeable(const RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m) {
-    if (p.has(r.thread) && p.rounds[p.index(r.thread)] != r.rounds)
-        return false; // a phase ends where its thread passes a barrier
-    if (p.threads.size() == 1 && p.threads[0] == r.thread)
-        return true;
-    if (m != Merge::none && !p.writes && !r.writes)
-        return true;
-    if (m != Merge::lock_and_read)
-        return false;
-    return std::find_first_of(p.locks.begin(), p.locks.end(), locks.begin(), locks.end()) !=
-           p.locks.end();
+// Whether thread t, between events `from` and `to`, left a barrier that every thread of p and t
+// pass: only such a barrier can end a phase (by_barrier), one that some of them never pass
+// orders nothing among them (the particles' rounds, thesis Figure 3.4).
+bool passed_shared_barrier(const RawPhase& p, ThreadId t, std::uint64_t from, std::uint64_t to,
+                           const TraceRecorder& rec) {
+    for (ObjId bar : rec.objects(t, SyncKind::bexit)) {
+        const std::vector<ThreadId>& users = rec.barrier_threads[bar];
+        if (!std::all_of(p.threads.begin(), p.threads.end(), [&](ThreadId u) {
+                return std::binary_search(users.begin(), users.end(), u);
+            }))
+            continue;
+        const std::uint64_t e = nearest(rec.log(t, SyncKind::bexit, bar), from, Side::after);
+        if (e != 0 && e < to)
+            return true;
+    }
+    return false;
 }
 
 // locks ∩= other (both sorted).
@@ -54,29 +91,50 @@ void meet_locks(std::vector<ObjId>& locks, const std::vector<ObjId>& other) {
     locks = std::move(both);
 }
 
-void absorb(RawPhase& p, const Run& r, const std::vector<ObjId>& locks) {
-    const std::size_t i = p.index(r.thread);
-    if (!p.has(r.thread)) {
-        p.threads.insert(p.threads.begin() + static_cast<std::ptrdiff_t>(i), r.thread);
-        p.first.insert(p.first.begin() + static_cast<std::ptrdiff_t>(i), r.first);
-        p.last.insert(p.last.begin() + static_cast<std::ptrdiff_t>(i), r.last);
-        p.rounds.insert(p.rounds.begin() + static_cast<std::ptrdiff_t>(i), r.rounds);
+// Adds run r to phase p when the merge policy lets p take it; false when r starts a new phase.
+bool absorbed(RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge m,
+              const TraceRecorder& rec) {
+    const auto [i, has] = p.slot(r.thread);
+    if (has && p.rounds[i] != r.rounds &&
+        passed_shared_barrier(p, r.thread, p.last[i], r.first, rec))
+        return false; // a phase ends where its threads pass a barrier
+    const bool fits = (p.threads.size() == 1 && has) ||
+                      (m != Merge::none && !p.writes && !r.writes) ||
+                      (m == Merge::lock_and_read &&
+                       std::find_first_of(p.locks.begin(), p.locks.end(), locks.begin(),
+                                          locks.end()) != p.locks.end());
+    if (!fits)
+        return false;
+    if (!has) {
+        const auto at = [&](auto& v) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+        p.threads.insert(at(p.threads), r.thread);
+        p.first.insert(at(p.first), r.first);
+        p.last.insert(at(p.last), r.last);
+        p.rounds.insert(at(p.rounds), r.rounds);
     }
     p.last[i] = r.last;
-    meet_locks(p.locks, locks);
+    if (p.lock_set != r.locks) {
+        meet_locks(p.locks, locks);
+        p.lock_set = p.locks == locks ? r.locks : RawPhase::none;
+    }
     p.writes |= r.writes;
     p.accesses += r.accesses;
+    return true;
 }
 
-std::vector<RawPhase> phases_of(const RunLog& runs, const LockSets& sets, Merge m) {
+std::vector<RawPhase> phases_of(const RunLog& runs, const TraceRecorder& rec, Merge m) {
     std::vector<RawPhase> out;
     runs.each([&](const Run& r) {
-        const std::vector<ObjId>& locks = sets.locks(r.locks);
-        if (out.empty() || !mergeable(out.back(), r, locks, m))
-            out.push_back(
-                {{r.thread}, {r.first}, {r.last}, {r.rounds}, r.writes, locks, r.accesses});
-        else
-            absorb(out.back(), r, locks);
+        const std::vector<ObjId>& locks = rec.lock_sets.locks(r.locks);
+        if (out.empty() || !absorbed(out.back(), r, locks, m, rec))
+            out.push_back({{r.thread},
+                           {r.first},
+                           {r.last},
+                           {r.rounds},
+                           r.writes,
+                           locks,
+                           r.locks,
+                           r.accesses});
     });
     // A phase split at a barrier (Run::rounds) that stays with one thread is still EX(t): joined
     // again, it needs no mechanism.
@@ -89,34 +147,12 @@ std::vector<RawPhase> phases_of(const RunLog& runs, const LockSets& sets, Merge 
             q.writes |= p.writes;
             q.accesses += p.accesses;
             meet_locks(q.locks, p.locks);
+            q.lock_set = q.lock_set == p.lock_set ? q.lock_set : RawPhase::none;
             continue;
         }
         joined.push_back(std::move(p));
     }
     return joined;
-}
-
-// The first event of `log` after `after`, or 0; its index in *at.
-std::uint64_t first_after(const SyncLog* log, std::uint64_t after, std::size_t* at = nullptr) {
-    if (!log)
-        return 0;
-    const auto it = std::upper_bound(log->events.begin(), log->events.end(), after);
-    if (it == log->events.end())
-        return 0;
-    if (at)
-        *at = static_cast<std::size_t>(it - log->events.begin());
-    return *it;
-}
-// The last event of `log` before `before`, or 0; its index in *at.
-std::uint64_t last_before(const SyncLog* log, std::uint64_t before, std::size_t* at = nullptr) {
-    if (!log)
-        return 0;
-    const auto it = std::lower_bound(log->events.begin(), log->events.end(), before);
-    if (it == log->events.begin())
-        return 0;
-    if (at)
-        *at = static_cast<std::size_t>(it - log->events.begin()) - 1;
-    return *(it - 1);
 }
 
 struct Found {
@@ -152,37 +188,27 @@ struct Boundary {
 };
 
 // fork(s -> T): one fork event by p's one thread, after its last access, made every thread of q.
-std::optional<Found> by_fork(const Boundary& b) {
-    if (b.p.threads.size() != 1)
+// join(S -> t): q's one thread joined every thread of p in one join event before its first.
+std::optional<Found> by_fork_or_join(const Boundary& b, MechKind kind) {
+    const bool fork = kind == MechKind::fork;
+    const std::vector<ThreadId>& ones = fork ? b.p.threads : b.q.threads;
+    const std::vector<ThreadId>& many = fork ? b.q.threads : b.p.threads;
+    const auto& links = fork ? b.rec.forked_by : b.rec.joined_by;
+    if (ones.size() != 1)
         return std::nullopt;
-    const ThreadId s = b.p.threads[0];
+    const ThreadId one = ones[0];
+    const std::uint64_t bound = fork ? b.p.last[0] : b.q.first[0];
     std::optional<ThreadLink> link;
-    for (ThreadId t : b.q.threads) {
-        const auto& f = t < b.rec.forked_by.size() ? b.rec.forked_by[t] : std::nullopt;
-        if (!f || f->by != s || f->event <= b.p.last[0] || (link && link->event != f->event))
+    for (ThreadId u : many) {
+        const auto& l = u < links.size() ? links[u] : std::nullopt;
+        if (!l || l->by != one || (fork ? l->event <= bound : l->event >= bound) ||
+            (link && link->event != l->event))
             return std::nullopt;
-        link = f;
+        link = l;
     }
-    return found(
-        MechKind::fork, "",
-        fmt::format("{} forks {} at event {}", b.thread(s), b.threads(b.q.threads), link->event));
-}
-
-// join(S -> t): q's one thread joined every thread of p in one join event before its access.
-std::optional<Found> by_join(const Boundary& b) {
-    if (b.q.threads.size() != 1)
-        return std::nullopt;
-    const ThreadId t = b.q.threads[0];
-    std::optional<ThreadLink> link;
-    for (ThreadId s : b.p.threads) {
-        const auto& j = s < b.rec.joined_by.size() ? b.rec.joined_by[s] : std::nullopt;
-        if (!j || j->by != t || j->event >= b.q.first[0] || (link && link->event != j->event))
-            return std::nullopt;
-        link = j;
-    }
-    return found(
-        MechKind::join, "",
-        fmt::format("{} joins {} at event {}", b.thread(t), b.threads(b.p.threads), link->event));
+    return found(kind, "",
+                 fmt::format("{} {} {} at event {}", b.thread(one), fork ? "forks" : "joins",
+                             b.threads(many), link->event));
 }
 
 // Whether thread t's log of kind k on obj has an event of generation g on the right side of
@@ -199,10 +225,25 @@ bool in_generation(const Boundary& b, ThreadId t, SyncKind k, ObjId obj, std::ui
     return k == SyncKind::benter ? e > bound : e < bound;
 }
 
+// The objects on which p's first thread has ops of kind `snd` and q's first thread ops of kind
+// `rcv`, ascending: a boundary looks only at what its threads touched, never at every object.
+std::vector<ObjId> shared_objects(const Boundary& b, SyncKind snd, SyncKind rcv) {
+    const std::vector<ObjId>& sent = b.rec.objects(b.p.threads[0], snd);
+    const std::vector<ObjId>& received = b.rec.objects(b.q.threads[0], rcv);
+    const bool few = sent.size() <= received.size();
+    const std::vector<ObjId>& small = few ? sent : received;
+    const std::vector<ObjId>& large = few ? received : sent;
+    std::vector<ObjId> out;
+    for (ObjId o : small)
+        if (std::binary_search(large.begin(), large.end(), o))
+            out.push_back(o);
+    return out;
+}
+
 // A barrier b: one generation that every thread of p enters after its last access and every
 // thread of q leaves before its first (docs/traces.md, generations).
 std::optional<Found> by_barrier(const Boundary& b) {
-    for (ObjId bar = 0; bar < b.rec.barrier_threads.size(); ++bar) {
+    for (ObjId bar : shared_objects(b, SyncKind::benter, SyncKind::bexit)) {
         const std::vector<ThreadId>& users = b.rec.barrier_threads[bar];
         auto uses = [&](ThreadId t) { return std::binary_search(users.begin(), users.end(), t); };
         if (!std::all_of(b.p.threads.begin(), b.p.threads.end(), uses) ||
@@ -212,7 +253,7 @@ std::optional<Found> by_barrier(const Boundary& b) {
         for (std::size_t i = 0; i < b.p.threads.size(); ++i) {
             const SyncLog* log = b.rec.log(b.p.threads[i], SyncKind::benter, bar);
             std::size_t at = 0;
-            if (!first_after(log, b.p.last[i], &at)) {
+            if (!nearest(log, b.p.last[i], Side::after, &at)) {
                 g = ~0u;
                 break;
             }
@@ -235,8 +276,9 @@ std::optional<Found> by_barrier(const Boundary& b) {
 // log): a lock's rel/acq, a volatile's vw/vr, a queue's enq/deq of this variable.
 std::optional<std::pair<std::uint64_t, std::uint64_t>>
 sent_then_received(const Boundary& b, SyncKind snd, SyncKind rcv, ObjId obj) {
-    const std::uint64_t w = first_after(b.rec.log(b.p.threads[0], snd, obj), b.p.last[0]);
-    const std::uint64_t r = last_before(b.rec.log(b.q.threads[0], rcv, obj), b.q.first[0]);
+    const std::uint64_t w = nearest(b.rec.log(b.p.threads[0], snd, obj), b.p.last[0], Side::after);
+    const std::uint64_t r =
+        nearest(b.rec.log(b.q.threads[0], rcv, obj), b.q.first[0], Side::before);
     if (w == 0 || r == 0 || r < w)
         return std::nullopt;
     return std::pair{w, r};
@@ -253,18 +295,18 @@ Found handed(const Boundary& b, Label l, std::pair<std::uint64_t, std::uint64_t>
 // A volatile v, with the value the reader saw when the write of that value came after p
 // (thesis §5.1, vflag; docs/language.md, values).
 std::optional<Found> by_volatile(const Boundary& b) {
-    for (ObjId v = 0; v < b.syms.volatiles.size(); ++v) {
+    for (ObjId v : shared_objects(b, SyncKind::vw, SyncKind::vr)) {
         const auto plain = sent_then_received(b, SyncKind::vw, SyncKind::vr, v);
         if (!plain)
             continue;
         const std::string& name = b.syms.volatiles.name(v);
         const SyncLog* reads = b.rec.log(b.q.threads[0], SyncKind::vr, v);
         std::size_t at = 0;
-        last_before(reads, b.q.first[0], &at);
+        nearest(reads, b.q.first[0], Side::before, &at);
         const std::uint32_t value = reads->tags[at];
         const SyncLog* writes = b.rec.log(b.p.threads[0], SyncKind::vw, v);
         std::size_t w = 0;
-        for (first_after(writes, b.p.last[0], &w);
+        for (nearest(writes, b.p.last[0], Side::after, &w);
              value != no_object && w < writes->events.size() && writes->events[w] < plain->second;
              ++w)
             if (writes->tags[w] == value) {
@@ -278,11 +320,15 @@ std::optional<Found> by_volatile(const Boundary& b) {
 }
 
 std::optional<Found> by_queue(const Boundary& b) {
-    for (ObjId q = 0; q < b.syms.queues.size(); ++q) {
-        const ObjId item = b.syms.queue_items.find(q, b.var);
-        const std::string& name = b.syms.queues.name(q);
-        if (item == no_object)
-            continue;
+    std::vector<ObjId> items; // of this variable, by queue
+    for (ObjId item : shared_objects(b, SyncKind::enq, SyncKind::deq))
+        if (b.syms.queue_items.var(item) == b.var)
+            items.push_back(item);
+    std::sort(items.begin(), items.end(), [&](ObjId x, ObjId y) {
+        return b.syms.queue_items.queue(x) < b.syms.queue_items.queue(y);
+    });
+    for (ObjId item : items) {
+        const std::string& name = b.syms.queues.name(b.syms.queue_items.queue(item));
         if (const auto sr = sent_then_received(b, SyncKind::enq, SyncKind::deq, item))
             return handed(b, {MechKind::queue, name, {}}, *sr, "puts it into " + name,
                           "takes it out");
@@ -291,7 +337,7 @@ std::optional<Found> by_queue(const Boundary& b) {
 }
 
 std::optional<Found> by_lock(const Boundary& b) {
-    for (ObjId m = 0; m < b.syms.locks.size(); ++m)
+    for (ObjId m : shared_objects(b, SyncKind::rel, SyncKind::acq))
         if (const auto sr = sent_then_received(b, SyncKind::rel, SyncKind::acq, m))
             return handed(b, {MechKind::lock, b.syms.locks.name(m), {}}, *sr,
                           "releases " + b.syms.locks.name(m), "acquires it");
@@ -301,9 +347,9 @@ std::optional<Found> by_lock(const Boundary& b) {
 // The mechanism, in §10's order: fork, join, a barrier, a volatile (with its value), a queue, a
 // lock. Volatiles, queues and locks carry one sender's message to one receiver (Valid, §4.2.3).
 std::optional<Found> mechanism(const Boundary& b) {
-    if (auto f = by_fork(b))
+    if (auto f = by_fork_or_join(b, MechKind::fork))
         return f;
-    if (auto f = by_join(b))
+    if (auto f = by_fork_or_join(b, MechKind::join))
         return f;
     if (auto f = by_barrier(b))
         return f;
@@ -316,13 +362,20 @@ std::optional<Found> mechanism(const Boundary& b) {
     return by_lock(b);
 }
 
-Phase named(const RawPhase& r, const Symbols& syms) {
+// A phase's mode. `written`: whether the trace writes the variable at all; one that it only
+// reads gets RS even from one thread: RS(t) permits only t's reads, EX(t) its writes too, and
+// nothing in the trace asks for them. A read-only phase of one thread in a variable that is
+// written stays EX(t), as the thesis writes the bank's last phase (Figure 3.1).
+Phase named(const RawPhase& r, const Symbols& syms, bool written) {
     Phase p;
     for (ThreadId t : r.threads)
         p.mode.threads.push_back(syms.threads.name(t));
     std::sort(p.mode.threads.begin(), p.mode.threads.end());
     p.accesses = r.accesses;
-    if (r.threads.size() == 1) {
+    if (r.threads.size() == 1 && !written) {
+        p.mode.kind = ModeKind::RS;
+        p.why = "one thread, only reads (the variable is never written)";
+    } else if (r.threads.size() == 1) {
         p.mode.kind = ModeKind::EX;
         p.why = r.writes ? "one thread" : "one thread (reads only)";
     } else if (!r.writes) {
@@ -347,8 +400,10 @@ struct Linked {
 Linked link(const std::vector<RawPhase>& raw, const TraceRecorder& rec, const Symbols& syms,
             ObjId var) {
     Linked l;
+    const bool written =
+        std::any_of(raw.begin(), raw.end(), [](const RawPhase& p) { return p.writes; });
     for (std::size_t i = 0; i < raw.size(); ++i) {
-        l.phases.push_back(named(raw[i], syms));
+        l.phases.push_back(named(raw[i], syms, written));
         if (i == 0)
             continue;
         std::optional<Found> f = mechanism({raw[i - 1], raw[i], rec, syms, var});
@@ -369,14 +424,50 @@ Linked link(const std::vector<RawPhase>& raw, const TraceRecorder& rec, const Sy
 
 } // namespace
 
+RunTotals run_totals(const RunLog& runs) {
+    RunTotals t;
+    std::unordered_set<ThreadId> seen;
+    runs.each([&](const Run& r) {
+        t.accesses += r.accesses;
+        if (seen.insert(r.thread).second)
+            t.threads.push_back(r.thread);
+    });
+    return t;
+}
+
+namespace {
+
+// The same from phases: each thread's first access is its first in the first phase it is in.
+RunTotals phase_totals(const std::vector<RawPhase>& phases) {
+    RunTotals t;
+    std::unordered_map<ThreadId, std::uint64_t> first;
+    for (const RawPhase& p : phases) {
+        t.accesses += p.accesses;
+        for (std::size_t i = 0; i < p.threads.size(); ++i)
+            first.try_emplace(p.threads[i], p.first[i]);
+    }
+    for (const auto& [thread, event] : first)
+        t.threads.push_back(thread);
+    std::sort(t.threads.begin(), t.threads.end(),
+              [&](ThreadId a, ThreadId b) { return first.at(a) < first.at(b); });
+    return t;
+}
+
+} // namespace
+
 std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceRecorder& rec,
-                                             const Symbols& syms, ObjId var) {
-    std::string first_unordered;
+                                             const Symbols& syms, ObjId var, RunTotals* totals) {
+    // The levels from the coarsest phases to one thread a phase; when all fail, the reason is
+    // the last one's: its phases are the most specific (EX), so what it names is the order the
+    // trace lacks between two threads, not a boundary that finer phases would have avoided.
+    std::string unordered;
     for (Merge m : {Merge::lock_and_read, Merge::read, Merge::none}) {
-        Linked l = link(phases_of(runs, rec.lock_sets, m), rec, syms, var);
+        const std::vector<RawPhase> raw = phases_of(runs, rec, m);
+        if (totals && m == Merge::lock_and_read)
+            *totals = phase_totals(raw);
+        Linked l = link(raw, rec, syms, var);
         if (!l.unordered.empty()) {
-            if (first_unordered.empty())
-                first_unordered = l.unordered;
+            unordered = std::move(l.unordered);
             continue;
         }
         std::vector<Label> labels;
@@ -387,7 +478,7 @@ std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceReco
         }
         return fold_loops(l.phases, labels, whys);
     }
-    return first_unordered;
+    return unordered;
 }
 
 } // namespace sfg::infer

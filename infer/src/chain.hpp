@@ -6,12 +6,22 @@
 
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace sfg::infer {
 
-// The chain, or why none exists: two consecutive phases that no single mechanism orders.
+// What a variable's runs add up to: its accesses, its threads in the order of first access.
+struct RunTotals {
+    std::uint64_t accesses = 0;
+    std::vector<ThreadId> threads;
+};
+RunTotals run_totals(const RunLog& runs);
+
+// The chain, or why none exists: two consecutive phases that no single mechanism orders. With
+// `totals`, the run totals too (from the phases: the runs are decoded once).
 std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceRecorder& rec,
-                                             const Symbols& syms, ObjId var);
+                                             const Symbols& syms, ObjId var,
+                                             RunTotals* totals = nullptr);
 
 // Folds repeated phases into loops: a pattern of phases and labels that repeats becomes
 // [p1 ▷ … ▷ pk]^z, a run of phases joined by one label in which a mode recurs [p1 ⊔ … ⊔ pk]^z.

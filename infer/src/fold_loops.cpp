@@ -29,42 +29,72 @@ bool fits(const Mode& a, const Mode& b) {
            std::includes(b.threads.begin(), b.threads.end(), a.threads.begin(), a.threads.end());
 }
 
+// A total order of modes, for sorting and indexing them.
+bool mode_less(const Mode& a, const Mode& b) {
+    return std::tie(a.kind, a.threads, a.lock) < std::tie(b.kind, b.threads, b.lock);
+}
+
+// What the loops' searches ask of every phase, computed once from the right (so that folding
+// is linear in the phases, times max_period): where the run of one label starting at a phase
+// ends, where its mode comes next, and how far a period of k repeats from it.
+struct Repeats {
+    std::vector<std::size_t> label_end; // the last phase joined to phase i by lb[i] throughout
+    std::vector<std::size_t> next_same; // the next phase of ph[i]'s mode, or n
+    // reach[k - 1][j]: the last phase e >= j - 1 such that every phase l in [j, e] repeats the one
+    // k before it (fits) and is joined to its predecessor as that one was (lb[l-1] == lb[l-1-k]).
+    std::vector<std::vector<std::size_t>> reach;
+
+    Repeats(const std::vector<Phase>& ph, const std::vector<Label>& lb) {
+        const std::size_t n = ph.size();
+        label_end.assign(n, 0);
+        next_same.assign(n, n);
+        for (std::size_t i = n; i-- > 0;)
+            label_end[i] = i + 1 >= n                        ? i
+                           : i + 2 < n && lb[i + 1] == lb[i] ? label_end[i + 1]
+                                                             : i + 1;
+        std::vector<std::size_t> order(n);
+        for (std::size_t i = 0; i < n; ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+            return mode_less(ph[x].mode, ph[y].mode);
+        });
+        for (std::size_t j = 0; j + 1 < n; ++j)
+            if (ph[order[j]].mode == ph[order[j + 1]].mode)
+                next_same[order[j]] = order[j + 1];
+        reach.assign(max_period, std::vector<std::size_t>(n + 1));
+        for (std::size_t k = 1; k <= max_period; ++k) {
+            std::vector<std::size_t>& r = reach[k - 1];
+            r[n] = n - 1;
+            for (std::size_t j = n; j-- > 0;)
+                r[j] = j > k && fits(ph[j].mode, ph[j - k].mode) && lb[j - 1] == lb[j - 1 - k]
+                           ? r[j + 1]
+                           : j - 1;
+        }
+    }
+};
+
 // The last phase of a loop of period k from i: phases and inner labels repeat, the back label
 // (labels[i + k - 1]) the same each round; when more follows, the loop ends with a whole round
 // (its out-mode is its last phase). 0 unless two whole rounds repeat.
-std::size_t periodic_end(const std::vector<Phase>& ph, const std::vector<Label>& lb, std::size_t i,
+std::size_t periodic_end(const std::vector<Phase>& ph, const Repeats& rep, std::size_t i,
                          std::size_t k) {
     const std::size_t n = ph.size();
     if (i + k >= n)
         return 0;
+    // The first phase of the second round only has to fit; the rest also repeat their labels.
     std::size_t e = i + k - 1;
-    while (e + 1 < n && fits(ph[e + 1].mode, ph[e + 1 - k].mode) &&
-           (e < i + k || lb[e] == lb[e - k]))
-        ++e;
+    if (fits(ph[i + k].mode, ph[i].mode))
+        e = std::max(i + k, rep.reach[k - 1][i + k + 1]);
     if (e + 1 < n)
         e = i + (e - i + 1) / k * k - 1;
     return e + 1 >= i + 2 * k ? e : 0;
 }
 
 // The last phase of a run joined by one label in which the first mode comes again; 0 when none.
-std::size_t alternative_end(const std::vector<Phase>& ph, const std::vector<Label>& lb,
-                            std::size_t i) {
-    std::size_t e = i;
-    while (e + 1 < ph.size() && lb[e] == lb[i])
-        ++e;
-    const auto recurs = [&](std::size_t j) {
-        for (std::size_t l = j + 1; l <= e; ++l)
-            if (ph[l].mode == ph[j].mode)
-                return true;
-        return false;
-    };
-    if (e < i + 2 || !recurs(i)) // a first phase that never comes again stays before the loop
-        return 0;
-    std::vector<Mode> distinct;
-    for (std::size_t j = i; j <= e; ++j)
-        if (std::find(distinct.begin(), distinct.end(), ph[j].mode) == distinct.end())
-            distinct.push_back(ph[j].mode);
-    return distinct.size() < e - i + 1 ? e : 0;
+// (A mode that comes again within the run makes fewer distinct modes than phases.)
+std::size_t alternative_end(const Repeats& rep, std::size_t i) {
+    const std::size_t e = rep.label_end[i];
+    return e >= i + 2 && rep.next_same[i] <= e ? e : 0;
 }
 
 Element loop_element(const std::vector<Phase>& ph, const std::vector<Label>& lb, std::size_t i,
@@ -85,20 +115,22 @@ Element loop_element(const std::vector<Phase>& ph, const std::vector<Label>& lb,
         return el;
     }
     el.kind = Element::Kind::alternative_loop;
+    std::vector<Mode> modes;
     for (std::size_t j = i; j <= e; ++j)
-        if (std::find(el.modes.begin(), el.modes.end(), ph[j].mode) == el.modes.end())
-            el.modes.push_back(ph[j].mode);
-    // The modes another one covers go: decided for all first (a predicate of erase_if must not
-    // read the vector it is compacting).
-    std::vector<Mode> kept;
-    for (const Mode& m : el.modes)
-        if (std::none_of(el.modes.begin(), el.modes.end(),
-                         [&](const Mode& o) { return !(o == m) && fits(m, o); }))
-            kept.push_back(m);
-    el.modes = std::move(kept);
-    std::sort(el.modes.begin(), el.modes.end(), [](const Mode& a, const Mode& b) {
-        return std::tie(a.kind, a.threads, a.lock) < std::tie(b.kind, b.threads, b.lock);
-    });
+        modes.push_back(ph[j].mode);
+    std::sort(modes.begin(), modes.end(), mode_less);
+    modes.erase(std::unique(modes.begin(), modes.end()), modes.end());
+    // The modes another one covers go (an RS or LOCK of fewer threads; an EX covers only
+    // itself): decided for all first, then kept in order.
+    std::vector<const Mode*> shared; // RS and LOCK
+    for (const Mode& m : modes)
+        if (m.kind != ModeKind::EX)
+            shared.push_back(&m);
+    for (const Mode& m : modes)
+        if (m.kind == ModeKind::EX ||
+            std::none_of(shared.begin(), shared.end(),
+                         [&](const Mode* o) { return !(*o == m) && fits(m, *o); }))
+            el.modes.push_back(m);
     el.back = lb[i];
     el.why = fmt::format("{} phases, {} accesses: the threads take turns in no fixed order "
                          "through {}",
@@ -111,14 +143,15 @@ Element loop_element(const std::vector<Phase>& ph, const std::vector<Label>& lb,
 Chain fold_loops(const std::vector<Phase>& ph, const std::vector<Label>& lb,
                  const std::vector<std::string>& whys) {
     Chain c;
+    const Repeats rep(ph, lb);
     std::size_t i = 0;
     while (i < ph.size()) {
         std::size_t best_end = 0, best_k = 0;
         for (std::size_t k = 1;
              k <= max_period && !best_end && i + 1 < ph.size() && chooses_order(lb[i]); ++k)
-            if (const std::size_t e = periodic_end(ph, lb, i, k))
+            if (const std::size_t e = periodic_end(ph, rep, i, k))
                 best_end = e, best_k = k;
-        if (const std::size_t e = alternative_end(ph, lb, i); e > best_end)
+        if (const std::size_t e = alternative_end(rep, i); e > best_end)
             best_end = e, best_k = 0;
         if (i > 0) {
             c.labels.push_back(lb[i - 1]);

@@ -27,14 +27,79 @@ bool is_identifier(const std::string& s) {
     return std::all_of(s.begin(), s.end(), [&](char c) { return letter(c) || digit(c); });
 }
 
-bool same_prefix(const Chain& a, const Chain& b) { // a's shape begins b's
-    if (a.elements.size() > b.elements.size())
-        return false;
-    for (std::size_t i = 0; i < a.elements.size(); ++i)
-        if (!a.elements[i].same_shape(b.elements[i]) ||
-            (i + 1 < a.elements.size() && !(a.labels[i] == b.labels[i])))
-            return false;
-    return true;
+std::string label_key(const Label& l) {
+    return fmt::format("{}:{}:{}", static_cast<int>(l.kind), l.name,
+                       l.value ? std::to_string(*l.value) : "");
+}
+
+// A chain's shape as tokens, element, label, element, ...: one chain's shape begins another's
+// when its tokens are a prefix of the other's (Element::same_shape, and the labels between).
+std::vector<std::string> shape(const Chain& c) {
+    std::vector<std::string> tokens;
+    for (std::size_t i = 0; i < c.elements.size(); ++i) {
+        const Element& el = c.elements[i];
+        std::string t = std::to_string(static_cast<int>(el.kind));
+        for (const Mode& m : el.modes)
+            t += fmt::format("|{}:{}:{}", static_cast<int>(m.kind), fmt::join(m.threads, ","),
+                             m.lock);
+        for (const Label& l : el.inner)
+            t += "|" + label_key(l);
+        if (el.kind != Element::Kind::phase)
+            t += "|^" + label_key(el.back);
+        tokens.push_back(std::move(t));
+        if (i + 1 < c.elements.size())
+            tokens.push_back(label_key(c.labels[i]));
+    }
+    return tokens;
+}
+
+bool begins(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// A chain whose shape begins another's adds no walk: it goes, its traces to the first kept
+// chain (in the order of shapes) that it begins; of equal shapes the first trace's is kept. The
+// shapes are sorted, not compared pairwise: a shape's extensions follow it in that order.
+void drop_prefixes(std::vector<Chain>& chains) {
+    const std::size_t n = chains.size();
+    std::vector<std::vector<std::string>> keys;
+    for (const Chain& c : chains)
+        keys.push_back(shape(c));
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::tie(keys[a], a) < std::tie(keys[b], b);
+    });
+    std::vector<std::size_t> into(n, n); // n: kept
+    std::size_t next_kept = n;           // in `order`, after the group at hand
+    for (std::size_t end = n; end > 0;) {
+        std::size_t start = end - 1; // the group of equal shapes [start, end)
+        while (start > 0 && keys[order[start - 1]] == keys[order[end - 1]])
+            --start;
+        const bool extended = end < n && begins(keys[order[start]], keys[order[end]]);
+        const std::size_t target = extended ? next_kept : order[start];
+        for (std::size_t p = start; p < end; ++p)
+            if (order[p] != target)
+                into[order[p]] = target;
+        if (!extended)
+            next_kept = order[start];
+        end = start;
+    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (into[i] != n)
+            chains[into[i]].traces.insert(chains[into[i]].traces.end(), chains[i].traces.begin(),
+                                          chains[i].traces.end());
+    std::vector<Chain> kept;
+    for (std::size_t i = 0; i < n; ++i)
+        if (into[i] == n)
+            kept.push_back(std::move(chains[i]));
+    chains = std::move(kept);
+}
+
+RaceNote race_note(const std::string& trace, const Symbols& syms, const Finding& f) {
+    return RaceNote{trace, syms.threads.name(f.access.thread), std::string(spelling(f.access.op)),
+                    f.access.event, f.with ? f.with->event : 0};
 }
 
 } // namespace
@@ -71,6 +136,7 @@ struct Inferrer::Impl {
     std::map<std::string, std::set<std::string>> barrier_threads;
     Declarations decls;
     std::vector<InferredVariable> vars;
+    std::vector<std::set<std::string>> var_threads; // by vars' index: InferredVariable::threads
     std::map<std::string, std::size_t> var_index;
     std::size_t traces = 0;
 
@@ -79,7 +145,7 @@ struct Inferrer::Impl {
     std::optional<InferError> add_barriers(const std::string& trace, const TraceRecorder& rec,
                                            const Symbols& syms);
     void add_variable(const std::string& trace, const TraceRecorder& rec, const Symbols& syms,
-                      ObjId x, const std::vector<Finding>& races);
+                      ObjId x, const Finding* race);
     void add_groups();
 };
 
@@ -133,40 +199,40 @@ std::optional<InferError> Inferrer::Impl::add_barriers(const std::string& trace,
     return std::nullopt;
 }
 
+// Costs what the variable's runs cost: its threads and its race are looked up, not searched.
 void Inferrer::Impl::add_variable(const std::string& trace, const TraceRecorder& rec,
-                                  const Symbols& syms, ObjId x, const std::vector<Finding>& races) {
+                                  const Symbols& syms, ObjId x, const Finding* race) {
     const std::string& name = syms.vars.name(x);
     const auto [it, fresh] = var_index.try_emplace(name, vars.size());
-    if (fresh)
+    if (fresh) {
         vars.push_back({name, 0, {}, {}, {}, {}, {}, {}, {}});
+        var_threads.emplace_back();
+    }
     InferredVariable& v = vars[it->second];
+    std::set<std::string>& known = var_threads[it->second];
     if (x >= rec.runs.size() || rec.runs[x].empty())
         return;
     const RunLog& runs = rec.runs[x];
     v.traces.push_back(trace);
-    std::vector<ThreadId> order; // of first access
-    std::vector<bool> seen(syms.threads.size());
-    runs.each([&](const Run& r) {
-        v.accesses += r.accesses;
-        if (!seen[r.thread])
-            seen[r.thread] = true, order.push_back(r.thread);
-    });
-    for (ThreadId t : order)
-        if (std::find(v.threads.begin(), v.threads.end(), syms.threads.name(t)) == v.threads.end())
-            v.threads.push_back(syms.threads.name(t));
-    for (const Finding& f : races)
-        if (f.var == name && !v.race)
-            v.race = RaceNote{trace, syms.threads.name(f.access.thread),
-                              std::string(spelling(f.access.op)), f.access.event,
-                              f.with ? f.with->event : 0};
+    if (race && !v.race)
+        v.race = race_note(trace, syms, *race);
+    RunTotals totals;
+    std::optional<std::variant<Chain, std::string>> c;
     if (v.race || v.unordered)
+        totals = run_totals(runs);
+    else
+        c = infer_chain(runs, rec, syms, x, &totals);
+    v.accesses += totals.accesses;
+    for (ThreadId t : totals.threads)
+        if (const std::string& thread = syms.threads.name(t); known.insert(thread).second)
+            v.threads.push_back(thread);
+    if (!c)
         return;
-    std::variant<Chain, std::string> c = infer_chain(runs, rec, syms, x);
-    if (auto* why = std::get_if<std::string>(&c)) {
+    if (auto* why = std::get_if<std::string>(&*c)) {
         v.unordered = fmt::format("{} in {}", *why, trace);
         return;
     }
-    Chain& chain = std::get<Chain>(c);
+    Chain& chain = std::get<Chain>(*c);
     chain.traces = {trace};
     v.chains.push_back(std::move(chain));
 }
@@ -185,9 +251,28 @@ std::optional<InferError> Inferrer::add_trace(const std::string& trace, const Tr
                 return err;
     if (auto err = impl_->add_barriers(trace, rec, syms))
         return err;
+    std::vector<const Finding*> race_of(syms.vars.size()); // hb's first race of each variable
+    for (const Finding& f : races)
+        if (const ObjId x = syms.vars.find(f.var); x != no_object && !race_of[x])
+            race_of[x] = &f;
     for (ObjId x = 0; x < syms.vars.size(); ++x)
-        impl_->add_variable(trace, rec, syms, x, races);
+        impl_->add_variable(trace, rec, syms, x, race_of[x]);
     return std::nullopt;
+}
+
+void Inferrer::add_races(const std::string& trace, const Symbols& syms,
+                         const std::vector<Finding>& races) {
+    for (const Finding& f : races) {
+        const auto it = impl_->var_index.find(f.var);
+        if (it == impl_->var_index.end() || impl_->vars[it->second].race)
+            continue;
+        impl_->vars[it->second].race = race_note(trace, syms, f);
+    }
+}
+
+bool Inferrer::races_matter() const {
+    return std::any_of(impl_->vars.begin(), impl_->vars.end(),
+                       [](const InferredVariable& v) { return v.unordered && !v.race; });
 }
 
 Inferrer::Inferrer() : impl_(std::make_unique<Impl>()) {}
@@ -245,29 +330,8 @@ std::optional<InferError> Inferrer::finish() {
     Impl& m = *impl_;
     for (const auto& [name, users] : m.barrier_threads)
         m.decls.barriers.emplace_back(name, std::vector<std::string>(users.begin(), users.end()));
-    for (InferredVariable& v : m.vars) {
-        // A chain whose shape begins another's adds no walk: drop it, its traces go to that one.
-        const std::size_t n = v.chains.size();
-        std::vector<std::size_t> into(n, n);
-        for (std::size_t i = 0; i < n; ++i)
-            for (std::size_t j = 0; j < n && into[i] == n; ++j)
-                if (j != i && same_prefix(v.chains[i], v.chains[j]) &&
-                    (!same_prefix(v.chains[j], v.chains[i]) || j < i))
-                    into[i] = j;
-        for (std::size_t i = 0; i < n; ++i) {
-            std::size_t j = i;
-            while (into[j] != n)
-                j = into[j];
-            if (j != i)
-                v.chains[j].traces.insert(v.chains[j].traces.end(), v.chains[i].traces.begin(),
-                                          v.chains[i].traces.end());
-        }
-        std::vector<Chain> kept;
-        for (std::size_t i = 0; i < n; ++i)
-            if (into[i] == n)
-                kept.push_back(std::move(v.chains[i]));
-        v.chains = std::move(kept);
-    }
+    for (InferredVariable& v : m.vars)
+        drop_prefixes(v.chains);
     m.add_groups();
     for (InferredVariable& v : m.vars) {
         if (v.race || v.unordered || v.chains.empty())

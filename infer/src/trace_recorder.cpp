@@ -2,7 +2,7 @@
 // thread sent and received, so that a phase boundary's mechanism is looked up, never searched.
 #include "sfg/infer/infer.hpp"
 
-#include "core/varint.hpp"
+#include "sfg/runtime/core/varint.hpp"
 
 #include <algorithm>
 
@@ -55,13 +55,25 @@ std::uint32_t LockSets::memo(std::unordered_map<std::uint64_t, std::uint32_t>& m
     return r;
 }
 
+std::uint32_t
+LockSets::recall(std::array<Recent, recent_size>& recent,
+                 std::unordered_map<std::uint64_t, std::uint32_t>& m, std::uint32_t set, ObjId lock,
+                 std::vector<ObjId> (*op)(const std::vector<ObjId>&, const std::vector<ObjId>&)) {
+    const std::uint64_t k = pair_key(set, lock);
+    Recent& r = recent[(k * 0x9e3779b97f4a7c15ull) >> 56];
+    if (r.key != k) {
+        const auto it = m.find(k); // most calls: no vector made
+        r.set = it != m.end() ? it->second : memo(m, set, lock, {lock}, op);
+        r.key = k;
+    }
+    return r.set;
+}
+
 std::uint32_t LockSets::with(std::uint32_t set, ObjId lock) {
-    const auto it = with_.find(pair_key(set, lock)); // most calls: no vector made
-    return it != with_.end() ? it->second : memo(with_, set, lock, {lock}, set_union);
+    return recall(recent_with_, with_, set, lock, set_union);
 }
 std::uint32_t LockSets::without(std::uint32_t set, ObjId lock) {
-    const auto it = without_.find(pair_key(set, lock));
-    return it != without_.end() ? it->second : memo(without_, set, lock, {lock}, set_minus);
+    return recall(recent_without_, without_, set, lock, set_minus);
 }
 std::uint32_t LockSets::meet(std::uint32_t a, std::uint32_t b) {
     return a == b ? a : memo(meet_, a, b, sets_[b], set_meet);
@@ -80,58 +92,87 @@ void RunLog::access(ThreadId t, std::uint64_t number, bool write, std::uint32_t 
     open_->writes |= write;
 }
 
-// A closed run: thread, first (from the previous run's last), last − first, accesses, writes,
-// locks, rounds.
 void RunLog::close() {
     if (!open_)
         return;
     const Run& r = *open_;
-    put_varint(coded_, r.thread);
-    put_varint(coded_, r.first - closed_last_);
-    put_varint(coded_, r.last - r.first);
-    put_varint(coded_, r.accesses << 1 | (r.writes ? 1 : 0));
-    put_varint(coded_, r.locks);
-    put_varint(coded_, r.rounds);
+    unsigned char buf[6 * 10];
+    std::size_t n = 0;
+    for (const std::uint64_t v :
+         {std::uint64_t{r.thread}, r.first - closed_last_, r.last - r.first,
+          r.accesses << 1 | (r.writes ? 1 : 0), std::uint64_t{r.locks}, r.rounds})
+        put_varint(buf, n, v);
+    for (std::size_t i = 0; i < n; ++i) // a few bytes: no call to copy them
+        coded_.push_back(buf[i]);
     closed_last_ = r.last;
 }
 
-void RunLog::each(const std::function<void(const Run&)>& f) const {
-    const auto* p = reinterpret_cast<const unsigned char*>(coded_.data());
-    std::size_t pos = 0;
-    std::uint64_t last = 0;
-    auto next = [&] {
-        std::uint64_t v = 0;
-        get_varint(p, coded_.size(), pos, v);
-        return v;
-    };
-    while (pos < coded_.size()) {
-        Run r;
-        r.thread = static_cast<ThreadId>(next());
-        r.first = last + next();
-        r.last = r.first + next();
-        const std::uint64_t aw = next();
-        r.accesses = aw >> 1;
-        r.writes = aw & 1;
-        r.locks = static_cast<std::uint32_t>(next());
-        r.rounds = next();
-        last = r.last;
-        f(r);
+std::pair<std::uint32_t, bool> FlatIndex::try_emplace(std::uint64_t key, std::uint32_t fresh) {
+    const std::size_t mask = keys_.size() - 1;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+        if (keys_[i] == key)
+            return {values_[i], false};
+        if (keys_[i] != empty)
+            continue;
+        if (2 * (size_ + 1) > keys_.size()) { // grow, then place it in the new table
+            std::vector<std::uint64_t> keys(2 * keys_.size(), empty);
+            std::vector<std::uint32_t> values(keys.size());
+            keys.swap(keys_), values.swap(values_);
+            --shift_;
+            const std::size_t m = keys_.size() - 1;
+            for (std::size_t j = 0; j < keys.size(); ++j)
+                if (keys[j] != empty) {
+                    std::size_t h = home(keys[j]);
+                    while (keys_[h] != empty)
+                        h = (h + 1) & m;
+                    keys_[h] = keys[j], values_[h] = values[j];
+                }
+            return try_emplace(key, fresh);
+        }
+        keys_[i] = key, values_[i] = fresh;
+        ++size_;
+        return {fresh, true};
     }
-    if (open_)
-        f(*open_);
+}
+
+std::optional<std::uint32_t> FlatIndex::find(std::uint64_t key) const {
+    const std::size_t mask = keys_.size() - 1;
+    for (std::size_t i = home(key);; i = (i + 1) & mask) {
+        if (keys_[i] == key)
+            return values_[i];
+        if (keys_[i] == empty)
+            return std::nullopt;
+    }
 }
 
 const SyncLog* TraceRecorder::log(ThreadId t, SyncKind k, ObjId obj) const {
-    if (t >= logs_.size())
-        return nullptr;
-    const std::vector<SyncLog>& of = logs_[t][static_cast<std::size_t>(k)];
-    return obj < of.size() && !of[obj].events.empty() ? &of[obj] : nullptr;
+    const std::optional<std::uint32_t> i =
+        log_index_[static_cast<std::size_t>(k)].find(key(t, obj));
+    return i ? &logs_[*i] : nullptr;
+}
+
+const std::vector<ObjId>& TraceRecorder::objects(ThreadId t, SyncKind k) const {
+    static const std::vector<ObjId> none;
+    return t < objects_.size() ? objects_[t][static_cast<std::size_t>(k)] : none;
+}
+
+void TraceRecorder::finish(const Symbols&) {
+    for (auto& kinds : objects_)
+        for (std::vector<ObjId>& objs : kinds)
+            std::sort(objs.begin(), objs.end());
 }
 
 void TraceRecorder::record(const Event& e, SyncKind k, ObjId obj, std::uint32_t tag) {
-    SyncLog& l = at(at(logs_, e.thread)[static_cast<std::size_t>(k)], obj);
+    const auto [i, fresh] = log_index_[static_cast<std::size_t>(k)].try_emplace(
+        key(e.thread, obj), static_cast<std::uint32_t>(logs_.size()));
+    if (fresh) {
+        logs_.emplace_back();
+        at(objects_, e.thread)[static_cast<std::size_t>(k)].push_back(obj);
+    }
+    SyncLog& l = logs_[i];
     l.events.push_back(e.number);
-    l.tags.push_back(tag);
+    if (tagged(k))
+        l.tags.push_back(tag);
 }
 
 // A barrier between two accesses of one thread starts a new run: a round of the thesis'
@@ -146,7 +187,7 @@ void TraceRecorder::on_access(const Event& e) {
 // first departure of that generation opens the next; each departure leaves the one it entered.
 void TraceRecorder::on_barrier(const Event& e) {
     std::uint32_t& open = at(open_generation_, e.target);
-    std::uint32_t& entered = at(at(entered_, e.thread), e.target);
+    std::uint32_t& entered = entered_[key(e.thread, e.target)];
     std::vector<ThreadId>& users = at(barrier_threads, e.target);
     if (!std::binary_search(users.begin(), users.end(), e.thread))
         users.insert(std::upper_bound(users.begin(), users.end(), e.thread), e.thread);

@@ -154,3 +154,15 @@ TEST_CASE("sfgc check --infer: from every explored execution") {
     CHECK(s.status == 2);
     CHECK(s.err.find("--infer") != std::string::npos);
 }
+
+TEST_CASE("sfgc infer -: standard input is read once and checked like a file") {
+    const fs::path out = scratch() / "stdin.sfg";
+    REQUIRE(shell("cd '" SFG_SOURCE_DIR "' && '" SFGC_PATH "' infer - <specs/infer/pool.std >'" +
+                  out.string() + "'") == 0);
+    std::string expected = sfgc("infer specs/infer/pool.std").out;
+    for (std::size_t at; (at = expected.find("specs/infer/pool.std")) != std::string::npos;)
+        expected.replace(at, std::string("specs/infer/pool.std").size(), "<stdin>");
+    CHECK(slurp(out) == expected);
+    CHECK(expected.find("var counter; // no discipline: data race (hb) in <stdin>") !=
+          std::string::npos);
+}

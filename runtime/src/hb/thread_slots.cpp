@@ -1,5 +1,5 @@
 #include "sfg/runtime/hb/thread_slots.hpp"
-#include "core/varint.hpp"
+#include "sfg/runtime/core/varint.hpp"
 
 #include <limits>
 #include <stdexcept>

@@ -1,7 +1,7 @@
 // The binary SLP form (slp.hpp; byte layout in docs/compressed.md) and the Slp helpers. Every
 // count is checked against the bytes left, so a hostile file cannot make the reader allocate more
 // than a small multiple of its size.
-#include "core/varint.hpp"
+#include "sfg/runtime/core/varint.hpp"
 #include "sfg/runtime/slp/slp.hpp"
 #include "sfg/runtime/slp/slp_expand.hpp"
 #include "slp_stream.hpp"

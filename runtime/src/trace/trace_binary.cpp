@@ -1,7 +1,7 @@
 // The compact binary trace form; trace.hpp specifies it. About 4 bytes an access event against
 // about 12 in text, and no tokenizing: large traces are cheaper to store and to read.
-#include "core/varint.hpp"
 #include "name_rules.hpp"
+#include "sfg/runtime/core/varint.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/trace/well_formed.hpp"
 #include "trace_names.hpp"

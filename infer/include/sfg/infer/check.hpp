@@ -4,12 +4,36 @@
 
 #include "sfg/runtime/event.hpp"
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace sfg::infer {
+
+// A trace's events kept in memory during the inference's one pass (a few bytes an event,
+// LEB128), so that the check replays them instead of reading and parsing the trace again (and
+// a trace read from standard input is checked too).
+class EventLog : public Analysis {
+public:
+    EventLog() = default;
+    EventLog(const EventLog&) = delete;
+    EventLog& operator=(const EventLog&) = delete;
+    ~EventLog() override;
+    void on_event(const Event& e, const Symbols& syms) override;
+    // Hands `sink` every event in order, as the pass saw them with `syms`.
+    void replay(const Symbols& syms, Analysis& sink) const;
+
+private:
+    void grow(std::size_t bytes); // capacity_ = bytes
+    // malloc'd, so that growing a large log moves pages instead of copying them (realloc), and
+    // an event is written in place, not appended through a call.
+    unsigned char* data_ = nullptr;
+    std::size_t size_ = 0, capacity_ = 0;
+    std::uint64_t number_ = 0; // the previous event's
+    std::uint32_t line_ = 0;
+};
 
 // One input to replay: its name and how to hand its events to a sink, interning names into the
 // given Symbols (an error message when the input cannot be read).

@@ -5,6 +5,7 @@
 // repeated phases into loops. Nothing searches the trace.
 #pragma once
 
+#include "sfg/runtime/core/varint.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
 #include "sfg/runtime/report.hpp"
@@ -38,9 +39,21 @@ private:
                        std::uint32_t b, const std::vector<ObjId>& operand,
                        std::vector<ObjId> (*op)(const std::vector<ObjId>&,
                                                 const std::vector<ObjId>&));
+    // The last answers of with/without by (set, lock), direct-mapped: a thread takes and drops
+    // the same few locks, and each acq/rel asks.
+    struct Recent {
+        std::uint64_t key = ~std::uint64_t{0};
+        std::uint32_t set = 0;
+    };
+    static constexpr std::size_t recent_size = 256;
+    std::uint32_t
+    recall(std::array<Recent, recent_size>& recent,
+           std::unordered_map<std::uint64_t, std::uint32_t>& m, std::uint32_t set, ObjId lock,
+           std::vector<ObjId> (*op)(const std::vector<ObjId>&, const std::vector<ObjId>&));
     std::vector<std::vector<ObjId>> sets_;
     std::map<std::vector<ObjId>, std::uint32_t> index_;
     std::unordered_map<std::uint64_t, std::uint32_t> with_, without_, meet_;
+    std::array<Recent, recent_size> recent_with_, recent_without_;
 };
 
 // One run: consecutive accesses to a variable by one thread, with the locks held at every one.
@@ -59,18 +72,57 @@ class RunLog {
 public:
     void access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
                 std::uint64_t rounds, LockSets& sets);
-    void each(const std::function<void(const Run&)>& f) const; // in trace order
+    template <class F>
+    void each(F&& f) const; // in trace order
     bool empty() const { return !open_; }
 
 private:
     void close();
-    std::string coded_;
+    std::vector<unsigned char> coded_;
     std::optional<Run> open_;
     std::uint64_t closed_last_ = 0; // `last` of the last closed run
 };
 
-// The events of one kind of sync op by one thread on one object, in trace order, with a tag:
-// the value id of vr/vw (or no_object), the generation of benter/bexit.
+// The varints of a log this library wrote (RunLog, EventLog), read in order: its own bytes, so
+// never truncated nor out of range.
+struct VarintReader {
+    const unsigned char* p;
+    std::size_t n, pos = 0;
+    bool more() const { return pos < n; }
+    std::uint64_t next() {
+        std::uint64_t v = 0;
+        get_varint(p, n, pos, v);
+        return v;
+    }
+};
+
+// A closed run: thread, first (from the previous run's last), last − first, accesses << 1 |
+// writes, locks, rounds (RunLog::close).
+template <class F>
+void RunLog::each(F&& f) const {
+    VarintReader in{coded_.data(), coded_.size()};
+    auto next = [&] { return in.next(); };
+    std::uint64_t last = 0;
+    Run r;
+    while (in.more()) {
+        r.thread = static_cast<ThreadId>(next());
+        r.first = last + next();
+        r.last = r.first + next();
+        const std::uint64_t aw = next();
+        r.accesses = aw >> 1;
+        r.writes = aw & 1;
+        r.locks = static_cast<std::uint32_t>(next());
+        r.rounds = next();
+        last = r.last;
+        f(static_cast<const Run&>(r));
+    }
+    if (open_)
+        f(*open_);
+}
+
+// The events of one kind of sync op by one thread on one object, in trace order, with a tag for
+// the kinds that have one (tagged()): the value id of vr/vw (or no_object), the generation of
+// benter/bexit.
 struct SyncLog {
     std::vector<std::uint64_t> events;
     std::vector<std::uint32_t> tags;
@@ -79,6 +131,9 @@ struct SyncLog {
 // Which sync op a SyncLog holds.
 enum class SyncKind : std::uint8_t { acq, rel, vw, vr, benter, bexit, enq, deq };
 inline constexpr std::size_t sync_kinds = 8;
+inline bool tagged(SyncKind k) {
+    return k == SyncKind::vw || k == SyncKind::vr || k == SyncKind::benter || k == SyncKind::bexit;
+}
 
 // The fork or join that made or ended a thread.
 struct ThreadLink {
@@ -87,10 +142,31 @@ struct ThreadLink {
     ObjId set = no_object; // Symbols::thread_sets index
 };
 
-// What one pass over a trace leaves behind (a sink of read_trace_file).
+// 64-bit keys to 32-bit values by open addressing (at most half full): the recorder looks one up
+// at every sync op, and a node-based map costs a cache miss more.
+class FlatIndex {
+public:
+    // The value of `key`, made `fresh` (and true) when it had none.
+    std::pair<std::uint32_t, bool> try_emplace(std::uint64_t key, std::uint32_t fresh);
+    std::optional<std::uint32_t> find(std::uint64_t key) const;
+
+private:
+    std::size_t home(std::uint64_t key) const {
+        return static_cast<std::size_t>((key * 0x9e3779b97f4a7c15ull) >> shift_);
+    }
+    static constexpr std::uint64_t empty = ~std::uint64_t{0};
+    std::vector<std::uint64_t> keys_ = std::vector<std::uint64_t>(16, empty);
+    std::vector<std::uint32_t> values_ = std::vector<std::uint32_t>(16);
+    int shift_ = 60; // 64 - log2(capacity)
+    std::size_t size_ = 0;
+};
+
+// What one pass over a trace leaves behind (a sink of read_trace_file). Its memory grows with
+// the (thread, object) pairs the trace uses, not with threads times objects.
 class TraceRecorder : public Analysis {
 public:
     void on_event(const Event& e, const Symbols& syms) override;
+    void finish(const Symbols& syms) override; // sorts objects(); call it before the queries
 
     std::vector<RunLog> runs;                           // by variable id
     LockSets lock_sets;                                 // of the runs
@@ -99,6 +175,8 @@ public:
     std::vector<std::vector<ThreadId>> barrier_threads; // by barrier id, sorted
     // The log of thread t's ops of kind k on obj; nullptr when there is none.
     const SyncLog* log(ThreadId t, SyncKind k, ObjId obj) const;
+    // The objects on which thread t has ops of kind k, sorted (queue items for enq/deq).
+    const std::vector<ObjId>& objects(ThreadId t, SyncKind k) const;
 
 private:
     void on_access(const Event& e);
@@ -110,12 +188,16 @@ private:
             v.resize(i + 1);
         return v[i];
     }
-    // By thread, then kind, then object.
-    std::vector<std::array<std::vector<SyncLog>, sync_kinds>> logs_;
+    static std::uint64_t key(ThreadId t, ObjId obj) { return std::uint64_t{t} << 32 | obj; }
+    std::vector<SyncLog> logs_;
+    // By kind, then (thread, object): the index of its log in logs_.
+    std::array<FlatIndex, sync_kinds> log_index_;
+    std::vector<std::array<std::vector<ObjId>, sync_kinds>> objects_; // by thread, then kind
     std::vector<std::uint32_t> held_;            // by thread: LockSets id of the locks it holds
     std::vector<std::uint64_t> rounds_;          // by thread: its barrier departures so far
     std::vector<std::uint32_t> open_generation_; // by barrier
-    std::vector<std::vector<std::uint32_t>> entered_; // by thread, then barrier: its generation
+    std::unordered_map<std::uint64_t, std::uint32_t>
+        entered_; // by (thread, barrier): its generation
 };
 
 // An access mode of the output: EX(t), RS(T) or LOCK(m: T), by the names of the traces.
@@ -214,6 +296,12 @@ public:
     // One trace, after its pass: its recorder, symbols and hb's race findings.
     std::optional<InferError> add_trace(const std::string& trace, const TraceRecorder& rec,
                                         const Symbols& syms, const std::vector<Finding>& races);
+    // hb's races of a trace already added, for a caller that runs hb after the inference: a
+    // variable whose discipline the enforcer admits on a trace is race-free there (thesis
+    // Theorem 4.2.2, docs/enforcement.md), so only those without one (races_matter()) can race.
+    void add_races(const std::string& trace, const Symbols& syms,
+                   const std::vector<Finding>& races);
+    bool races_matter() const; // some variable has no discipline and no race named yet
     // The result: declarations (groups added where threads behave alike) and every variable.
     std::optional<InferError> finish();
     const Declarations& declarations() const;

@@ -19,6 +19,16 @@ inline void put_varint(std::string& out, std::uint64_t v) {
     out += static_cast<char>(v);
 }
 
+// The same into buf at n, n moved past it (at most 10 bytes): for writers that fill a buffer of
+// their own rather than append to a string a byte at a time (sfgc infer's logs).
+inline void put_varint(unsigned char* buf, std::size_t& n, std::uint64_t v) {
+    while (v >= 0x80) {
+        buf[n++] = static_cast<unsigned char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    buf[n++] = static_cast<unsigned char>(v);
+}
+
 // Why a varint could not be read: the bytes end inside it, or it does not fit its type.
 enum class VarintStatus : std::uint8_t { ok, truncated, out_of_range };
 
