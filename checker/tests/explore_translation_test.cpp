@@ -1,0 +1,454 @@
+// The same answer as the model (docs/explore.md, "The same answer as sfgc check"): every program
+// of specs/programs/ and random programs, run as C++ under sfg::explore — each statement the sfg
+// operation it stands for, in order, locals as C++ locals, `assert e;` as sfg::check — give the
+// classes (dpor) and executions (naive) of `sfgc check`, and the same finding keys.
+//
+// The translation runs the lowered program (Model) statement by statement on sfg objects: a
+// stack machine for the local code, an sfg operation for each visible instruction. The body's
+// thread is the program's root thread `main` if it has one, and starts the other root threads as
+// one thread_group (which adds a first and a last step, and no class). Left out: programs with
+// queues (`deq q x` waits for x; sfg::queue::pop takes the front), awaits (a C++ spin loop is many
+// steps where `await` is one), joins of threads forked in another group, ill-formed operations
+// (the live runtime reports misuses, not failures) and disciplines (explore gets no spec here:
+// violations are compared by docs/enforcement.md's tests, not this one).
+#include "random_program.hpp"
+#include "support.hpp"
+
+#include "sfg/explore.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace sfg::checker::test {
+namespace {
+
+// Whether the translation can run `m` exactly (the header says what is left out).
+bool translatable(const Model& m) {
+    std::set<std::vector<ThreadId>> forked;
+    for (const ThreadCode& t : m.threads)
+        for (const Instr& i : t.code)
+            if (i.code == Code::fork)
+                forked.insert(m.thread_sets[i.arg]);
+    for (const ThreadCode& t : m.threads)
+        for (const Instr& i : t.code) {
+            switch (i.code) {
+            case Code::enq:
+            case Code::deq:
+            case Code::await_:
+            case Code::await_local:
+                return false;
+            case Code::join:
+                if (!forked.contains(m.thread_sets[i.arg]))
+                    return false;
+                break;
+            default:
+                break;
+            }
+        }
+    return true;
+}
+
+// The program's objects in one run of the body.
+struct World {
+    explicit World(const Model& model) : m(model) {
+        for (const SharedVar& v : m.shared) {
+            values.push_back(v.init);
+            if (v.is_volatile) {
+                index.push_back(vols.size());
+                vols.emplace_back(v.name, v.init);
+            } else {
+                index.push_back(vars.size());
+                vars.emplace_back(v.name, v.init);
+            }
+        }
+        for (const std::string& l : m.locks)
+            locks.emplace_back(l);
+        for (const BarrierInfo& b : m.barriers)
+            barriers.emplace_back(b.name, static_cast<std::ptrdiff_t>(b.members.size()));
+        for (const std::string& c : m.conds)
+            conds.emplace_back(c);
+    }
+
+    std::int64_t load(std::uint32_t s) {
+        const SharedVar& v = m.shared[s];
+        values[s] = v.is_volatile ? vols[index[s]].load() : vars[index[s]].load();
+        return values[s];
+    }
+    void store(std::uint32_t s, std::int64_t x) {
+        values[s] = x;
+        if (m.shared[s].is_volatile)
+            vols[index[s]].store(x);
+        else
+            vars[index[s]].store(x);
+    }
+
+    void fork(std::uint32_t set);
+    void join(std::uint32_t set) {
+        std::unique_ptr<sfg::thread_group>& g = groups[set];
+        g->join();
+    }
+    void run(ThreadId t);
+
+    const Model& m;
+    std::vector<std::int64_t> values; // the last value of each (write_s writes it again)
+    std::vector<std::size_t> index;
+    std::deque<sfg::shared<std::int64_t>> vars;
+    std::deque<sfg::volatile_var<std::int64_t>> vols;
+    std::deque<sfg::mutex> locks;
+    std::deque<sfg::barrier> barriers;
+    std::deque<sfg::condition_variable> conds;
+    std::map<std::uint32_t, std::unique_ptr<sfg::thread_group>> groups;
+};
+
+void World::fork(std::uint32_t set) {
+    auto g = std::make_unique<sfg::thread_group>();
+    for (ThreadId u : m.thread_sets[set])
+        g->add(m.threads[u].name, [this, u] { run(u); });
+    g->start();
+    groups[set] = std::move(g);
+}
+
+std::int64_t binary(BinOp op, std::int64_t a, std::int64_t b, std::uint32_t line) {
+    const auto wrap = [](auto f) { return static_cast<std::int64_t>(f); };
+    switch (op) {
+    case BinOp::add:
+        return wrap(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+    case BinOp::sub:
+        return wrap(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+    case BinOp::mul:
+        return wrap(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+    case BinOp::div:
+    case BinOp::mod:
+        sfg::check(b != 0, "divzero line " + std::to_string(line));
+        if (a == INT64_MIN && b == -1)
+            return op == BinOp::div ? a : 0;
+        return op == BinOp::div ? a / b : a % b;
+    case BinOp::eq:
+        return a == b;
+    case BinOp::ne:
+        return a != b;
+    case BinOp::lt:
+        return a < b;
+    case BinOp::le:
+        return a <= b;
+    case BinOp::gt:
+        return a > b;
+    case BinOp::ge:
+        return a >= b;
+    }
+    return 0;
+}
+
+// Thread t's code, instruction by instruction: local ones on a stack, visible ones as the sfg
+// operation each stands for (barrier b; is benter then bexit: one arrive_and_wait; wait c m; is
+// cwait then cwake: one wait).
+void World::run(ThreadId t) {
+    const ThreadCode& code = m.threads[t];
+    std::vector<std::int64_t> locals(code.locals, 0), stack;
+    std::vector<std::unique_ptr<sfg::deterministic>> blocks;
+    const auto pop = [&] {
+        const std::int64_t v = stack.back();
+        stack.pop_back();
+        return v;
+    };
+    for (std::size_t pc = 0; pc < code.code.size(); ++pc) {
+        const Instr& i = code.code[pc];
+        switch (i.code) {
+        case Code::push:
+            stack.push_back(i.value);
+            break;
+        case Code::load_l:
+            stack.push_back(locals[i.arg]);
+            break;
+        case Code::store_l:
+            locals[i.arg] = pop();
+            break;
+        case Code::unary: {
+            const std::int64_t v = pop();
+            stack.push_back(i.op == 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v))
+                                      : v == 0);
+            break;
+        }
+        case Code::binary: {
+            const std::int64_t b = pop(), a = pop();
+            stack.push_back(binary(static_cast<BinOp>(i.op), a, b, i.line));
+            break;
+        }
+        case Code::and_:
+            if (stack.back() == 0)
+                pc = i.arg - 1;
+            else
+                stack.pop_back();
+            break;
+        case Code::or_:
+            if (stack.back() != 0) {
+                stack.back() = 1;
+                pc = i.arg - 1;
+            } else {
+                stack.pop_back();
+            }
+            break;
+        case Code::norm:
+            stack.back() = stack.back() != 0;
+            break;
+        case Code::jump:
+            pc = i.arg - 1;
+            break;
+        case Code::jump_if_zero:
+            if (pop() == 0)
+                pc = i.arg - 1;
+            break;
+        case Code::assert_:
+            sfg::check(pop() != 0, "assert line " + std::to_string(i.line));
+            break;
+        case Code::halt:
+            return;
+        case Code::load_s:
+            stack.push_back(load(i.arg));
+            break;
+        case Code::store_s:
+            store(i.arg, pop());
+            break;
+        case Code::read_s:
+            (void)load(i.arg);
+            break;
+        case Code::write_s:
+            store(i.arg, values[i.arg]);
+            break;
+        case Code::acq:
+            locks[i.arg].lock();
+            break;
+        case Code::rel:
+            locks[i.arg].unlock();
+            break;
+        case Code::fork:
+            fork(i.arg);
+            break;
+        case Code::join:
+            join(i.arg);
+            break;
+        case Code::benter:
+            barriers[i.arg].arrive_and_wait();
+            break;
+        case Code::begin:
+            blocks.push_back(std::make_unique<sfg::deterministic>());
+            break;
+        case Code::end:
+            blocks.pop_back();
+            break;
+        case Code::xchg: {
+            const std::int64_t e = pop();
+            stack.push_back(vols[index[i.arg]].exchange(e));
+            values[i.arg] = e;
+            break;
+        }
+        case Code::cas: {
+            const std::int64_t e2 = pop();
+            std::int64_t e1 = pop();
+            const bool swapped = vols[index[i.arg]].compare_exchange_strong(e1, e2);
+            values[i.arg] = swapped ? e2 : e1;
+            stack.push_back(swapped);
+            break;
+        }
+        case Code::fadd: {
+            const std::int64_t e = pop();
+            const std::int64_t old = vols[index[i.arg]].fetch_add(e);
+            values[i.arg] = static_cast<std::int64_t>(static_cast<std::uint64_t>(old) +
+                                                      static_cast<std::uint64_t>(e));
+            stack.push_back(old);
+            break;
+        }
+        case Code::cwait: {
+            std::unique_lock<sfg::mutex> l(locks[static_cast<std::size_t>(i.value)],
+                                           std::adopt_lock);
+            conds[i.arg].wait(l);
+            l.release(); // still held, as after `wait c m;`
+            break;
+        }
+        case Code::notify:
+            conds[i.arg].notify_one();
+            break;
+        case Code::notifyall:
+            conds[i.arg].notify_all();
+            break;
+        default: // bexit (with benter), cwake (with cwait); queues and awaits are left out
+            break;
+        }
+    }
+}
+
+std::function<void()> translation(const Model& m) {
+    return [&m] {
+        World w(m);
+        std::optional<ThreadId> main;
+        std::vector<ThreadId> others;
+        for (ThreadId t = 0; t < m.threads.size(); ++t)
+            if (m.threads[t].root) {
+                if (m.threads[t].name == "main")
+                    main = t;
+                else
+                    others.push_back(t);
+            }
+        sfg::thread_group roots;
+        for (ThreadId t : others)
+            roots.add(m.threads[t].name, [&w, t] { w.run(t); });
+        if (!others.empty())
+            roots.start();
+        if (main) {
+            try {
+                w.run(*main);
+            } catch (const sfg::check_failure&) {
+            }
+        }
+        if (!others.empty())
+            roots.join();
+    };
+}
+
+using Keys = std::set<std::pair<std::string, std::string>>;
+
+// sfgc check's finding keys (docs/programs.md: races by variable; failures and deadlocks by line;
+// a deadlock by kind alone here: explore names no line for it).
+Keys keys_of(const CheckResult& r) {
+    Keys out;
+    for (const CheckFinding& f : r.findings) {
+        const std::string kind = to_string(f.kind);
+        if (f.kind == FindingKind::race)
+            out.insert({kind, f.var});
+        else if (f.kind == FindingKind::assert_ || f.kind == FindingKind::divzero)
+            out.insert({kind, std::to_string(f.line().value_or(0))});
+        else
+            out.insert({kind, ""});
+    }
+    return out;
+}
+
+Keys keys_of(const sfg::explore_report& r) {
+    Keys out;
+    for (const sfg::explore_finding& f : r.findings) {
+        if (f.kind == "race") {
+            out.insert({f.kind, f.var});
+        } else if (f.kind == "assert") { // "assert line L" / "divzero line L"
+            const std::size_t space = f.var.find(" line ");
+            out.insert({f.var.substr(0, space), f.var.substr(space + 6)});
+        } else {
+            out.insert({f.kind, ""});
+        }
+    }
+    return out;
+}
+
+// Compares sfgc check and the translation under explore on `m` (false when the program is left
+// out); `findings` counts the comparisons that had findings.
+bool compare(const Model& m, const std::string& what, int& findings) {
+    if (!translatable(m))
+        return false;
+    const auto uses = [&](Code c) {
+        return std::any_of(m.threads.begin(), m.threads.end(), [c](const ThreadCode& t) {
+            return std::any_of(t.code.begin(), t.code.end(),
+                               [c](const Instr& i) { return i.code == c; });
+        });
+    };
+    const bool blocks = uses(Code::begin), cas = uses(Code::cas);
+    // A thread the program never joins may still run when the body's thread joins the root
+    // threads (a step that commutes with its steps): the classes are the same, the
+    // interleavings not. Naive is compared when every fork is joined.
+    std::set<std::uint32_t> forked, joined;
+    for (const ThreadCode& t : m.threads)
+        for (const Instr& i : t.code) {
+            if (i.code == Code::fork)
+                forked.insert(i.arg);
+            else if (i.code == Code::join)
+                joined.insert(i.arg);
+        }
+    const bool all_joined =
+        std::includes(joined.begin(), joined.end(), forked.begin(), forked.end());
+    for (Mode mode : {Mode::dpor, Mode::naive}) {
+        if (mode == Mode::naive && !all_joined)
+            continue;
+        CheckOptions co;
+        co.mode = mode;
+        co.max_executions = 20000;
+        const CheckResult want = check_model(m, co);
+        if (!want.stats.complete)
+            return false;
+        for (const CheckFinding& f : want.findings)
+            if (f.kind == FindingKind::ill_formed)
+                return false;
+        sfg::explore_options eo;
+        eo.mode = mode == Mode::dpor ? sfg::explore_mode::dpor : sfg::explore_mode::naive;
+        eo.analyses = blocks ? "hb,singletrack" : "hb";
+        const sfg::explore_report got = sfg::explore(translation(m), eo);
+        INFO(what << " (" << to_string(mode) << ")\nexplore: " << got.to_string());
+        CHECK(got.complete);
+        // One run a class of the dependence both searches use (a cas taken as a write: the
+        // classes of the runs, which see a failed cas as a read, may be fewer).
+        CHECK(got.executions == want.stats.executions);
+        if (mode == Mode::dpor && !cas)
+            CHECK(got.classes == want.classes);
+        Keys want_keys = keys_of(want), got_keys = keys_of(got);
+        want_keys.erase({"violation", ""});
+        CHECK(got_keys == want_keys);
+        findings += !want_keys.empty();
+    }
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("explore translation: every program of specs/programs/ that translates") {
+    int compared = 0, findings = 0;
+    for (const auto& dir : std::filesystem::directory_iterator(
+             std::filesystem::path(SFG_SOURCE_DIR) / "specs" / "programs")) {
+        const std::filesystem::path file = dir.path() / (dir.path().filename().string() + ".sfg");
+        if (!std::filesystem::exists(file))
+            continue;
+        std::optional<Loaded> l = load(read_file(file.string()), file.string());
+        REQUIRE(l);
+        compared += compare(l->model, file.filename().string(), findings);
+    }
+    MESSAGE(compared << " programs compared, " << findings << " with findings");
+    CHECK(compared >= 15);
+    CHECK(findings >= 8);
+}
+
+TEST_CASE("explore translation: random programs") {
+    int compared = 0, findings = 0, tried = 0;
+    const std::uint64_t n = std::getenv("SFG_FULL") ? 400 : 60;
+    for (std::uint64_t seed = 1; seed <= n; ++seed) {
+        std::string text;
+        switch (seed % 3) {
+        case 0:
+            text = random_program(seed);
+            break;
+        case 1:
+            text = rmw_program(seed);
+            break;
+        default:
+            text = cond_program(seed);
+            break;
+        }
+        std::optional<Loaded> l = load(text);
+        REQUIRE(l);
+        ++tried;
+        compared += compare(l->model, "seed " + std::to_string(seed) + "\n" + text, findings);
+    }
+    MESSAGE(compared << " of " << tried << " random programs compared, " << findings
+                     << " with findings");
+    CHECK(compared * 2 >= tried);
+}
+
+} // namespace sfg::checker::test
