@@ -107,14 +107,15 @@ void Enforcer::Impl::track_mode_lock(NetThread t, MechIx m, bool acquired) {
 
 void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t want,
                                  const Event& e) {
-    if (groups.memory_step(v, g, want, stats.events))
+    const bool write = writes(e.op);
+    if (groups.memory_step(v, g, t, write, want, stats.events))
         return;
     if (count_violation(v)) {
         groups.materialize(v, shapes, materialized);
         record(explainer.describe(v, materialized.view(), t, {}, e, resolver.symbols()), v);
         materialized.clear();
     }
-    groups.resync(v, want, stats.events);
+    groups.resync(v, g, t, write, want, stats.events);
 }
 
 // Applies one sync op to every variable gathered, each once with the union of its matching

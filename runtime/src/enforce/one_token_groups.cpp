@@ -121,17 +121,15 @@ void OneTokenGroups::subscribe_key(GroupIx gi, Group& grp, const NetShape& s,
                                    const IndexVec<PlaceIx, std::uint32_t>& block, Summaries& sums,
                                    SyncIndex& index) {
     std::vector<ReachRule> rules;
-    for (const TokenMove& m : moves) {
-        const ReachRule rule{block[m.from], block[m.to], s.place_row[m.from]};
-        if (std::find(rules.begin(), rules.end(), rule) == rules.end())
-            rules.push_back(rule);
-    }
+    for (const TokenMove& m : moves)
+        rules.push_back({block[m.from], block[m.to], s.place_row[m.from]});
     // Rules without an own row first, by destination: the summaries take runs of them.
     auto order = [](const ReachRule& r) {
         return std::tuple(r.own != ReachRule::no_row, r.own, r.dst, r.src);
     };
     std::sort(rules.begin(), rules.end(),
               [&](const ReachRule& x, const ReachRule& y) { return order(x) < order(y); });
+    rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
     Subscription sub = Subscription::of(gi, static_cast<std::uint32_t>(rules_.size()));
     for (std::size_t k = 0; k < rules.size();) {
         std::size_t l = k + 1;
@@ -205,8 +203,18 @@ void OneTokenGroups::add_colour_columns(GroupIx gi, const NetShape& s,
 void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
     permit_stride_ = threads;
     permits_.assign(groups_.size() * 2 * permit_stride_, 0);
+    wide_permits_.clear();
+    wide_permit_at_.assign(groups_.size(), 0);
     for (GroupIx g : groups_.indices()) {
         const NetShape& s = shapes[groups_[g].shape];
+        if (wide(groups_[g])) { // both tables, whole, padded to every thread
+            wide_permit_at_[g.ix()] = wide_permits_.size();
+            for (const auto* bits : {&s.permit_read, &s.permit_write}) {
+                wide_permits_.insert(wide_permits_.end(), bits->begin(), bits->end());
+                wide_permits_.resize(wide_permits_.size() + threads * s.row_words - bits->size());
+            }
+            continue;
+        }
         std::copy(s.permit_read.begin(), s.permit_read.end(),
                   permits_.begin() + static_cast<std::ptrdiff_t>(g.ix() * 2 * permit_stride_));
         std::copy(s.permit_write.begin(), s.permit_write.end(),
@@ -216,10 +224,77 @@ void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
 }
 
 void OneTokenGroups::reset(const NetShapes& shapes) {
-    for (VarIx v : lazy_.indices())
-        if (const GroupIx g = var_group_[v]; g.valid())
-            lazy_[v] = {0, shapes[groups_[g].shape].initial_rows};
+    for (VarIx v : lazy_.indices()) {
+        const GroupIx g = var_group_[v];
+        if (!g.valid())
+            continue;
+        const std::vector<std::uint64_t>& initial = shapes[groups_[g].shape].initial_rows;
+        if (!wide(groups_[g]))
+            lazy_[v] = {0, initial[0]};
+        else
+            std::copy(initial.begin(), initial.end(),
+                      wide_rows_.begin() + static_cast<std::ptrdiff_t>(lazy_[v].rows));
+        lazy_[v].since = 0;
+    }
     std::fill(reach_pool_.begin(), reach_pool_.end(), 0);
+}
+
+const std::uint64_t* OneTokenGroups::wide_permitting(GroupIx g, NetThread t, bool write) const {
+    if (!t.valid() || t.ix() >= permit_stride_)
+        return nullptr;
+    return wide_permits_.data() + wide_permit_at_[g.ix()] +
+           (write * permit_stride_ + t.ix()) * row_words(groups_[g]);
+}
+
+bool OneTokenGroups::reaches(const Group& g, const std::uint64_t* rows, std::uint64_t since,
+                             const std::uint64_t* col, std::uint32_t row) const {
+    for (std::size_t w = 0; w < row_words(g); ++w)
+        for (std::uint64_t bits = rows[w]; bits; bits &= bits - 1) {
+            const auto p = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
+            if (p == row || since < col[p])
+                return true;
+        }
+    return false;
+}
+
+// memory_step past 64 rows: the same, word by word.
+bool OneTokenGroups::wide_memory_step(VarIx v, GroupIx g, NetThread t, bool write,
+                                      std::uint64_t now) {
+    const Group& grp = groups_[g];
+    const std::size_t words = row_words(grp);
+    LazyVariable& lz = lazy_[v];
+    std::uint64_t* rows = wide_rows_.data() + lz.rows;
+    const std::uint64_t* want = wide_permitting(g, t, write);
+    if (!want)
+        return false;
+    wide_kept_.assign(words, 0);
+    bool any = false;
+    for (std::size_t w = 0; w < words; ++w) {
+        std::uint64_t kept = want[w] & rows[w];
+        for (std::uint64_t qs = want[w] & ~kept; qs; qs &= qs - 1) {
+            const auto q = static_cast<std::uint32_t>(w * 64 + std::countr_zero(qs));
+            const std::uint64_t* col =
+                reach_of(grp) + std::size_t{row_column_of(grp)[q]} * grp.stride;
+            if (reaches(grp, rows, lz.since, col, NetShape::no_row))
+                kept |= std::uint64_t{1} << (q % 64);
+        }
+        wide_kept_[w] = kept;
+        any = any || kept;
+    }
+    if (!any)
+        return false;
+    std::copy(wide_kept_.begin(), wide_kept_.end(), rows);
+    lz.since = now;
+    return true;
+}
+
+void OneTokenGroups::wide_resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t now) {
+    const std::uint64_t* want = wide_permitting(g, t, write);
+    const std::size_t words = row_words(groups_[g]);
+    if (!want || std::all_of(want, want + words, [](std::uint64_t w) { return w == 0; }))
+        return;
+    std::copy(want, want + words, wide_rows_.data() + lazy_[v].rows);
+    lazy_[v].since = now;
 }
 
 namespace {
@@ -318,16 +393,11 @@ void OneTokenGroups::materialize(VarIx v, const NetShapes& shapes, CandidateSet&
     const LazyVariable& lz = lazy_[v];
     const Group& grp = groups_[var_group_[v]];
     const NetShape& s = shapes[grp.shape];
+    const std::uint64_t* rows = wide(grp) ? wide_rows_.data() + lz.rows : &lz.rows;
     out.clear();
     for (const PlaceIx q : s.col_place) {
         const std::uint64_t* col = reach_of(grp) + std::size_t{grp.column[q]} * grp.stride;
-        const std::uint32_t qrow = s.place_row[q];
-        bool in = false;
-        for (std::uint64_t rows = lz.rows; rows && !in; rows &= rows - 1) {
-            const auto p = static_cast<std::uint32_t>(std::countr_zero(rows));
-            in = p == qrow || lz.since < col[p];
-        }
-        if (in)
+        if (reaches(grp, rows, lz.since, col, s.place_row[q]))
             out.push(std::span<const PlaceIx>(&q, 1));
     }
 }

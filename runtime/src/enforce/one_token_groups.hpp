@@ -48,7 +48,8 @@ struct ReachRule {
 
 // A lazy variable's state, in an array of its own (a memory op reads nothing else of the
 // variable; 16 bytes, so a thousand fit in L1): its candidates as of its last memory op, at time
-// `since`: the places of the rows in `rows`.
+// `since`: the places of the rows in `rows`. A group of more than 64 rows (a pool's
+// `[EX(each W)]^m`) keeps its variables' rows apart, `rows` being their offset in a pool of words.
 struct alignas(16) LazyVariable {
     std::uint64_t since = 0;
     std::uint64_t rows = 0;
@@ -63,7 +64,12 @@ public:
     // The variable at v, the next index: in group g (none: a CandidateMarkings variable).
     void add_variable(GroupIx g, const NetShape& s, std::uint64_t now) {
         var_group_.push_back(g);
-        lazy_.push_back(g.valid() ? LazyVariable{now, s.initial_rows} : LazyVariable{});
+        if (!g.valid())
+            return lazy_.push_back(LazyVariable{});
+        if (s.row_words == 1)
+            return lazy_.push_back(LazyVariable{now, s.initial_rows[0]});
+        lazy_.push_back(LazyVariable{now, wide_rows_.size()});
+        wide_rows_.insert(wide_rows_.end(), s.initial_rows.begin(), s.initial_rows.end());
     }
     // Every group's rows permitting each access, by thread (after threads or groups changed).
     void freeze(const NetShapes& shapes, std::size_t threads);
@@ -72,7 +78,8 @@ public:
     std::span<const ReachRule> rules(const Subscription& sub) const {
         return {rules_.data() + sub.begin, sub.count};
     }
-    // The rows of group g that permit `write ? w : r` by thread t.
+    // The rows of group g that permit `write ? w : r` by thread t (none in a wide group: its
+    // memory ops take memory_step's wide path).
     std::uint64_t permitting_rows(GroupIx g, NetThread t, bool write) const {
         return t.valid() ? permits_[(g.ix() * 2 + write) * permit_stride_ + t.ix()] : 0;
     }
@@ -86,12 +93,17 @@ public:
         }
         return false;
     }
-    // A memory op: keeps the permitting rows reachable from the last memory op's; false: none (a
-    // violation), the state left as it was (for the explanation), then resync().
+    // A memory op `write ? w : r` by t (want: its permitting rows): keeps the permitting rows
+    // reachable from the last memory op's; false: none (a violation), the state left as it was
+    // (for the explanation), then resync().
     // Inline: the coordinator's memory op is one function, as memory ops are most events.
-    bool memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now);
+    bool memory_step(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t want,
+                     std::uint64_t now);
     // The re-synchronized state: the permitting rows (docs/enforcement.md); none: unchanged.
-    void resync(VarIx v, std::uint64_t want, std::uint64_t now) {
+    void resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t want,
+                std::uint64_t now) {
+        if (wide(groups_[g]))
+            return wide_resync(v, g, t, write, now);
         if (want)
             lazy_[v] = {now, want};
     }
@@ -129,6 +141,17 @@ private:
         // grows.
     };
     static constexpr std::uint32_t no_column = 0xffffffffu;
+    // Past 64 rows a set of rows takes several words (NetShape::row_words).
+    static bool wide(const Group& g) { return g.rows > 64; }
+    static std::size_t row_words(const Group& g) { return (std::size_t{g.rows} + 63) / 64; }
+    // The rows of wide group g that permit the access (none: t is unknown).
+    const std::uint64_t* wide_permitting(GroupIx g, NetThread t, bool write) const;
+    [[gnu::noinline]] bool wide_memory_step(VarIx v, GroupIx g, NetThread t, bool write,
+                                            std::uint64_t now);
+    void wide_resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t now);
+    // Whether a row of `rows` (row_words words) reaches column col since `since`, or is `row`.
+    bool reaches(const Group& g, const std::uint64_t* rows, std::uint64_t since,
+                 const std::uint64_t* col, std::uint32_t row) const;
 
     std::uint64_t* reach_of(const Group& g) { return reach_pool_.data() + g.reach_at; }
     const std::uint64_t* reach_of(const Group& g) const { return reach_pool_.data() + g.reach_at; }
@@ -185,11 +208,21 @@ private:
     // thread t at [(group * 2 + write) * permit_stride_ + t] (every thread is below the stride).
     std::vector<std::uint64_t> permits_;
     std::size_t permit_stride_ = 0;
+    // Wide groups: their permitting rows, row_words words an entry, at wide_permit_at_[group]
+    // + ((write * permit_stride_) + t) * row_words; their variables' rows (LazyVariable::rows);
+    // a memory op's kept rows.
+    std::vector<std::uint64_t> wide_permits_;
+    std::vector<std::size_t> wide_permit_at_;
+    std::vector<std::uint64_t> wide_rows_;
+    std::vector<std::uint64_t> wide_kept_;
 };
 
-inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now) {
+inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, NetThread t, bool write,
+                                        std::uint64_t want, std::uint64_t now) {
     LazyVariable& lz = lazy_[v];
     const Group& grp = groups_[g];
+    if (wide(grp))
+        return wide_memory_step(v, g, t, write, now);
     std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
     for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
         const int q = std::countr_zero(qs);
