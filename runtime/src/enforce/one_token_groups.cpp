@@ -106,6 +106,11 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
     }
     store_tables(grp, s, block, sums.members_of);
     add_colour_columns(gi, s, edge_mechs, block);
+    live_.emplace_back();
+    if (wide(grp)) {
+        live_.back().count.assign(grp.rows, 0);
+        live_.back().at.assign(grp.rows, 0);
+    }
     groups_.push_back(std::move(grp));
     index.invalidate();
     return gi;
@@ -224,6 +229,10 @@ void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
 }
 
 void OneTokenGroups::reset(const NetShapes& shapes) {
+    for (LiveRows& live : live_) {
+        std::fill(live.count.begin(), live.count.end(), 0);
+        live.list.clear();
+    }
     for (VarIx v : lazy_.indices()) {
         const GroupIx g = var_group_[v];
         if (!g.valid())
@@ -231,9 +240,11 @@ void OneTokenGroups::reset(const NetShapes& shapes) {
         const std::vector<std::uint64_t>& initial = shapes[groups_[g].shape].initial_rows;
         if (!wide(groups_[g]))
             lazy_[v] = {0, initial[0]};
-        else
+        else {
             std::copy(initial.begin(), initial.end(),
                       wide_rows_.begin() + static_cast<std::ptrdiff_t>(lazy_[v].rows));
+            live_rows(g, initial.data(), +1);
+        }
         lazy_[v].since = 0;
     }
     std::fill(reach_pool_.begin(), reach_pool_.end(), 0);
@@ -244,6 +255,22 @@ const std::uint64_t* OneTokenGroups::wide_permitting(GroupIx g, NetThread t, boo
         return nullptr;
     return wide_permits_.data() + wide_permit_at_[g.ix()] +
            (write * permit_stride_ + t.ix()) * row_words(groups_[g]);
+}
+
+void OneTokenGroups::live_rows(GroupIx g, const std::uint64_t* rows, int delta) {
+    LiveRows& live = live_[g.ix()];
+    for (std::size_t w = 0; w < row_words(groups_[g]); ++w)
+        for (std::uint64_t bits = rows[w]; bits; bits &= bits - 1) {
+            const auto p = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
+            if (delta > 0 && live.count[p]++ == 0) {
+                live.at[p] = static_cast<std::uint32_t>(live.list.size());
+                live.list.push_back(p);
+            } else if (delta < 0 && --live.count[p] == 0) {
+                live.at[live.list.back()] = live.at[p];
+                live.list[live.at[p]] = live.list.back();
+                live.list.pop_back();
+            }
+        }
 }
 
 bool OneTokenGroups::reaches(const Group& g, const std::uint64_t* rows, std::uint64_t since,
@@ -257,7 +284,7 @@ bool OneTokenGroups::reaches(const Group& g, const std::uint64_t* rows, std::uin
     return false;
 }
 
-// memory_step past 64 rows: the same, word by word.
+// memory_step in a wide group: the same, word by word, keeping the live rows.
 bool OneTokenGroups::wide_memory_step(VarIx v, GroupIx g, NetThread t, bool write,
                                       std::uint64_t now) {
     const Group& grp = groups_[g];
@@ -283,7 +310,9 @@ bool OneTokenGroups::wide_memory_step(VarIx v, GroupIx g, NetThread t, bool writ
     }
     if (!any)
         return false;
+    live_rows(g, rows, -1);
     std::copy(wide_kept_.begin(), wide_kept_.end(), rows);
+    live_rows(g, rows, +1);
     lz.since = now;
     return true;
 }
@@ -293,7 +322,10 @@ void OneTokenGroups::wide_resync(VarIx v, GroupIx g, NetThread t, bool write, st
     const std::size_t words = row_words(groups_[g]);
     if (!want || std::all_of(want, want + words, [](std::uint64_t w) { return w == 0; }))
         return;
-    std::copy(want, want + words, wide_rows_.data() + lazy_[v].rows);
+    std::uint64_t* rows = wide_rows_.data() + lazy_[v].rows;
+    live_rows(g, rows, -1);
+    std::copy(want, want + words, rows);
+    live_rows(g, rows, +1);
     lazy_[v].since = now;
 }
 
@@ -345,6 +377,37 @@ bool apply_rules(std::uint64_t* const reach, std::size_t stride,
     }
     return changed;
 }
+// apply_rules at the live rows alone (a wide group, OneTokenGroups).
+bool apply_rules_live(std::uint64_t* const reach, std::size_t stride,
+                      const std::uint32_t* const summary_begin,
+                      const std::uint32_t* const summaries, std::span<const ReachRule> rules,
+                      std::uint64_t now, std::span<const std::uint32_t> live) {
+    bool changed = false;
+    for (const ReachRule& r : rules) {
+        std::uint64_t* dst = reach + std::size_t{r.dst} * stride;
+        const std::uint64_t* src = reach + std::size_t{r.src} * stride;
+        bool grew = false;
+        for (std::uint32_t p : live)
+            if (src[p] > dst[p]) {
+                dst[p] = src[p];
+                grew = true;
+            }
+        if (r.own != ReachRule::no_row) {
+            grew |= dst[r.own] != now;
+            dst[r.own] = now;
+        }
+        if (grew)
+            for (std::uint32_t k = summary_begin[r.dst]; k < summary_begin[r.dst + 1]; ++k) {
+                std::uint64_t* sum = reach + std::size_t{summaries[k]} * stride;
+                for (std::uint32_t p : live)
+                    sum[p] = std::max(sum[p], dst[p]);
+                if (r.own != ReachRule::no_row)
+                    sum[r.own] = std::max(sum[r.own], now);
+            }
+        changed |= grew;
+    }
+    return changed;
+}
 } // namespace
 
 // For each rule and each row p, reach[p][dst] = max(reach[p][dst], reach[p][src]), and
@@ -353,6 +416,10 @@ bool apply_rules(std::uint64_t* const reach, std::size_t stride,
 // apart), so the order of the rules does not matter.
 bool OneTokenGroups::step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now) {
     const Group& grp = groups_[g];
+    if (wide(grp) && live_[g.ix()].list.size() * 8 < grp.rows)
+        return apply_rules_live(reach_of(grp), grp.stride, summary_begin_of(grp),
+                                summary_begin_of(grp) + grp.cols + 1, rules, now,
+                                live_[g.ix()].list);
     return apply_rules(reach_of(grp), grp.stride, summary_begin_of(grp),
                        summary_begin_of(grp) + grp.cols + 1, rules, now);
 }

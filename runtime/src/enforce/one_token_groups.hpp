@@ -14,6 +14,11 @@
 // §5.3's linear cost is gone even for the variables of one lock), and a memory op reads
 // |R| x |permitting places| entries. Times are the enforcer's event count.
 //
+// Only the rows some variable stands on are read: a variable that comes to row p at time i
+// reads only entries above i, and every entry written before i is at most i. So a wide group's
+// table is updated at the *live* rows alone (a pool of n workers under [EX(each W)]^m: a few
+// rows, not n, per op), and a row that comes alive needs no clearing.
+//
 // Columns that the same rules always write from the same sources hold the same values (all start
 // at 0), so they share storage: in [tl]^m, the PreRcv places that one thread's rel(m) fills
 // (one per possible next owner) are one column, and rel(m) updates one column, not eight.
@@ -48,7 +53,7 @@ struct ReachRule {
 
 // A lazy variable's state, in an array of its own (a memory op reads nothing else of the
 // variable; 16 bytes, so a thousand fit in L1): its candidates as of its last memory op, at time
-// `since`: the places of the rows in `rows`. A group of more than 64 rows (a pool's
+// `since`: the places of the rows in `rows`. A wide group (more than 16 rows, such as a pool's
 // `[EX(each W)]^m`) keeps its variables' rows apart, `rows` being their offset in a pool of words.
 struct alignas(16) LazyVariable {
     std::uint64_t since = 0;
@@ -66,10 +71,11 @@ public:
         var_group_.push_back(g);
         if (!g.valid())
             return lazy_.push_back(LazyVariable{});
-        if (s.row_words == 1)
+        if (!wide(groups_[g]))
             return lazy_.push_back(LazyVariable{now, s.initial_rows[0]});
         lazy_.push_back(LazyVariable{now, wide_rows_.size()});
         wide_rows_.insert(wide_rows_.end(), s.initial_rows.begin(), s.initial_rows.end());
+        live_rows(g, s.initial_rows.data(), +1);
     }
     // Every group's rows permitting each access, by thread (after threads or groups changed).
     void freeze(const NetShapes& shapes, std::size_t threads);
@@ -141,14 +147,20 @@ private:
         // grows.
     };
     static constexpr std::uint32_t no_column = 0xffffffffu;
-    // Past 64 rows a set of rows takes several words (NetShape::row_words).
-    static bool wide(const Group& g) { return g.rows > 64; }
+    // A group of more than 16 rows is *wide*: its sets of rows are NetShape::row_words words
+    // apart from LazyVariable, and its table is updated at the live rows. Past 16 rows merging
+    // whole columns costs more than following the live rows (bench_enforce's BM_Pool, a pool of
+    // 8 to 256 workers).
+    static bool wide(const Group& g) { return g.rows > wide_from; }
+    static constexpr std::uint32_t wide_from = 16;
     static std::size_t row_words(const Group& g) { return (std::size_t{g.rows} + 63) / 64; }
     // The rows of wide group g that permit the access (none: t is unknown).
     const std::uint64_t* wide_permitting(GroupIx g, NetThread t, bool write) const;
     [[gnu::noinline]] bool wide_memory_step(VarIx v, GroupIx g, NetThread t, bool write,
                                             std::uint64_t now);
     void wide_resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t now);
+    // Counts the rows of a wide group's variable in (+1) or out (-1) of its live rows.
+    void live_rows(GroupIx g, const std::uint64_t* rows, int delta);
     // Whether a row of `rows` (row_words words) reaches column col since `since`, or is `row`.
     bool reaches(const Group& g, const std::uint64_t* rows, std::uint64_t since,
                  const std::uint64_t* col, std::uint32_t row) const;
@@ -215,6 +227,12 @@ private:
     std::vector<std::size_t> wide_permit_at_;
     std::vector<std::uint64_t> wide_rows_;
     std::vector<std::uint64_t> wide_kept_;
+    // By group (empty but for wide ones): how many variables stand on each row, and the rows on
+    // which some does (`list`, with each row's index in it, `at`).
+    struct LiveRows {
+        std::vector<std::uint32_t> count, list, at;
+    };
+    std::vector<LiveRows> live_;
 };
 
 inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, NetThread t, bool write,
