@@ -461,10 +461,16 @@ void OneTokenGroups::materialize(VarIx v, const NetShapes& shapes, CandidateSet&
     const Group& grp = groups_[var_group_[v]];
     const NetShape& s = shapes[grp.shape];
     const std::uint64_t* rows = wide(grp) ? wide_rows_.data() + lz.rows : &lz.rows;
+    // Per storage column (a pool's n^2 PreRcv places are n columns), then per place.
+    std::vector<std::uint8_t> reached(grp.cols);
+    for (std::uint32_t c = 0; c < grp.cols; ++c)
+        reached[c] = reaches(grp, rows, lz.since, reach_of(grp) + std::size_t{c} * grp.stride,
+                             NetShape::no_row);
     out.clear();
     for (const PlaceIx q : s.col_place) {
-        const std::uint64_t* col = reach_of(grp) + std::size_t{grp.column[q]} * grp.stride;
-        if (reaches(grp, rows, lz.since, col, s.place_row[q]))
+        const std::uint32_t row = s.place_row[q];
+        if (reached[grp.column[q]] ||
+            (row != NetShape::no_row && (rows[row / 64] >> (row % 64)) & 1))
             out.push(std::span<const PlaceIx>(&q, 1));
     }
 }
