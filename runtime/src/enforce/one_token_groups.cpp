@@ -171,8 +171,9 @@ void OneTokenGroups::subscribe_key(GroupIx gi, Group& grp, const NetShape& s,
 void OneTokenGroups::store_tables(Group& grp, const NetShape& s,
                                   const IndexVec<PlaceIx, std::uint32_t>& block,
                                   const std::vector<std::vector<std::uint32_t>>& members_of) {
-    grp.reach_at = reach_pool_.size();
-    reach_pool_.resize(reach_pool_.size() + std::size_t{grp.stride} * grp.cols, 0);
+    constexpr std::size_t line_words = cache_line / sizeof(std::uint64_t);
+    grp.reach_at = (reach_pool_.size() + line_words - 1) / line_words * line_words;
+    reach_pool_.resize(grp.reach_at + std::size_t{grp.stride} * grp.cols, 0);
     grp.u32_at = u32_pool_.size();
     for (PlaceIx p : s.row_place)
         u32_pool_.push_back(block[p]);
