@@ -27,6 +27,11 @@
 // the candidate sets as products (Arg 2, the default, docs/enforcement.md "Candidate sets as
 // products"), explicit and memoized (1, "Candidate sets as states"), or explicit (0).
 // BarrierK: the same with k threads (Arg), as products.
+//
+// Pool: a thread pool under the thesis' lock discipline written for it, [EX(each W)]^m with W
+// the n workers (Arg): n modes, an edge m between every two of them (n^2). Rounds "w: acq(m)
+// w(x) rel(m)" by a worker drawn at random (seeded), 3x10^5 events; per_event = CPU time /
+// events. The one variable's group has n rows (docs/enforcement.md, "Per-event cost").
 #include "sfg/runtime/core/petri_net.hpp"
 #include "sfg/runtime/enforce/enforcer.hpp"
 #include "sfg/runtime/event.hpp"
@@ -343,6 +348,63 @@ void BM_BarrierK(benchmark::State& state) {
     run_barrier(state, static_cast<int>(state.range(0)), 50, EnforceOptions{});
 }
 
+// N([EX(w0) ⊔ ... ⊔ EX(wn-1)]^m): what the compiler makes of [EX(each W)]^m.
+Net pool_net(int n) {
+    const Mechanism m{MechKind::lock, "m", "", {}};
+    Discipline g;
+    for (int i = 0; i < n; ++i) {
+        g.modes.push_back({ModeKind::EX, {"w" + std::to_string(i)}});
+        g.in.push_back(static_cast<std::uint32_t>(i));
+        g.out.push_back(static_cast<std::uint32_t>(i));
+    }
+    for (std::uint32_t a = 0; a < static_cast<std::uint32_t>(n); ++a)
+        for (std::uint32_t b = 0; b < static_cast<std::uint32_t>(n); ++b)
+            g.edges.push_back({a, b, m});
+    return build_petri_net(g);
+}
+
+// Workers w0..wn-1 = 0..n-1, lock m = 0, variable x = 0.
+Workload make_pool_workload(int n, std::size_t events) {
+    Workload w;
+    for (int i = 0; i < n; ++i)
+        w.syms.threads.intern("w" + std::to_string(i));
+    w.syms.locks.intern("m");
+    w.syms.vars.intern("x");
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<ThreadId> worker(0, static_cast<ThreadId>(n - 1));
+    while (w.events.size() < events) {
+        const ThreadId t = worker(rng);
+        for (Op op : {Op::acquire, Op::write, Op::release}) {
+            Event e;
+            e.number = w.events.size() + 1;
+            e.thread = t;
+            e.op = op;
+            e.target = 0;
+            w.events.push_back(e);
+        }
+    }
+    return w;
+}
+
+void BM_Pool(benchmark::State& state) {
+    const int n = static_cast<int>(state.range(0));
+    const Workload w = make_pool_workload(n, 300000);
+    Enforcer enf;
+    enf.add_variable("x", pool_net(n));
+    std::size_t violations = 0;
+    for (auto _ : state) {
+        enf.reset();
+        for (const Event& e : w.events)
+            enf.on_event(e, w.syms);
+        violations += enf.violations().size();
+    }
+    if (violations != 0)
+        state.SkipWithError("the pool trace should conform");
+    state.counters["per_event"] =
+        benchmark::Counter(static_cast<double>(state.iterations() * w.events.size()),
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 void sizes(benchmark::internal::Benchmark* b) {
     for (long n : {1L, 10L, 100L, 1000L, 10000L, 100000L})
         b->Arg(n);
@@ -358,5 +420,7 @@ BENCHMARK(BM_Fig52_Fixed)->Apply(sizes);
 BENCHMARK(BM_Fig52_RoundRobin)->Apply(sizes);
 BENCHMARK(BM_Barrier8)->Arg(2)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BarrierK)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Pool)->Arg(8)->Arg(16)->Arg(17)->Arg(64)->Arg(65)->Arg(256)->Arg(512)->Unit(
+    benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -8,7 +8,10 @@
 //   event, and the same violations and explanations, as the eager per-variable one;
 // - so do the memoized candidate sets (CandidateAutomaton), the factored ones
 //   (FactoredCandidates) and the plain ones, on barrier nets with several tokens too, and with a
-//   memo so small that it is collected at every step.
+//   memo so small that it is collected at every step;
+// - past 16 rows (a pool of 17 to 130 workers under [EX(each W)]^m and the like, on locks, a
+//   volatile and a barrier whose rounds overlap), the wide groups give the same candidates and
+//   violations as explicit sets.
 #include "enforce_testlib.hpp"
 #include "random_trace.hpp"
 #include "volume.hpp"
@@ -281,4 +284,140 @@ TEST_CASE("random traces (4,000 with --full): memoized and factored candidate se
     CHECK(small_collections > quarter(100));
     CHECK(largest >= 8);
     CHECK(crowded_left > quarter(10));
+}
+
+namespace {
+
+// [EX(w) ⊔ ... ]^z over the workers `ws`: what the compiler makes of [EX(each W)]^z, n modes
+// and an edge z between every two (built directly: add_edge's set costs n^4 here).
+Discipline pool(const std::vector<std::string>& ws, const Mechanism& z) {
+    Discipline g;
+    for (std::uint32_t i = 0; i < ws.size(); ++i) {
+        g.modes.push_back({ModeKind::EX, {ws[i]}});
+        g.in.push_back(i);
+        g.out.push_back(i);
+    }
+    for (std::uint32_t a = 0; a < ws.size(); ++a)
+        for (std::uint32_t b = 0; b < ws.size(); ++b)
+            g.edges.push_back({a, b, z});
+    return g;
+}
+
+// A random pool trace: a few busy workers (so that variables change hands) and now and then any
+// other; each takes and releases m0 or m1, writes v, reads it, passes barrier b with other busy
+// workers (rounds that overlap), and reads and writes x0..x(k-1), mostly in a critical section.
+std::string pool_trace(std::mt19937_64& rng, const std::vector<std::string>& ws, int vars,
+                       int length) {
+    std::vector<std::string> busy;
+    for (int k = 0; k < 6; ++k)
+        busy.push_back(ws[rng() % ws.size()]);
+    std::string text;
+    for (int i = 0; i < length;) {
+        const std::string& t = rng() % 8 ? busy[rng() % busy.size()] : ws[rng() % ws.size()];
+        const std::string m = rng() % 3 ? "m0" : "m1";
+        auto access = [&] {
+            const std::string x = "x" + std::to_string(rng() % static_cast<unsigned>(vars));
+            text += t + (rng() % 3 ? "|w(" : "|r(") + x + ")\n";
+            ++i;
+        };
+        switch (rng() % 16) {
+        case 0: // an access without the lock
+            access();
+            break;
+        case 1:
+        case 2: // v's handoff
+            text += t + (rng() % 2 ? "|vw(v)\n" : "|vr(v)\n");
+            ++i;
+            break;
+        case 3: { // t and another busy worker arrive, then leave in either order
+            const std::string& u = busy[rng() % busy.size()];
+            if (u == t)
+                break;
+            text += t + "|benter(b)\n" + u + "|benter(b)\n";
+            text += rng() % 2 ? t + "|bexit(b)\n" + u + "|bexit(b)\n"
+                              : u + "|bexit(b)\n" + t + "|bexit(b)\n";
+            i += 4;
+            break;
+        }
+        default: // a critical section
+            text += t + "|acq(" + m + ")\n";
+            for (unsigned k = rng() % 3; k > 0; --k)
+                access();
+            text += t + "|rel(" + m + ")\n";
+            i += 2;
+        }
+    }
+    return text;
+}
+
+} // namespace
+
+TEST_CASE("pools of 17 to 130 workers: wide one-token groups = explicit candidate sets, event by "
+          "event" *
+          volume) {
+    std::mt19937_64 rng(41);
+    int compared = 0, violations = 0;
+    for (const int n : {17, 65, 130}) {
+        std::vector<std::string> ws, some;
+        for (int i = 0; i < n; ++i) {
+            ws.push_back("w" + std::to_string(i));
+            if (rng() % 3 || some.size() < 17)
+                some.push_back(ws.back());
+        }
+        // x0..x5 in one group (so that its live rows are many or few), x6 on m1 over some of the
+        // workers, x7 on the volatile v, x8 a phase of w0 before the pool, x9 handed over at
+        // barrier b (coloured tokens).
+        const int vars = 10;
+        const Net on_m0 = build_petri_net(pool(ws, lock("m0")));
+        const Net nets[] = {on_m0, build_petri_net(pool(some, lock("m1"))),
+                            build_petri_net(pool(ws, vol("v"))),
+                            build_petri_net(seq(EX(ws[0]), lock("m1"), pool(ws, lock("m0")))),
+                            build_petri_net(pool(some, barrier("b", ws)))};
+        Enforcer wide({.report_all = true}), plain({.report_all = true,
+                                                    .group_one_token = false,
+                                                    .factor_candidates = false,
+                                                    .memoize_candidates = false});
+        std::vector<std::string> names;
+        for (int x = 0; x < vars; ++x) {
+            names.push_back("x" + std::to_string(x));
+            const Net& net = nets[x < 6 ? 0 : x - 5];
+            wide.add_variable(names.back(), net);
+            plain.add_variable(names.back(), net);
+        }
+        for (int pass = 0; pass < 2; ++pass) { // reset() between two traces
+            const std::string text = pool_trace(rng, ws, vars, n > 100 ? 100 : 250);
+            Symbols syms;
+            Collector col;
+            REQUIRE(read_trace_text(text, "pool.std", syms, col).ok());
+            INFO(text);
+            wide.reset();
+            plain.reset();
+            for (const Event& e : col.all) {
+                wide.on_event(e, syms);
+                plain.on_event(e, syms);
+                // x1..x5 like x0, at their memory ops; x9 (many columns) at those and at b's.
+                const bool barrier_op = e.op == Op::barrier_enter || e.op == Op::barrier_exit;
+                for (int x = 0; x < vars; ++x) {
+                    const bool own = is_memory(e.op) && e.target == syms.vars.find(names[x]);
+                    if (((x > 0 && x < 6) || x == 9) && !own && !(x == 9 && barrier_op))
+                        continue;
+                    INFO(n << " workers, variable " << names[x] << ", after event " << e.number);
+                    REQUIRE(wide.candidates(names[x]) == plain.candidates(names[x]));
+                    ++compared;
+                }
+            }
+            REQUIRE(wide.all_violations().size() == plain.all_violations().size());
+            for (std::size_t k = 0; k < plain.all_violations().size(); ++k) {
+                const EnforceViolation &a = wide.all_violations()[k],
+                                       &b = plain.all_violations()[k];
+                CHECK(a.event == b.event);
+                CHECK(a.var == b.var);
+                CHECK(explain(a) == explain(b));
+            }
+            violations += static_cast<int>(plain.all_violations().size());
+        }
+    }
+    MESSAGE("candidate sets compared: " << compared << ", violations: " << violations);
+    CHECK(compared > 4000);
+    CHECK(violations > 20);
 }

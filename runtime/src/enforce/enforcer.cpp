@@ -107,14 +107,15 @@ void Enforcer::Impl::track_mode_lock(NetThread t, MechIx m, bool acquired) {
 
 void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t want,
                                  const Event& e) {
-    if (groups.memory_step(v, g, want, stats.events))
+    const bool write = writes(e.op);
+    if (groups.memory_step(v, g, t, write, want, stats.events))
         return;
     if (count_violation(v)) {
         groups.materialize(v, shapes, materialized);
         record(explainer.describe(v, materialized.view(), t, {}, e, resolver.symbols()), v);
         materialized.clear();
     }
-    groups.resync(v, want, stats.events);
+    groups.resync(v, g, t, write, want, stats.events);
 }
 
 // Applies one sync op to every variable gathered, each once with the union of its matching
@@ -316,9 +317,13 @@ void Enforcer::Impl::on_thread_set_sync(const Event& e, NetThread t, const OpInf
     ++stats.sync_ops;
     if (t.valid()) { // every mechanism of t whose U or S is within the operand
         operand_threads(e);
+        // U within the operand, U looked up member by member: a pool's fork(main -> w) for
+        // each of its n workers is n lookups, not n walks of the operand.
         for (MechIx m : names.by_owner(*op.mech, t)) {
             const std::vector<NetThread>& us = names.mechanism(m).threads;
-            if (std::includes(set_threads.begin(), set_threads.end(), us.begin(), us.end()))
+            if (std::all_of(us.begin(), us.end(), [&](NetThread u) {
+                    return std::binary_search(set_threads.begin(), set_threads.end(), u);
+                }))
                 lookup(m, t, op.role);
         }
     }
@@ -345,11 +350,9 @@ void Enforcer::Impl::on_thread_sync(const Event& e, NetThread t, const OpInfo& o
     if (op.mech == MechKind::fork) { // start: every fork(t' -> U), u ∈ U, t' the forker of u
         const NetThread forker = resolver.thread_of(e.target);
         if (forker.valid())
-            for (MechIx m : names.forks_by(forker)) {
-                const auto& us = names.mechanism(m).threads;
-                if (std::binary_search(us.begin(), us.end(), t))
+            for (MechIx m : names.forks_with_member(t))
+                if (names.mechanism(m).thread == forker)
                     lookup(m, t, op.role);
-            }
     } else { // exit: every join(S -> t'), u ∈ S, whatever t'
         for (MechIx m : names.joins_with_member(t))
             lookup(m, t, op.role);

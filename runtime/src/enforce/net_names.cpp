@@ -19,6 +19,7 @@ NetThread NetNames::intern_thread(const std::string& name) {
         fork_by_.emplace_back();
         join_by_.emplace_back();
         join_member_.emplace_back();
+        fork_member_.emplace_back();
     }
     return it->second;
 }
@@ -46,6 +47,8 @@ MechIx NetNames::intern_mechanism(const Mechanism& m, const std::string& var) {
                            info.threads.end());
         if (m.kind == MechKind::fork) {
             fork_by_[info.thread].push_back(slot);
+            for (NetThread u : info.threads)
+                fork_member_[u].push_back(slot);
         } else {
             join_by_[info.thread].push_back(slot);
             for (NetThread u : info.threads)

@@ -61,6 +61,8 @@ public:
     const std::vector<MechIx>& forks_by(NetThread t) const { return fork_by_[t]; }
     const std::vector<MechIx>& joins_by(NetThread t) const { return join_by_[t]; }
     const std::vector<MechIx>& joins_with_member(NetThread u) const { return join_member_[u]; }
+    // fork(t -> U) with u in U, whoever t is (a pool's start: not every fork of its forker).
+    const std::vector<MechIx>& forks_with_member(NetThread u) const { return fork_member_[u]; }
     // The fork or join mechanisms (kind k) of thread t's own side: fork(t -> U), join(S -> t).
     const std::vector<MechIx>& by_owner(MechKind k, NetThread t) const {
         return k == MechKind::fork ? forks_by(t) : joins_by(t);
@@ -75,6 +77,7 @@ private:
     IndexVec<NetThread, std::vector<MechIx>> fork_by_;     // forker -> fork(t -> U) slots
     IndexVec<NetThread, std::vector<MechIx>> join_by_;     // joiner -> join(S -> t) slots
     IndexVec<NetThread, std::vector<MechIx>> join_member_; // u -> join(S -> t) slots, u in S
+    IndexVec<NetThread, std::vector<MechIx>> fork_member_; // u -> fork(t -> U) slots, u in U
 };
 
 } // namespace sfg::enforce

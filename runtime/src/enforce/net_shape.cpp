@@ -273,7 +273,6 @@ void find_one_token(NetShape& s) {
             s.col_place.push_back(p);
         }
     }
-    one = one && s.row_place.size() <= 64;
     for (const auto& m : s.initial)
         one = one && m.size() == 1 && s.place_row[m[0]] != NetShape::no_row;
     for (TransitionIx r : s.single_next.indices()) {
@@ -300,19 +299,26 @@ void find_one_token(NetShape& s) {
         return;
     }
     s.one_token = true;
+    const std::size_t words = (s.row_place.size() + 63) / 64;
+    s.row_words = static_cast<std::uint32_t>(words);
+    const auto set = [](std::vector<std::uint64_t>& bits, std::size_t at, std::size_t row) {
+        bits[at + row / 64] |= std::uint64_t{1} << (row % 64);
+    };
+    std::size_t threads = 0;
+    for (PlaceIx p : s.row_place)
+        threads = std::max(threads, s.acc_thread[p].ix() + 1);
+    s.permit_read.assign(threads * words, 0);
+    s.permit_write.assign(threads * words, 0);
+    s.initial_rows.assign(words, 0);
     for (std::size_t row = 0; row < s.row_place.size(); ++row) {
         const PlaceIx p = s.row_place[row];
-        const NetThread t = s.acc_thread[p];
-        if (s.permit_read.size() <= t.ix()) {
-            s.permit_read.resize(t.ix() + 1, 0);
-            s.permit_write.resize(t.ix() + 1, 0);
-        }
-        s.permit_read[t] |= std::uint64_t{1} << row;
+        const std::size_t t = s.acc_thread[p].ix();
+        set(s.permit_read, t * words, row);
         if (s.acc_ex[p])
-            s.permit_write[t] |= std::uint64_t{1} << row;
+            set(s.permit_write, t * words, row);
     }
     for (const auto& m : s.initial)
-        s.initial_rows |= std::uint64_t{1} << s.place_row[m[0]];
+        set(s.initial_rows, 0, s.place_row[m[0]]);
 }
 
 } // namespace

@@ -79,8 +79,12 @@ struct NetShape {
     std::vector<PlaceIx> row_place;
     IndexVec<PlaceIx, std::uint8_t> is_column; // a place a candidate can be
     std::vector<PlaceIx> col_place;
-    IndexVec<NetThread, std::uint64_t> permit_read, permit_write; // rows that permit the access
-    std::uint64_t initial_rows = 0;                               // M0 as rows
+    // Sets of rows are bit sets of row_words words (one up to 64 rows, a thread pool's wider
+    // disciplines more): the rows that permit a read, a write of thread t at [t * row_words ..];
+    // M0 as rows.
+    std::uint32_t row_words = 0;
+    std::vector<std::uint64_t> permit_read, permit_write;
+    std::vector<std::uint64_t> initial_rows;
     static constexpr std::uint32_t no_row = 0xffffffffu;
 
     std::span<const PlaceIx> pre(TransitionIx r) const {

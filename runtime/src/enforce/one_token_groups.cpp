@@ -106,6 +106,11 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
     }
     store_tables(grp, s, block, sums.members_of);
     add_colour_columns(gi, s, edge_mechs, block);
+    live_.emplace_back();
+    if (wide(grp)) {
+        live_.back().count.assign(grp.rows, 0);
+        live_.back().at.assign(grp.rows, 0);
+    }
     groups_.push_back(std::move(grp));
     index.invalidate();
     return gi;
@@ -121,17 +126,15 @@ void OneTokenGroups::subscribe_key(GroupIx gi, Group& grp, const NetShape& s,
                                    const IndexVec<PlaceIx, std::uint32_t>& block, Summaries& sums,
                                    SyncIndex& index) {
     std::vector<ReachRule> rules;
-    for (const TokenMove& m : moves) {
-        const ReachRule rule{block[m.from], block[m.to], s.place_row[m.from]};
-        if (std::find(rules.begin(), rules.end(), rule) == rules.end())
-            rules.push_back(rule);
-    }
+    for (const TokenMove& m : moves)
+        rules.push_back({block[m.from], block[m.to], s.place_row[m.from]});
     // Rules without an own row first, by destination: the summaries take runs of them.
     auto order = [](const ReachRule& r) {
         return std::tuple(r.own != ReachRule::no_row, r.own, r.dst, r.src);
     };
     std::sort(rules.begin(), rules.end(),
               [&](const ReachRule& x, const ReachRule& y) { return order(x) < order(y); });
+    rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
     Subscription sub = Subscription::of(gi, static_cast<std::uint32_t>(rules_.size()));
     for (std::size_t k = 0; k < rules.size();) {
         std::size_t l = k + 1;
@@ -168,8 +171,9 @@ void OneTokenGroups::subscribe_key(GroupIx gi, Group& grp, const NetShape& s,
 void OneTokenGroups::store_tables(Group& grp, const NetShape& s,
                                   const IndexVec<PlaceIx, std::uint32_t>& block,
                                   const std::vector<std::vector<std::uint32_t>>& members_of) {
-    grp.reach_at = reach_pool_.size();
-    reach_pool_.resize(reach_pool_.size() + std::size_t{grp.stride} * grp.cols, 0);
+    constexpr std::size_t line_words = cache_line / sizeof(std::uint64_t);
+    grp.reach_at = (reach_pool_.size() + line_words - 1) / line_words * line_words;
+    reach_pool_.resize(grp.reach_at + std::size_t{grp.stride} * grp.cols, 0);
     grp.u32_at = u32_pool_.size();
     for (PlaceIx p : s.row_place)
         u32_pool_.push_back(block[p]);
@@ -205,8 +209,18 @@ void OneTokenGroups::add_colour_columns(GroupIx gi, const NetShape& s,
 void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
     permit_stride_ = threads;
     permits_.assign(groups_.size() * 2 * permit_stride_, 0);
+    wide_permits_.clear();
+    wide_permit_at_.assign(groups_.size(), 0);
     for (GroupIx g : groups_.indices()) {
         const NetShape& s = shapes[groups_[g].shape];
+        if (wide(groups_[g])) { // both tables, whole, padded to every thread
+            wide_permit_at_[g.ix()] = wide_permits_.size();
+            for (const auto* bits : {&s.permit_read, &s.permit_write}) {
+                wide_permits_.insert(wide_permits_.end(), bits->begin(), bits->end());
+                wide_permits_.resize(wide_permits_.size() + threads * s.row_words - bits->size());
+            }
+            continue;
+        }
         std::copy(s.permit_read.begin(), s.permit_read.end(),
                   permits_.begin() + static_cast<std::ptrdiff_t>(g.ix() * 2 * permit_stride_));
         std::copy(s.permit_write.begin(), s.permit_write.end(),
@@ -216,10 +230,104 @@ void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
 }
 
 void OneTokenGroups::reset(const NetShapes& shapes) {
-    for (VarIx v : lazy_.indices())
-        if (const GroupIx g = var_group_[v]; g.valid())
-            lazy_[v] = {0, shapes[groups_[g].shape].initial_rows};
+    for (LiveRows& live : live_) {
+        std::fill(live.count.begin(), live.count.end(), 0);
+        live.list.clear();
+    }
+    for (VarIx v : lazy_.indices()) {
+        const GroupIx g = var_group_[v];
+        if (!g.valid())
+            continue;
+        const std::vector<std::uint64_t>& initial = shapes[groups_[g].shape].initial_rows;
+        if (!wide(groups_[g]))
+            lazy_[v] = {0, initial[0]};
+        else {
+            std::copy(initial.begin(), initial.end(),
+                      wide_rows_.begin() + static_cast<std::ptrdiff_t>(lazy_[v].rows));
+            live_rows(g, initial.data(), +1);
+        }
+        lazy_[v].since = 0;
+    }
     std::fill(reach_pool_.begin(), reach_pool_.end(), 0);
+}
+
+const std::uint64_t* OneTokenGroups::wide_permitting(GroupIx g, NetThread t, bool write) const {
+    if (!t.valid() || t.ix() >= permit_stride_)
+        return nullptr;
+    return wide_permits_.data() + wide_permit_at_[g.ix()] +
+           (write * permit_stride_ + t.ix()) * row_words(groups_[g]);
+}
+
+void OneTokenGroups::live_rows(GroupIx g, const std::uint64_t* rows, int delta) {
+    LiveRows& live = live_[g.ix()];
+    for (std::size_t w = 0; w < row_words(groups_[g]); ++w)
+        for (std::uint64_t bits = rows[w]; bits; bits &= bits - 1) {
+            const auto p = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
+            if (delta > 0 && live.count[p]++ == 0) {
+                live.at[p] = static_cast<std::uint32_t>(live.list.size());
+                live.list.push_back(p);
+            } else if (delta < 0 && --live.count[p] == 0) {
+                live.at[live.list.back()] = live.at[p];
+                live.list[live.at[p]] = live.list.back();
+                live.list.pop_back();
+            }
+        }
+}
+
+bool OneTokenGroups::reaches(const Group& g, const std::uint64_t* rows, std::uint64_t since,
+                             const std::uint64_t* col, std::uint32_t row) const {
+    for (std::size_t w = 0; w < row_words(g); ++w)
+        for (std::uint64_t bits = rows[w]; bits; bits &= bits - 1) {
+            const auto p = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
+            if (p == row || since < col[p])
+                return true;
+        }
+    return false;
+}
+
+// memory_step in a wide group: the same, word by word, keeping the live rows.
+bool OneTokenGroups::wide_memory_step(VarIx v, GroupIx g, NetThread t, bool write,
+                                      std::uint64_t now) {
+    const Group& grp = groups_[g];
+    const std::size_t words = row_words(grp);
+    LazyVariable& lz = lazy_[v];
+    std::uint64_t* rows = wide_rows_.data() + lz.rows;
+    const std::uint64_t* want = wide_permitting(g, t, write);
+    if (!want)
+        return false;
+    wide_kept_.assign(words, 0);
+    bool any = false;
+    for (std::size_t w = 0; w < words; ++w) {
+        std::uint64_t kept = want[w] & rows[w];
+        for (std::uint64_t qs = want[w] & ~kept; qs; qs &= qs - 1) {
+            const auto q = static_cast<std::uint32_t>(w * 64 + std::countr_zero(qs));
+            const std::uint64_t* col =
+                reach_of(grp) + std::size_t{row_column_of(grp)[q]} * grp.stride;
+            if (reaches(grp, rows, lz.since, col, NetShape::no_row))
+                kept |= std::uint64_t{1} << (q % 64);
+        }
+        wide_kept_[w] = kept;
+        any = any || kept;
+    }
+    if (!any)
+        return false;
+    live_rows(g, rows, -1);
+    std::copy(wide_kept_.begin(), wide_kept_.end(), rows);
+    live_rows(g, rows, +1);
+    lz.since = now;
+    return true;
+}
+
+void OneTokenGroups::wide_resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t now) {
+    const std::uint64_t* want = wide_permitting(g, t, write);
+    const std::size_t words = row_words(groups_[g]);
+    if (!want || std::all_of(want, want + words, [](std::uint64_t w) { return w == 0; }))
+        return;
+    std::uint64_t* rows = wide_rows_.data() + lazy_[v].rows;
+    live_rows(g, rows, -1);
+    std::copy(want, want + words, rows);
+    live_rows(g, rows, +1);
+    lazy_[v].since = now;
 }
 
 namespace {
@@ -270,6 +378,37 @@ bool apply_rules(std::uint64_t* const reach, std::size_t stride,
     }
     return changed;
 }
+// apply_rules at the live rows alone (a wide group, OneTokenGroups).
+bool apply_rules_live(std::uint64_t* const reach, std::size_t stride,
+                      const std::uint32_t* const summary_begin,
+                      const std::uint32_t* const summaries, std::span<const ReachRule> rules,
+                      std::uint64_t now, std::span<const std::uint32_t> live) {
+    bool changed = false;
+    for (const ReachRule& r : rules) {
+        std::uint64_t* dst = reach + std::size_t{r.dst} * stride;
+        const std::uint64_t* src = reach + std::size_t{r.src} * stride;
+        bool grew = false;
+        for (std::uint32_t p : live)
+            if (src[p] > dst[p]) {
+                dst[p] = src[p];
+                grew = true;
+            }
+        if (r.own != ReachRule::no_row) {
+            grew |= dst[r.own] != now;
+            dst[r.own] = now;
+        }
+        if (grew)
+            for (std::uint32_t k = summary_begin[r.dst]; k < summary_begin[r.dst + 1]; ++k) {
+                std::uint64_t* sum = reach + std::size_t{summaries[k]} * stride;
+                for (std::uint32_t p : live)
+                    sum[p] = std::max(sum[p], dst[p]);
+                if (r.own != ReachRule::no_row)
+                    sum[r.own] = std::max(sum[r.own], now);
+            }
+        changed |= grew;
+    }
+    return changed;
+}
 } // namespace
 
 // For each rule and each row p, reach[p][dst] = max(reach[p][dst], reach[p][src]), and
@@ -278,6 +417,10 @@ bool apply_rules(std::uint64_t* const reach, std::size_t stride,
 // apart), so the order of the rules does not matter.
 bool OneTokenGroups::step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now) {
     const Group& grp = groups_[g];
+    if (wide(grp) && live_[g.ix()].list.size() * 8 < grp.rows)
+        return apply_rules_live(reach_of(grp), grp.stride, summary_begin_of(grp),
+                                summary_begin_of(grp) + grp.cols + 1, rules, now,
+                                live_[g.ix()].list);
     return apply_rules(reach_of(grp), grp.stride, summary_begin_of(grp),
                        summary_begin_of(grp) + grp.cols + 1, rules, now);
 }
@@ -318,16 +461,17 @@ void OneTokenGroups::materialize(VarIx v, const NetShapes& shapes, CandidateSet&
     const LazyVariable& lz = lazy_[v];
     const Group& grp = groups_[var_group_[v]];
     const NetShape& s = shapes[grp.shape];
+    const std::uint64_t* rows = wide(grp) ? wide_rows_.data() + lz.rows : &lz.rows;
+    // Per storage column (a pool's n^2 PreRcv places are n columns), then per place.
+    std::vector<std::uint8_t> reached(grp.cols);
+    for (std::uint32_t c = 0; c < grp.cols; ++c)
+        reached[c] = reaches(grp, rows, lz.since, reach_of(grp) + std::size_t{c} * grp.stride,
+                             NetShape::no_row);
     out.clear();
     for (const PlaceIx q : s.col_place) {
-        const std::uint64_t* col = reach_of(grp) + std::size_t{grp.column[q]} * grp.stride;
-        const std::uint32_t qrow = s.place_row[q];
-        bool in = false;
-        for (std::uint64_t rows = lz.rows; rows && !in; rows &= rows - 1) {
-            const auto p = static_cast<std::uint32_t>(std::countr_zero(rows));
-            in = p == qrow || lz.since < col[p];
-        }
-        if (in)
+        const std::uint32_t row = s.place_row[q];
+        if (reached[grp.column[q]] ||
+            (row != NetShape::no_row && (rows[row / 64] >> (row % 64)) & 1))
             out.push(std::span<const PlaceIx>(&q, 1));
     }
 }

@@ -14,6 +14,11 @@
 // §5.3's linear cost is gone even for the variables of one lock), and a memory op reads
 // |R| x |permitting places| entries. Times are the enforcer's event count.
 //
+// Only the rows some variable stands on are read: a variable that comes to row p at time i
+// reads only entries above i, and every entry written before i is at most i. So a wide group's
+// table is updated at the *live* rows alone (a pool of n workers under [EX(each W)]^m: a few
+// rows, not n, per op), and a row that comes alive needs no clearing.
+//
 // Columns that the same rules always write from the same sources hold the same values (all start
 // at 0), so they share storage: in [tl]^m, the PreRcv places that one thread's rel(m) fills
 // (one per possible next owner) are one column, and rel(m) updates one column, not eight.
@@ -28,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -36,6 +42,24 @@ namespace sfg::enforce {
 // A group's table is stored by column, each padded to a multiple of this many words (the padding
 // stays 0), so that a column is merged a vector at a time.
 inline constexpr std::uint32_t column_lanes = 4;
+
+// The reach pool's storage starts on a cache line, and each group's table on a line of its own:
+// a table of two lines (a lock discipline of two threads) then costs two misses where its first
+// op finds it out of the caches, not three (bench_enforce's Indexed_Shuffled at 10^5 variables:
+// std::vector's 16-byte alignment made the difference of 1.1-1.2x, bench/README.md).
+inline constexpr std::size_t cache_line = 64;
+template <class T>
+struct LineAllocator {
+    using value_type = T;
+    LineAllocator() = default;
+    template <class U>
+    LineAllocator(const LineAllocator<U>&) {}
+    T* allocate(std::size_t n) {
+        return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{cache_line}));
+    }
+    void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{cache_line}); }
+    friend bool operator==(const LineAllocator&, const LineAllocator&) { return true; }
+};
 
 // One update of a group's table: reach[p][dst] = max(reach[p][dst], reach[p][src]) for every
 // row p, and reach[own][dst] = now when the source is the Acc place of row `own`.
@@ -48,7 +72,8 @@ struct ReachRule {
 
 // A lazy variable's state, in an array of its own (a memory op reads nothing else of the
 // variable; 16 bytes, so a thousand fit in L1): its candidates as of its last memory op, at time
-// `since`: the places of the rows in `rows`.
+// `since`: the places of the rows in `rows`. A wide group (more than 16 rows, such as a pool's
+// `[EX(each W)]^m`) keeps its variables' rows apart, `rows` being their offset in a pool of words.
 struct alignas(16) LazyVariable {
     std::uint64_t since = 0;
     std::uint64_t rows = 0;
@@ -63,7 +88,13 @@ public:
     // The variable at v, the next index: in group g (none: a CandidateMarkings variable).
     void add_variable(GroupIx g, const NetShape& s, std::uint64_t now) {
         var_group_.push_back(g);
-        lazy_.push_back(g.valid() ? LazyVariable{now, s.initial_rows} : LazyVariable{});
+        if (!g.valid())
+            return lazy_.push_back(LazyVariable{});
+        if (!wide(groups_[g]))
+            return lazy_.push_back(LazyVariable{now, s.initial_rows[0]});
+        lazy_.push_back(LazyVariable{now, wide_rows_.size()});
+        wide_rows_.insert(wide_rows_.end(), s.initial_rows.begin(), s.initial_rows.end());
+        live_rows(g, s.initial_rows.data(), +1);
     }
     // Every group's rows permitting each access, by thread (after threads or groups changed).
     void freeze(const NetShapes& shapes, std::size_t threads);
@@ -72,7 +103,8 @@ public:
     std::span<const ReachRule> rules(const Subscription& sub) const {
         return {rules_.data() + sub.begin, sub.count};
     }
-    // The rows of group g that permit `write ? w : r` by thread t.
+    // The rows of group g that permit `write ? w : r` by thread t (none in a wide group: its
+    // memory ops take memory_step's wide path).
     std::uint64_t permitting_rows(GroupIx g, NetThread t, bool write) const {
         return t.valid() ? permits_[(g.ix() * 2 + write) * permit_stride_ + t.ix()] : 0;
     }
@@ -86,12 +118,17 @@ public:
         }
         return false;
     }
-    // A memory op: keeps the permitting rows reachable from the last memory op's; false: none (a
-    // violation), the state left as it was (for the explanation), then resync().
+    // A memory op `write ? w : r` by t (want: its permitting rows): keeps the permitting rows
+    // reachable from the last memory op's; false: none (a violation), the state left as it was
+    // (for the explanation), then resync().
     // Inline: the coordinator's memory op is one function, as memory ops are most events.
-    bool memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now);
+    bool memory_step(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t want,
+                     std::uint64_t now);
     // The re-synchronized state: the permitting rows (docs/enforcement.md); none: unchanged.
-    void resync(VarIx v, std::uint64_t want, std::uint64_t now) {
+    void resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t want,
+                std::uint64_t now) {
+        if (wide(groups_[g]))
+            return wide_resync(v, g, t, write, now);
         if (want)
             lazy_[v] = {now, want};
     }
@@ -129,6 +166,23 @@ private:
         // grows.
     };
     static constexpr std::uint32_t no_column = 0xffffffffu;
+    // A group of more than 16 rows is *wide*: its sets of rows are NetShape::row_words words
+    // apart from LazyVariable, and its table is updated at the live rows. Past 16 rows merging
+    // whole columns costs more than following the live rows (bench_enforce's BM_Pool, a pool of
+    // 8 to 256 workers).
+    static bool wide(const Group& g) { return g.rows > wide_from; }
+    static constexpr std::uint32_t wide_from = 16;
+    static std::size_t row_words(const Group& g) { return (std::size_t{g.rows} + 63) / 64; }
+    // The rows of wide group g that permit the access (none: t is unknown).
+    const std::uint64_t* wide_permitting(GroupIx g, NetThread t, bool write) const;
+    [[gnu::noinline]] bool wide_memory_step(VarIx v, GroupIx g, NetThread t, bool write,
+                                            std::uint64_t now);
+    void wide_resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t now);
+    // Counts the rows of a wide group's variable in (+1) or out (-1) of its live rows.
+    void live_rows(GroupIx g, const std::uint64_t* rows, int delta);
+    // Whether a row of `rows` (row_words words) reaches column col since `since`, or is `row`.
+    bool reaches(const Group& g, const std::uint64_t* rows, std::uint64_t since,
+                 const std::uint64_t* col, std::uint32_t row) const;
 
     std::uint64_t* reach_of(const Group& g) { return reach_pool_.data() + g.reach_at; }
     const std::uint64_t* reach_of(const Group& g) const { return reach_pool_.data() + g.reach_at; }
@@ -176,20 +230,36 @@ private:
 
     IndexVec<GroupIx, Group> groups_;
     std::map<std::vector<std::uint32_t>, GroupIx> group_ids_; // shape, edge mechs -> group
-    std::vector<std::uint64_t> reach_pool_;                   // Group::reach_at
-    std::vector<std::uint32_t> u32_pool_;                     // Group::u32_at
-    std::vector<ReachRule> rules_;                            // Subscription ranges
+    std::vector<std::uint64_t, LineAllocator<std::uint64_t>> reach_pool_; // Group::reach_at
+    std::vector<std::uint32_t> u32_pool_;                                 // Group::u32_at
+    std::vector<ReachRule> rules_;                                        // Subscription ranges
     IndexVec<VarIx, LazyVariable> lazy_;
     IndexVec<VarIx, GroupIx> var_group_;
     // NetShape::permit_read / permit_write of every group, flat: rows permitting an access of
     // thread t at [(group * 2 + write) * permit_stride_ + t] (every thread is below the stride).
     std::vector<std::uint64_t> permits_;
     std::size_t permit_stride_ = 0;
+    // Wide groups: their permitting rows, row_words words an entry, at wide_permit_at_[group]
+    // + ((write * permit_stride_) + t) * row_words; their variables' rows (LazyVariable::rows);
+    // a memory op's kept rows.
+    std::vector<std::uint64_t> wide_permits_;
+    std::vector<std::size_t> wide_permit_at_;
+    std::vector<std::uint64_t> wide_rows_;
+    std::vector<std::uint64_t> wide_kept_;
+    // By group (empty but for wide ones): how many variables stand on each row, and the rows on
+    // which some does (`list`, with each row's index in it, `at`).
+    struct LiveRows {
+        std::vector<std::uint32_t> count, list, at;
+    };
+    std::vector<LiveRows> live_;
 };
 
-inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, std::uint64_t want, std::uint64_t now) {
+inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, NetThread t, bool write,
+                                        std::uint64_t want, std::uint64_t now) {
     LazyVariable& lz = lazy_[v];
     const Group& grp = groups_[g];
+    if (wide(grp))
+        return wide_memory_step(v, g, t, write, now);
     std::uint64_t kept = want & lz.rows; // q = p: the candidate stayed where it was
     for (std::uint64_t qs = want & ~kept; qs; qs &= qs - 1) {
         const int q = std::countr_zero(qs);

@@ -105,6 +105,12 @@ ViolationExplainer::cheapest_ways(const NetShape& s, CandidateView cands, NetThr
     // (A waiting token W[t:e] is explained as its PreRcv[t:e]: it needs the same rcv.)
     const auto place = [&](PlaceIx p) -> const Place& { return net.places[s.net_place(p).ix()]; };
     std::vector<Way> ways;
+    // The edges out of each mode into a permitting one (a pool's n modes have n^2 edges: not
+    // each of them for each candidate).
+    IndexVec<ModeIx, std::vector<EdgeIx>> ways_out(net.modes.size());
+    for (std::size_t i = 0; i < net.edges.size(); ++i)
+        if (permitting[ModeIx::at(net.edges[i].to)])
+            ways_out[ModeIx::at(net.edges[i].from)].push_back(EdgeIx::at(i));
     auto token_of = [&](std::span<const PlaceIx> m, NetThread t) {
         for (PlaceIx p : m)
             if (s.place_thread[p] == t)
@@ -123,11 +129,7 @@ ViolationExplainer::cheapest_ways(const NetShape& s, CandidateView cands, NetThr
         }
         if (!c.valid())
             return;
-        for (std::size_t i = 0; i < net.edges.size(); ++i) {
-            const auto ei = EdgeIx::at(i);
-            const ModeEdge& edge = net.edges[i];
-            if (ModeIx::at(edge.from) != c || !permitting[ModeIx::at(edge.to)])
-                continue;
+        for (const EdgeIx ei : ways_out[c]) {
             Way w{1, ei, {}};
             for (NetThread sender : s.mode_threads[c]) {
                 const PlaceIx p = token_of(m, sender);
