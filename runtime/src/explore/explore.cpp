@@ -7,6 +7,7 @@
 #include "explore/strategy.hpp"
 
 #include "sfg/explore.hpp"
+#include "sfg/runtime/live/env_options.hpp"
 
 #include <fmt/format.h>
 
@@ -51,19 +52,8 @@ explore_mode parse_mode(const std::string& v) {
 // SFG_EXPLORE overrides the options a test gives, as SFG_OPTIONS does a session's; SFG_REPLAY
 // sets the schedule to replay.
 void apply_environment(explore_options& o) {
-    if (const char* env = std::getenv("SFG_EXPLORE")) {
-        const std::string text(env);
-        std::size_t pos = 0;
-        while (pos < text.size()) {
-            const std::size_t end = std::min(text.find_first_of(": \t\n", pos), text.size());
-            const std::string item = text.substr(pos, end - pos);
-            pos = end + 1;
-            if (item.empty())
-                continue;
-            const std::size_t eq = item.find('=');
-            if (eq == std::string::npos)
-                throw std::invalid_argument("SFG_EXPLORE: '" + item + "' is not KEY=VALUE");
-            const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    detail::for_each_env_option(
+        "SFG_EXPLORE", [&](const std::string& key, const std::string& value) {
             if (key == "mode")
                 o.mode = parse_mode(value);
             else if (key == "max_executions")
@@ -83,12 +73,11 @@ void apply_environment(explore_options& o) {
             else if (key == "uncontrolled_after_ms")
                 o.uncontrolled_after_ms = parse_number(key, value);
             else
-                throw std::invalid_argument(
-                    "SFG_EXPLORE: unknown option '" + key +
-                    "' (known: mode, max_executions, max_steps, max_preemptions, seed, "
-                    "pct_depth, jobs, analyses, uncontrolled_after_ms)");
-        }
-    }
+                throw std::invalid_argument("SFG_EXPLORE: unknown option '" + key +
+                                            "' (known: mode, max_executions, max_steps, "
+                                            "max_preemptions, seed, pct_depth, jobs, analyses, "
+                                            "uncontrolled_after_ms)");
+        });
     if (const char* env = std::getenv("SFG_REPLAY"); env && *env)
         o.replay = env;
 }
