@@ -381,6 +381,31 @@ TEST_CASE("explore: pct finds a depth-2 bug behind nine threads that random and 
     CHECK(find(sfg::explore(reorder, o), "assert") == nullptr);
 }
 
+TEST_CASE("explore: no cap on threads (64 of them, each a few steps)") {
+    sfg::explore_options o;
+    o.mode = sfg::explore_mode::random;
+    o.max_executions = 5;
+    const sfg::explore_report r = sfg::explore(
+        [] {
+            sfg::volatile_var<int> hits("hits", 0);
+            sfg::mutex m("m");
+            sfg::shared<int> total("total", 0);
+            std::deque<sfg::thread> threads;
+            for (int i = 0; i < 64; ++i)
+                threads.emplace_back("w" + std::to_string(i), [&] {
+                    hits.fetch_add(1);
+                    std::lock_guard g(m);
+                    total = total + 1;
+                });
+            for (sfg::thread& t : threads)
+                t.join();
+            sfg::check(hits.load() == 64 && total.load() == 64, "every worker counted");
+        },
+        o);
+    CHECK(r.executions == 5);
+    CHECK(r.findings.empty());
+}
+
 TEST_CASE("explore: refused where it cannot work") {
     CHECK_THROWS_AS(sfg::explore(std::function<void()>{}), std::invalid_argument);
     {
