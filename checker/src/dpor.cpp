@@ -47,6 +47,7 @@ struct Event {
     ThreadId thread = 0;
     std::uint32_t pos = 0; // index among its thread's events
     const Summary* sum = nullptr;
+    std::uint32_t generation = 0; // of a barrier step (DporModel::generation)
     bool failed_fork = false;
     // Happens-before (transitive closure of `dependent` on the path): clock[t] = how many of
     // t's events happen before or are this one.
@@ -127,7 +128,8 @@ public:
             ev.thread = p;
             ev.pos = f.count[p];
             ev.sum = &sum;
-            analyze(p, sum, ev.clock);
+            ev.generation = dm_.generation(f.state, p);
+            analyze(p, sum, ev.generation, ev.clock);
             State s = f.state;
             Step step;
             in_.step(s, p, step);
@@ -223,25 +225,29 @@ private:
         sink_.on_execution(e);
         std::vector<std::uint32_t> clock;
         for (ThreadId q : enabled) // cut by --max-steps: these next steps were never taken
-            analyze(q, summary(s, q), clock);
+            analyze(q, summary(s, q), dm_.generation(s, q), clock);
     }
 
     // Change 2: the next steps of the threads blocked in `s` that the last event concerns.
     void blocked_races(const State& s) {
         if (events_.empty())
             return;
-        const Step& last = events_.back().sum->step;
+        const Event& last = events_.back();
         std::vector<std::uint32_t> clock;
-        for (ThreadId q = 0; q < nt_; ++q)
-            if (s.threads[q].status == ThreadStatus::ready && !in_.is_enabled(s, q) &&
-                dependent(m_, last, summary(s, q).step))
-                analyze(q, summary(s, q), clock);
+        for (ThreadId q = 0; q < nt_; ++q) {
+            if (s.threads[q].status != ThreadStatus::ready || in_.is_enabled(s, q))
+                continue;
+            const std::uint32_t g = dm_.generation(s, q);
+            if (dependent_at(m_, last.sum->step, last.generation, summary(s, q).step, g))
+                analyze(q, summary(s, q), g, clock);
+        }
     }
 
     // The races of the step `sum` of thread p, taken after the whole path (Algorithm 1, line
     // 6), with change 1: a dependent event whose race cannot be reversed does not hide the
     // events before it. Sets `clock` to the step's happens-before clock and reverses each race.
-    void analyze(ThreadId p, const Summary& sum, std::vector<std::uint32_t>& clock) {
+    void analyze(ThreadId p, const Summary& sum, std::uint32_t generation,
+                 std::vector<std::uint32_t>& clock) {
         const std::size_t j = events_.size();
         // `seen`: what happens before the step through program order and reversible races.
         std::vector<std::uint32_t> seen =
@@ -252,7 +258,7 @@ private:
             const Event& e = events_[i];
             if (e.thread == p || seen[e.thread] > e.pos)
                 continue;
-            if (!dependent(m_, e.sum->step, sum.step))
+            if (!dependent_at(m_, e.sum->step, e.generation, sum.step, generation))
                 continue;
             if (clock[e.thread] <= e.pos)
                 join_clock(clock, e.clock);
@@ -448,11 +454,31 @@ DporModel::DporModel(const Model& m) : m_(m) {
 
 std::vector<std::uint8_t>
 DporModel::sleep_after(const State& s, const std::vector<std::uint8_t>& sleep, ThreadId p) const {
-    const Summary& sum = summary(s, p);
     std::vector<std::uint8_t> out(sleep.size(), 0);
     for (ThreadId q = 0; q < sleep.size(); ++q)
-        out[q] = sleep[q] && q != p && !dependent(m_, summary(s, q).step, sum.step);
+        out[q] = sleep[q] && q != p && !dependent_in(s, q, p);
     return out;
+}
+
+std::uint32_t DporModel::generation(const State& s, ThreadId t) const {
+    const Summary& sum = summary(s, t);
+    if (sum.code != Code::benter && sum.code != Code::bexit)
+        return 0;
+    const std::uint32_t entered = s.enters[sum.arg * m_.threads.size() + t];
+    return sum.code == Code::benter ? entered + 1 : entered;
+}
+
+bool DporModel::dependent_in(const State& s, ThreadId t, ThreadId u) const {
+    return dependent_at(m_, summary(s, t).step, generation(s, t), summary(s, u).step,
+                        generation(s, u));
+}
+
+bool dependent_at(const Model& m, const Step& a, std::uint32_t ga, const Step& b,
+                  std::uint32_t gb) {
+    if (ga && gb && ga != gb && a.thread != b.thread && a.actions.size() == 1 &&
+        b.actions.size() == 1 && a.actions[0].target == b.actions[0].target)
+        return false; // both barrier steps (only they have a generation), of one barrier
+    return dependent(m, a, b);
 }
 
 std::unique_ptr<TaskRunner> make_dpor_runner(const Exploration& x) {

@@ -26,6 +26,11 @@ public:
     explicit DporModel(const Model& m);
     // Thread t's next step in s (t must be ready, or the summary has no action).
     const Summary& summary(const State& s, ThreadId t) const { return sums_[t][s.threads[t].pc]; }
+    // The barrier generation of t's next step in s, if it is an arrival or a departure (else
+    // 0): the count of t's arrivals at the barrier, that one included.
+    std::uint32_t generation(const State& s, ThreadId t) const;
+    // Whether t's and u's next steps in s are dependent, with their generations.
+    bool dependent_in(const State& s, ThreadId t, ThreadId u) const;
     // The sleep set after p's step from a node with sleep set `sleep` and state `s`: the
     // sleeping threads whose next steps are independent of p's (Algorithm 1, line 12).
     std::vector<std::uint8_t> sleep_after(const State& s, const std::vector<std::uint8_t>& sleep,
@@ -35,5 +40,10 @@ private:
     const Model& m_;
     std::vector<std::vector<Summary>> sums_; // [thread][pc], for visible instructions
 };
+
+// dependent() of two steps given the generations of their barrier actions (0: none): an arrival
+// and a departure of different generations commute (docs/programs.md, "Dependence"). The
+// summaries' actions carry no generation (it depends on the state), the steps taken do.
+bool dependent_at(const Model& m, const Step& a, std::uint32_t ga, const Step& b, std::uint32_t gb);
 
 } // namespace sfg::checker

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 namespace sfg::checker {
@@ -280,8 +281,13 @@ bool dependent(const Model& m, const Action& a, const Action& b) {
     // departures from it, joins of a thread commute); a fork or join naming a thread conflicts
     // with every action of that thread.
     const OpInfo &x = op_info(a.op), &y = op_info(b.op);
-    if (x.operand == Operand::name && y.operand == Operand::name && x.space == y.space)
+    if (x.operand == Operand::name && y.operand == Operand::name && x.space == y.space) {
+        // An arrival and a departure of different generations commute (docs/programs.md).
+        if (x.space == Namespace::barrier && a.generation && b.generation &&
+            a.generation != b.generation)
+            return false;
         return a.target == b.target && conflicting(x, y);
+    }
     if (x.operand == Operand::queue_item && y.operand == Operand::queue_item) // on one queue
         return m.syms.queue_items.queue(a.target) == m.syms.queue_items.queue(b.target) &&
                conflicting(x, y);
@@ -335,6 +341,7 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
     const auto object = [&](Namespace n, ObjId o) -> Levels& {
         return objects[first[static_cast<std::size_t>(n)] + o];
     };
+    std::map<std::pair<ObjId, std::uint32_t>, Levels> rounds; // (barrier, generation)
     // Applies f to the levels of each object an action names.
     const auto for_objects = [&](const Action& a, const OpInfo& i, auto&& f) {
         if (i.access == Access::none)
@@ -344,6 +351,8 @@ ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
                 f(object(Namespace::thread, u));
         else if (i.operand == Operand::queue_item) // enq/deq: the queue (thesis §5.1)
             f(object(i.space, m.syms.queue_items.queue(a.target)));
+        else if (i.space == Namespace::barrier && a.generation) // each generation its own
+            f(rounds[{a.target, a.generation}]);
         else
             f(object(i.space, a.target));
     };

@@ -507,7 +507,10 @@ bool Interpreter::perform(State& s, ThreadId t, const Instr& in, Step& out,
         s.locks.release(in.arg);
         break;
     case Code::benter:
-        ++s.enters[in.arg * model_.threads.size() + t];
+        a.generation = ++s.enters[in.arg * model_.threads.size() + t];
+        break;
+    case Code::bexit:
+        a.generation = s.enters[in.arg * model_.threads.size() + t];
         break;
     case Code::enq:
         s.queues[model_.syms.queue_items.queue(in.arg)].push_back(

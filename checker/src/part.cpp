@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -52,12 +53,14 @@ ojson finding_json(const CheckFinding& f) {
     ojson steps = ojson::array();
     for (const Step& s : f.steps) {
         ojson actions = ojson::array();
-        for (const Action& a : s.actions)
-            actions.push_back(
-                a.has_value // a volatile op's value, fifth
-                    ? ojson::array(
-                          {std::string(spelling(a.op)), a.target, a.line, a.emitted, a.value})
-                    : ojson::array({std::string(spelling(a.op)), a.target, a.line, a.emitted}));
+        for (const Action& a : s.actions) {
+            ojson action = ojson::array({std::string(spelling(a.op)), a.target, a.line, a.emitted});
+            if (a.has_value) // a volatile op's value, fifth
+                action.push_back(a.value);
+            else if (a.generation) // a barrier op's generation, fifth
+                action.push_back(a.generation);
+            actions.push_back(std::move(action));
+        }
         steps.push_back(ojson::array({s.thread, std::move(actions)}));
     }
     return ojson{{"kind", to_string(f.kind)},
@@ -327,7 +330,7 @@ void read_finals(const std::string& path, const json& e, const Model& m, CheckPa
     }
 }
 
-// A step of a counterexample: [thread, [[op, target, line, emitted(, value)]...]].
+// A step of a counterexample: [thread, [[op, target, line, emitted(, value or generation)]...]].
 Step read_step(const std::string& path, const json& js, const Model& m) {
     if (!js.is_array() || js.size() != 2 || !js[0].is_number_unsigned() ||
         js[0].get<std::uint64_t>() >= m.threads.size() || !js[1].is_array())
@@ -338,7 +341,7 @@ Step read_step(const std::string& path, const json& js, const Model& m) {
         if (!ja.is_array() || (ja.size() != 4 && ja.size() != 5) || !ja[0].is_string() ||
             !ja[1].is_number_unsigned() || !ja[2].is_number_unsigned() || !ja[3].is_boolean() ||
             (ja.size() == 5 && !ja[4].is_number_integer()))
-            bad(path, "an action is not [op, target, line, emitted] or [..., value]");
+            bad(path, "an action is not [op, target, line, emitted] or [..., value or generation]");
         std::optional<Op> op = op_from_spelling(ja[0].get<std::string>());
         for (const OpInfo& i : op_table) // a condition variable's steps: in parts, not traces
             if (!op && i.role == Role::schedule && i.spelling == ja[0].get<std::string>())
@@ -346,11 +349,20 @@ Step read_step(const std::string& path, const json& js, const Model& m) {
         const std::uint64_t target = ja[1].get<std::uint64_t>();
         if (!op || !fits(m, *op, target))
             bad(path, "an action names an operation or object the program does not have");
-        if (ja.size() == 5 && !is_volatile_access(*op))
-            bad(path, "a value on an action other than vr or vw");
-        s.actions.push_back(Action{s.thread, *op, static_cast<ObjId>(target),
-                                   ja[2].get<std::uint32_t>(), ja[3].get<bool>(), ja.size() == 5,
-                                   ja.size() == 5 ? ja[4].get<std::int64_t>() : 0});
+        const bool barrier = op_info(*op).space == Namespace::barrier;
+        if (ja.size() == 5 && !is_volatile_access(*op) &&
+            !(barrier && ja[4].is_number_unsigned() && ja[4].get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max()))
+            bad(path, "a fifth element other than a vr's or vw's value or a barrier op's "
+                      "generation");
+        Action a{s.thread, *op, static_cast<ObjId>(target), ja[2].get<std::uint32_t>(),
+                 ja[3].get<bool>()};
+        if (ja.size() == 5 && barrier) {
+            a.generation = ja[4].get<std::uint32_t>();
+        } else if (ja.size() == 5) {
+            a.has_value = true;
+            a.value = ja[4].get<std::int64_t>();
+        }
+        s.actions.push_back(a);
     }
     return s;
 }

@@ -363,6 +363,8 @@ void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
         if (th.status == Status::parked && th.next.op == Op::fork && !th.next.yield)
             for (std::size_t i = 0; i < th.next.names.size(); ++i) // the numbers they will have
                 th.next.names[i] = static_cast<std::uint32_t>(threads_.size() + i);
+        if (th.status == Status::parked) // a barrier step's round, as of now
+            th.next.generation = model_.generation(th.next);
         if (th.status == Status::parked)
             next[t] = &th.next;
         yielded[t] = th.yielded;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace sfg::explore_detail {
@@ -31,6 +32,8 @@ bool dependent(const Event& a, const Event& b) {
         for (std::uint32_t u : a.names)
             if (names(b, u))
                 return true;
+    if (a.generation && b.generation && a.generation != b.generation)
+        return false; // barrier steps (only they have one) of different rounds commute
     for (const Action& x : a.actions)
         for (const Action& y : b.actions) {
             const OpInfo &i = op_info(x.op), &j = op_info(y.op);
@@ -54,9 +57,10 @@ ClassId foata_class(const std::vector<Event>& run) {
                 exclusive[p] = std::max(exclusive[p], l);
         }
     };
-    std::map<std::pair<std::uint32_t, std::uint32_t>, Levels> objects; // (namespace, object)
+    // (namespace, object, generation): each generation of a barrier an object of its own.
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, Levels> objects;
     const auto thread = [&](std::uint32_t u) -> Levels& {
-        return objects[{static_cast<std::uint32_t>(Namespace::thread), u}];
+        return objects[{static_cast<std::uint32_t>(Namespace::thread), u, 0}];
     };
     std::vector<std::uint32_t> level(run.size());
     for (std::size_t i = 0; i < run.size(); ++i) {
@@ -67,8 +71,9 @@ ClassId foata_class(const std::vector<Event>& run) {
             l = std::max(l, thread(u).before(named.access, 0));
         for (const Action& a : e.actions) {
             const OpInfo& op = op_info(a.op);
-            l = std::max(l, objects[{static_cast<std::uint32_t>(op.space), a.object}].before(
-                                op.access, op.phase));
+            l = std::max(l, objects[{static_cast<std::uint32_t>(op.space), a.object,
+                                     e.generation}]
+                                .before(op.access, op.phase));
         }
         level[i] = ++l;
         thread(e.thread).after(Access::exclusive, 0, l);
@@ -76,7 +81,8 @@ ClassId foata_class(const std::vector<Event>& run) {
             thread(u).after(named.access, 0, l);
         for (const Action& a : e.actions) {
             const OpInfo& op = op_info(a.op);
-            objects[{static_cast<std::uint32_t>(op.space), a.object}].after(op.access, op.phase, l);
+            objects[{static_cast<std::uint32_t>(op.space), a.object, e.generation}].after(
+                op.access, op.phase, l);
         }
     }
     std::vector<std::uint32_t> order(run.size());

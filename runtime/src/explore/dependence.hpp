@@ -31,11 +31,14 @@ struct Event {
     std::vector<std::uint32_t> names;
     std::uint32_t lock = no_object; // a condition variable's mutex (cond_wait, cond_wake)
     std::uint32_t count = 0;        // barrier_enter: the barrier's count
+    // barrier_enter, barrier_exit: the generation it belongs to (Model::generation; 0: none).
+    std::uint32_t generation = 0;
 };
 
 // Two steps are dependent (docs/programs.md, "Dependence"): of one thread; a fork or join naming
 // the other's thread; forks or joins naming a common thread, unless both are joins; or actions
-// on one object that conflict (op_table's Access and phase).
+// on one object that conflict (op_table's Access and phase), except an arrival and a departure
+// of different generations of one barrier.
 bool dependent(const Event& a, const Event& b);
 
 // The Mazurkiewicz class of a run under `dependent`: a 128-bit hash of its Foata normal form.

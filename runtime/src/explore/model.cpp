@@ -26,6 +26,18 @@ int Model::token_for(std::uint32_t t, std::uint32_t c) const {
     return k == tokens.end() ? -1 : static_cast<int>(k - tokens.begin());
 }
 
+std::uint32_t Model::generation(const Event& e) const {
+    if ((e.op != Op::barrier_enter && e.op != Op::barrier_exit) || e.yield || e.actions.empty())
+        return 0;
+    const std::uint32_t o = e.actions.front().object;
+    if (e.op == Op::barrier_enter) {
+        const auto b = barriers_.find(o);
+        return static_cast<std::uint32_t>(b == barriers_.end() ? 0 : b->second.generation) + 1;
+    }
+    const auto g = arrived_in_.find({e.thread, o});
+    return g == arrived_in_.end() ? 0 : static_cast<std::uint32_t>(g->second) + 1;
+}
+
 bool Model::enabled(const Event& e) const {
     if (e.yield || e.attempt || e.actions.empty())
         return true;

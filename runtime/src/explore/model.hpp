@@ -22,6 +22,10 @@ public:
     bool enabled(const Event& e) const;
     // e is taken. For an attempt (try_lock, try_pop), whether it succeeds.
     bool apply(const Event& e);
+    // The barrier generation an arrival or departure belongs to if taken now (1, 2, ...; 0 for
+    // other steps): an arrival joins the open generation, a departure leaves its own. Numbered
+    // per barrier, so that steps of different rounds commute (dependence.hpp).
+    std::uint32_t generation(const Event& e) const;
     // The lock's holder, if any.
     std::optional<std::uint32_t> holder(std::uint32_t lock) const;
     // Whether t waits on condition variable c with no notification for it yet.

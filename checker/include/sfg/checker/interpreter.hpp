@@ -72,6 +72,9 @@ struct Action {
                               // no_object: begin/end
     std::uint32_t line = 0;
     bool emitted = true;
+    // benter/bexit: the barrier generation it belongs to, its thread's count of arrivals at the
+    // barrier (docs/programs.md, "Dependence"); 0 where unknown (a step not taken yet).
+    std::uint32_t generation = 0;
     // vr/vw: the value read or written (docs/traces.md, vr(v=K)); a volatile access always has one.
     bool has_value = false;
     std::int64_t value = 0;
