@@ -41,9 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const sfg::checker::CheckResult r = sfg::checker::check_model(model, options);
             sfg::checker::print_text(out, model, r);
             out << sfg::checker::to_json(model, r).dump(2, ' ', false,
-                                                      nlohmann::json::error_handler_t::replace);
+                                                        nlohmann::json::error_handler_t::replace);
             for (const sfg::checker::CheckFinding& f : r.findings)
-                out << sfg::checker::trace_file_name(model, f) << sfg::checker::trace_text(model, f);
+                out << sfg::checker::trace_file_name(model, f)
+                    << sfg::checker::trace_text(model, f);
         }
     }
     return 0;

@@ -409,7 +409,8 @@ int explore(const CheckArgs& a, const std::string& source_text, const sfg::Compi
             parts.push_back(std::move(pp));
             continue;
         }
-        sfg::checker::CheckResult r = sfg::checker::finish(model, std::move(part), options, fell_back);
+        sfg::checker::CheckResult r =
+            sfg::checker::finish(model, std::move(part), options, fell_back);
         found = found || r.found();
         if (a.format == "json")
             all.push_back(sfg::checker::to_json(model, r));
@@ -420,8 +421,8 @@ int explore(const CheckArgs& a, const std::string& source_text, const sfg::Compi
     }
     if (!parts.empty()) {
         nlohmann::ordered_json j = sfg::checker::write_part(
-            a.file, source_text, sfg::checker::options_text(options, a.program), options.shard_index,
-            options.shard_count, parts);
+            a.file, source_text, sfg::checker::options_text(options, a.program),
+            options.shard_index, options.shard_count, parts);
         std::cout << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                   << '\n';
     } else if (a.format == "json") {

@@ -107,9 +107,9 @@ int infer_executions(const std::vector<const sfg::checker::Model*>& models,
             replays.push_back({fmt::format("{} execution {}", models[i]->name, k + 1),
                                [&, i, k](sfg::Symbols& syms, sfg::Analysis& sink) {
                                    syms = models[i]->syms;
-                                   return stream_steps(
-                                       sfg::checker::replay(interpreters[i], sinks[i]->schedules[k]),
-                                       syms, sink);
+                                   return stream_steps(sfg::checker::replay(interpreters[i],
+                                                                            sinks[i]->schedules[k]),
+                                                       syms, sink);
                                }});
     if (std::optional<std::string> failed = sfg::infer::check_inferred(spec, replays)) {
         fmt::print(stderr, "sfgc check: internal error: {}\n{}", *failed, spec);

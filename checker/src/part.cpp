@@ -351,7 +351,8 @@ Step read_step(const std::string& path, const json& js, const Model& m) {
             bad(path, "an action names an operation or object the program does not have");
         const bool barrier = op_info(*op).space == Namespace::barrier;
         if (ja.size() == 5 && !is_volatile_access(*op) &&
-            !(barrier && ja[4].is_number_unsigned() && ja[4].get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max()))
+            !(barrier && ja[4].is_number_unsigned() &&
+              ja[4].get<std::uint64_t>() <= std::numeric_limits<std::uint32_t>::max()))
             bad(path, "a fifth element other than a vr's or vw's value or a barrier op's "
                       "generation");
         Action a{s.thread, *op, static_cast<ObjId>(target), ja[2].get<std::uint32_t>(),

@@ -71,9 +71,9 @@ ClassId foata_class(const std::vector<Event>& run) {
             l = std::max(l, thread(u).before(named.access, 0));
         for (const Action& a : e.actions) {
             const OpInfo& op = op_info(a.op);
-            l = std::max(l, objects[{static_cast<std::uint32_t>(op.space), a.object,
-                                     e.generation}]
-                                .before(op.access, op.phase));
+            l = std::max(
+                l, objects[{static_cast<std::uint32_t>(op.space), a.object, e.generation}].before(
+                       op.access, op.phase));
         }
         level[i] = ++l;
         thread(e.thread).after(Access::exclusive, 0, l);
