@@ -1,4 +1,4 @@
-// `sfgc check FILE.sfg [--program NAME] [--mode naive|dpor|random] [--seed S]
+// `sfgc check FILE.sfg [--program NAME] [--mode naive|dpor|random|pct] [--seed S] [--pct-depth D]
 //  [--max-executions N] [--max-steps N] [--max-states N] [--preemption-bound K] [--jobs N]
 //  [--shard K/N] [--format text|json] [--trace-out DIR] [--emit-promela OUT]` and
 //  `sfgc check --merge PART...` (docs/programs.md, docs/cli.md): explores every program of the
@@ -231,6 +231,7 @@ struct CheckArgs {
     std::uint64_t seed = 0, max_executions = 1000000, max_steps = 10000;
     std::uint64_t max_states = sfg::checker::CheckOptions{}.max_states;
     std::uint32_t preemption_bound = 0, jobs = machine_cores();
+    unsigned pct_depth = sfg::checker::CheckOptions{}.pct_depth;
     std::vector<std::string> merge;
     std::uint64_t task_budget = sfg::checker::CheckOptions{}.task_budget;
     std::uint64_t split_above = sfg::checker::CheckOptions{}.split_above;
@@ -241,8 +242,9 @@ struct CheckArgs {
 
 // The options of a search (--program first: --emit-promela takes it).
 const std::vector<const char*> search_options = {
-    "--program",          "--mode", "--seed",  "--max-executions", "--max-steps",  "--max-states",
-    "--preemption-bound", "--jobs", "--shard", "--task-budget",    "--split-above"};
+    "--program",        "--mode",      "--seed",        "--pct-depth",
+    "--max-executions", "--max-steps", "--max-states",  "--preemption-bound",
+    "--jobs",           "--shard",     "--task-budget", "--split-above"};
 
 // FILE and the options of the search, in the order --help lists them.
 void add_search_options(CLI::App& app, CheckArgs& a) {
@@ -250,12 +252,18 @@ void add_search_options(CLI::App& app, CheckArgs& a) {
     app.add_option("--program", a.program, "check only this program (default: all)");
     app.add_option("--mode", a.mode,
                    "dpor (the default: one execution per equivalence class; naive with "
-                   "--preemption-bound), naive (every interleaving), random")
-        ->check(CLI::IsMember({"naive", "dpor", "random"}));
-    app.add_option("--seed", a.seed, "seed of --mode random")->check(non_negative());
+                   "--preemption-bound), naive (every interleaving), random, pct "
+                   "(probabilistic concurrency testing)")
+        ->check(CLI::IsMember({"naive", "dpor", "random", "pct"}));
+    app.add_option("--seed", a.seed, "seed of --mode random and pct")->check(non_negative());
+    app.add_option("--pct-depth", a.pct_depth,
+                   fmt::format("the bug depth d that --mode pct aims at: d-1 priority changes "
+                               "a run (default {})",
+                               a.pct_depth))
+        ->check(CLI::Range(1u, 64u));
     app.add_option("--max-executions", a.max_executions,
-                   "stop after N executions (default 1000000; the number of runs in random mode, "
-                   "1000 there by default)")
+                   "stop after N executions (default 1000000; the number of runs in random and "
+                   "pct modes, 1000 there by default)")
         ->check(non_negative());
     app.add_option("--max-steps", a.max_steps, "visible steps per execution (default 10000)")
         ->check(non_negative());
@@ -321,6 +329,8 @@ void validate(const CLI::App& app, const CheckArgs& a) {
                 throw CLI::ValidationError(
                     o, "does not apply to --emit-promela, which only writes the model");
     }
+    if (app.get_option("--pct-depth")->count() && a.mode != "pct")
+        throw CLI::ValidationError("--pct-depth", "applies to --mode pct only");
     if (a.emit_promela && a.promela.empty())
         throw CLI::ValidationError("--emit-promela", "OUT is empty (use '-' for stdout)");
     if (!a.infer_out.empty() && (!a.merge.empty() || !a.shard.empty()))
@@ -343,12 +353,13 @@ void validate(const CLI::App& app, const CheckArgs& a) {
 sfg::checker::CheckOptions check_options(const CheckArgs& a) {
     sfg::checker::CheckOptions options;
     options.mode = a.mode == "random" ? sfg::checker::Mode::random
+                   : a.mode == "pct"  ? sfg::checker::Mode::pct
                    : a.mode == "dpor" ? sfg::checker::Mode::dpor
                                       : sfg::checker::Mode::naive;
     options.seed = a.seed;
-    options.max_executions = options.mode == sfg::checker::Mode::random && !a.max_executions_given
-                                 ? 1000
-                                 : a.max_executions;
+    options.pct_depth = a.pct_depth;
+    options.max_executions =
+        sfg::checker::sampled(options.mode) && !a.max_executions_given ? 1000 : a.max_executions;
     options.max_steps = a.max_steps;
     options.max_states = a.max_states;
     if (a.preemption_bound_given)

@@ -473,9 +473,8 @@ CheckPartial explore_model(const Model& model, const CheckOptions& options, bool
     for (const Task& t : tasks)
         estimate_sum += t.estimate;
     // (A copy: the tasks move into the search.)
-    const std::optional<Task> probed = tasks.size() == 1 && options.mode != Mode::random
-                                           ? std::optional<Task>(tasks[0])
-                                           : std::nullopt;
+    const std::optional<Task> probed =
+        tasks.size() == 1 && !sampled(options.mode) ? std::optional<Task>(tasks[0]) : std::nullopt;
     double probe_mean = 0; // of every probe so far (a progress line needs no more precision)
     std::uint64_t probes = 0;
     std::atomic<std::uint64_t> delivered{0};

@@ -42,6 +42,8 @@ Exploration::Exploration(const Interpreter& in_, const CheckOptions& o)
     initial = in.initial(init_failures);
     if (options.mode == Mode::dpor)
         dpor = std::make_unique<DporModel>(m);
+    if (options.mode == Mode::pct)
+        pct_steps = checker::pct_steps(*this);
 }
 
 Exploration::~Exploration() = default;
@@ -51,6 +53,7 @@ std::unique_ptr<TaskRunner> make_runner(const Exploration& x) {
     case Mode::dpor:
         return make_dpor_runner(x);
     case Mode::random:
+    case Mode::pct:
         return make_random_runner(x);
     case Mode::naive:
         break;
@@ -268,7 +271,7 @@ bool path_less(const Task& a, const Task& b) {
 std::vector<Task> top_tasks(const Exploration& x) {
     const CheckOptions& o = x.options;
     std::vector<Task> out;
-    if (o.mode == Mode::random) {
+    if (sampled(o.mode)) {
         constexpr std::uint64_t block = 64;
         for (std::uint64_t first = 0; first < o.max_executions; first += block) {
             Task t;
@@ -364,7 +367,7 @@ namespace {
 class Scheduler {
 public:
     Scheduler(const Exploration& x, std::vector<Task> tasks, CheckPartial& out)
-        : x_(x), out_(out), bounded_(x.options.mode != Mode::random) {
+        : x_(x), out_(out), bounded_(!sampled(x.options.mode)) {
         for (Task& t : tasks) {
             root_.children.push_back(std::make_unique<TaskNode>());
             root_.children.back()->task = std::move(t);
@@ -487,7 +490,7 @@ public:
         }
         out_.stats.complete = !out_.stats.hit_max_executions && !out_.stats.hit_max_states &&
                               !out_.stats.hit_max_steps && !out_.stats.pruned &&
-                              x_.options.mode != Mode::random;
+                              !sampled(x_.options.mode);
     }
 
 private:
@@ -660,7 +663,7 @@ public:
         std::unique_ptr<TaskRunner> runner = make_runner(x);
         std::vector<Task> stack = top_tasks(x);
         std::reverse(stack.begin(), stack.end());
-        const bool bounded = o.mode != Mode::random;
+        const bool bounded = !sampled(o.mode);
         ExploreStats st;
         bool cut = false; // stopped with work left
         while (!stack.empty()) {
@@ -688,8 +691,8 @@ public:
                 stack.push_back(std::move(*it));
         }
         st.hit_max_executions = bounded && st.executions >= o.max_executions;
-        st.complete = !cut && !st.hit_max_executions && !st.hit_max_steps && !st.pruned &&
-                      o.mode != Mode::random;
+        st.complete =
+            !cut && !st.hit_max_executions && !st.hit_max_steps && !st.pruned && !sampled(o.mode);
         return st;
     }
 };

@@ -70,6 +70,8 @@ struct Exploration {
     std::vector<Failure> init_failures;
     State initial;
     std::unique_ptr<DporModel> dpor; // mode dpor
+    // Mode pct: PCT's k, the steps a run is expected to take (pct_steps()).
+    std::uint64_t pct_steps = 1;
 };
 
 class TaskRunner {
@@ -81,7 +83,11 @@ public:
 };
 std::unique_ptr<TaskRunner> make_runner(const Exploration& x);
 std::unique_ptr<TaskRunner> make_naive_runner(const Exploration& x);
-std::unique_ptr<TaskRunner> make_random_runner(const Exploration& x);
+std::unique_ptr<TaskRunner> make_random_runner(const Exploration& x); // random and pct
+// PCT's k: the longest of 16 uniform random runs from the initial state (their own streams of
+// the seed), made once before the search, so that every run, and the report, is the same for
+// every number of jobs and shards.
+std::uint64_t pct_steps(const Exploration& x);
 std::unique_ptr<TaskRunner> make_dpor_runner(const Exploration& x);
 
 // Knuth's estimator ("Estimating the efficiency of backtrack programs", Math. Comp. 29, 1975):

@@ -5,6 +5,8 @@
 #include "engine.hpp"
 #include "explore_detail.hpp"
 
+#include "sfg/runtime/engine/pct.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,6 +23,8 @@ const char* to_string(Mode m) {
         return "dpor";
     case Mode::random:
         return "random";
+    case Mode::pct:
+        return "pct";
     }
     return "?";
 }
@@ -183,20 +187,51 @@ private:
     const Exploration& x_;
 };
 
+// One sampled run from the initial state into `path` and `s`: each step's thread drawn
+// uniformly from `rng`, or PCT's choice when `pct` is given; within the preemption bound.
+// `enabled` is left with the threads enabled at the end.
+void sample_run(const Exploration& x, std::mt19937_64& rng, engine::PctScheduler* pct,
+                std::vector<Step>& path, State& s, std::vector<ThreadId>& enabled) {
+    const Interpreter& in = x.in;
+    const CheckOptions& o = x.options;
+    path.clear();
+    s = x.initial;
+    std::uint32_t preemptions = 0;
+    for (;;) {
+        in.enabled(s, enabled);
+        if (enabled.empty() || path.size() >= o.max_steps)
+            break;
+        ThreadId q = pct ? pct->choose(enabled, path.size()) : enabled[rng() % enabled.size()];
+        if (!path.empty()) {
+            ThreadId last = path.back().thread;
+            bool last_enabled = std::find(enabled.begin(), enabled.end(), last) != enabled.end();
+            if (last_enabled && q != last) {
+                if (o.preemption_bound && preemptions >= *o.preemption_bound)
+                    q = last;
+                else
+                    ++preemptions;
+            }
+        }
+        path.emplace_back();
+        in.step(s, q, path.back());
+    }
+}
+
 // Runs [t.first, t.last): run i follows its own random stream (run_seed), so the runs are the
-// same whoever runs them.
+// same whoever runs them. Mode pct: PCT with k = x.pct_steps and the stream's priorities.
 class RandomRunner : public TaskRunner {
 public:
     explicit RandomRunner(const Exploration& x) : x_(x) {}
 
     TaskOutcome run(const Task& t, const TaskLimits& lim, ExecutionSink& sink) override {
-        const Interpreter& in = x_.in;
         const CheckOptions& o = x_.options;
         TaskOutcome out;
         ExploreStats& st = out.stats;
         st.complete = false; // a sample, never a proof
         std::vector<Step> path;
         std::vector<ThreadId> enabled;
+        State s;
+        engine::PctScheduler pct;
         for (std::uint64_t i = t.first; i < t.last; ++i) {
             if (st.executions >= lim.executions || out.states >= lim.states || sink.stop() ||
                 aborted(lim)) {
@@ -204,28 +239,9 @@ public:
                 break;
             }
             std::mt19937_64 rng(run_seed(o.seed, i));
-            path.clear();
-            State s = x_.initial;
-            std::uint32_t preemptions = 0;
-            for (;;) {
-                in.enabled(s, enabled);
-                if (enabled.empty() || path.size() >= o.max_steps)
-                    break;
-                ThreadId q = enabled[rng() % enabled.size()];
-                if (!path.empty()) {
-                    ThreadId last = path.back().thread;
-                    bool last_enabled =
-                        std::find(enabled.begin(), enabled.end(), last) != enabled.end();
-                    if (last_enabled && q != last) {
-                        if (o.preemption_bound && preemptions >= *o.preemption_bound)
-                            q = last;
-                        else
-                            ++preemptions;
-                    }
-                }
-                path.emplace_back();
-                in.step(s, q, path.back());
-            }
+            if (o.mode == Mode::pct)
+                pct.begin(rng(), x_.pct_steps, o.pct_depth);
+            sample_run(x_, rng, o.mode == Mode::pct ? &pct : nullptr, path, s, enabled);
             Execution e{&x_.init_failures, &path, &s, end_of(s, !enabled.empty())};
             if (e.end == EndKind::steps)
                 st.hit_max_steps = true;
@@ -271,6 +287,19 @@ std::unique_ptr<TaskRunner> make_naive_runner(const Exploration& x) {
 
 std::unique_ptr<TaskRunner> make_random_runner(const Exploration& x) {
     return std::make_unique<RandomRunner>(x);
+}
+
+std::uint64_t pct_steps(const Exploration& x) {
+    std::uint64_t k = 1;
+    std::vector<Step> path;
+    std::vector<ThreadId> enabled;
+    State s;
+    for (std::uint64_t i = 0; i < 16; ++i) {
+        std::mt19937_64 rng(run_seed(x.options.seed ^ 0x7063740000000000ULL, i));
+        sample_run(x, rng, nullptr, path, s, enabled);
+        k = std::max<std::uint64_t>(k, path.size());
+    }
+    return k;
 }
 
 bool dependent(const Model& m, const Action& a, const Action& b) {

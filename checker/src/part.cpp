@@ -17,7 +17,8 @@ std::string options_text(const CheckOptions& o, const std::string& program) {
                        "preemption-bound={} program={} task-budget={} split-above={}",
                        to_string(o.mode), o.seed, o.max_executions, o.max_steps, o.max_states,
                        o.preemption_bound ? std::to_string(*o.preemption_bound) : "none",
-                       program.empty() ? "*" : program, o.task_budget, o.split_above);
+                       program.empty() ? "*" : program, o.task_budget, o.split_above) +
+           (o.mode == Mode::pct ? fmt::format(" pct-depth={}", o.pct_depth) : "");
 }
 
 bool classes_disjoint(const Model& m, Mode mode) {
@@ -424,6 +425,8 @@ ProgramPart read_program(const Part& part, std::size_t i, const Model& m) {
         p.mode = Mode::naive;
     else if (mode == "random")
         p.mode = Mode::random;
+    else if (mode == "pct")
+        p.mode = Mode::pct;
     else
         bad(path, "unknown mode " + mode);
     p.fell_back = flag(path, e, "fell_back");

@@ -104,8 +104,9 @@ TEST_CASE("sfgc check: exit 2 on bad programs, bad flags and unknown programs") 
 
     CHECK(sfgc("check specs/programs/does_not_exist.sfg").status == 2);
     CHECK(sfgc("check").status == 2);
-    for (const std::string flags : {"--mode bogus", "--max-steps abc", "--max-executions -1",
-                                    "--format yaml", "--frobnicate", "--seed"}) {
+    for (const std::string flags :
+         {"--mode bogus", "--max-steps abc", "--max-executions -1", "--format yaml", "--frobnicate",
+          "--seed", "--pct-depth 2", "--mode pct --pct-depth 0", "--mode pct --pct-depth 65"}) {
         CAPTURE(flags);
         r = sfgc("check " + bank + " " + flags);
         CHECK(r.status == 2);
@@ -125,6 +126,27 @@ TEST_CASE("sfgc check: exit 2 on bad programs, bad flags and unknown programs") 
     json all = check_json(quote(two), 1);
     REQUIRE(all.is_array());
     CHECK(all.size() == 2);
+}
+
+TEST_CASE("sfgc check --mode pct: its runs, a finding, the same report for every --jobs") {
+    // main starts three threads; `check` fails only when it reads between another's two writes.
+    fs::path reorder = write_scratch(
+        "reorder.sfg", "threads main, s0, s1, s2, check;\nvolatile a, b;\nprogram reorder {\n"
+                       "  thread main { fork s0; fork s1; fork s2; fork check; }\n"
+                       "  thread s0 { a = 1; b = 1; }\n  thread s1 { a = 1; b = 1; }\n"
+                       "  thread s2 { a = 1; b = 1; }\n"
+                       "  thread check { let x = a; let y = b; assert x == y; }\n}\n");
+    const std::string args = "check " + quote(reorder) + " --mode pct --seed 3 --pct-depth 2";
+    Run one = sfgc(args + " --jobs 1");
+    INFO(one.err);
+    CHECK(one.status == 1);
+    CHECK(one.out.find("1000 executions") != std::string::npos);
+    CHECK(one.out.find("incomplete (pct)") != std::string::npos);
+    CHECK(one.out.find("assert at line 8") != std::string::npos);
+    CHECK(sfgc(args + " --jobs 2").out == one.out);
+    json j = check_json(quote(reorder) + " --mode pct --seed 3 --max-executions 50", 1);
+    CHECK(j["complete"] == false);
+    CHECK(j["executions"] == 50);
 }
 
 TEST_CASE("sfgc check --format json has exactly the documented keys") {

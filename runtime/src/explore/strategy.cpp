@@ -1,6 +1,8 @@
 // The strategies of sfg::explore (strategy.hpp; docs/explore.md, "Modes").
 #include "explore/strategy.hpp"
 
+#include "sfg/runtime/engine/pct.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <limits>
@@ -109,39 +111,16 @@ private:
     std::mt19937_64 rng_;
 };
 
-// PCT (Burckhardt, Kothari, Musuvathi, Nagarakatte, "A Randomized Scheduler with Probabilistic
-// Guarantees of Finding Bugs", ASPLOS 2010): every thread gets a random priority above d when it
-// first appears; the highest-priority enabled thread runs; at d-1 random steps among the first k
-// (k: the longest run so far) the running thread's priority drops below every initial one, to
-// the change point's number. A bug of depth d is found with probability >= 1/(n k^(d-1)) a run.
+// PCT (sfg/runtime/engine/pct.hpp, shared with `sfgc check --mode pct`), with k the longest run
+// so far.
 class Pct final : public Strategy {
 public:
-    Pct(std::uint64_t seed, unsigned depth) : seed_(seed), depth_(std::max(depth, 1u)) {}
+    Pct(std::uint64_t seed, unsigned depth) : seed_(seed), depth_(depth) {}
 
-    void begin_run() override {
-        rng_.seed(mix(seed_ ^ mix(run_ + 0x51)));
-        priority_.clear();
-        changes_.clear();
-        const std::uint64_t k = std::max<std::uint64_t>(longest_, 1);
-        for (unsigned i = 1; i < depth_; ++i)
-            changes_.push_back(std::uniform_int_distribution<std::uint64_t>(0, k - 1)(rng_));
-    }
+    void begin_run() override { pct_.begin(mix(seed_ ^ mix(run_ + 0x51)), longest_, depth_); }
 
     std::optional<Choice> choose(const Decision& d) override {
-        for (std::uint32_t t : *d.enabled)
-            if (t >= priority_.size() || priority_[t] == 0) {
-                if (t >= priority_.size())
-                    priority_.resize(t + 1, 0);
-                // Initial priorities are above every change point's (1 .. d-1).
-                priority_[t] = depth_ + (rng_() >> 1);
-            }
-        std::uint32_t best = highest(d);
-        for (std::size_t i = 0; i < changes_.size(); ++i)
-            if (changes_[i] == d.depth) {
-                priority_[best] = i + 1;
-                best = highest(d);
-            }
-        return Choice{best, nullptr};
+        return Choice{pct_.choose(*d.enabled, d.depth), nullptr};
     }
 
     void end_run(const std::vector<StepKey>& path) override {
@@ -153,18 +132,9 @@ public:
     }
 
 private:
-    std::uint32_t highest(const Decision& d) const {
-        std::uint32_t best = d.enabled->front();
-        for (std::uint32_t t : *d.enabled)
-            if (priority_[t] > priority_[best])
-                best = t;
-        return best;
-    }
     std::uint64_t seed_, run_ = 0, longest_ = 0;
     unsigned depth_;
-    std::mt19937_64 rng_;
-    std::vector<std::uint64_t> priority_; // by thread; 0: not seen yet
-    std::vector<std::uint64_t> changes_;  // the steps at which a priority drops
+    engine::PctScheduler pct_;
 };
 
 class Replay final : public Strategy {

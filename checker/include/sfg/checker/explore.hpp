@@ -15,12 +15,17 @@
 
 namespace sfg::checker {
 
-enum class Mode : std::uint8_t { naive, dpor, random };
+enum class Mode : std::uint8_t { naive, dpor, random, pct };
 const char* to_string(Mode m);
+// Modes that sample runs (max_executions of them) instead of covering the tree.
+inline bool sampled(Mode m) {
+    return m == Mode::random || m == Mode::pct;
+}
 
 struct CheckOptions {
     Mode mode = Mode::dpor;
-    std::uint64_t seed = 0; // random
+    std::uint64_t seed = 0; // random, pct
+    unsigned pct_depth = 3; // pct: the bug depth d (docs/programs.md, "Modes")
     std::uint64_t max_executions = 1000000;
     std::uint64_t max_steps = 10000; // visible steps per execution
     // Steps of all executions explored, together: a bound on the exploration's work, which
@@ -81,8 +86,8 @@ struct ExploreStats {
 };
 
 // An exploration policy. Implementations: NaiveExplorer (every interleaving, DFS),
-// RandomExplorer (max_executions random runs), the DPOR explorer (src/dpor.cpp: one execution
-// per Mazurkiewicz class of maximal executions).
+// RandomExplorer (max_executions random or PCT runs), the DPOR explorer (src/dpor.cpp: one
+// execution per Mazurkiewicz class of maximal executions).
 class Explorer {
 public:
     virtual ~Explorer() = default;
