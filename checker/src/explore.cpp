@@ -5,6 +5,7 @@
 #include "engine.hpp"
 #include "explore_detail.hpp"
 
+#include "sfg/runtime/engine/foata.hpp"
 #include "sfg/runtime/engine/pct.hpp"
 
 #include <fmt/format.h>
@@ -273,12 +274,6 @@ bool intersect(const Model& m, const Action& a, const Action& b) {
     return false;
 }
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h *= 0xff51afd7ed558ccdULL;
-    return h ^ (h >> 29);
-}
-
 } // namespace
 
 std::unique_ptr<TaskRunner> make_naive_runner(const Exploration& x) {
@@ -344,87 +339,50 @@ bool dependent(const Model& m, const Step& a, const Step& b) {
 }
 
 ClassId foata_class(const Model& m, const std::vector<Step>& steps) {
-    // The level of a step: one more than the highest level of a step it depends on. Per object
-    // of every namespace (its threads too: a step is an exclusive access to its own thread, a
-    // fork or join one to each thread it names), and per phase, the highest level of any access
-    // and of an exclusive one (Access, docs/programs.md "Dependence").
-    struct Levels {
-        std::uint32_t any[2] = {0, 0}, exclusive[2] = {0, 0};
-        // The highest level of the accesses an access depends on.
-        std::uint32_t before(Access a, std::uint8_t p) const {
-            return std::max(any[1 - p], a == Access::exclusive ? any[p] : exclusive[p]);
-        }
-        void after(Access a, std::uint8_t p, std::uint32_t l) {
-            any[p] = std::max(any[p], l);
-            if (a == Access::exclusive)
-                exclusive[p] = std::max(exclusive[p], l);
-        }
-    };
-    // One array for every namespace's objects: namespace n's at first[n].
+    // Objects of every namespace (its threads too: a step is an exclusive access to its own
+    // thread, a fork or join one to each thread it names), with Access and phase from the op
+    // table (docs/programs.md "Dependence"); each generation of a barrier an object of its own.
     std::array<std::size_t, namespace_count_all + 1> first{};
     for (std::size_t n = 0; n < namespace_count_all; ++n)
         first[n + 1] = first[n] + (static_cast<Namespace>(n) == Namespace::thread
                                        ? m.threads.size()
                                        : m.syms.names(static_cast<Namespace>(n)).size());
-    std::vector<Levels> objects(first.back());
-    const auto object = [&](Namespace n, ObjId o) -> Levels& {
+    std::vector<engine::FoataLevels> objects(first.back());
+    const auto object = [&](Namespace n, ObjId o) -> engine::FoataLevels& {
         return objects[first[static_cast<std::size_t>(n)] + o];
     };
-    std::map<std::pair<ObjId, std::uint32_t>, Levels> rounds; // (barrier, generation)
-    // Applies f to the levels of each object an action names.
-    const auto for_objects = [&](const Action& a, const OpInfo& i, auto&& f) {
-        if (i.access == Access::none)
-            return;
-        if (i.operand == Operand::thread_set)
-            for (ThreadId u : m.thread_sets[a.target])
-                f(object(Namespace::thread, u));
-        else if (i.operand == Operand::queue_item) // enq/deq: the queue (thesis §5.1)
-            f(object(i.space, m.syms.queue_items.queue(a.target)));
-        else if (i.space == Namespace::barrier && a.generation) // each generation its own
-            f(rounds[{a.target, a.generation}]);
-        else
-            f(object(i.space, a.target));
-    };
-    std::vector<std::uint32_t> level(steps.size());
-    for (std::size_t i = 0; i < steps.size(); ++i) {
+    std::map<std::pair<ObjId, std::uint32_t>, engine::FoataLevels> rounds; // (barrier, generation)
+    const auto accesses = [&](std::size_t i, auto&& visit) {
         const Step& s = steps[i];
-        Levels& thread = object(Namespace::thread, s.thread);
-        std::uint32_t l = thread.before(Access::exclusive, 0);
+        visit(object(Namespace::thread, s.thread), true, std::uint8_t{0});
         for (const Action& a : s.actions) {
             const OpInfo& op = op_info(a.op);
-            for_objects(a, op,
-                        [&](const Levels& o) { l = std::max(l, o.before(op.access, op.phase)); });
+            const bool excl = op.access == Access::exclusive;
+            if (op.access == Access::none)
+                continue;
+            if (op.operand == Operand::thread_set)
+                for (ThreadId u : m.thread_sets[a.target])
+                    visit(object(Namespace::thread, u), excl, op.phase);
+            else if (op.operand == Operand::queue_item) // enq/deq: the queue (thesis §5.1)
+                visit(object(op.space, m.syms.queue_items.queue(a.target)), excl, op.phase);
+            else if (op.space == Namespace::barrier && a.generation)
+                visit(rounds[{a.target, a.generation}], excl, op.phase);
+            else
+                visit(object(op.space, a.target), excl, op.phase);
         }
-        ++l;
-        level[i] = l;
-        thread.after(Access::exclusive, 0, l);
-        for (const Action& a : s.actions) {
-            const OpInfo& op = op_info(a.op);
-            for_objects(a, op, [&](Levels& o) { o.after(op.access, op.phase, l); });
-        }
-    }
-    std::vector<std::uint32_t> order(steps.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-        return std::pair(level[x], steps[x].thread) < std::pair(level[y], steps[y].thread);
-    });
-    ClassId c{0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL};
-    auto add = [&](std::uint64_t v) {
-        c.a = mix(c.a, v);
-        c.b = mix(c.b ^ 0xa4093822299f31d0ULL, v * 0x9e3779b97f4a7c15ULL + 1);
     };
-    for (std::uint32_t i : order) {
+    const auto content = [&](std::size_t i, auto&& add) {
         const Step& s = steps[i];
-        add(static_cast<std::uint64_t>(level[i]) << 32 | s.thread);
         add(s.actions.size());
         for (const Action& a : s.actions)
             add(static_cast<std::uint64_t>(a.op) << 40 |
                 static_cast<std::uint64_t>(a.emitted) << 32 | a.target);
         for (const Failure& f : s.failures)
             add(0xfa11ULL << 32 | static_cast<std::uint64_t>(f.kind) << 16 | f.line);
-    }
-    return c;
+    };
+    const engine::ClassId c = engine::foata_class(
+        steps.size(), [&](std::size_t i) { return steps[i].thread; }, accesses, content);
+    return ClassId{c.a, c.b};
 }
 
 std::vector<Step> replay(const Interpreter& in, const std::vector<ThreadId>& schedule,

@@ -4,6 +4,7 @@
 // system gives them (sfg::explore: by namespace and name, the same in every run).
 #pragma once
 
+#include "sfg/runtime/engine/foata.hpp"
 #include "sfg/runtime/op.hpp"
 
 #include <cstdint>
@@ -42,11 +43,7 @@ struct Event {
 bool dependent(const Event& a, const Event& b);
 
 // The Mazurkiewicz class of a run under `dependent`: a 128-bit hash of its Foata normal form.
-struct ClassId {
-    std::uint64_t a = 0, b = 0;
-    friend bool operator==(const ClassId&, const ClassId&) = default;
-    friend auto operator<=>(const ClassId&, const ClassId&) = default;
-};
+using ClassId = engine::ClassId;
 ClassId foata_class(const std::vector<Event>& run);
 
 } // namespace sfg::explore_detail

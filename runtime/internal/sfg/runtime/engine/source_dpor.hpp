@@ -1,0 +1,291 @@
+// Source-DPOR with sleep sets (Abdulla, Aronis, Jonsson, Sagonas, "Source Sets: A Foundation for
+// Optimal Dynamic Partial Order Reduction", JACM 64(4), 2017, Algorithm 1): the one DPOR of
+// `sfg::explore` and `sfgc check` (docs/programs.md, "Modes"; docs/explore.md, "How it works"),
+// generic over the system explored. It keeps the search's stack — the nodes, the events between
+// them with their happens-before clocks, the backtrack and sleep sets — and reverses races; a
+// driver walks it: the model checker's by stepping copies of the interpreter's state, explore's
+// by replaying each run of a C++ body from its start.
+//
+// Two changes for blocking steps (lock acquisitions, joins, barrier departures, dequeues,
+// wake-ups), which the paper's model lacks, are the engine's: a race whose later step could not
+// have run first (System::reversible, the first change) is skipped, and the search for that
+// step's races goes on behind it; and at every node the next step of each blocked thread races
+// with the path when the node's last event is dependent with it (blocked_races(), the second).
+//
+// What the engine asks of System (read-only, shared by the searches):
+//   using Step; using Node;                  a step before it is taken; what a node keeps
+//   std::uint32_t thread(const Step&)
+//   bool dependent(const Step&, const Step&)
+//   bool started_by(const Step& e, std::uint32_t p)     e is the fork that started p
+//   std::size_t threads(const Node&)                    thread numbers at the node: 0 .. n-1
+//   bool next(const Node&, std::uint32_t t, Step& out)  t's next step, if t has one
+//   bool enabled(const Node&, std::uint32_t t)          whether it can be taken there
+//   bool runs_after(const Node&, const std::vector<const Step*>& steps, const Step& s)
+//                       whether `steps`, then s, can be taken in turn from the node
+//   bool reversible(const SourceDpor<System>&, std::size_t i, std::uint32_t p, const Step& s)
+//                       whether p's step s can run before events()[i] (it may call simulate())
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace sfg::engine {
+
+template <class System>
+class SourceDpor {
+public:
+    using Step = typename System::Step;
+    using Node = typename System::Node;
+
+    struct Event {
+        Step step;
+        std::uint32_t thread = 0;
+        std::uint32_t pos = 0; // index among its thread's events
+        // Happens-before (the transitive closure of `dependent` on the path): clock[t] = how many
+        // of t's events happen before or are this one (missing entries: 0).
+        std::vector<std::uint32_t> clock;
+    };
+
+    // A node of the search: the state before the event at its depth.
+    struct Frame {
+        Node node;
+        std::vector<std::uint8_t> backtrack; // threads to explore from here (Algorithm 1)
+        std::vector<std::uint8_t> sleep;     // explored here, or covered by an explored branch
+        std::vector<std::uint32_t> count;    // events per thread before this depth
+        bool started = false;
+    };
+
+    explicit SourceDpor(const System& sys) : sys_(sys) {}
+
+    // Starts a search at `root` with a sleep set (a task's; empty: none).
+    void reset(Node root, std::vector<std::uint8_t> sleep) {
+        frames_.clear();
+        events_.clear();
+        evidx_.clear();
+        Frame f;
+        f.node = std::move(root);
+        f.sleep = std::move(sleep);
+        frames_.push_back(std::move(f));
+    }
+
+    std::vector<Frame>& frames() { return frames_; }
+    const std::vector<Frame>& frames() const { return frames_; }
+    const std::vector<Event>& events() const { return events_; }
+    Event& last_event() { return events_.back(); }
+    // Thread t's events, by index in events().
+    const std::vector<std::size_t>& events_of(std::uint32_t t) const {
+        return t < evidx_.size() ? evidx_[t] : none_;
+    }
+    // Whether events()[k] happens after events()[i].
+    bool after(std::size_t k, std::size_t i) const {
+        return at(events_[k].clock, events_[i].thread) > events_[i].pos;
+    }
+
+    // The deepest node is reached: its blocked threads' races (the second change), then its first
+    // branch, the lowest enabled thread awake there, one that `later` does not put off if there is
+    // one. None: every enabled thread sleeps (the node is sleep-set blocked, its executions
+    // equivalent to explored ones). `enabled` ascending.
+    template <class Later>
+    std::optional<std::uint32_t> start(const std::vector<std::uint32_t>& enabled, Later later) {
+        Frame& f = frames_.back();
+        f.started = true;
+        const std::size_t n = sys_.threads(f.node);
+        if (f.backtrack.size() < n)
+            f.backtrack.resize(n, 0);
+        blocked_races();
+        std::optional<std::uint32_t> first;
+        for (std::uint32_t t : enabled)
+            if (!at(f.sleep, t) && (!first || (later(*first) && !later(t))))
+                first = t;
+        if (first)
+            set(f.backtrack, *first, std::uint8_t{1});
+        return first;
+    }
+
+    // The next thread to explore at the deepest node: in its backtrack set and awake. None: the
+    // node is done.
+    std::optional<std::uint32_t> next_choice() const {
+        const Frame& f = frames_.back();
+        for (std::uint32_t p = 0; p < f.backtrack.size(); ++p)
+            if (f.backtrack[p] && !at(f.sleep, p))
+                return p;
+        return std::nullopt;
+    }
+
+    // The sleep set after p's step `step` from frame f: the sleeping threads whose next steps are
+    // independent of it (Algorithm 1, line 12).
+    std::vector<std::uint8_t> sleep_after(const Frame& f, std::uint32_t p, const Step& step) const {
+        std::vector<std::uint8_t> out(f.sleep.size(), 0);
+        Step q_step;
+        for (std::uint32_t q = 0; q < f.sleep.size(); ++q)
+            out[q] = f.sleep[q] && q != p && sys_.next(f.node, q, q_step) &&
+                     !sys_.dependent(q_step, step);
+        return out;
+    }
+
+    // Algorithm 1, lines 6-13: p's step `step` is taken at the deepest node: its races are
+    // reversed, p sleeps there from now on, and a node below is pushed with the sleeping threads
+    // whose steps are independent of it. The driver fills the new node (frames().back().node).
+    void take(std::uint32_t p, const Step& step) {
+        Frame& f = frames_.back();
+        std::vector<std::uint8_t> sleep = sleep_after(f, p, step);
+        set(f.sleep, p, std::uint8_t{1});
+        Event ev;
+        ev.step = step;
+        ev.thread = p;
+        ev.pos = at(f.count, p);
+        analyze(p, step, ev.clock);
+        Frame next;
+        next.sleep = std::move(sleep);
+        next.count = f.count; // f is invalid from the push on
+        set(next.count, p, at(next.count, p) + 1);
+        events_.push_back(std::move(ev));
+        if (evidx_.size() <= p)
+            evidx_.resize(p + 1);
+        evidx_[p].push_back(events_.size() - 1);
+        frames_.push_back(std::move(next));
+    }
+
+    // Back from the deepest node (and from the event that led to it).
+    void pop() {
+        frames_.pop_back();
+        if (!events_.empty() && frames_.size() == events_.size()) {
+            evidx_[events_.back().thread].pop_back();
+            events_.pop_back();
+        }
+    }
+
+    // The races of p's step `step`, taken after the whole path (Algorithm 1, line 6), with the
+    // first change: a dependent event whose race cannot be reversed does not hide the events
+    // before it. Sets `clock` to the step's happens-before clock and reverses each race.
+    void analyze(std::uint32_t p, const Step& step, std::vector<std::uint32_t>& clock) {
+        // `seen`: what happens before the step through program order and reversible races.
+        std::vector<std::uint32_t> seen;
+        if (p < evidx_.size() && !evidx_[p].empty())
+            seen = events_[evidx_[p].back()].clock;
+        clock = seen;
+        std::vector<std::size_t> races;
+        for (std::size_t i = events_.size(); i-- > 0;) {
+            const Event& e = events_[i];
+            if (e.thread == p || at(seen, e.thread) > e.pos)
+                continue;
+            if (!sys_.dependent(e.step, step))
+                continue;
+            if (at(clock, e.thread) <= e.pos)
+                join(clock, e.clock);
+            if (sys_.started_by(e.step, p)) {
+                join(seen, e.clock); // the fork that started p: program order
+                continue;
+            }
+            if (!sys_.reversible(*this, i, p, step))
+                continue;
+            races.push_back(i);
+            join(seen, e.clock);
+        }
+        set(clock, p, static_cast<std::uint32_t>(events_of(p).size() + 1));
+        for (std::size_t i : races)
+            reverse(i, p, clock);
+    }
+
+    // Whether `step` can be taken after pre(E, e).notdep(e, E), e = events()[i]: the events after
+    // e that do not happen after it, run from the node before e.
+    bool simulate(std::size_t i, const Step& step) const {
+        std::vector<const Step*> notdep;
+        for (std::size_t k = i + 1; k < events_.size(); ++k)
+            if (!after(k, i))
+                notdep.push_back(&events_[k].step);
+        return sys_.runs_after(frames_[i].node, notdep, step);
+    }
+
+private:
+    template <class T>
+    static T at(const std::vector<T>& v, std::size_t i) {
+        return i < v.size() ? v[i] : T{};
+    }
+    template <class T>
+    static void set(std::vector<T>& v, std::size_t i, T x) {
+        if (i >= v.size())
+            v.resize(i + 1, T{});
+        v[i] = x;
+    }
+    static void join(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& c) {
+        if (into.size() < c.size())
+            into.resize(c.size(), 0);
+        for (std::size_t t = 0; t < c.size(); ++t)
+            into[t] = std::max(into[t], c[t]);
+    }
+
+    // The second change: the next steps of the threads blocked at the deepest node that its last
+    // event concerns.
+    void blocked_races() {
+        if (events_.empty())
+            return;
+        const Frame& f = frames_.back();
+        const Step& last = events_.back().step;
+        std::vector<std::uint32_t> clock;
+        Step q_step;
+        const std::size_t n = sys_.threads(f.node);
+        for (std::uint32_t q = 0; q < n; ++q)
+            if (sys_.next(f.node, q, q_step) && !sys_.enabled(f.node, q) &&
+                sys_.dependent(last, q_step))
+                analyze(q, q_step, clock);
+    }
+
+    // Algorithm 1, lines 7-10 for the race events()[i] ⋖ (p's step with `clock`): unless some
+    // initial of v = notdep(e, E).p is already in backtrack(E') or sleeps there (then it is
+    // covered), add one, E' = pre(E, e). The initials are computed from the clocks: the first
+    // event of a thread in v is an initial when nothing of v happens before it.
+    void reverse(std::size_t i, std::uint32_t p, const std::vector<std::uint32_t>& clock) {
+        const Event& e = events_[i];
+        const std::vector<std::uint32_t>& upto = frames_[i + 1].count; // events up to e
+        const std::size_t nt = std::max(evidx_.size(), std::size_t{p} + 1);
+        std::vector<std::uint32_t> initials;
+        bool p_in_notdep = false;
+        for (std::uint32_t t = 0; t < nt; ++t) {
+            if (t == e.thread || t >= evidx_.size() || at(upto, t) >= evidx_[t].size())
+                continue;
+            const std::size_t z = evidx_[t][at(upto, t)]; // t's first event after e
+            if (after(z, i))
+                continue; // then all of t's later events are: t is not in v
+            p_in_notdep = p_in_notdep || t == p;
+            bool initial = true;
+            for (std::uint32_t u = 0; u < nt && initial; ++u)
+                initial = u == t || at(events_[z].clock, u) <= at(upto, u);
+            if (initial)
+                initials.push_back(t);
+        }
+        if (!p_in_notdep) { // p's step is p's first event in v
+            bool initial = true;
+            for (std::uint32_t u = 0; u < nt && initial; ++u)
+                if (u != p && u != e.thread && at(clock, u) > at(upto, u))
+                    initial = after(evidx_[u][at(upto, u)], i);
+            if (initial)
+                initials.push_back(p);
+        }
+        Frame& f = frames_[i];
+        for (std::uint32_t t : initials)
+            if (at(f.backtrack, t) || at(f.sleep, t))
+                return;
+        // Prefer p (the reversed step itself), then the lowest enabled initial.
+        std::stable_partition(initials.begin(), initials.end(),
+                              [&](std::uint32_t t) { return t == p; });
+        for (std::uint32_t q : initials)
+            if (sys_.enabled(f.node, q)) {
+                set(f.backtrack, q, std::uint8_t{1});
+                return;
+            }
+        // Every initial is blocked before e: e enabled it (the second change covers it).
+    }
+
+    const System& sys_;
+    std::vector<Frame> frames_; // frames_[d]: the node before events_[d]
+    std::vector<Event> events_;
+    std::vector<std::vector<std::size_t>> evidx_; // [thread]: its events' indices in events_
+    std::vector<std::size_t> none_;
+};
+
+} // namespace sfg::engine
