@@ -230,7 +230,7 @@ private:
         Step q_step;
         const std::size_t n = sys_.threads(f.node);
         for (std::uint32_t q = 0; q < n; ++q)
-            if (sys_.next(f.node, q, q_step) && !sys_.enabled(f.node, q) &&
+            if (!sys_.enabled(f.node, q) && sys_.next(f.node, q, q_step) &&
                 sys_.dependent(last, q_step))
                 analyze(q, q_step, clock);
     }
