@@ -13,6 +13,7 @@
 #include "sfg/runtime/enforce/enforcer.hpp"
 #include "sfg/runtime/event.hpp"
 #include "sfg/runtime/net.hpp"
+#include "volume.hpp"
 
 #include <algorithm>
 #include <bitset>
@@ -28,17 +29,6 @@
 #include <vector>
 
 namespace sfg::testlib {
-
-// The random-trace tests' size: `full` traces under SFG_FULL=1 (scripts/test.sh --full), else a
-// quarter of them, whose lower bounds are scaled alike by `quarter`. Volume, not interleavings:
-// under the sanitizers these tests are single-threaded property checks.
-inline bool full_size() {
-    const char* env = std::getenv("SFG_FULL");
-    return env && std::string(env) != "0";
-}
-inline int quarter(int full) {
-    return full_size() ? full : full / 4;
-}
 
 // ---------------------------------------------------------------------------------------------
 // SFGs

@@ -431,12 +431,13 @@ void agree_with_definitions(std::uint64_t seed, int count, const RandomTraceOpti
 
 } // namespace
 
-TEST_CASE("singletrack = the definitions on longer random traces (100 of up to 200 events)" *
+TEST_CASE("singletrack = the definitions on longer random traces (100 with --full, of up to 200 "
+          "events)" *
           volume) {
     RandomTraceOptions o;
     o.threads = 3;
     o.events = 100;
-    agree_with_definitions(7, 100, o, 5, 100, 5);
+    agree_with_definitions(7, sfg::testlib::quarter(100), o, 5, 100, 5);
 }
 
 TEST_CASE("singletrack = the definitions with many short-lived threads, some joined twice" *
@@ -447,7 +448,7 @@ TEST_CASE("singletrack = the definitions with many short-lived threads, some joi
     o.threads = 8;
     o.events = 60;
     o.rejoin = 30;
-    agree_with_definitions(11, 500, o, 16, 80, 20);
+    agree_with_definitions(11, sfg::testlib::quarter(500), o, 16, 80, 20);
 }
 
 TEST_CASE("singletrack: memory stays bounded on a long trace") {
