@@ -7,10 +7,6 @@
 
 #include "sfg/runtime/core/varint.hpp"
 
-#include <algorithm>
-#include <cstdlib>
-#include <new>
-
 namespace sfg::infer {
 
 namespace {
@@ -38,28 +34,12 @@ constexpr std::size_t max_event_bytes = 1 + 7 * 10; // the op byte and six varin
 
 } // namespace
 
-EventLog::~EventLog() {
-    std::free(data_);
-}
-
-// Doubling by realloc: a large block grows by remapping its pages, not by copying them, and
-// capacity grows with what the trace holds (RLIMIT_DATA, --max-memory, counts it all).
-void EventLog::grow(std::size_t bytes) {
-    auto* grown = static_cast<unsigned char*>(std::realloc(data_, bytes));
-    if (!grown)
-        throw std::bad_alloc();
-    data_ = grown;
-    capacity_ = bytes;
-}
-
 void EventLog::on_event(const Event& e, const Symbols&) {
     static_assert(op_count <= implicit_bit);
     const bool regular =
         e.number == number_ + 1 && e.location == no_object && e.line == next_line(line_);
-    if (capacity_ - size_ < max_event_bytes)
-        grow(std::max<std::size_t>(2 * capacity_, 1 << 16));
-    unsigned char* buf = data_;
-    std::size_t n = size_;
+    unsigned char* buf = bytes_.room(max_event_bytes);
+    std::size_t n = 0;
     buf[n++] =
         static_cast<unsigned char>(static_cast<unsigned>(e.op) | (e.implicit ? implicit_bit : 0) |
                                    (regular ? 0 : irregular_bit));
@@ -72,17 +52,17 @@ void EventLog::on_event(const Event& e, const Symbols&) {
         put_varint(buf, n, e.line);
         put_varint(buf, n, plus_one(e.location));
     }
-    size_ = n;
+    bytes_.advance(n);
     number_ = e.number;
     line_ = e.line;
 }
 
 void EventLog::replay(const Symbols& syms, Analysis& sink) const {
-    VarintReader in{data_, size_};
+    VarintReader in{bytes_.data(), bytes_.size()};
     auto next = [&] { return in.next(); };
     Event e;
     while (in.more()) {
-        const unsigned h = data_[in.pos++];
+        const unsigned h = in.p[in.pos++];
         e.op = static_cast<Op>(h & (implicit_bit - 1));
         e.implicit = (h & implicit_bit) != 0;
         e.thread = static_cast<ThreadId>(next());

@@ -5,6 +5,8 @@
 #include "sfg/runtime/core/varint.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 
 namespace sfg::infer {
 
@@ -79,32 +81,37 @@ std::uint32_t LockSets::meet(std::uint32_t a, std::uint32_t b) {
     return a == b ? a : memo(meet_, a, b, sets_[b], set_meet);
 }
 
-void RunLog::access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
-                    std::uint64_t rounds, LockSets& sets) {
-    if (!open_ || open_->thread != t || open_->rounds != rounds) {
-        close();
-        open_ = Run{t, number, number, 0, false, held, rounds};
-    } else if (open_->locks != held) {
-        open_->locks = sets.meet(open_->locks, held);
-    }
-    open_->last = number;
-    ++open_->accesses;
-    open_->writes |= write;
+ByteLog::~ByteLog() {
+    std::free(data_);
 }
 
-void RunLog::close() {
-    if (!open_)
-        return;
-    const Run& r = *open_;
-    unsigned char buf[6 * 10];
-    std::size_t n = 0;
-    for (const std::uint64_t v :
-         {std::uint64_t{r.thread}, r.first - closed_last_, r.last - r.first,
-          r.accesses << 1 | (r.writes ? 1 : 0), std::uint64_t{r.locks}, r.rounds})
-        put_varint(buf, n, v);
-    for (std::size_t i = 0; i < n; ++i) // a few bytes: no call to copy them
-        coded_.push_back(buf[i]);
-    closed_last_ = r.last;
+void ByteLog::grow(std::size_t n) {
+    const std::size_t bytes = std::max({2 * capacity_, size_ + n, std::size_t{64}});
+    auto* grown = static_cast<unsigned char*>(std::realloc(data_, bytes));
+    if (!grown)
+        throw std::bad_alloc();
+    data_ = grown;
+    capacity_ = bytes;
+}
+
+// Closes the open run, if any (thread, first from the previous run's last, last − first,
+// accesses << 1 | writes, locks, rounds), and opens one at this access.
+void RunLog::start(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
+                   std::uint64_t rounds) {
+    if (open_.accesses != 0) {
+        const Run& r = open_;
+        unsigned char* buf = coded_.room(6 * 10);
+        std::size_t n = 0;
+        put_varint(buf, n, r.thread);
+        put_varint(buf, n, r.first - closed_last_);
+        put_varint(buf, n, r.last - r.first);
+        put_varint(buf, n, r.accesses << 1 | (r.writes ? 1 : 0));
+        put_varint(buf, n, r.locks);
+        put_varint(buf, n, r.rounds);
+        coded_.advance(n);
+        closed_last_ = r.last;
+    }
+    open_ = Run{t, number, number, 1, write, held, rounds};
 }
 
 std::pair<std::uint32_t, bool> FlatIndex::try_emplace(std::uint64_t key, std::uint32_t fresh) {

@@ -2,6 +2,7 @@
 // it came from conforms to it (the enforcer, thesis Figures 4.14 and 4.15, admits it).
 #pragma once
 
+#include "sfg/infer/infer.hpp"
 #include "sfg/runtime/event.hpp"
 
 #include <cstdint>
@@ -17,20 +18,12 @@ namespace sfg::infer {
 // a trace read from standard input is checked too).
 class EventLog : public Analysis {
 public:
-    EventLog() = default;
-    EventLog(const EventLog&) = delete;
-    EventLog& operator=(const EventLog&) = delete;
-    ~EventLog() override;
     void on_event(const Event& e, const Symbols& syms) override;
     // Hands `sink` every event in order, as the pass saw them with `syms`.
     void replay(const Symbols& syms, Analysis& sink) const;
 
 private:
-    void grow(std::size_t bytes); // capacity_ = bytes
-    // malloc'd, so that growing a large log moves pages instead of copying them (realloc), and
-    // an event is written in place, not appended through a call.
-    unsigned char* data_ = nullptr;
-    std::size_t size_ = 0, capacity_ = 0;
+    ByteLog bytes_;
     std::uint64_t number_ = 0; // the previous event's
     std::uint32_t line_ = 0;
 };

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sfg::infer {
@@ -66,20 +67,61 @@ struct Run {
     std::uint64_t rounds = 0; // the barrier departures of its thread before its last access
 };
 
+// Bytes appended in place (a log's varints): malloc'd and grown by realloc, so that a large
+// log grows by moving pages rather than copying them, and a few varints are written without a
+// call a byte.
+class ByteLog {
+public:
+    ByteLog() = default;
+    ByteLog(ByteLog&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+        o.data_ = nullptr, o.size_ = o.capacity_ = 0;
+    }
+    ByteLog& operator=(ByteLog&& o) noexcept {
+        std::swap(data_, o.data_), std::swap(size_, o.size_), std::swap(capacity_, o.capacity_);
+        return *this;
+    }
+    ~ByteLog();
+    // Room for n more bytes at the end; write them there, then advance(by how many were).
+    unsigned char* room(std::size_t n) {
+        if (capacity_ - size_ < n) [[unlikely]]
+            grow(n);
+        return data_ + size_;
+    }
+    void advance(std::size_t n) { size_ += n; }
+    const unsigned char* data() const { return data_; }
+    std::size_t size() const { return size_; }
+
+private:
+    void grow(std::size_t n); // capacity_ at least doubled, and size_ + n at least
+    unsigned char* data_ = nullptr;
+    std::size_t size_ = 0, capacity_ = 0;
+};
+
 // A variable's runs, LEB128-coded as they close (a few bytes a run; the last one stays open): a
 // trace may switch threads on a variable at every access.
 class RunLog {
 public:
+    // An access that continues the open run costs a few compares (most accesses); one of another
+    // thread or round closes it.
     void access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
-                std::uint64_t rounds, LockSets& sets);
+                std::uint64_t rounds, LockSets& sets) {
+        if (open_.accesses == 0 || open_.thread != t || open_.rounds != rounds) [[unlikely]]
+            return start(t, number, write, held, rounds);
+        if (open_.locks != held) [[unlikely]]
+            open_.locks = sets.meet(open_.locks, held);
+        open_.last = number;
+        ++open_.accesses;
+        open_.writes |= write;
+    }
     template <class F>
     void each(F&& f) const; // in trace order
-    bool empty() const { return !open_; }
+    bool empty() const { return open_.accesses == 0; }
 
 private:
-    void close();
-    std::vector<unsigned char> coded_;
-    std::optional<Run> open_;
+    void start(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
+               std::uint64_t rounds);
+    ByteLog coded_;
+    Run open_;                      // none yet while its accesses are 0
     std::uint64_t closed_last_ = 0; // `last` of the last closed run
 };
 
@@ -116,8 +158,8 @@ void RunLog::each(F&& f) const {
         last = r.last;
         f(static_cast<const Run&>(r));
     }
-    if (open_)
-        f(*open_);
+    if (open_.accesses != 0)
+        f(static_cast<const Run&>(open_));
 }
 
 // The events of one kind of sync op by one thread on one object, in trace order, with a tag for
