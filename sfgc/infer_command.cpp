@@ -87,21 +87,19 @@ struct ReadTrace {
     sfg::infer::EventLog events;
 };
 
-// One trace: the inference's pass and the event log side by side: the trace is read once. hb
+// One trace: the inference's pass, keeping the events for the check: the trace is read once. hb
 // runs later, on the replay, and only if some variable has no discipline (Inferrer::add_races).
 // False after an input error.
 bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf,
               ReadTrace& out) {
     out.shown = file == "-" ? "<stdin>" : file;
-    sfg::infer::TraceRecorder rec;
-    sfg::Fanout both;
-    both.add(rec), both.add(out.events);
-    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, out.syms, both, {threads});
+    sfg::infer::TraceRecorder rec(&out.events);
+    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, out.syms, rec, {threads});
     if (!read.ok()) {
         fmt::print(stderr, "{}\n", read.error->to_string());
         return false;
     }
-    both.finish(out.syms);
+    rec.finish(out.syms);
     if (auto err = inf.add_trace(out.shown, rec, out.syms, {})) {
         fmt::print(stderr, "{}\n", err->to_string());
         return false;

@@ -1,12 +1,11 @@
 // The one pass over a trace (docs/infer.md): runs of accesses per variable, and what each
 // thread sent and received, so that a phase boundary's mechanism is looked up, never searched.
+#include "sfg/infer/check.hpp"
 #include "sfg/infer/infer.hpp"
 
 #include "sfg/runtime/core/varint.hpp"
 
 #include <algorithm>
-#include <cstdlib>
-#include <new>
 
 namespace sfg::infer {
 
@@ -79,19 +78,6 @@ std::uint32_t LockSets::without(std::uint32_t set, ObjId lock) {
 }
 std::uint32_t LockSets::meet(std::uint32_t a, std::uint32_t b) {
     return a == b ? a : memo(meet_, a, b, sets_[b], set_meet);
-}
-
-ByteLog::~ByteLog() {
-    std::free(data_);
-}
-
-void ByteLog::grow(std::size_t n) {
-    const std::size_t bytes = std::max({2 * capacity_, size_ + n, std::size_t{64}});
-    auto* grown = static_cast<unsigned char*>(std::realloc(data_, bytes));
-    if (!grown)
-        throw std::bad_alloc();
-    data_ = grown;
-    capacity_ = bytes;
 }
 
 // Closes the open run, if any (thread, first from the previous run's last, last − first,
@@ -211,6 +197,8 @@ void TraceRecorder::on_barrier(const Event& e) {
 }
 
 void TraceRecorder::on_event(const Event& e, const Symbols& syms) {
+    if (keep_)
+        keep_->on_event(e, syms);
     switch (e.op) {
     case Op::read:
     case Op::write:

@@ -16,7 +16,7 @@ namespace sfg::infer {
 // A trace's events kept in memory during the inference's one pass (a few bytes an event,
 // LEB128), so that the check replays them instead of reading and parsing the trace again (and
 // a trace read from standard input is checked too).
-class EventLog : public Analysis {
+class EventLog final : public Analysis {
 public:
     void on_event(const Event& e, const Symbols& syms) override;
     // Hands `sink` every event in order, as the pass saw them with `syms`.

@@ -10,13 +10,17 @@
 #include "sfg/runtime/net.hpp"
 #include "sfg/runtime/report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -67,35 +71,53 @@ struct Run {
     std::uint64_t rounds = 0; // the barrier departures of its thread before its last access
 };
 
-// Bytes appended in place (a log's varints): malloc'd and grown by realloc, so that a large
-// log grows by moving pages rather than copying them, and a few varints are written without a
-// call a byte.
-class ByteLog {
+// A log of trivially copyable values appended in place (varint bytes, event numbers): malloc'd
+// and grown by realloc, so that a large log grows by moving pages rather than copying them (and
+// touching twice its size), and a few varints are written without a call a byte.
+template <class T>
+class PodLog {
+    static_assert(std::is_trivially_copyable_v<T>);
+
 public:
-    ByteLog() = default;
-    ByteLog(ByteLog&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+    PodLog() = default;
+    PodLog(PodLog&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
         o.data_ = nullptr, o.size_ = o.capacity_ = 0;
     }
-    ByteLog& operator=(ByteLog&& o) noexcept {
+    PodLog& operator=(PodLog&& o) noexcept {
         std::swap(data_, o.data_), std::swap(size_, o.size_), std::swap(capacity_, o.capacity_);
         return *this;
     }
-    ~ByteLog();
-    // Room for n more bytes at the end; write them there, then advance(by how many were).
-    unsigned char* room(std::size_t n) {
+    ~PodLog() { std::free(data_); }
+    // Room for n more values at the end; write them there, then advance(by how many were).
+    T* room(std::size_t n) {
         if (capacity_ - size_ < n) [[unlikely]]
             grow(n);
         return data_ + size_;
     }
     void advance(std::size_t n) { size_ += n; }
-    const unsigned char* data() const { return data_; }
+    void push_back(T v) {
+        *room(1) = v;
+        ++size_;
+    }
+    const T* data() const { return data_; }
+    const T* begin() const { return data_; }
+    const T* end() const { return data_ + size_; }
+    const T& operator[](std::size_t i) const { return data_[i]; }
     std::size_t size() const { return size_; }
 
 private:
-    void grow(std::size_t n); // capacity_ at least doubled, and size_ + n at least
-    unsigned char* data_ = nullptr;
+    [[gnu::noinline]] void grow(std::size_t n) { // capacity_ at least doubled, and size_ + n
+        const std::size_t count = std::max({2 * capacity_, size_ + n, 64 / sizeof(T)});
+        T* grown = static_cast<T*>(std::realloc(static_cast<void*>(data_), count * sizeof(T)));
+        if (!grown)
+            throw std::bad_alloc();
+        data_ = grown;
+        capacity_ = count;
+    }
+    T* data_ = nullptr;
     std::size_t size_ = 0, capacity_ = 0;
 };
+using ByteLog = PodLog<unsigned char>;
 
 // A variable's runs, LEB128-coded as they close (a few bytes a run; the last one stays open): a
 // trace may switch threads on a variable at every access.
@@ -166,8 +188,8 @@ void RunLog::each(F&& f) const {
 // the kinds that have one (tagged()): the value id of vr/vw (or no_object), the generation of
 // benter/bexit.
 struct SyncLog {
-    std::vector<std::uint64_t> events;
-    std::vector<std::uint32_t> tags;
+    PodLog<std::uint64_t> events;
+    PodLog<std::uint32_t> tags;
 };
 
 // Which sync op a SyncLog holds.
@@ -205,8 +227,12 @@ private:
 
 // What one pass over a trace leaves behind (a sink of read_trace_file). Its memory grows with
 // the (thread, object) pairs the trace uses, not with threads times objects.
+class EventLog;
+
 class TraceRecorder : public Analysis {
 public:
+    // `keep`: where the events go too, as they pass (for the check), without a second sink.
+    explicit TraceRecorder(EventLog* keep = nullptr) : keep_(keep) {}
     void on_event(const Event& e, const Symbols& syms) override;
     void finish(const Symbols& syms) override; // sorts objects(); call it before the queries
 
@@ -231,6 +257,7 @@ private:
         return v[i];
     }
     static std::uint64_t key(ThreadId t, ObjId obj) { return std::uint64_t{t} << 32 | obj; }
+    EventLog* keep_;
     std::vector<SyncLog> logs_;
     // By kind, then (thread, object): the index of its log in logs_.
     std::array<FlatIndex, sync_kinds> log_index_;
