@@ -198,7 +198,7 @@ void TraceRecorder::on_barrier(const Event& e) {
 
 void TraceRecorder::on_event(const Event& e, const Symbols& syms) {
     if (keep_)
-        keep_->on_event(e, syms);
+        keep_->append(e);
     switch (e.op) {
     case Op::read:
     case Op::write:
