@@ -48,14 +48,13 @@ std::uint64_t nearest(const SyncLog* log, std::uint64_t bound, Side side,
     if (!log)
         return 0;
     const auto& ev = log->events;
-    const auto it = side == Side::after ? std::upper_bound(ev.begin(), ev.end(), bound)
-                                        : std::lower_bound(ev.begin(), ev.end(), bound);
-    if (side == Side::after ? it == ev.end() : it == ev.begin())
+    const std::size_t i = ev.first_above(bound, side == Side::before);
+    if (side == Side::after ? i == ev.size() : i == 0)
         return 0;
-    const auto found = side == Side::after ? it : it - 1;
+    const std::size_t found = side == Side::after ? i : i - 1;
     if (at)
-        *at = static_cast<std::size_t>(found - ev.begin());
-    return *found;
+        *at = found;
+    return ev[found];
 }
 
 // How far consecutive runs of different threads may merge into one phase: EX, RS and LOCK

@@ -188,7 +188,40 @@ void RunLog::each(F&& f) const {
 // the kinds that have one (tagged()): the value id of vr/vw (or no_object), the generation of
 // benter/bexit.
 struct SyncLog {
-    PodLog<std::uint64_t> events;
+    // Ascending event numbers in 4 bytes each: the low words, and where each high word begins (a
+    // trace of fewer than 2^32 events has none).
+    class Events {
+    public:
+        void push_back(std::uint64_t e) {
+            while ((e >> 32) > highs_.size())
+                [[unlikely]] highs_.push_back(low_.size());
+            low_.push_back(static_cast<std::uint32_t>(e));
+        }
+        std::uint64_t operator[](std::size_t i) const {
+            const auto high = static_cast<std::uint64_t>(
+                std::upper_bound(highs_.begin(), highs_.end(), i) - highs_.begin());
+            return high << 32 | low_[i];
+        }
+        std::size_t size() const { return low_.size(); }
+        // The index of the first number above `bound` (or_equal: not below it), or size().
+        std::size_t first_above(std::uint64_t bound, bool or_equal) const {
+            std::size_t lo = 0, hi = size();
+            while (lo < hi) {
+                const std::size_t mid = lo + (hi - lo) / 2;
+                const std::uint64_t v = (*this)[mid];
+                if (v > bound || (or_equal && v == bound))
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            return lo;
+        }
+
+    private:
+        PodLog<std::uint32_t> low_;
+        std::vector<std::size_t> highs_; // highs_[k]: the first index whose high word is > k
+    };
+    Events events;
     PodLog<std::uint32_t> tags;
 };
 
