@@ -15,8 +15,15 @@ void EventLog::replay(const Symbols& syms, Analysis& sink) const {
         const unsigned h = in.p[in.pos++];
         e.op = static_cast<Op>(h & (implicit_bit - 1));
         e.implicit = (h & implicit_bit) != 0;
-        e.thread = static_cast<ThreadId>(next());
-        e.target = minus_one(next());
+        // Most events: a thread and a target below 128, a byte each.
+        if (in.n - in.pos >= 2 && (in.p[in.pos] | in.p[in.pos + 1]) < 0x80) [[likely]] {
+            e.thread = in.p[in.pos];
+            e.target = minus_one(in.p[in.pos + 1]);
+            in.pos += 2;
+        } else {
+            e.thread = static_cast<ThreadId>(next());
+            e.target = minus_one(next());
+        }
         e.value_id = carries_value(e.op) ? minus_one(next()) : no_object;
         if (h & irregular_bit) {
             e.number += static_cast<std::uint64_t>(unzigzag(next()));

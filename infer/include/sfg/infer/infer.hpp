@@ -169,14 +169,27 @@ void RunLog::each(F&& f) const {
     std::uint64_t last = 0;
     Run r;
     while (in.more()) {
-        r.thread = static_cast<ThreadId>(next());
-        r.first = last + next();
-        r.last = r.first + next();
-        const std::uint64_t aw = next();
+        const unsigned char* b = in.p + in.pos;
+        std::uint64_t aw = 0;
+        // Most runs: six values below 128, a byte each.
+        if (in.n - in.pos >= 6 && (b[0] | b[1] | b[2] | b[3] | b[4] | b[5]) < 0x80) [[likely]] {
+            r.thread = b[0];
+            r.first = last + b[1];
+            r.last = r.first + b[2];
+            aw = b[3];
+            r.locks = b[4];
+            r.rounds = b[5];
+            in.pos += 6;
+        } else {
+            r.thread = static_cast<ThreadId>(next());
+            r.first = last + next();
+            r.last = r.first + next();
+            aw = next();
+            r.locks = static_cast<std::uint32_t>(next());
+            r.rounds = next();
+        }
         r.accesses = aw >> 1;
         r.writes = aw & 1;
-        r.locks = static_cast<std::uint32_t>(next());
-        r.rounds = next();
         last = r.last;
         f(static_cast<const Run&>(r));
     }
