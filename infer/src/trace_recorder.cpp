@@ -168,14 +168,6 @@ void TraceRecorder::record(const Event& e, SyncKind k, ObjId obj, std::uint32_t 
         l.tags.push_back(tag);
 }
 
-// A barrier between two accesses of one thread starts a new run: a round of the thesis'
-// particles (Figure 3.4) begins there, whoever accessed last.
-void TraceRecorder::on_access(const Event& e) {
-    at(runs, e.target)
-        .access(e.thread, e.number, e.op == Op::write, at(held_, e.thread), at(rounds_, e.thread),
-                lock_sets);
-}
-
 // Generations as docs/traces.md defines them: an arrival joins the barrier's open generation; the
 // first departure of that generation opens the next; each departure leaves the one it entered.
 void TraceRecorder::on_barrier(const Event& e) {
@@ -189,7 +181,7 @@ void TraceRecorder::on_barrier(const Event& e) {
         entered = open;
     } else {
         gen = entered;
-        ++at(rounds_, e.thread);
+        ++at(threads_, e.thread).rounds;
         if (gen == open)
             ++open;
     }
@@ -201,17 +193,22 @@ void TraceRecorder::on_event(const Event& e, const Symbols& syms) {
         keep_->append(e);
     switch (e.op) {
     case Op::read:
-    case Op::write:
-        on_access(e);
+    case Op::write: {
+        // A barrier between two accesses of one thread starts a new run (Run::rounds): a round
+        // of the thesis' particles (Figure 3.4) begins there, whoever accessed last.
+        const ThreadState& t = at(threads_, e.thread);
+        at(runs, e.target)
+            .access(e.thread, e.number, e.op == Op::write, t.held, t.rounds, lock_sets);
         break;
+    }
     case Op::acquire: {
-        std::uint32_t& held = at(held_, e.thread);
+        std::uint32_t& held = at(threads_, e.thread).held;
         held = lock_sets.with(held, e.target);
         record(e, SyncKind::acq, e.target, 0);
         break;
     }
     case Op::release: {
-        std::uint32_t& held = at(held_, e.thread);
+        std::uint32_t& held = at(threads_, e.thread).held;
         held = lock_sets.without(held, e.target);
         record(e, SyncKind::rel, e.target, 0);
         break;

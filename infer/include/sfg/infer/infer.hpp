@@ -293,7 +293,6 @@ public:
     const std::vector<ObjId>& objects(ThreadId t, SyncKind k) const;
 
 private:
-    void on_access(const Event& e);
     void on_barrier(const Event& e);
     void record(const Event& e, SyncKind k, ObjId obj, std::uint32_t tag);
     template <class T>
@@ -308,8 +307,11 @@ private:
     // By kind, then (thread, object): the index of its log in logs_.
     std::array<FlatIndex, sync_kinds> log_index_;
     std::vector<std::array<std::vector<ObjId>, sync_kinds>> objects_; // by thread, then kind
-    std::vector<std::uint32_t> held_;            // by thread: LockSets id of the locks it holds
-    std::vector<std::uint64_t> rounds_;          // by thread: its barrier departures so far
+    struct ThreadState {
+        std::uint32_t held = 0;   // LockSets id of the locks it holds
+        std::uint64_t rounds = 0; // its barrier departures so far
+    };
+    std::vector<ThreadState> threads_;           // by thread
     std::vector<std::uint32_t> open_generation_; // by barrier
     std::unordered_map<std::uint64_t, std::uint32_t>
         entered_; // by (thread, barrier): its generation
