@@ -96,6 +96,7 @@ void RunLog::start(ThreadId t, std::uint64_t number, bool write, std::uint32_t h
         put_varint(buf, n, r.rounds);
         coded_.advance(n);
         closed_last_ = r.last;
+        written_ |= r.writes;
     }
     open_ = Run{t, number, number, 1, write, held, rounds};
 }

@@ -138,6 +138,7 @@ public:
     template <class F>
     void each(F&& f) const; // in trace order
     bool empty() const { return open_.accesses == 0; }
+    bool written() const { return written_ || open_.writes; } // some access writes
 
 private:
     void start(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
@@ -145,6 +146,7 @@ private:
     ByteLog coded_;
     Run open_;                      // none yet while its accesses are 0
     std::uint64_t closed_last_ = 0; // `last` of the last closed run
+    bool written_ = false;          // some closed run writes
 };
 
 // The varints of a log this library wrote (RunLog, EventLog), read in order: its own bytes, so
