@@ -1,16 +1,21 @@
 // `sfgc infer TRACE... [--spec DECLS.sfg] [-o OUT.sfg] [--format sfg|json]` (docs/infer.md): each
-// trace read once into the inference and an event log, then the spec checked on the logs (it
-// compiles, every trace conforms to it; `hb` beside the check when a variable got no discipline)
-// before it is written.
+// trace read once into the inference and an event log (an SLP keeps none: it is expanded again),
+// then the spec checked on them (it compiles, every trace conforms to it; `hb` beside the check
+// when a variable got no discipline, on an SLP's grammar where it compresses well) before it is
+// written.
 #include "commands.hpp"
 #include "io.hpp"
 #include "options.hpp"
+#include "slp_io.hpp"
 
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/parse.hpp"
 #include "sfg/infer/check.hpp"
 #include "sfg/infer/infer.hpp"
 #include "sfg/runtime/analyses.hpp"
+#include "sfg/runtime/core/mapped_file.hpp"
+#include "sfg/runtime/registry/slp_analyses.hpp"
+#include "sfg/runtime/slp/slp.hpp"
 #include "sfg/runtime/trace_file.hpp"
 
 #include <CLI/CLI.hpp>
@@ -19,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
+#include <variant>
 
 namespace sfgc {
 
@@ -80,33 +86,93 @@ bool keep_spec(const std::string& file, sfg::infer::Inferrer& inf) {
     return true;
 }
 
-// One trace as the pass left it: its names and its events, for the check.
+// One trace as the pass left it: its names and its events, for the check. An SLP file keeps
+// no events: its grammar is their compact copy, expanded again for the check (docs/infer.md).
 struct ReadTrace {
-    std::string shown;
+    std::string file, shown;
+    unsigned threads = 1;
+    bool slp = false;
     sfg::Symbols syms;
     sfg::infer::EventLog events;
 };
 
-// One trace: the inference's pass and the event log side by side: the trace is read once. hb
+bool is_slp_file(const std::string& file) {
+    sfg::MappedFile f;
+    return file != "-" && f.open(file) && sfg::is_slp(f.data());
+}
+
+// One trace: the inference's pass, keeping the events for the check: the trace is read once. hb
 // runs later, on the replay, and only if some variable has no discipline (Inferrer::add_races).
 // False after an input error.
 bool read_one(const std::string& file, unsigned threads, sfg::infer::Inferrer& inf,
               ReadTrace& out) {
+    out.file = file;
     out.shown = file == "-" ? "<stdin>" : file;
-    sfg::infer::TraceRecorder rec;
-    sfg::Fanout both;
-    both.add(rec), both.add(out.events);
-    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, out.syms, both, {threads});
+    out.threads = threads;
+    out.slp = is_slp_file(file);
+    sfg::infer::TraceRecorder rec(out.slp ? nullptr : &out.events);
+    const sfg::TraceResult read = sfg::read_trace_file_parallel(file, out.syms, rec, {threads});
     if (!read.ok()) {
         fmt::print(stderr, "{}\n", read.error->to_string());
         return false;
     }
-    both.finish(out.syms);
+    rec.finish(out.syms);
     if (auto err = inf.add_trace(out.shown, rec, out.syms, {})) {
         fmt::print(stderr, "{}\n", err->to_string());
         return false;
     }
     return true;
+}
+
+// hb's races on an SLP: on its grammar when it compresses well (as `sfgc trace --analysis hb`
+// does, docs/compressed.md), else on its expansion.
+std::variant<std::vector<sfg::Finding>, std::string> slp_races(const ReadTrace& t,
+                                                               sfg::Symbols& syms) {
+    LoadedSlp slp;
+    if (!load_slp(t.file, SlpFormat{}, syms, slp, t.threads))
+        return std::string("cannot read " + t.file + " again");
+    std::vector<std::unique_ptr<sfg::RunningAnalysis>> hb;
+    hb.push_back(sfg::make_analysis("hb"));
+    const sfg::SlpSource source{
+        slp.events(), slp.size(), [&]() -> const sfg::Slp& { return slp.grammar(); },
+        [&](sfg::Analysis& sink) {
+            return slp.expand(t.file, syms, sink, {expansion_threads("auto", slp.events())});
+        }};
+    auto result = sfg::analyse_slp(source, sfg::SlpMode::automatic, hb, t.file, syms);
+    if (const auto* error = std::get_if<sfg::TraceError>(&result))
+        return error->to_string();
+    return std::move(std::get<std::vector<sfg::AnalysisReport>>(result).front().findings);
+}
+
+// Hands the check's sink the events of one trace (its log, or its SLP expanded again), with hb
+// beside it when `races` (on the SLP's grammar where it compresses well), into *found.
+std::optional<std::string> feed(const ReadTrace& t, bool races, sfg::Symbols& syms,
+                                sfg::Analysis& sink, std::vector<sfg::Finding>& found) {
+    syms = t.syms; // the pass's ids: an SLP read again interns no name anew
+    std::unique_ptr<sfg::RunningAnalysis> hb;
+    sfg::Fanout both;
+    if (races && !t.slp) {
+        hb = sfg::make_analysis("hb");
+        both.add(sink), both.add(hb->analysis());
+    }
+    sfg::Analysis& to = hb ? both : sink;
+    if (t.slp) {
+        const sfg::TraceResult read = sfg::read_trace_file_parallel(t.file, syms, to, {t.threads});
+        if (!read.ok())
+            return read.error->to_string();
+    } else {
+        t.events.replay(syms, to);
+    }
+    if (hb) {
+        hb->analysis().finish(syms);
+        found = hb->findings(syms);
+    } else if (races) {
+        auto r = slp_races(t, syms);
+        if (auto* error = std::get_if<std::string>(&r))
+            return *error;
+        found = std::move(std::get<std::vector<sfg::Finding>>(r));
+    }
+    return std::nullopt;
 }
 
 bool write_output(const InferArgs& a, const std::string& text) {
@@ -163,25 +229,15 @@ int run_infer(int argc, char** argv) {
     }
     inf.finish();
     std::string spec = sfg::infer::render_sfg(inf);
-    // Every trace, standard input too, replayed from its event log: no trace is read twice. hb
-    // beside the enforcer when a variable without a discipline may be racy.
+    // Every trace, standard input too, replayed from its event log (an SLP expanded again): no
+    // text is parsed twice. hb beside the enforcer when a variable without a discipline may be
+    // racy.
     const bool races = inf.races_matter();
     std::vector<std::vector<sfg::Finding>> found(read.size());
     std::vector<sfg::infer::Replay> replay;
     for (std::size_t i = 0; i < read.size(); ++i)
         replay.push_back({read[i]->shown, [&, i](sfg::Symbols& syms, sfg::Analysis& sink) {
-                              syms = read[i]->syms;
-                              if (!races) {
-                                  read[i]->events.replay(syms, sink);
-                                  return std::optional<std::string>();
-                              }
-                              std::unique_ptr<sfg::RunningAnalysis> hb = sfg::make_analysis("hb");
-                              sfg::Fanout both;
-                              both.add(sink), both.add(hb->analysis());
-                              read[i]->events.replay(syms, both);
-                              hb->analysis().finish(syms);
-                              found[i] = hb->findings(syms);
-                              return std::optional<std::string>();
+                              return feed(*read[i], races, syms, sink, found[i]);
                           }});
     if (std::optional<std::string> failed = sfg::infer::check_inferred(spec, replay)) {
         fmt::print(stderr, "sfgc infer: internal error: {}\n{}", *failed, spec);

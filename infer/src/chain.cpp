@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -48,14 +49,13 @@ std::uint64_t nearest(const SyncLog* log, std::uint64_t bound, Side side,
     if (!log)
         return 0;
     const auto& ev = log->events;
-    const auto it = side == Side::after ? std::upper_bound(ev.begin(), ev.end(), bound)
-                                        : std::lower_bound(ev.begin(), ev.end(), bound);
-    if (side == Side::after ? it == ev.end() : it == ev.begin())
+    const std::size_t i = ev.first_above(bound, side == Side::before);
+    if (side == Side::after ? i == ev.size() : i == 0)
         return 0;
-    const auto found = side == Side::after ? it : it - 1;
+    const std::size_t found = side == Side::after ? i : i - 1;
     if (at)
-        *at = static_cast<std::size_t>(found - ev.begin());
-    return *found;
+        *at = found;
+    return ev[found];
 }
 
 // How far consecutive runs of different threads may merge into one phase: EX, RS and LOCK
@@ -122,37 +122,45 @@ bool absorbed(RawPhase& p, const Run& r, const std::vector<ObjId>& locks, Merge 
     return true;
 }
 
-std::vector<RawPhase> phases_of(const RunLog& runs, const TraceRecorder& rec, Merge m) {
-    std::vector<RawPhase> out;
-    runs.each([&](const Run& r) {
-        const std::vector<ObjId>& locks = rec.lock_sets.locks(r.locks);
-        if (out.empty() || !absorbed(out.back(), r, locks, m, rec))
-            out.push_back({{r.thread},
-                           {r.first},
-                           {r.last},
-                           {r.rounds},
-                           r.writes,
-                           locks,
-                           r.locks,
-                           r.accesses});
-    });
-    // A phase split at a barrier (Run::rounds) that stays with one thread is still EX(t): joined
-    // again, it needs no mechanism.
-    std::vector<RawPhase> joined;
-    for (RawPhase& p : out) {
-        if (!joined.empty() && joined.back().threads.size() == 1 &&
-            p.threads == joined.back().threads) {
-            RawPhase& q = joined.back();
+// The phases of `runs` under policy m, in order, handed to emit (which returns false to stop:
+// the phases after a boundary that nothing orders are never built); every run is still handed
+// to each_run. A phase split at a barrier (Run::rounds) that stays with one thread is still
+// EX(t): it is joined to the one before again, as it needs no mechanism.
+template <class Emit, class EachRun>
+void phases_of(const RunLog& runs, const TraceRecorder& rec, Merge m, Emit&& emit,
+               EachRun&& each_run) {
+    std::optional<RawPhase> open, held; // the phase runs may join; the one before it
+    bool go = true;
+    auto settle = [&](RawPhase&& p) {
+        if (held && held->threads.size() == 1 && p.threads == held->threads) {
+            RawPhase& q = *held;
             q.last = p.last, q.rounds = p.rounds;
             q.writes |= p.writes;
             q.accesses += p.accesses;
             meet_locks(q.locks, p.locks);
             q.lock_set = q.lock_set == p.lock_set ? q.lock_set : RawPhase::none;
-            continue;
+            return;
         }
-        joined.push_back(std::move(p));
-    }
-    return joined;
+        if (held)
+            go = emit(std::move(*held));
+        held = std::move(p);
+    };
+    runs.each([&](const Run& r) {
+        each_run(r);
+        if (!go)
+            return;
+        const std::vector<ObjId>& locks = rec.lock_sets.locks(r.locks);
+        if (open && absorbed(*open, r, locks, m, rec))
+            return;
+        if (open)
+            settle(std::move(*open));
+        open = RawPhase{{r.thread}, {r.first}, {r.last}, {r.rounds},
+                        r.writes,   locks,     r.locks,  r.accesses};
+    });
+    if (go && open)
+        settle(std::move(*open));
+    if (go && held)
+        emit(std::move(*held));
 }
 
 struct Found {
@@ -397,28 +405,45 @@ struct Linked {
     std::string unordered;
 };
 
-Linked link(const std::vector<RawPhase>& raw, const TraceRecorder& rec, const Symbols& syms,
-            ObjId var) {
+// Stops at the first boundary that no mechanism orders. With `totals`, what the runs add up to.
+Linked link(const RunLog& runs, const TraceRecorder& rec, const Symbols& syms, ObjId var, Merge m,
+            RunTotals* totals) {
     Linked l;
-    const bool written =
-        std::any_of(raw.begin(), raw.end(), [](const RawPhase& p) { return p.writes; });
-    for (std::size_t i = 0; i < raw.size(); ++i) {
-        l.phases.push_back(named(raw[i], syms, written));
-        if (i == 0)
-            continue;
-        std::optional<Found> f = mechanism({raw[i - 1], raw[i], rec, syms, var});
-        if (!f) {
-            l.unordered = fmt::format(
-                "no single mechanism orders the accesses of {} (last at event {}) before those "
-                "of {} (first at event {})",
-                render_mode(l.phases[i - 1].mode),
-                *std::max_element(raw[i - 1].last.begin(), raw[i - 1].last.end()),
-                render_mode(l.phases[i].mode),
-                *std::min_element(raw[i].first.begin(), raw[i].first.end()));
-            return l;
-        }
-        l.labels.push_back(std::move(*f));
-    }
+    const bool written = runs.written();
+    std::optional<RawPhase> before;
+    std::vector<char> seen; // by thread: counted in totals
+    auto each_run = [&](const Run& r) {
+        if (!totals)
+            return;
+        totals->accesses += r.accesses;
+        if (seen.size() <= r.thread)
+            seen.resize(r.thread + 1, 0);
+        if (!seen[r.thread]) // threads in the order of their first access
+            seen[r.thread] = 1, totals->threads.push_back(r.thread);
+    };
+    phases_of(
+        runs, rec, m,
+        [&](RawPhase&& p) {
+            l.phases.push_back(named(p, syms, written));
+            if (before) {
+                std::optional<Found> f = mechanism({*before, p, rec, syms, var});
+                if (!f) {
+                    const std::size_t i = l.phases.size() - 1;
+                    l.unordered = fmt::format(
+                        "no single mechanism orders the accesses of {} (last at event {}) before "
+                        "those of {} (first at event {})",
+                        render_mode(l.phases[i - 1].mode),
+                        *std::max_element(before->last.begin(), before->last.end()),
+                        render_mode(l.phases[i].mode),
+                        *std::min_element(p.first.begin(), p.first.end()));
+                    return false;
+                }
+                l.labels.push_back(std::move(*f));
+            }
+            before = std::move(p);
+            return true;
+        },
+        each_run);
     return l;
 }
 
@@ -435,26 +460,6 @@ RunTotals run_totals(const RunLog& runs) {
     return t;
 }
 
-namespace {
-
-// The same from phases: each thread's first access is its first in the first phase it is in.
-RunTotals phase_totals(const std::vector<RawPhase>& phases) {
-    RunTotals t;
-    std::unordered_map<ThreadId, std::uint64_t> first;
-    for (const RawPhase& p : phases) {
-        t.accesses += p.accesses;
-        for (std::size_t i = 0; i < p.threads.size(); ++i)
-            first.try_emplace(p.threads[i], p.first[i]);
-    }
-    for (const auto& [thread, event] : first)
-        t.threads.push_back(thread);
-    std::sort(t.threads.begin(), t.threads.end(),
-              [&](ThreadId a, ThreadId b) { return first.at(a) < first.at(b); });
-    return t;
-}
-
-} // namespace
-
 std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceRecorder& rec,
                                              const Symbols& syms, ObjId var, RunTotals* totals) {
     // The levels from the coarsest phases to one thread a phase; when all fail, the reason is
@@ -462,10 +467,7 @@ std::variant<Chain, std::string> infer_chain(const RunLog& runs, const TraceReco
     // trace lacks between two threads, not a boundary that finer phases would have avoided.
     std::string unordered;
     for (Merge m : {Merge::lock_and_read, Merge::read, Merge::none}) {
-        const std::vector<RawPhase> raw = phases_of(runs, rec, m);
-        if (totals && m == Merge::lock_and_read)
-            *totals = phase_totals(raw);
-        Linked l = link(raw, rec, syms, var);
+        Linked l = link(runs, rec, syms, var, m, m == Merge::lock_and_read ? totals : nullptr);
         if (!l.unordered.empty()) {
             unordered = std::move(l.unordered);
             continue;

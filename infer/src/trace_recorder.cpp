@@ -1,5 +1,6 @@
 // The one pass over a trace (docs/infer.md): runs of accesses per variable, and what each
 // thread sent and received, so that a phase boundary's mechanism is looked up, never searched.
+#include "sfg/infer/check.hpp"
 #include "sfg/infer/infer.hpp"
 
 #include "sfg/runtime/core/varint.hpp"
@@ -79,32 +80,25 @@ std::uint32_t LockSets::meet(std::uint32_t a, std::uint32_t b) {
     return a == b ? a : memo(meet_, a, b, sets_[b], set_meet);
 }
 
-void RunLog::access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
-                    std::uint64_t rounds, LockSets& sets) {
-    if (!open_ || open_->thread != t || open_->rounds != rounds) {
-        close();
-        open_ = Run{t, number, number, 0, false, held, rounds};
-    } else if (open_->locks != held) {
-        open_->locks = sets.meet(open_->locks, held);
+// Closes the open run, if any (thread, first from the previous run's last, last − first,
+// accesses << 1 | writes, locks, rounds), and opens one at this access.
+void RunLog::start(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
+                   std::uint64_t rounds) {
+    if (open_.accesses != 0) {
+        const Run& r = open_;
+        unsigned char* buf = coded_.room(6 * 10);
+        std::size_t n = 0;
+        put_varint(buf, n, r.thread);
+        put_varint(buf, n, r.first - closed_last_);
+        put_varint(buf, n, r.last - r.first);
+        put_varint(buf, n, r.accesses << 1 | (r.writes ? 1 : 0));
+        put_varint(buf, n, r.locks);
+        put_varint(buf, n, r.rounds);
+        coded_.advance(n);
+        closed_last_ = r.last;
+        written_ |= r.writes;
     }
-    open_->last = number;
-    ++open_->accesses;
-    open_->writes |= write;
-}
-
-void RunLog::close() {
-    if (!open_)
-        return;
-    const Run& r = *open_;
-    unsigned char buf[6 * 10];
-    std::size_t n = 0;
-    for (const std::uint64_t v :
-         {std::uint64_t{r.thread}, r.first - closed_last_, r.last - r.first,
-          r.accesses << 1 | (r.writes ? 1 : 0), std::uint64_t{r.locks}, r.rounds})
-        put_varint(buf, n, v);
-    for (std::size_t i = 0; i < n; ++i) // a few bytes: no call to copy them
-        coded_.push_back(buf[i]);
-    closed_last_ = r.last;
+    open_ = Run{t, number, number, 1, write, held, rounds};
 }
 
 std::pair<std::uint32_t, bool> FlatIndex::try_emplace(std::uint64_t key, std::uint32_t fresh) {
@@ -175,14 +169,6 @@ void TraceRecorder::record(const Event& e, SyncKind k, ObjId obj, std::uint32_t 
         l.tags.push_back(tag);
 }
 
-// A barrier between two accesses of one thread starts a new run: a round of the thesis'
-// particles (Figure 3.4) begins there, whoever accessed last.
-void TraceRecorder::on_access(const Event& e) {
-    at(runs, e.target)
-        .access(e.thread, e.number, e.op == Op::write, at(held_, e.thread), at(rounds_, e.thread),
-                lock_sets);
-}
-
 // Generations as docs/traces.md defines them: an arrival joins the barrier's open generation; the
 // first departure of that generation opens the next; each departure leaves the one it entered.
 void TraceRecorder::on_barrier(const Event& e) {
@@ -196,7 +182,7 @@ void TraceRecorder::on_barrier(const Event& e) {
         entered = open;
     } else {
         gen = entered;
-        ++at(rounds_, e.thread);
+        ++at(threads_, e.thread).rounds;
         if (gen == open)
             ++open;
     }
@@ -204,19 +190,26 @@ void TraceRecorder::on_barrier(const Event& e) {
 }
 
 void TraceRecorder::on_event(const Event& e, const Symbols& syms) {
+    if (keep_)
+        keep_->append(e);
     switch (e.op) {
     case Op::read:
-    case Op::write:
-        on_access(e);
+    case Op::write: {
+        // A barrier between two accesses of one thread starts a new run (Run::rounds): a round
+        // of the thesis' particles (Figure 3.4) begins there, whoever accessed last.
+        const ThreadState& t = at(threads_, e.thread);
+        at(runs, e.target)
+            .access(e.thread, e.number, e.op == Op::write, t.held, t.rounds, lock_sets);
         break;
+    }
     case Op::acquire: {
-        std::uint32_t& held = at(held_, e.thread);
+        std::uint32_t& held = at(threads_, e.thread).held;
         held = lock_sets.with(held, e.target);
         record(e, SyncKind::acq, e.target, 0);
         break;
     }
     case Op::release: {
-        std::uint32_t& held = at(held_, e.thread);
+        std::uint32_t& held = at(threads_, e.thread).held;
         held = lock_sets.without(held, e.target);
         record(e, SyncKind::rel, e.target, 0);
         break;

@@ -50,3 +50,21 @@ TEST_CASE("EventLog: the replay is the pass, event for event") {
     for (int i = 0; i < 50; ++i)
         same_events(testing::random_trace(rng, {.values = 50, .queues = 10}));
 }
+
+// The sync logs keep the low word of each event number (SyncLog::Events): numbers past 2^32,
+// those of the longest traces, keep their high words, and the searches see whole numbers.
+TEST_CASE("SyncLog events: numbers past 2^32 keep their high words") {
+    const std::uint64_t big = std::uint64_t{1} << 32;
+    const std::vector<std::uint64_t> numbers = {5, big - 1, big + 3, 3 * big + 2, 3 * big + 9};
+    infer::SyncLog::Events ev;
+    for (std::uint64_t n : numbers)
+        ev.push_back(n);
+    REQUIRE(ev.size() == numbers.size());
+    for (std::size_t i = 0; i < numbers.size(); ++i)
+        CHECK(ev[i] == numbers[i]);
+    CHECK(ev.first_above(big - 1, false) == 2);
+    CHECK(ev.first_above(big - 1, true) == 1);
+    CHECK(ev.first_above(2 * big, false) == 3);
+    CHECK(ev.first_above(3 * big + 9, false) == 5);
+    CHECK(ev.first_above(0, false) == 0);
+}

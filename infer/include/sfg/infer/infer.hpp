@@ -10,14 +10,19 @@
 #include "sfg/runtime/net.hpp"
 #include "sfg/runtime/report.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace sfg::infer {
@@ -66,21 +71,82 @@ struct Run {
     std::uint64_t rounds = 0; // the barrier departures of its thread before its last access
 };
 
+// A log of trivially copyable values appended in place (varint bytes, event numbers): malloc'd
+// and grown by realloc, so that a large log grows by moving pages rather than copying them (and
+// touching twice its size), and a few varints are written without a call a byte.
+template <class T>
+class PodLog {
+    static_assert(std::is_trivially_copyable_v<T>);
+
+public:
+    PodLog() = default;
+    PodLog(PodLog&& o) noexcept : data_(o.data_), size_(o.size_), capacity_(o.capacity_) {
+        o.data_ = nullptr, o.size_ = o.capacity_ = 0;
+    }
+    PodLog& operator=(PodLog&& o) noexcept {
+        std::swap(data_, o.data_), std::swap(size_, o.size_), std::swap(capacity_, o.capacity_);
+        return *this;
+    }
+    ~PodLog() { std::free(data_); }
+    // Room for n more values at the end; write them there, then advance(by how many were).
+    T* room(std::size_t n) {
+        if (capacity_ - size_ < n) [[unlikely]]
+            grow(n);
+        return data_ + size_;
+    }
+    void advance(std::size_t n) { size_ += n; }
+    void push_back(T v) {
+        *room(1) = v;
+        ++size_;
+    }
+    const T* data() const { return data_; }
+    const T* begin() const { return data_; }
+    const T* end() const { return data_ + size_; }
+    const T& operator[](std::size_t i) const { return data_[i]; }
+    std::size_t size() const { return size_; }
+
+private:
+    [[gnu::noinline]] void grow(std::size_t n) { // capacity_ at least doubled, and size_ + n
+        const std::size_t count = std::max({2 * capacity_, size_ + n, 64 / sizeof(T)});
+        T* grown = static_cast<T*>(std::realloc(static_cast<void*>(data_), count * sizeof(T)));
+        if (!grown)
+            throw std::bad_alloc();
+        data_ = grown;
+        capacity_ = count;
+    }
+    T* data_ = nullptr;
+    std::size_t size_ = 0, capacity_ = 0;
+};
+using ByteLog = PodLog<unsigned char>;
+
 // A variable's runs, LEB128-coded as they close (a few bytes a run; the last one stays open): a
 // trace may switch threads on a variable at every access.
 class RunLog {
 public:
+    // An access that continues the open run costs a few compares (most accesses); one of another
+    // thread or round closes it.
     void access(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
-                std::uint64_t rounds, LockSets& sets);
+                std::uint64_t rounds, LockSets& sets) {
+        if (open_.accesses == 0 || open_.thread != t || open_.rounds != rounds) [[unlikely]]
+            return start(t, number, write, held, rounds);
+        if (open_.locks != held) [[unlikely]]
+            open_.locks = sets.meet(open_.locks, held);
+        open_.last = number;
+        ++open_.accesses;
+        open_.writes |= write;
+    }
     template <class F>
     void each(F&& f) const; // in trace order
-    bool empty() const { return !open_; }
+    bool empty() const { return open_.accesses == 0; }
+    bool written() const { return written_ || open_.writes; } // some access writes
 
 private:
-    void close();
-    std::vector<unsigned char> coded_;
-    std::optional<Run> open_;
+    void start(ThreadId t, std::uint64_t number, bool write, std::uint32_t held,
+               std::uint64_t rounds);
+    ByteLog coded_;
+    Run open_;                      // none yet while its accesses are 0
     std::uint64_t closed_last_ = 0; // `last` of the last closed run
+    bool written_ = false;          // some closed run writes
 };
 
 // The varints of a log this library wrote (RunLog, EventLog), read in order: its own bytes, so
@@ -105,27 +171,73 @@ void RunLog::each(F&& f) const {
     std::uint64_t last = 0;
     Run r;
     while (in.more()) {
-        r.thread = static_cast<ThreadId>(next());
-        r.first = last + next();
-        r.last = r.first + next();
-        const std::uint64_t aw = next();
+        const unsigned char* b = in.p + in.pos;
+        std::uint64_t aw = 0;
+        // Most runs: six values below 128, a byte each.
+        if (in.n - in.pos >= 6 && (b[0] | b[1] | b[2] | b[3] | b[4] | b[5]) < 0x80) [[likely]] {
+            r.thread = b[0];
+            r.first = last + b[1];
+            r.last = r.first + b[2];
+            aw = b[3];
+            r.locks = b[4];
+            r.rounds = b[5];
+            in.pos += 6;
+        } else {
+            r.thread = static_cast<ThreadId>(next());
+            r.first = last + next();
+            r.last = r.first + next();
+            aw = next();
+            r.locks = static_cast<std::uint32_t>(next());
+            r.rounds = next();
+        }
         r.accesses = aw >> 1;
         r.writes = aw & 1;
-        r.locks = static_cast<std::uint32_t>(next());
-        r.rounds = next();
         last = r.last;
         f(static_cast<const Run&>(r));
     }
-    if (open_)
-        f(*open_);
+    if (open_.accesses != 0)
+        f(static_cast<const Run&>(open_));
 }
 
 // The events of one kind of sync op by one thread on one object, in trace order, with a tag for
 // the kinds that have one (tagged()): the value id of vr/vw (or no_object), the generation of
 // benter/bexit.
 struct SyncLog {
-    std::vector<std::uint64_t> events;
-    std::vector<std::uint32_t> tags;
+    // Ascending event numbers in 4 bytes each: the low words, and where each high word begins (a
+    // trace of fewer than 2^32 events has none).
+    class Events {
+    public:
+        void push_back(std::uint64_t e) {
+            while ((e >> 32) > highs_.size())
+                [[unlikely]] highs_.push_back(low_.size());
+            low_.push_back(static_cast<std::uint32_t>(e));
+        }
+        std::uint64_t operator[](std::size_t i) const {
+            const auto high = static_cast<std::uint64_t>(
+                std::upper_bound(highs_.begin(), highs_.end(), i) - highs_.begin());
+            return high << 32 | low_[i];
+        }
+        std::size_t size() const { return low_.size(); }
+        // The index of the first number above `bound` (or_equal: not below it), or size().
+        std::size_t first_above(std::uint64_t bound, bool or_equal) const {
+            std::size_t lo = 0, hi = size();
+            while (lo < hi) {
+                const std::size_t mid = lo + (hi - lo) / 2;
+                const std::uint64_t v = (*this)[mid];
+                if (v > bound || (or_equal && v == bound))
+                    hi = mid;
+                else
+                    lo = mid + 1;
+            }
+            return lo;
+        }
+
+    private:
+        PodLog<std::uint32_t> low_;
+        std::vector<std::size_t> highs_; // highs_[k]: the first index whose high word is > k
+    };
+    Events events;
+    PodLog<std::uint32_t> tags;
 };
 
 // Which sync op a SyncLog holds.
@@ -163,8 +275,12 @@ private:
 
 // What one pass over a trace leaves behind (a sink of read_trace_file). Its memory grows with
 // the (thread, object) pairs the trace uses, not with threads times objects.
+class EventLog;
+
 class TraceRecorder : public Analysis {
 public:
+    // `keep`: where the events go too, as they pass (for the check), without a second sink.
+    explicit TraceRecorder(EventLog* keep = nullptr) : keep_(keep) {}
     void on_event(const Event& e, const Symbols& syms) override;
     void finish(const Symbols& syms) override; // sorts objects(); call it before the queries
 
@@ -179,7 +295,6 @@ public:
     const std::vector<ObjId>& objects(ThreadId t, SyncKind k) const;
 
 private:
-    void on_access(const Event& e);
     void on_barrier(const Event& e);
     void record(const Event& e, SyncKind k, ObjId obj, std::uint32_t tag);
     template <class T>
@@ -189,12 +304,16 @@ private:
         return v[i];
     }
     static std::uint64_t key(ThreadId t, ObjId obj) { return std::uint64_t{t} << 32 | obj; }
+    EventLog* keep_;
     std::vector<SyncLog> logs_;
     // By kind, then (thread, object): the index of its log in logs_.
     std::array<FlatIndex, sync_kinds> log_index_;
     std::vector<std::array<std::vector<ObjId>, sync_kinds>> objects_; // by thread, then kind
-    std::vector<std::uint32_t> held_;            // by thread: LockSets id of the locks it holds
-    std::vector<std::uint64_t> rounds_;          // by thread: its barrier departures so far
+    struct ThreadState {
+        std::uint32_t held = 0;   // LockSets id of the locks it holds
+        std::uint64_t rounds = 0; // its barrier departures so far
+    };
+    std::vector<ThreadState> threads_;           // by thread
     std::vector<std::uint32_t> open_generation_; // by barrier
     std::unordered_map<std::uint64_t, std::uint32_t>
         entered_; // by (thread, barrier): its generation
