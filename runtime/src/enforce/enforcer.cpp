@@ -16,10 +16,10 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     v.name = name;
     v.shape = shapes.intern(net, names);
     v.edge_mech = static_cast<std::uint32_t>(vars.edge_mechs.size());
-    for (const ModeEdge& e : net.edges)
-        vars.edge_mechs.push_back(names.intern_mechanism(e.mech, name));
+    for (std::uint32_t e = 0; e < net.edge_count(); ++e) // edges, then families (net.hpp)
+        vars.edge_mechs.push_back(names.intern_mechanism(net.mechanism(e), name));
     const NetShape& s = shapes[v.shape];
-    const auto edge_mechs = vars.mechanisms(v, net.edges.size());
+    const auto edge_mechs = vars.mechanisms(v, net.edge_count());
     const bool lazy = s.one_token && options.group_one_token;
     if (lazy)
         v.group = groups.group_for(v.shape, s, edge_mechs, names, index);
@@ -448,8 +448,7 @@ std::vector<std::string> Enforcer::possible_modes(std::string_view var) const {
                                     : impl_->markings.explained(v, NetThread::none(), scratch);
     cands.for_each([&](std::span<const PlaceIx> m) {
         for (PlaceIx p : m)
-            if (s.place_mode[p].valid())
-                modes.push_back(s.place_mode[p]);
+            s.place_modes(p, modes);
     });
     std::sort(modes.begin(), modes.end());
     modes.erase(std::unique(modes.begin(), modes.end()), modes.end());

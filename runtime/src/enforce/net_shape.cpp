@@ -27,6 +27,15 @@ std::string structural_key(const Net& net) {
         key += e.mech.kind == MechKind::barrier ? "b," : ",";
     }
     key += '|';
+    for (const EdgeFamily& f : net.families) {
+        for (std::uint32_t a : f.from)
+            append_key(key, a);
+        key += '>';
+        for (std::uint32_t b : f.to)
+            append_key(key, b);
+        key += ';';
+    }
+    key += '|';
     for (const Place& p : net.places) {
         append_key(key, static_cast<int>(p.kind));
         key += p.thread + ",";
@@ -322,6 +331,17 @@ void find_one_token(NetShape& s) {
 }
 
 } // namespace
+
+void NetShape::place_modes(PlaceIx p, std::vector<ModeIx>& out) const {
+    if (place_mode[p].valid())
+        return out.push_back(place_mode[p]);
+    const Place& pl = net.places[net_place(p).ix()];
+    if (pl.kind == PlaceKind::Acc || !pl.edge || *pl.edge < net.edges.size())
+        return;
+    const EdgeFamily& f = net.families[*pl.edge - net.edges.size()];
+    for (std::uint32_t a : pl.kind == PlaceKind::PostSnd ? f.from : f.to)
+        out.push_back(ModeIx::at(a));
+}
 
 bool NetShape::permits_locked(ModeIx a, NetThread t, bool write) const {
     if (write && net.modes[a.ix()].kind == ModeKind::RS)

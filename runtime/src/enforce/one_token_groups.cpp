@@ -17,7 +17,7 @@ token_moves(const NetShape& s, std::span<const MechIx> edge_mechs, NetNames& nam
     std::vector<OneTokenGroups::TokenMove> moves;
     for (std::size_t r = 0; r < net.transitions.size(); ++r) {
         const Transition& t = net.transitions[r];
-        if (t.kind == TransitionKind::sync || t.edge >= net.edges.size())
+        if (t.kind == TransitionKind::sync || t.edge >= net.edge_count())
             continue;
         const Role role = t.kind == TransitionKind::snd ? Role::snd : Role::rcv;
         const auto tr = TransitionIx::at(r);
