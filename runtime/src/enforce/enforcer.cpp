@@ -23,7 +23,7 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     const bool lazy = s.one_token && options.group_one_token;
     if (lazy)
         v.group = groups.group_for(v.shape, s, edge_mechs, names, index);
-    groups.add_variable(v.group, s, stats.events);
+    groups.add_variable(v.group, s, clock);
     markings.add_variable(vi, v.shape, s, !lazy, edge_mechs, names, index);
     vars.ids.emplace(std::move(name), vi);
     vars.list.push_back(std::move(v));
@@ -48,7 +48,7 @@ void Enforcer::Impl::prepare(const Symbols& syms) {
 
 void Enforcer::Impl::reset() {
     markings.reset(shapes);
-    groups.reset(shapes);
+    groups.reset(shapes, clock);
     for (Variable& v : vars.list)
         v.violations = 0;
     held = {};
@@ -108,14 +108,14 @@ void Enforcer::Impl::track_mode_lock(NetThread t, MechIx m, bool acquired) {
 void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t want,
                                  const Event& e) {
     const bool write = writes(e.op);
-    if (groups.memory_step(v, g, t, write, want, stats.events))
+    if (groups.memory_step(v, g, t, write, want, clock))
         return;
     if (count_violation(v)) {
         groups.materialize(v, shapes, materialized);
         record(explainer.describe(v, materialized.view(), t, {}, e, resolver.symbols()), v);
         materialized.clear();
     }
-    groups.resync(v, g, t, write, want, stats.events);
+    groups.resync(v, g, t, write, want, clock);
 }
 
 // Applies one sync op to every variable gathered, each once with the union of its matching
