@@ -233,13 +233,12 @@ void index_transitions(NetShape& s) {
 // (e.g. the two copies of tl in [tl]^m ▷^n [tl]^n).
 void label_modes(NetShape& s) {
     const Net& net = s.net;
-    for (std::size_t a = 0; a < net.modes.size(); ++a) {
-        std::string label = net.modes[a].label();
-        std::size_t same = 0;
-        for (const AccessMode& b : net.modes)
-            same += b.label() == label;
-        s.mode_labels.push_back(same > 1 ? label + "#" + std::to_string(a) : label);
-    }
+    std::unordered_map<std::string, std::size_t> same; // counted first: a pool has 1,024 modes
+    for (const AccessMode& a : net.modes)
+        ++same[s.mode_labels.emplace_back(a.label())];
+    for (std::size_t a = 0; a < net.modes.size(); ++a)
+        if (same[s.mode_labels[ModeIx::at(a)]] > 1)
+            s.mode_labels[ModeIx::at(a)] += "#" + std::to_string(a);
 }
 
 // M0 as sorted place sets, each once.
