@@ -256,9 +256,10 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     if (flags_of != m) {
         std::fill(inside_flags.begin(), inside_flags.end(), 0);
         flags_of = m;
-    }
-    for (NetThread u : round.inside)
-        inside_flags[u.ix()] = 1;
+        for (NetThread u : round.inside)
+            inside_flags[u.ix()] = 1;
+    } else if (t.valid()) // the others' are set: one flag an arrival, not a round's (1,024)
+        inside_flags[t.ix()] = 1;
     markings.set_inside(inside_flags);
     coloured_steps(found);
     markings.set_inside({});
@@ -285,7 +286,8 @@ void Enforcer::Impl::coloured_steps(std::span<const Subscription> found) {
 
 void Enforcer::Impl::count_fired() {
     for (VarIx v : fired_vars)
-        stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
+        if (markings.countable(v))
+            stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
 }
 
 void Enforcer::Impl::colour_step(MechIx m, const ColourOp& op) {

@@ -159,7 +159,8 @@ struct Enforcer::Impl {
         if (!fired)
             return;
         ++stats.candidate_updates;
-        stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
+        if (markings.countable(v))
+            stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
     }
     void apply_gathered();
     // The current candidates of v (materialized for a OneTokenGroups variable into `scratch`).
