@@ -303,6 +303,18 @@ Discipline pool(const std::vector<std::string>& ws, const Mechanism& z) {
     return g;
 }
 
+// Workers w0..w(n-1), and some of them (about two in three, at least 17).
+std::pair<std::vector<std::string>, std::vector<std::string>> pool_workers(std::mt19937_64& rng,
+                                                                           int n) {
+    std::vector<std::string> ws, some;
+    for (int i = 0; i < n; ++i) {
+        ws.push_back("w" + std::to_string(i));
+        if (rng() % 3 || some.size() < 17)
+            some.push_back(ws.back());
+    }
+    return {ws, some};
+}
+
 // A random pool trace: a few busy workers (so that variables change hands) and now and then any
 // other; each takes and releases m0 or m1, writes v, reads it, passes barrier b with other busy
 // workers (rounds that overlap), and reads and writes x0..x(k-1), mostly in a critical section.
@@ -358,12 +370,7 @@ TEST_CASE("pools of 17 to 130 workers: wide one-token groups = explicit candidat
     std::mt19937_64 rng(41);
     int compared = 0, violations = 0;
     for (const int n : {17, 65, 130}) {
-        std::vector<std::string> ws, some;
-        for (int i = 0; i < n; ++i) {
-            ws.push_back("w" + std::to_string(i));
-            if (rng() % 3 || some.size() < 17)
-                some.push_back(ws.back());
-        }
+        const auto [ws, some] = pool_workers(rng, n);
         // x0..x5 in one group (so that its live rows are many or few), x6 on m1 over some of the
         // workers, x7 on the volatile v, x8 a phase of w0 before the pool, x9 handed over at
         // barrier b (coloured tokens).
@@ -459,12 +466,7 @@ TEST_CASE("pools of 17 to 130 workers: a family's net = its explicit edges', eve
     std::mt19937_64 rng(43);
     int compared = 0, violations = 0;
     for (const int n : {17, 65, 130}) {
-        std::vector<std::string> ws, some;
-        for (int i = 0; i < n; ++i) {
-            ws.push_back("w" + std::to_string(i));
-            if (rng() % 3 || some.size() < 17)
-                some.push_back(ws.back());
-        }
+        const auto [ws, some] = pool_workers(rng, n);
         // x0..x5 on m0, x6 on m1 over some workers, x7 on the volatile v, x8 a phase of w0
         // before the pool (an edge into the family's modes), x9 at barrier b (explicit in both).
         const int vars = 10;
