@@ -121,9 +121,9 @@ void SfgBuilder::connect(const std::vector<std::uint32_t>& outs, const EdgeLabel
                          const std::vector<std::uint32_t>& ins, SourceLoc loc,
                          ConnectReport& report) {
     // Every pair valid (a lock or volatile between modes of one thread, Valid's Msg(z)): one rule
-    // of |O| + |I| candidates, the edges of which form a set with the others in the net's
-    // simulation whether or not some repeats an edge (the same pair and mechanism twice leaves
-    // the same places marked).
+    // of |O| + |I| candidates. Its edges are not checked against the set of edges: an edge that
+    // it repeats is a second path between the same Acc places through the same mechanism, which
+    // admits the same traces (only expand_families' listing shows it twice).
     if (!overrun_ && family(outs, z, ins)) {
         const std::size_t size = outs.size() + ins.size();
         if (size > max_candidates_ - candidates_)
