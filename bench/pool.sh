@@ -3,24 +3,28 @@
 # workers w0..w(n-1) in a group W, each round one of them (at random, seeded) takes lock m and
 # writes x, `var x : [EX(each W)]^m;` against `var x : LOCK(m: W);`. For each pool size, CPU
 # seconds (user + system) of `sfgc trace --analysis enforce`, median and range of RUNS runs, and
-# of the same on a trace of one round (reading the spec and compiling its n^2 edges); ns per
-# event of the difference. Then `sfgc check --mode random` of a program of 100 such workers
-# forked by main (1,000 executions), with each discipline and without one: ms per execution.
+# of the same on a trace of one round (reading the spec and compiling its n^2 edges, past 64
+# workers one edge family); ns per event of the difference. Then `sfgc check --mode random` of a
+# program of n such workers forked by main for each n of CHECK_SIZES (1,000 executions, 100 past
+# 256 workers), with each discipline and without one: ms per execution, and the enforcer's ns
+# per event (with the discipline less without, over the execution's 6n + 2 events).
 #
-# Usage: bench/pool.sh [SFGC [EVENTS [RUNS [SIZES]]]]
-#   defaults: build/sfgc/sfgc, 1000000, 3, "8 64 65 256"
+# Usage: bench/pool.sh [SFGC [EVENTS [RUNS [SIZES [CHECK_SIZES]]]]]
+#   defaults: build/sfgc/sfgc, 1000000, 3, "8 64 65 256 1024", "8 100 1024"
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 sfgc=${1:-$root/build/sfgc/sfgc}
 events=${2:-1000000}
 runs=${3:-3}
-sizes=${4:-8 64 65 256}
+sizes=${4:-8 64 65 256 1024}
+check_sizes=${5:-8 100 1024}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-python3 - "$dir" "$events" $sizes <<'PY'
+python3 - "$dir" "$events" "$check_sizes" $sizes <<'PY'
 import random, sys
-d, events, sizes = sys.argv[1], int(sys.argv[2]), [int(n) for n in sys.argv[3:]]
+d, events, sizes = sys.argv[1], int(sys.argv[2]), [int(n) for n in sys.argv[4:]]
+check_sizes = [int(n) for n in sys.argv[3].split()]
 def head(ws):
     return f"threads main, {', '.join(ws)};\nlock m;\ngroup W = {', '.join(ws)};\n"
 for n in sizes:
@@ -37,19 +41,21 @@ for n in sizes:
             t = rng.choice(ws)
             lines += [f"{t}|acq(m)", f"{t}|w(x)", f"{t}|rel(m)"]
         f.write("\n".join(lines) + "\n")
-ws = [f"w{i}" for i in range(100)]
-body = "program pool {\n" + "".join(
-    f"  thread {w} {{ acq m; let a = x; x = a + 1; rel m; }}\n" for w in ws) + \
-    f"  thread main {{ x = 0; fork {', '.join(ws)}; }}\n}}\n"
-for name, disc in (("ex", " : EX(main) ▷^fork [EX(each W)]^m"),
-                   ("lock", " : EX(main) ▷^fork LOCK(m: W)"), ("none", "")):
-    with open(f"{d}/check_{name}.sfg", "w") as f:
-        f.write(head(ws) + f"var x{disc};\n" + body)
+for n in check_sizes:
+    ws = [f"w{i}" for i in range(n)]
+    body = "program pool {\n" + "".join(
+        f"  thread {w} {{ acq m; let a = x; x = a + 1; rel m; }}\n" for w in ws) + \
+        f"  thread main {{ x = 0; fork {', '.join(ws)}; }}\n}}\n"
+    for name, disc in (("ex", " : EX(main) ▷^fork [EX(each W)]^m"),
+                       ("lock", " : EX(main) ▷^fork LOCK(m: W)"), ("none", "")):
+        with open(f"{d}/check_{name}{n}.sfg", "w") as f:
+            f.write(head(ws) + f"var x{disc};\n" + body)
 PY
 
-python3 - "$sfgc" "$dir" "$runs" $sizes <<'PY'
+python3 - "$sfgc" "$dir" "$runs" "$check_sizes" $sizes <<'PY'
 import os, statistics, subprocess, sys
-sfgc, d, runs, sizes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+sfgc, d, runs, sizes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[5:]
+check_sizes = [int(n) for n in sys.argv[4].split()]
 def cpu(args):
     p = subprocess.Popen([sfgc] + args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
@@ -69,10 +75,17 @@ for n in sizes:
         label = f"{n} {'[EX(each W)]^m' if name == 'ex' else 'LOCK(m: W)'}"
         print(f"{label:26} {span(full):>24} {span(one):>24} "
               f"{(med(full) - med(one)) / events * 1e9:9.1f}")
-print(f"{'sfgc check, 100 workers':26} {'1,000 executions':>24} {'ms/execution':>24}")
-for name in ("ex", "lock", "none"):
-    times = [cpu(["check", f"{d}/check_{name}.sfg", "--mode", "random", "--max-executions",
-                  "1000"]) for _ in range(runs)]
-    label = {"ex": "[EX(each W)]^m", "lock": "LOCK(m: W)", "none": "no discipline"}[name]
-    print(f"{label:26} {span(times):>24} {med(times):24.3f}")
+print(f"{'sfgc check, workers':26} {'executions':>24} {'ms/execution':>14} {'ns/event':>9}")
+for n in check_sizes:
+    execs = 1000 if n <= 256 else 100
+    base = None
+    for name in ("none", "ex", "lock"):
+        times = [cpu(["check", f"{d}/check_{name}{n}.sfg", "--mode", "random",
+                      "--max-executions", str(execs)]) for _ in range(runs)]
+        label = f"{n} " + {"ex": "[EX(each W)]^m", "lock": "LOCK(m: W)",
+                           "none": "no discipline"}[name]
+        per = med(times) / execs
+        base = per if base is None else base
+        enforcer = "" if name == "none" else f"{(per - base) / (6 * n + 2) * 1e9:9.1f}"
+        print(f"{label:26} {span(times):>24} {per * 1e3:14.3f} {enforcer:>9}")
 PY

@@ -71,8 +71,11 @@ void print_summary(const sfg::CompiledSpec& spec) {
             fmt::print("{}: no discipline\n", v.name);
             continue;
         }
+        std::size_t edges = v.net->edges.size(); // a family's one by one (docs/language.md)
+        for (const sfg::EdgeFamily& f : v.net->families)
+            edges += f.from.size() * f.to.size();
         fmt::print("{}: {}, {}; net: {}, {}, {}\n", v.name, count(v.sfg->modes.size(), "mode"),
-                   count(v.net->edges.size(), "edge"), count(v.net->places.size(), "place"),
+                   count(edges, "edge"), count(v.net->places.size(), "place"),
                    count(v.net->transitions.size(), "transition"),
                    count(v.net->initial_markings.size(), "initial marking"));
     }
@@ -240,16 +243,16 @@ int verify_nets(const CompileArgs& a, const std::string& name, const sfg::Compil
 
 // Every output asked for after the JSON, in order; without any, the summary. Exit 0, or 2.
 int write_outputs(const CompileArgs& a, const std::string& name, std::uint64_t hash,
-                  const sfg::CompiledSpec& spec) {
+                  const sfg::CompiledSpec& spec, const sfg::CompiledSpec& listed) {
     sfg::View view = a.view_name == "sfg"    ? sfg::View::sfg
                      : a.view_name == "both" ? sfg::View::both
                                              : sfg::View::net;
     if (a.dot && !bounded_write({}, a.max_output,
-                                [&](std::ostream& out) { sfg::write_dot(out, spec, view); }))
+                                [&](std::ostream& out) { sfg::write_dot(out, listed, view); }))
         return 2;
-    int status = write_images(a, spec, view);
+    int status = write_images(a, listed, view);
     if (!a.pnml.empty() && !bounded_write(a.pnml, a.max_output,
-                                          [&](std::ostream& out) { sfg::write_pnml(out, spec); }))
+                                          [&](std::ostream& out) { sfg::write_pnml(out, listed); }))
         status = 2;
     if (!a.emit_cpp.empty()) {
         if (!bounded_write(
@@ -260,7 +263,7 @@ int write_outputs(const CompileArgs& a, const std::string& name, std::uint64_t h
                 }))
             status = 2;
     }
-    if (a.verify && verify_nets(a, name, spec) != 0)
+    if (a.verify && verify_nets(a, name, listed) != 0)
         status = 2;
     if (!a.dot && !a.json && a.svg.empty() && a.png.empty() && a.pnml.empty() &&
         a.emit_cpp.empty() && !a.verify)
@@ -300,14 +303,24 @@ int run_compile(int argc, char** argv) {
     sfg::SourceFile source(name, std::move(*text));
     sfg::Diagnostics diags;
     std::optional<sfg::CompiledSpec> spec = sfg::compile_spec(source, diags, a.limits);
+    // DOT, JSON, PNML and --verify-net list a family's edges one by one (docs/language.md); the
+    // generated C++ keeps the rule.
+    std::optional<sfg::CompiledSpec> listed;
+    if (spec && sfg::has_families(*spec) &&
+        (a.dot || a.json || !a.svg.empty() || !a.png.empty() || !a.pnml.empty() || a.verify)) {
+        listed = *spec;
+        if (!sfg::expand_families(*listed, diags, a.limits))
+            spec.reset();
+    }
     sfg::print_diagnostics(std::cerr, source, diags, isatty(STDERR_FILENO) != 0);
+    const sfg::CompiledSpec* shown = listed ? &*listed : spec ? &*spec : nullptr;
     if (a.json && !bounded_write({}, a.max_output, [&](std::ostream& out) {
-            sfg::write_json(out, name, spec ? &*spec : nullptr, diags);
+            sfg::write_json(out, name, shown, diags);
         }))
         return 2;
     if (!spec)
         return 2;
-    return write_outputs(a, name, hash, *spec);
+    return write_outputs(a, name, hash, *spec, *shown);
 }
 
 } // namespace sfgc

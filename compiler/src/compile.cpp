@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace sfg {
 
 namespace {
@@ -41,6 +43,37 @@ std::optional<CompiledSpec> compile(const SourceFile& file, Diagnostics& diags,
     return spec;
 }
 } // namespace
+
+bool has_families(const CompiledSpec& spec) {
+    return std::any_of(spec.variables.begin(), spec.variables.end(),
+                       [](const CompiledVariable& v) { return v.sfg && !v.sfg->families.empty(); });
+}
+
+bool expand_families(CompiledSpec& spec, Diagnostics& diags, const CompileLimits& limits) {
+    std::size_t total = 0;
+    for (const CompiledVariable& v : spec.variables) {
+        if (!v.sfg)
+            continue;
+        // Counted without listing: a family's edges join modes of one thread, 5 elements each.
+        total += petri_net_size({v.sfg->modes, v.sfg->edges, v.sfg->in, v.sfg->out, {}});
+        for (const EdgeFamily& f : v.sfg->families)
+            total += 5 * f.from.size() * f.to.size();
+        if (total > limits.net_size) {
+            diags.error(v.loc, fmt::format("the Petri net of '{}' with its edge families listed "
+                                           "edge by edge brings the places and transitions of "
+                                           "the nets to {}, more than {}; raise the limit with "
+                                           "--max-net-size",
+                                           v.name, total, limits.net_size));
+            return false;
+        }
+    }
+    for (CompiledVariable& v : spec.variables)
+        if (v.sfg && !v.sfg->families.empty()) {
+            v.sfg = expand_families(*v.sfg);
+            v.net = build_petri_net(*v.sfg);
+        }
+    return true;
+}
 
 std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags,
                                          const CompileLimits& limits) {

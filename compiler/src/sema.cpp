@@ -555,7 +555,8 @@ private:
 
     // A builder with what is left of the spec's budget: the limits bound all variables together.
     SfgBuilder builder() const {
-        return SfgBuilder(limits_.modes - used_modes_, limits_.edges - used_candidates_);
+        return SfgBuilder(limits_.modes - used_modes_, limits_.edges - used_candidates_,
+                          limits_.family_from);
     }
     // Charges a finished builder to the budget; false (after the error) when it ran over.
     bool charge(const SfgBuilder& b, const std::string& what, SourceLoc where) {

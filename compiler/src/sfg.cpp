@@ -50,6 +50,7 @@ Discipline to_discipline(Sfg&& g) {
     }
     d.in = std::move(g.in);
     d.out = std::move(g.out);
+    d.families = std::move(g.families);
     return d;
 }
 
@@ -59,10 +60,29 @@ std::vector<std::uint32_t> Sfg::unreachable_modes() const {
     auto colors =
         boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, graph));
     // One search from every in-mode, sharing the colour map, so each mode is visited once.
-    for (std::uint32_t s : in)
+    const auto visit = [&](std::uint32_t s) {
         if (color[s] == boost::white_color)
             boost::breadth_first_visit(
                 graph, s, boost::visitor(boost::default_bfs_visitor()).color_map(colors));
+    };
+    for (std::uint32_t s : in)
+        visit(s);
+    // A family's edges are not in the graph: one whose source is reached reaches all its targets.
+    std::vector<std::uint8_t> done(families.size(), 0);
+    for (bool more = true; more;) {
+        more = false;
+        for (std::size_t k = 0; k < families.size(); ++k) {
+            const EdgeFamily& f = families[k];
+            if (done[k] || std::none_of(f.from.begin(), f.from.end(), [&](std::uint32_t a) {
+                    return color[a] != boost::white_color;
+                }))
+                continue;
+            done[k] = 1;
+            more = true;
+            for (std::uint32_t b : f.to)
+                visit(b);
+        }
+    }
     std::vector<std::uint32_t> out;
     for (std::uint32_t v = 0; v < n; ++v)
         if (color[v] == boost::white_color)
@@ -87,9 +107,35 @@ SfgBuilder::Fragment SfgBuilder::disjunction(const Fragment& g1, const Fragment&
     return f;
 }
 
+bool SfgBuilder::family(const std::vector<std::uint32_t>& outs, const EdgeLabel& z,
+                        const std::vector<std::uint32_t>& ins) const {
+    if (outs.size() * ins.size() <= family_from_ || z.kind != EdgeLabel::Kind::mech ||
+        (z.mech.kind != MechKind::lock && z.mech.kind != MechKind::volatile_))
+        return false;
+    const auto one_thread = [&](std::uint32_t a) { return graph_[a].mode.threads.size() == 1; };
+    return std::all_of(outs.begin(), outs.end(), one_thread) &&
+           std::all_of(ins.begin(), ins.end(), one_thread);
+}
+
 void SfgBuilder::connect(const std::vector<std::uint32_t>& outs, const EdgeLabel& z,
                          const std::vector<std::uint32_t>& ins, SourceLoc loc,
                          ConnectReport& report) {
+    // Every pair valid (a lock or volatile between modes of one thread, Valid's Msg(z)): one rule
+    // of |O| + |I| candidates. Its edges are not checked against the set of edges: an edge that
+    // it repeats is a second path between the same Acc places through the same mechanism, which
+    // admits the same traces (only expand_families' listing shows it twice).
+    if (!overrun_ && family(outs, z, ins)) {
+        const std::size_t size = outs.size() + ins.size();
+        if (size > max_candidates_ - candidates_)
+            overrun_ = Overrun{Overrun::What::edges, loc};
+        else {
+            candidates_ += size;
+            report.candidates += static_cast<int>(outs.size() * ins.size());
+            report.valid += static_cast<int>(outs.size() * ins.size());
+            families_.push_back({outs, ins, z.mech});
+        }
+        return;
+    }
     // Counted before any work: |O| x |I| candidates, each a Valid check and maybe a warning.
     const std::size_t pairs = outs.size() * ins.size();
     if (overrun_ || pairs > max_candidates_ - candidates_) {
@@ -161,6 +207,7 @@ Sfg SfgBuilder::finish(const Fragment& g) && {
     s.graph = std::move(graph_);
     s.in = g.in;
     s.out = g.out;
+    s.families = std::move(families_);
     return s;
 }
 

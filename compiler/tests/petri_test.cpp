@@ -2,8 +2,11 @@
 #include "support.hpp"
 
 #include "sfg/compiler/verify.hpp"
+#include "sfg/runtime/enforce/enforcer.hpp"
+#include "sfg/runtime/trace.hpp"
 
 #include <filesystem>
+#include <random>
 #include <set>
 
 using namespace sfg;
@@ -112,5 +115,88 @@ TEST_CASE("verification catches a broken net") {
         n.initial_markings = {both};
         auto r = verify_net(n);
         CHECK_FALSE(r.ok());
+    }
+}
+
+namespace {
+std::string pool_spec(int n) {
+    std::string ws;
+    for (int i = 0; i < n; ++i)
+        ws += (i ? ", w" : "w") + std::to_string(i);
+    return "threads main, " + ws + ";\nlock m;\ngroup W = " + ws +
+           ";\nvar x : [EX(each W)]^m;\n";
+}
+} // namespace
+
+TEST_CASE("a pool's [EX(each W)]^m: explicit edges up to 64 workers, one family past them, the "
+          "same edges listed") {
+    const Compiled c64 = compile_text(pool_spec(64));
+    REQUIRE(c64.spec);
+    CHECK(c64.var("x").sfg->edges.size() == 64 * 64);
+    CHECK(c64.var("x").sfg->families.empty());
+
+    const Compiled c65 = compile_text(pool_spec(65));
+    REQUIRE(c65.spec);
+    const Discipline& d = *c65.var("x").sfg;
+    CHECK(d.edges.empty());
+    REQUIRE(d.families.size() == 1);
+    CHECK(d.families[0].from.size() == 65);
+    CHECK(d.families[0].to.size() == 65);
+    CHECK(c65.var("x").net->places.size() == 65 + 2);
+    // With the family bound out of reach the compiler lists the edges, in expand_families' order.
+    Diagnostics diags;
+    CompileLimits listed;
+    listed.family_from = std::size_t(-1);
+    const auto c = compile_spec(SourceFile("test.sfg", pool_spec(65)), diags, listed);
+    REQUIRE(c);
+    const Discipline& e = *c->variables[0].sfg;
+    const Discipline x = expand_families(d);
+    REQUIRE(x.edges.size() == e.edges.size());
+    for (std::size_t i = 0; i < e.edges.size(); ++i) {
+        CHECK(x.edges[i].from == e.edges[i].from);
+        CHECK(x.edges[i].to == e.edges[i].to);
+        CHECK(x.edges[i].mech == e.edges[i].mech);
+    }
+    CompiledSpec spec = *c65.spec;
+    REQUIRE(expand_families(spec, diags));
+    CHECK(spec.variables[0].net->places.size() == c->variables[0].net->places.size());
+    CHECK(spec.variables[0].net->transitions.size() ==
+          c->variables[0].net->transitions.size());
+}
+
+TEST_CASE("a pool of 1,024 workers compiles within the default limits and checks traces") {
+    const Compiled c = compile_text(pool_spec(1024));
+    REQUIRE(c.spec);
+    const Net& net = *c.var("x").net;
+    CHECK(net.places.size() == 1024 + 2);
+    CHECK(net.transitions.size() == 2 * 1024 + 1);
+    // Listed edge by edge, its net would be 5 x 1024^2 elements, more than --max-net-size.
+    CompiledSpec listed = *c.spec;
+    Diagnostics diags;
+    CHECK_FALSE(expand_families(listed, diags));
+
+    std::string good, bad;
+    std::mt19937_64 rng(5);
+    for (int k = 0; k < 3000; ++k) {
+        const std::string t = "w" + std::to_string(rng() % 1024);
+        good += t + "|acq(m)\n" + t + "|w(x)\n" + t + "|rel(m)\n";
+    }
+    bad = good + "w700|acq(m)\nw700|r(x)\nw700|rel(m)\nw3|w(x)\n";
+    for (const std::string* text : {&good, &bad}) {
+        Enforcer enf;
+        enf.add_variable("x", net);
+        Symbols syms;
+        REQUIRE(read_trace_text(*text, "pool.std", syms, enf).ok());
+        if (text == &good) {
+            CHECK(enf.all_violations().empty());
+            continue;
+        }
+        REQUIRE(enf.all_violations().size() == 1);
+        const EnforceViolation& v = enf.all_violations()[0];
+        CHECK(v.event == 9004);
+        CHECK(v.thread_name == "w3");
+        CHECK(v.op == Op::write);
+        CHECK(explain(v).find("w(x) by w3 is not permitted") != std::string::npos);
+        CHECK(explain(v).find("w3 must acq(m) before writing x") != std::string::npos);
     }
 }

@@ -303,6 +303,18 @@ Discipline pool(const std::vector<std::string>& ws, const Mechanism& z) {
     return g;
 }
 
+// Workers w0..w(n-1), and some of them (about two in three, at least 17).
+std::pair<std::vector<std::string>, std::vector<std::string>> pool_workers(std::mt19937_64& rng,
+                                                                           int n) {
+    std::vector<std::string> ws, some;
+    for (int i = 0; i < n; ++i) {
+        ws.push_back("w" + std::to_string(i));
+        if (rng() % 3 || some.size() < 17)
+            some.push_back(ws.back());
+    }
+    return {ws, some};
+}
+
 // A random pool trace: a few busy workers (so that variables change hands) and now and then any
 // other; each takes and releases m0 or m1, writes v, reads it, passes barrier b with other busy
 // workers (rounds that overlap), and reads and writes x0..x(k-1), mostly in a critical section.
@@ -358,12 +370,7 @@ TEST_CASE("pools of 17 to 130 workers: wide one-token groups = explicit candidat
     std::mt19937_64 rng(41);
     int compared = 0, violations = 0;
     for (const int n : {17, 65, 130}) {
-        std::vector<std::string> ws, some;
-        for (int i = 0; i < n; ++i) {
-            ws.push_back("w" + std::to_string(i));
-            if (rng() % 3 || some.size() < 17)
-                some.push_back(ws.back());
-        }
+        const auto [ws, some] = pool_workers(rng, n);
         // x0..x5 in one group (so that its live rows are many or few), x6 on m1 over some of the
         // workers, x7 on the volatile v, x8 a phase of w0 before the pool, x9 handed over at
         // barrier b (coloured tokens).
@@ -419,5 +426,128 @@ TEST_CASE("pools of 17 to 130 workers: wide one-token groups = explicit candidat
     }
     MESSAGE("candidate sets compared: " << compared << ", violations: " << violations);
     CHECK(compared > 4000);
+    CHECK(violations > 20);
+}
+
+namespace {
+
+// The same pool with its n^2 edges as one family (net.hpp): what the compiler makes of
+// [EX(each W)]^z past CompileLimits::family_from.
+Discipline pool_family(const std::vector<std::string>& ws, const Mechanism& z) {
+    Discipline g = pool(ws, z);
+    g.edges.clear();
+    g.families.push_back({g.out, g.in, z});
+    return g;
+}
+
+// Candidate markings as sets of place ids, a place of a family's edges (explicit: an edge id at or
+// past `first_family_edge`, each net here has one family) under the family's one name.
+std::set<std::vector<std::string>> canon(const Net& net, const std::vector<Marking>& ms,
+                                         std::size_t first_family_edge) {
+    std::set<std::vector<std::string>> out;
+    for (const Marking& m : ms) {
+        std::vector<std::string> ids;
+        for (std::uint32_t p : m) {
+            const Place& pl = net.places[p];
+            ids.push_back(pl.edge && *pl.edge >= first_family_edge
+                              ? std::string(to_string(pl.kind)) + "[f0]"
+                              : pl.id);
+        }
+        std::sort(ids.begin(), ids.end());
+        out.insert(ids);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("pools of 17 to 130 workers: a family's net = its explicit edges', event by event" *
+          volume) {
+    std::mt19937_64 rng(43);
+    int compared = 0, violations = 0;
+    for (const int n : {17, 65, 130}) {
+        const auto [ws, some] = pool_workers(rng, n);
+        // x0..x5 on m0, x6 on m1 over some workers, x7 on the volatile v, x8 a phase of w0
+        // before the pool (an edge into the family's modes), x9 at barrier b (explicit in both).
+        const int vars = 10;
+        const Discipline ds[] = {
+            pool_family(ws, lock("m0")), pool_family(some, lock("m1")), pool_family(ws, vol("v")),
+            seq(EX(ws[0]), lock("m1"), pool_family(ws, lock("m0"))), pool(some, barrier("b", ws))};
+        std::vector<Net> family_nets, explicit_nets;
+        std::vector<std::size_t> first_family_edge;
+        for (const Discipline& d : ds) {
+            family_nets.push_back(build_petri_net(d));
+            explicit_nets.push_back(build_petri_net(expand_families(d)));
+            first_family_edge.push_back(d.edges.size());
+        }
+        CHECK(family_nets[0].places.size() == ws.size() + 2); // Acc places, PostSnd, PreRcv
+        Enforcer grouped({.report_all = true}),
+            plain({.report_all = true,
+                   .group_one_token = false,
+                   .factor_candidates = false,
+                   .memoize_candidates = false}),
+            listed({.report_all = true,
+                    .group_one_token = false,
+                    .factor_candidates = false,
+                    .memoize_candidates = false});
+        std::vector<std::string> names;
+        auto net_of = [](int x) { return x < 6 ? 0 : x - 5; };
+        for (int x = 0; x < vars; ++x) {
+            names.push_back("x" + std::to_string(x));
+            grouped.add_variable(names.back(), family_nets[net_of(x)]);
+            plain.add_variable(names.back(), family_nets[net_of(x)]);
+            listed.add_variable(names.back(), explicit_nets[net_of(x)]);
+        }
+        for (int pass = 0; pass < 2; ++pass) {
+            const std::string text = pool_trace(rng, ws, vars, n > 100 ? 100 : 250);
+            Symbols syms;
+            Collector col;
+            REQUIRE(read_trace_text(text, "pool.std", syms, col).ok());
+            INFO(text);
+            for (Enforcer* e : {&grouped, &plain, &listed})
+                e->reset();
+            for (const Event& e : col.all) {
+                grouped.on_event(e, syms);
+                plain.on_event(e, syms);
+                listed.on_event(e, syms);
+                for (int x = 0; x < vars; ++x) {
+                    // x0 after every event; x1..x9 at their own memory ops.
+                    if (x > 0 && (!is_memory(e.op) || e.target != syms.vars.find(names[x])))
+                        continue;
+                    INFO(n << " workers, variable " << names[x] << ", after event " << e.number);
+                    const std::size_t k = static_cast<std::size_t>(net_of(x));
+                    REQUIRE(grouped.candidates(names[x]) == plain.candidates(names[x]));
+                    REQUIRE(
+                        canon(family_nets[k], plain.candidates(names[x]), first_family_edge[k]) ==
+                        canon(explicit_nets[k], listed.candidates(names[x]), first_family_edge[k]));
+                    REQUIRE(grouped.possible_modes(names[x]) == listed.possible_modes(names[x]));
+                    ++compared;
+                }
+            }
+            REQUIRE(grouped.all_violations().size() == listed.all_violations().size());
+            REQUIRE(plain.all_violations().size() == listed.all_violations().size());
+            for (std::size_t k = 0; k < listed.all_violations().size(); ++k) {
+                const EnforceViolation &a = grouped.all_violations()[k],
+                                       &b = listed.all_violations()[k];
+                CHECK(a.event == b.event);
+                CHECK(a.var == b.var);
+                CHECK(a.possible_modes == b.possible_modes);
+                CHECK(a.permitting_modes == b.permitting_modes);
+                CHECK(explain(a) == explain(plain.all_violations()[k]));
+                // The same first fix, but for its edge's source: a family's PreRcv place does not
+                // name the sender (net.hpp), so such a fix names the family's modes.
+                REQUIRE(a.fixes.empty() == b.fixes.empty());
+                if (!a.fixes.empty()) {
+                    CHECK(a.fixes[0].to_mode == b.fixes[0].to_mode);
+                    CHECK(a.fixes[0].mechanism == b.fixes[0].mechanism);
+                    CHECK(a.fixes[0].senders == b.fixes[0].senders);
+                    CHECK(a.fixes[0].rcv_op == b.fixes[0].rcv_op);
+                }
+            }
+            violations += static_cast<int>(listed.all_violations().size());
+        }
+    }
+    MESSAGE("candidate sets compared: " << compared << ", violations: " << violations);
+    CHECK(compared > 1500);
     CHECK(violations > 20);
 }

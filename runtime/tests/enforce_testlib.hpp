@@ -120,6 +120,13 @@ inline Discipline alt(Discipline a, const Discipline& b) {
         a.in.push_back(i + off);
     for (std::uint32_t o : b.out)
         a.out.push_back(o + off);
+    for (EdgeFamily f : b.families) {
+        for (std::uint32_t& m : f.from)
+            m += off;
+        for (std::uint32_t& m : f.to)
+            m += off;
+        a.families.push_back(std::move(f));
+    }
     return a;
 }
 inline Discipline alt(Discipline a, const Discipline& b, const Discipline& c) {

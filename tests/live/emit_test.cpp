@@ -11,17 +11,23 @@
 #include "handshake.sfg.hpp"
 #include "init_then_read.sfg.hpp"
 #include "particles.sfg.hpp"
+#include "pool65.sfg.hpp"
+#include "support.hpp"
 #include "volatile_flag.sfg.hpp"
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace {
 
-sfg::CompiledSpec compile(const std::string& stem, std::string* text_out = nullptr) {
-    const std::string path = std::string(SFG_SOURCE_DIR) + "/specs/thesis/" + stem + ".sfg";
+sfg::CompiledSpec compile(const std::string& stem, std::string* text_out = nullptr,
+                          const std::string& dir = "specs/thesis/") {
+    const std::string path = std::string(SFG_SOURCE_DIR) + "/" + dir + stem + ".sfg";
     std::ifstream in(path, std::ios::binary);
     std::stringstream text;
     text << in.rdbuf();
@@ -44,6 +50,12 @@ void check_same_net(const sfg::Net& a, const sfg::Net& b) {
         CHECK(a.edges[i].to == b.edges[i].to);
         CHECK(a.edges[i].mech == b.edges[i].mech);
     }
+    REQUIRE(a.families.size() == b.families.size());
+    for (std::size_t i = 0; i < a.families.size(); ++i) {
+        CHECK(a.families[i].from == b.families[i].from);
+        CHECK(a.families[i].to == b.families[i].to);
+        CHECK(a.families[i].mech == b.families[i].mech);
+    }
     REQUIRE(a.places.size() == b.places.size());
     for (std::size_t i = 0; i < a.places.size(); ++i) {
         CHECK(a.places[i].id == b.places[i].id);
@@ -62,10 +74,11 @@ void check_same_net(const sfg::Net& a, const sfg::Net& b) {
     CHECK(a.initial_markings == b.initial_markings);
 }
 
-void check_spec(const std::string& stem, const sfg::spec& live, std::uint64_t header_hash) {
+void check_spec(const std::string& stem, const sfg::spec& live, std::uint64_t header_hash,
+                const std::string& dir = "specs/thesis/") {
     CAPTURE(stem);
     std::string text;
-    const sfg::CompiledSpec compiled = compile(stem, &text);
+    const sfg::CompiledSpec compiled = compile(stem, &text, dir);
     CHECK(live.file() == stem + ".sfg");
     CHECK(live.hash() == sfg::spec_hash(text));
     CHECK(header_hash == live.hash());
@@ -98,6 +111,48 @@ TEST_CASE("the runtime's nets from each generated header are the compiler's") {
     check_spec("init_then_read", init_then_read::spec(), init_then_read::spec_hash);
     check_spec("particles", particles::spec(), particles::spec_hash);
     check_spec("volatile_flag", volatile_flag::spec(), volatile_flag::spec_hash);
+}
+
+TEST_CASE("a pool of 65 workers: one edge family in the header, enforced by a session") {
+    check_spec("pool65", pool65::spec(), pool65::spec_hash, "tests/live/");
+    REQUIRE(pool65::spec().impl().nets.size() == 1);
+    CHECK(pool65::spec().impl().nets[0].second.families.size() == 1);
+    // Each worker updates x under m; with `unlocked`, w7 waits until the 64 others are done,
+    // then writes x without m: x was released by another worker, so that is a violation.
+    for (const bool unlocked : {false, true}) {
+        CAPTURE(unlocked);
+        sfg::session s(pool65::spec(), sfg::testing::collecting("enforce"));
+        sfg::mutex m("m");
+        sfg::shared<long> x("x", 0);
+        std::atomic<int> done{0};
+        sfg::thread_group workers;
+        for (int i = 0; i < 65; ++i)
+            workers.add("w" + std::to_string(i), [&, i] {
+                if (unlocked && i == 7) {
+                    while (done.load() < 64)
+                        std::this_thread::yield();
+                    x.store(x.load() + 1);
+                    return;
+                }
+                {
+                    std::lock_guard g(m);
+                    x.store(x.load() + 1);
+                }
+                ++done;
+            });
+        workers.start();
+        workers.join();
+        const auto fs = s.findings();
+        if (!unlocked) {
+            CHECK(fs.empty());
+            continue;
+        }
+        REQUIRE(fs.size() == 1);
+        CHECK(fs[0].kind == "violation");
+        CHECK(fs[0].var == "x");
+        CHECK(fs[0].thread == "w7");
+        CHECK(fs[0].message.find("w7 must acq(m) before reading x") != std::string::npos);
+    }
 }
 
 TEST_CASE("names by kind") {

@@ -21,6 +21,9 @@
 // spec_data::spec lists the queues, and an edge may be a queue's q(o): a header with a queue
 // needs it.
 #define SFG_SPEC_QUEUES 1
+// spec_data::edge may be an edge family (sfg/runtime/net.hpp, a pool's [EX(each W)]^m): a header
+// with one needs it.
+#define SFG_SPEC_FAMILIES 1
 
 namespace sfg {
 
@@ -52,6 +55,10 @@ struct edge {
     // stay valid ABI-1 data.
     bool has_value = false;
     std::int64_t value = 0;
+    // An edge family (EdgeFamily, net.hpp): every mode of `family_from` to every mode of
+    // `family_to` (mode indices, in lists), when family_from is not empty; from and to are then 0.
+    // Last, with defaults, as the value.
+    list family_from{}, family_to{};
 };
 
 struct variable {

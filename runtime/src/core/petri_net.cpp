@@ -78,6 +78,39 @@ Net build_petri_net(const Discipline& g) {
             n.transitions.push_back(std::move(r));
     }
 
+    // A family k: N(G) of its |from| x |to| edges with their PostSnd places one place and their
+    // PreRcv places one (net.hpp), so |from| + |to| + 3 places and transitions, not 5 per edge.
+    for (std::size_t k = 0; k < g.families.size(); ++k) {
+        const EdgeFamily& f = g.families[k];
+        const auto e = index(n.edges.size() + k);
+        const auto post_snd = index(n.places.size());
+        n.places.push_back(
+            {fmt::format("PostSnd[f{}]", k), PlaceKind::PostSnd, "", std::nullopt, e});
+        const auto pre_rcv = index(n.places.size());
+        n.places.push_back({fmt::format("PreRcv[f{}]", k), PlaceKind::PreRcv, "", std::nullopt, e});
+        for (std::uint32_t a : f.from) {
+            const std::string& s = n.modes[a].threads.at(0);
+            n.transitions.push_back({fmt::format("snd[{}:f{}.{}]", s, k, a),
+                                     TransitionKind::snd,
+                                     s,
+                                     e,
+                                     {acc[a].at(s)},
+                                     {post_snd}});
+        }
+        n.transitions.push_back(
+            {fmt::format("sync[f{}]", k), TransitionKind::sync, "", e, {post_snd}, {pre_rcv}});
+        for (std::uint32_t b : f.to) {
+            const std::string& t = n.modes[b].threads.at(0);
+            n.transitions.push_back({fmt::format("rcv[{}:f{}.{}]", t, k, b),
+                                     TransitionKind::rcv,
+                                     t,
+                                     e,
+                                     {pre_rcv},
+                                     {acc[b].at(t)}});
+        }
+    }
+    n.families = g.families;
+
     // M0 = { P(i) | i ∈ I }; in-modes are distinct modes, so their P(i) are distinct.
     for (std::uint32_t i : g.in) {
         Marking m;
@@ -95,7 +128,18 @@ std::size_t petri_net_size(const Discipline& g) {
         size += a.threads.size();
     for (const ModeEdge& e : g.edges)
         size += 2 * (g.modes[e.from].threads.size() + g.modes[e.to].threads.size()) + 1;
+    for (const EdgeFamily& f : g.families)
+        size += f.from.size() + f.to.size() + 3;
     return size;
+}
+
+Discipline expand_families(const Discipline& g) {
+    Discipline d{g.modes, g.edges, g.in, g.out, {}};
+    for (const EdgeFamily& f : g.families)
+        for (std::uint32_t a : f.from)
+            for (std::uint32_t b : f.to)
+                d.edges.push_back({a, b, f.mech});
+    return d;
 }
 
 } // namespace sfg

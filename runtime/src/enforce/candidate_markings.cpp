@@ -24,7 +24,7 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
     std::vector<std::pair<std::uint64_t, TransitionIx>> keyed;
     for (std::size_t r = 0; r < net.transitions.size(); ++r) {
         const Transition& t = net.transitions[r];
-        if (t.kind == TransitionKind::sync || t.edge >= net.edges.size())
+        if (t.kind == TransitionKind::sync || t.edge >= net.edge_count())
             continue;
         const Role role = t.kind == TransitionKind::snd ? Role::snd : Role::rcv;
         keyed.emplace_back(sync_key(edge_mechs[t.edge], names.intern_thread(t.thread), role),
@@ -56,7 +56,7 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
     Colours& col = colours_.emplace_back();
     col.edge_barrier.assign(edge_mechs.size(), MechIx::none());
     for (std::size_t e = 0; e < edge_mechs.size(); ++e) {
-        if (s.net.edges[e].mech.kind != MechKind::barrier)
+        if (s.net.mechanism(static_cast<std::uint32_t>(e)).kind != MechKind::barrier)
             continue;
         const MechIx m = edge_mechs[e];
         col.edge_barrier[e] = m;

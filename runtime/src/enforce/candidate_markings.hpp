@@ -65,6 +65,13 @@ public:
             return var.products.count(factored_[var.shape]);
         return var.set.valid() ? automata_[var.shape].count(var.set) : var.cands.count();
     }
+    // Whether count(v) is cheap enough to take at every sync op: not for products of a mode of
+    // more than 64 threads (an RS(W) of a pool), whose count walks every coordinate (and which
+    // no explicit set could hold).
+    bool countable(VarIx v) const {
+        const VarState& var = vars_[v];
+        return !var.factored || factored_[var.shape].max_width <= 64;
+    }
     std::span<const TransitionIx> transitions(const Subscription& sub) const {
         return {transitions_.data() + sub.begin, sub.count};
     }

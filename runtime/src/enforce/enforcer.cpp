@@ -16,14 +16,14 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     v.name = name;
     v.shape = shapes.intern(net, names);
     v.edge_mech = static_cast<std::uint32_t>(vars.edge_mechs.size());
-    for (const ModeEdge& e : net.edges)
-        vars.edge_mechs.push_back(names.intern_mechanism(e.mech, name));
+    for (std::uint32_t e = 0; e < net.edge_count(); ++e) // edges, then families (net.hpp)
+        vars.edge_mechs.push_back(names.intern_mechanism(net.mechanism(e), name));
     const NetShape& s = shapes[v.shape];
-    const auto edge_mechs = vars.mechanisms(v, net.edges.size());
+    const auto edge_mechs = vars.mechanisms(v, net.edge_count());
     const bool lazy = s.one_token && options.group_one_token;
     if (lazy)
         v.group = groups.group_for(v.shape, s, edge_mechs, names, index);
-    groups.add_variable(v.group, s, stats.events);
+    groups.add_variable(v.group, s, clock);
     markings.add_variable(vi, v.shape, s, !lazy, edge_mechs, names, index);
     vars.ids.emplace(std::move(name), vi);
     vars.list.push_back(std::move(v));
@@ -48,7 +48,7 @@ void Enforcer::Impl::prepare(const Symbols& syms) {
 
 void Enforcer::Impl::reset() {
     markings.reset(shapes);
-    groups.reset(shapes);
+    groups.reset(shapes, clock);
     for (Variable& v : vars.list)
         v.violations = 0;
     held = {};
@@ -108,14 +108,14 @@ void Enforcer::Impl::track_mode_lock(NetThread t, MechIx m, bool acquired) {
 void Enforcer::Impl::lazy_memory(VarIx v, GroupIx g, NetThread t, std::uint64_t want,
                                  const Event& e) {
     const bool write = writes(e.op);
-    if (groups.memory_step(v, g, t, write, want, stats.events))
+    if (groups.memory_step(v, g, t, write, want, clock))
         return;
     if (count_violation(v)) {
         groups.materialize(v, shapes, materialized);
         record(explainer.describe(v, materialized.view(), t, {}, e, resolver.symbols()), v);
         materialized.clear();
     }
-    groups.resync(v, g, t, write, want, stats.events);
+    groups.resync(v, g, t, write, want, clock);
 }
 
 // Applies one sync op to every variable gathered, each once with the union of its matching
@@ -256,9 +256,10 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     if (flags_of != m) {
         std::fill(inside_flags.begin(), inside_flags.end(), 0);
         flags_of = m;
-    }
-    for (NetThread u : round.inside)
-        inside_flags[u.ix()] = 1;
+        for (NetThread u : round.inside)
+            inside_flags[u.ix()] = 1;
+    } else if (t.valid()) // the others' are set: one flag an arrival, not a round's (1,024)
+        inside_flags[t.ix()] = 1;
     markings.set_inside(inside_flags);
     coloured_steps(found);
     markings.set_inside({});
@@ -285,7 +286,8 @@ void Enforcer::Impl::coloured_steps(std::span<const Subscription> found) {
 
 void Enforcer::Impl::count_fired() {
     for (VarIx v : fired_vars)
-        stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
+        if (markings.countable(v))
+            stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
 }
 
 void Enforcer::Impl::colour_step(MechIx m, const ColourOp& op) {
@@ -448,8 +450,7 @@ std::vector<std::string> Enforcer::possible_modes(std::string_view var) const {
                                     : impl_->markings.explained(v, NetThread::none(), scratch);
     cands.for_each([&](std::span<const PlaceIx> m) {
         for (PlaceIx p : m)
-            if (s.place_mode[p].valid())
-                modes.push_back(s.place_mode[p]);
+            s.place_modes(p, modes);
     });
     std::sort(modes.begin(), modes.end());
     modes.erase(std::unique(modes.begin(), modes.end()), modes.end());

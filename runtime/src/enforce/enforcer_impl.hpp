@@ -56,6 +56,9 @@ struct Enforcer::Impl {
 
     std::vector<EnforceViolation> first, all;
     Stats stats;
+    // The one-token groups' time: events since the enforcer was made, across reset(), so that a
+    // wide group's table needs no clearing on reset (OneTokenGroups::reset).
+    std::uint64_t clock = 0;
     // The locks each thread holds, of those LOCK modes name ([READ LOCKED], [WRITE LOCKED]).
     enforce::IndexVec<NetThread, std::vector<MechIx>> held;
 
@@ -93,6 +96,7 @@ struct Enforcer::Impl {
     // A memory op (most events) in few instructions and registers; the rest out of line.
     void on_event(const Event& e) {
         ++stats.events;
+        ++clock;
         const NetThread t = resolver.thread_of(e.thread);
         if (!is_memory(e.op))
             return on_sync(e, t);
@@ -102,7 +106,7 @@ struct Enforcer::Impl {
         if (!r.group.valid())
             return eager_memory(r.var, t, e);
         const std::uint64_t want = groups.permitting_rows(r.group, t, writes(e.op));
-        if (groups.keep_if_all_permit(r.var, want, stats.events))
+        if (groups.keep_if_all_permit(r.var, want, clock))
             return;
         lazy_memory(r.var, r.group, t, want, e);
     }
@@ -147,7 +151,7 @@ struct Enforcer::Impl {
     }
     void group_step(GroupIx g, std::span<const enforce::ReachRule> rules) {
         ++stats.variable_visits;
-        stats.candidate_updates += groups.step(g, rules, stats.events);
+        stats.candidate_updates += groups.step(g, rules, clock);
     }
     // The stats of a CandidateMarkings sync step on v (fired: a transition fired).
     void counted_sync_step(VarIx v, bool fired) {
@@ -155,7 +159,8 @@ struct Enforcer::Impl {
         if (!fired)
             return;
         ++stats.candidate_updates;
-        stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
+        if (markings.countable(v))
+            stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
     }
     void apply_gathered();
     // The current candidates of v (materialized for a OneTokenGroups variable into `scratch`).

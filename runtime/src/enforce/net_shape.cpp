@@ -27,6 +27,15 @@ std::string structural_key(const Net& net) {
         key += e.mech.kind == MechKind::barrier ? "b," : ",";
     }
     key += '|';
+    for (const EdgeFamily& f : net.families) {
+        for (std::uint32_t a : f.from)
+            append_key(key, a);
+        key += '>';
+        for (std::uint32_t b : f.to)
+            append_key(key, b);
+        key += ';';
+    }
+    key += '|';
     for (const Place& p : net.places) {
         append_key(key, static_cast<int>(p.kind));
         key += p.thread + ",";
@@ -224,13 +233,12 @@ void index_transitions(NetShape& s) {
 // (e.g. the two copies of tl in [tl]^m ▷^n [tl]^n).
 void label_modes(NetShape& s) {
     const Net& net = s.net;
-    for (std::size_t a = 0; a < net.modes.size(); ++a) {
-        std::string label = net.modes[a].label();
-        std::size_t same = 0;
-        for (const AccessMode& b : net.modes)
-            same += b.label() == label;
-        s.mode_labels.push_back(same > 1 ? label + "#" + std::to_string(a) : label);
-    }
+    std::unordered_map<std::string, std::size_t> same; // counted first: a pool has 1,024 modes
+    for (const AccessMode& a : net.modes)
+        ++same[s.mode_labels.emplace_back(a.label())];
+    for (std::size_t a = 0; a < net.modes.size(); ++a)
+        if (same[s.mode_labels[ModeIx::at(a)]] > 1)
+            s.mode_labels[ModeIx::at(a)] += "#" + std::to_string(a);
 }
 
 // M0 as sorted place sets, each once.
@@ -322,6 +330,17 @@ void find_one_token(NetShape& s) {
 }
 
 } // namespace
+
+void NetShape::place_modes(PlaceIx p, std::vector<ModeIx>& out) const {
+    if (place_mode[p].valid())
+        return out.push_back(place_mode[p]);
+    const Place& pl = net.places[net_place(p).ix()];
+    if (pl.kind == PlaceKind::Acc || !pl.edge || *pl.edge < net.edges.size())
+        return;
+    const EdgeFamily& f = net.families[*pl.edge - net.edges.size()];
+    for (std::uint32_t a : pl.kind == PlaceKind::PostSnd ? f.from : f.to)
+        out.push_back(ModeIx::at(a));
+}
 
 bool NetShape::permits_locked(ModeIx a, NetThread t, bool write) const {
     if (write && net.modes[a.ix()].kind == ModeKind::RS)

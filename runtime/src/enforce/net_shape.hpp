@@ -103,6 +103,9 @@ struct NetShape {
         return t.valid() && t.v < 64 && ((fixed_threads >> t.v) & 1) && (!write || fixed_writes) &&
                (!mode_lock[fixed_mode].valid() || holds(held, mode_lock[fixed_mode]));
     }
+    // The modes b with p in Q(b): place_mode[p], or for the PostSnd (PreRcv) place of a family,
+    // which is every one of its edges', the family's `from` (`to`) modes (net.hpp); appended.
+    void place_modes(PlaceIx p, std::vector<ModeIx>& out) const;
     // Whether a candidate holding Acc place p permits the access.
     bool acc_permits(PlaceIx p, NetThread t, bool write, HeldLocks held) const {
         return acc_thread[p] == t && (!write || acc_ex[p]) &&

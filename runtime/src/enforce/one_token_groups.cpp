@@ -17,7 +17,7 @@ token_moves(const NetShape& s, std::span<const MechIx> edge_mechs, NetNames& nam
     std::vector<OneTokenGroups::TokenMove> moves;
     for (std::size_t r = 0; r < net.transitions.size(); ++r) {
         const Transition& t = net.transitions[r];
-        if (t.kind == TransitionKind::sync || t.edge >= net.edges.size())
+        if (t.kind == TransitionKind::sync || t.edge >= net.edge_count())
             continue;
         const Role role = t.kind == TransitionKind::snd ? Role::snd : Role::rcv;
         const auto tr = TransitionIx::at(r);
@@ -229,7 +229,7 @@ void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
     }
 }
 
-void OneTokenGroups::reset(const NetShapes& shapes) {
+void OneTokenGroups::reset(const NetShapes& shapes, std::uint64_t now) {
     for (LiveRows& live : live_) {
         std::fill(live.count.begin(), live.count.end(), 0);
         live.list.clear();
@@ -240,15 +240,17 @@ void OneTokenGroups::reset(const NetShapes& shapes) {
             continue;
         const std::vector<std::uint64_t>& initial = shapes[groups_[g].shape].initial_rows;
         if (!wide(groups_[g]))
-            lazy_[v] = {0, initial[0]};
+            lazy_[v] = {now, initial[0]};
         else {
             std::copy(initial.begin(), initial.end(),
                       wide_rows_.begin() + static_cast<std::ptrdiff_t>(lazy_[v].rows));
             live_rows(g, initial.data(), +1);
         }
-        lazy_[v].since = 0;
+        lazy_[v].since = now;
     }
-    std::fill(reach_pool_.begin(), reach_pool_.end(), 0);
+    for (const Group& g : groups_)
+        if (!wide(g)) // small: cleared, so that what a step changes is what it did on this trace
+            std::fill_n(reach_of(g), std::size_t{g.stride} * g.cols, 0);
 }
 
 const std::uint64_t* OneTokenGroups::wide_permitting(GroupIx g, NetThread t, bool write) const {

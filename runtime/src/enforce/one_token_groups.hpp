@@ -98,7 +98,11 @@ public:
     }
     // Every group's rows permitting each access, by thread (after threads or groups changed).
     void freeze(const NetShapes& shapes, std::size_t threads);
-    void reset(const NetShapes& shapes);
+    // Every variable back at its initial rows at time `now`, later than every time before. A
+    // wide group's table is not cleared: its entries are all earlier than now, which is as good
+    // as 0 (a candidate needs an entry later than its variable's time), and clearing a pool of
+    // 1,024 workers' 8 MB would be most of a short run's cost (sfgc check, bench/README.md).
+    void reset(const NetShapes& shapes, std::uint64_t now);
 
     std::span<const ReachRule> rules(const Subscription& sub) const {
         return {rules_.data() + sub.begin, sub.count};

@@ -24,6 +24,52 @@ std::string join_list(const std::vector<std::string>& v, const char* last_sep) {
 
 namespace enforce {
 
+namespace {
+
+// An SFG edge by its id as expand_families numbers them (a family's |from| x |to| edges after
+// the net's, pair by pair): its modes, and the net's edge that carries its mechanism.
+struct EdgeEnds {
+    ModeIx from, to;
+    EdgeIx net_edge;
+    const EdgeFamily* family = nullptr;
+};
+EdgeEnds edge_ends(const Net& net, std::size_t id) {
+    if (id < net.edges.size())
+        return {ModeIx::at(net.edges[id].from), ModeIx::at(net.edges[id].to), EdgeIx::at(id)};
+    id -= net.edges.size();
+    for (std::size_t k = 0;; ++k) {
+        const EdgeFamily& f = net.families.at(k);
+        if (id < f.from.size() * f.to.size())
+            return {ModeIx::at(f.from[id / f.to.size()]), ModeIx::at(f.to[id % f.to.size()]),
+                    EdgeIx::at(net.edges.size() + k), &f};
+        id -= f.from.size() * f.to.size();
+    }
+}
+
+// fn(id, a, b) for every SFG edge a -> b (ids as edge_ends') whose source `out_of` and target
+// `into` accept, in id order; a family's, the accepted of |from| x the accepted of |to|.
+template <class OutOf, class Into, class Fn>
+void for_each_edge(const Net& net, OutOf out_of, Into into, Fn fn) {
+    for (std::size_t i = 0; i < net.edges.size(); ++i)
+        if (out_of(ModeIx::at(net.edges[i].from)) && into(ModeIx::at(net.edges[i].to)))
+            fn(i, ModeIx::at(net.edges[i].from), ModeIx::at(net.edges[i].to));
+    std::size_t base = net.edges.size();
+    std::vector<std::size_t> accepted;
+    const std::vector<std::size_t> none;
+    for (const EdgeFamily& f : net.families) {
+        accepted.clear();
+        for (std::size_t j = 0; j < f.to.size(); ++j)
+            if (into(ModeIx::at(f.to[j])))
+                accepted.push_back(j);
+        for (std::size_t i = 0; i < f.from.size(); ++i)
+            for (std::size_t j : out_of(ModeIx::at(f.from[i])) ? accepted : none)
+                fn(base + i * f.to.size() + j, ModeIx::at(f.from[i]), ModeIx::at(f.to[j]));
+        base += f.from.size() * f.to.size();
+    }
+}
+
+} // namespace
+
 EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, NetThread g,
                                               HeldLocks held, const Event& e,
                                               const Symbols* syms) const {
@@ -70,8 +116,9 @@ EnforceViolation ViolationExplainer::describe(VarIx vi, CandidateView cands, Net
             break;
         EnforceFix f = fix(v, w);
         f.receiver = out.thread_name;
-        if (unheld(ModeIx::at(net.edges[w.edge.ix()].to)))
-            f.hold_lock = net.modes[net.edges[w.edge.ix()].to].lock;
+        const ModeIx to = edge_ends(net, w.edge.ix()).to;
+        if (unheld(to))
+            f.hold_lock = net.modes[to.ix()].lock;
         out.fixes.push_back(std::move(f));
     }
     if (out.fixes.empty() && !possible.empty())
@@ -86,8 +133,7 @@ std::vector<ModeIx> ViolationExplainer::possible_modes(const NetShape& s,
     std::vector<ModeIx> possible;
     cands.for_each([&](std::span<const PlaceIx> m) {
         for (PlaceIx p : m)
-            if (s.place_mode[p].valid())
-                possible.push_back(s.place_mode[p]);
+            s.place_modes(p, possible);
     });
     std::sort(possible.begin(), possible.end());
     possible.erase(std::unique(possible.begin(), possible.end()), possible.end());
@@ -108,9 +154,9 @@ ViolationExplainer::cheapest_ways(const NetShape& s, CandidateView cands, NetThr
     // The edges out of each mode into a permitting one (a pool's n modes have n^2 edges: not
     // each of them for each candidate).
     IndexVec<ModeIx, std::vector<EdgeIx>> ways_out(net.modes.size());
-    for (std::size_t i = 0; i < net.edges.size(); ++i)
-        if (permitting[ModeIx::at(net.edges[i].to)])
-            ways_out[ModeIx::at(net.edges[i].from)].push_back(EdgeIx::at(i));
+    for_each_edge(
+        net, [](ModeIx) { return true; }, [&](ModeIx b) { return permitting[b] != 0; },
+        [&](std::size_t i, ModeIx a, ModeIx) { ways_out[a].push_back(EdgeIx::at(i)); });
     auto token_of = [&](std::span<const PlaceIx> m, NetThread t) {
         for (PlaceIx p : m)
             if (s.place_thread[p] == t)
@@ -124,8 +170,23 @@ ViolationExplainer::cheapest_ways(const NetShape& s, CandidateView cands, NetThr
         const PlaceIx tok = token_of(m, g);
         if (tok.valid() && place(tok).kind == PlaceKind::PreRcv) {
             const auto ei = EdgeIx::at(place(tok).edge);
-            if (permitting[ModeIx::at(net.edges[ei.ix()].to)])
+            if (permitting[edge_ends(net, ei.ix()).to])
                 ways.push_back({1, ei, {}});
+        }
+        // A family's PreRcv place (no thread): the first edge of the family into each
+        // permitting mode of g.
+        for (PlaceIx p : m) {
+            const Place& pl = place(p);
+            if (pl.kind != PlaceKind::PreRcv || !pl.edge || *pl.edge < net.edges.size())
+                continue;
+            const std::size_t k = *pl.edge - net.edges.size();
+            std::size_t base = net.edges.size();
+            for (std::size_t j = 0; j < k; ++j)
+                base += net.families[j].from.size() * net.families[j].to.size();
+            const EdgeFamily& f = net.families[k];
+            for (std::size_t j = 0; j < f.to.size(); ++j)
+                if (permitting[ModeIx::at(f.to[j])])
+                    ways.push_back({1, EdgeIx::at(base + j), {}, true});
         }
         if (!c.valid())
             return;
@@ -134,7 +195,7 @@ ViolationExplainer::cheapest_ways(const NetShape& s, CandidateView cands, NetThr
             for (NetThread sender : s.mode_threads[c]) {
                 const PlaceIx p = token_of(m, sender);
                 const bool sent = p.valid() && place(p).kind == PlaceKind::PostSnd &&
-                                  EdgeIx::at(place(p).edge) == ei;
+                                  EdgeIx::at(place(p).edge) == edge_ends(net, ei.ix()).net_edge;
                 if (!sent)
                     w.senders.push_back(sender);
             }
@@ -154,12 +215,16 @@ ViolationExplainer::cheapest_ways(const NetShape& s, CandidateView cands, NetThr
 // (thesis Figure 4.2) with their operands.
 EnforceFix ViolationExplainer::fix(const Variable& v, const Way& w) const {
     const NetShape& s = shapes_[v.shape];
-    const ModeEdge& edge = s.net.edges[w.edge.ix()];
-    const MechanismInfo& mi = names_.mechanism(vars_.mechanism(v, w.edge));
+    const EdgeEnds edge = edge_ends(s.net, w.edge.ix());
+    const MechanismInfo& mi = names_.mechanism(vars_.mechanism(v, edge.net_edge));
     EnforceFix f;
     f.edge = w.edge.v;
-    f.from_mode = s.mode_labels[ModeIx::at(edge.from)];
-    f.to_mode = s.mode_labels[ModeIx::at(edge.to)];
+    f.from_mode = s.mode_labels[edge.from];
+    if (w.any_sender) // "any of EX(w0) … EX(w1023)": the family's modes
+        f.from_mode =
+            fmt::format("any of {} … {}", s.mode_labels[ModeIx::at(edge.family->from.front())],
+                        s.mode_labels[ModeIx::at(edge.family->from.back())]);
+    f.to_mode = s.mode_labels[edge.to];
     f.mechanism = mi.label;
     for (NetThread t : w.senders)
         f.senders.push_back(names_.thread_name(t));
@@ -213,31 +278,30 @@ std::string ViolationExplainer::route(const Variable& v, std::span<const ModeIx>
     while (!queue.empty() && !goal.valid()) {
         const ModeIx a = queue.front();
         queue.pop_front();
-        for (std::size_t i = 0; i < net.edges.size(); ++i) {
-            const ModeEdge& edge = net.edges[i];
-            const auto to = ModeIx::at(edge.to);
-            if (ModeIx::at(edge.from) != a || seen[to])
-                continue;
-            seen[to] = 1;
-            prev_edge[to] = EdgeIx::at(i);
-            if (permitting[to]) {
-                goal = to;
-                break;
-            }
-            queue.push_back(to);
-        }
+        for_each_edge(
+            net, [&](ModeIx from) { return from == a; }, [&](ModeIx b) { return !seen[b]; },
+            [&](std::size_t i, ModeIx, ModeIx to) {
+                if (seen[to] || goal.valid())
+                    return;
+                seen[to] = 1;
+                prev_edge[to] = EdgeIx::at(i);
+                if (permitting[to])
+                    goal = to;
+                else
+                    queue.push_back(to);
+            });
     }
     if (!goal.valid())
         return "";
-    const auto from = [&](EdgeIx ei) { return ModeIx::at(net.edges[ei.ix()].from); };
+    const auto from = [&](EdgeIx ei) { return edge_ends(net, ei.ix()).from; };
     std::vector<EdgeIx> path;
     for (ModeIx a = goal; prev_edge[a].valid(); a = from(prev_edge[a]))
         path.push_back(prev_edge[a]);
     std::reverse(path.begin(), path.end());
     std::string out = s.mode_labels[from(path.front())];
     for (EdgeIx ei : path)
-        out += " -" + names_.mechanism(vars_.mechanism(v, ei)).label + "-> " +
-               s.mode_labels[ModeIx::at(net.edges[ei.ix()].to)];
+        out += " -" + names_.mechanism(vars_.mechanism(v, edge_ends(net, ei.ix()).net_edge)).label +
+               "-> " + s.mode_labels[edge_ends(net, ei.ix()).to];
     return out;
 }
 

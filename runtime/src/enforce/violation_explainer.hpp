@@ -32,11 +32,16 @@ public:
 private:
     // A way into a permitting mode: the edge, the threads that must still snd, and the count of
     // missing ops (those snds and the accessing thread's rcv).
+    // The edge is an SFG edge's id as expand_families numbers them (petri_net.hpp: a family's
+    // edges after the net's). A family's PreRcv place does not tell its senders apart (net.hpp):
+    // a token there is a way through any edge of the family into the permitting mode,
+    // any_sender, whose edge is the first such.
     struct Way {
         std::size_t cost;
         EdgeIx edge;
         std::vector<NetThread> senders;
-        auto key() const { return std::tie(cost, edge, senders); }
+        bool any_sender = false;
+        auto key() const { return std::tie(cost, edge, senders, any_sender); }
     };
     std::vector<ModeIx> possible_modes(const NetShape& s, CandidateView cands) const;
     std::vector<Way> cheapest_ways(const NetShape& s, CandidateView cands, NetThread t,

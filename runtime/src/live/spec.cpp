@@ -81,7 +81,23 @@ Discipline discipline(const Reader& r, const spec_data::spec& d, const spec_data
         me.mech.thread = r.name(e.thread);
         me.mech.threads = r.names(e.threads);
         std::sort(me.mech.threads.begin(), me.mech.threads.end());
-        g.edges.push_back(std::move(me));
+        if (e.family_from.count == 0) {
+            g.edges.push_back(std::move(me));
+            continue;
+        }
+        EdgeFamily f{{}, {}, std::move(me.mech)};
+        for (std::uint32_t a : r.indices(e.family_from))
+            f.from.push_back(mode_index(a));
+        for (std::uint32_t b : r.indices(e.family_to))
+            f.to.push_back(mode_index(b));
+        const auto one_thread = [&](std::uint32_t a) { return g.modes[a].threads.size() == 1; };
+        if ((f.mech.kind != MechKind::lock && f.mech.kind != MechKind::volatile_) ||
+            !std::all_of(f.from.begin(), f.from.end(), one_thread) ||
+            !std::all_of(f.to.begin(), f.to.end(), one_thread))
+            throw std::invalid_argument("sfg::spec: inconsistent spec data (an edge family that "
+                                        "is not a lock's or volatile's between modes of one "
+                                        "thread each)");
+        g.families.push_back(std::move(f));
     }
     for (std::uint32_t i : r.indices(v.in))
         g.in.push_back(mode_index(i));

@@ -58,4 +58,11 @@ struct CompiledSpec {
 std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& diags,
                                          const CompileLimits& limits = {});
 
+// The spec with every edge family (net.hpp) listed edge by edge, in its SFG and its net
+// (expand_families, build_petri_net): what the DOT, JSON and PNML writers and --verify-net take
+// (docs/language.md). False, after an error in `diags`, when the nets would exceed
+// limits.net_size.
+bool expand_families(CompiledSpec& spec, Diagnostics& diags, const CompileLimits& limits = {});
+bool has_families(const CompiledSpec& spec);
+
 } // namespace sfg

@@ -15,6 +15,11 @@ struct CompileLimits {
     std::size_t edges = 1000000;
     // Places plus transitions of all Petri nets together (sfgc --max-net-size).
     std::size_t net_size = 2000000;
+    // A ▷ or [·] whose |O| x |I| candidate edges are more than this many and all valid through a
+    // lock or a volatile, between modes of one thread each (a pool's [EX(each W)]^m past 64
+    // workers), keeps them as one rule, an EdgeFamily (net.hpp, docs/language.md): it costs
+    // |O| + |I| of the budgets above, not |O| x |I|.
+    std::size_t family_from = 4096;
 };
 
 } // namespace sfg

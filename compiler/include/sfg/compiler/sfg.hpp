@@ -37,6 +37,7 @@ struct Sfg {
     SfgGraph graph;
     std::vector<std::uint32_t> in;
     std::vector<std::uint32_t> out;
+    std::vector<EdgeFamily> families; // edges kept as rules (CompileLimits::family_from)
 
     const AccessMode& mode(std::uint32_t id) const { return graph[id].mode; }
     // Modes no path from an in-mode reaches (breadth-first search over the graph).
@@ -79,8 +80,9 @@ public:
     // stops adding modes or edges once `max_modes` modes or `max_candidates` candidate edges
     // would be exceeded, and reports over_budget() instead of spending the memory.
     explicit SfgBuilder(std::size_t max_modes = CompileLimits{}.modes,
-                        std::size_t max_candidates = CompileLimits{}.edges)
-        : max_modes_(max_modes), max_candidates_(max_candidates) {}
+                        std::size_t max_candidates = CompileLimits{}.edges,
+                        std::size_t family_from = CompileLimits{}.family_from)
+        : max_modes_(max_modes), max_candidates_(max_candidates), family_from_(family_from) {}
 
     // EX(t) and RS(T), Figure 4.3.
     Fragment base(AccessMode mode, SourceLoc loc);
@@ -106,9 +108,13 @@ public:
 private:
     void connect(const std::vector<std::uint32_t>& outs, const EdgeLabel& z,
                  const std::vector<std::uint32_t>& ins, SourceLoc loc, ConnectReport& report);
+    // Whether connect keeps outs x ins as one EdgeFamily (CompileLimits::family_from).
+    bool family(const std::vector<std::uint32_t>& outs, const EdgeLabel& z,
+                const std::vector<std::uint32_t>& ins) const;
     SfgGraph graph_;
+    std::vector<EdgeFamily> families_;
     std::uint32_t next_edge_ = 0;
-    std::size_t max_modes_, max_candidates_;
+    std::size_t max_modes_, max_candidates_, family_from_;
     std::size_t candidates_ = 0;
     std::unordered_map<std::uint64_t, std::vector<Mechanism>> pair_mechs_; // (o, i) -> labels
     std::optional<Overrun> overrun_;

@@ -52,6 +52,18 @@ struct ModeEdge {
     Mechanism mech;
 };
 
+// A family of SFG edges kept as one rule: an edge a -mech-> b for every mode a of `from` and every
+// b of `to`, |from| x |to| edges (a pool's [EX(each W)]^m over n workers: n^2 edges between its n
+// modes; docs/language.md, "Thread groups"). Only for mechanisms that pass from one thread to one
+// (Msg(z) = {({s},{t})}, thesis §4.2.3: a lock or a volatile) between modes of one thread each.
+// Its net is N(G)'s with every PostSnd place of the family one place, and every PreRcv place one
+// (build_petri_net): those of N(G) are told apart by nothing that follows them, since a sender's
+// mode has one thread and a receiver's rcv leads to its own Acc place whoever sent.
+struct EdgeFamily {
+    std::vector<std::uint32_t> from, to;
+    Mechanism mech;
+};
+
 enum class PlaceKind : std::uint8_t { Acc, PostSnd, PreRcv };
 enum class TransitionKind : std::uint8_t { snd, sync, rcv };
 const char* to_string(PlaceKind k);
@@ -84,9 +96,17 @@ using Marking = std::vector<std::uint32_t>;
 struct Net {
     std::vector<AccessMode> modes; // the SFG being refined: modes and edges by index
     std::vector<ModeEdge> edges;
+    // Edge ids (Place::edge, Transition::edge) are the edges', then one for each family:
+    // edges.size() + f.
+    std::vector<EdgeFamily> families;
     std::vector<Place> places;
     std::vector<Transition> transitions;
     std::vector<Marking> initial_markings; // M0 = { P(i) | i in-mode }
+
+    std::size_t edge_count() const { return edges.size() + families.size(); }
+    const Mechanism& mechanism(std::uint32_t e) const {
+        return e < edges.size() ? edges[e].mech : families[e - edges.size()].mech;
+    }
 
     // Elementary firing rule (thesis §4.3.1): pre ⊆ M and post ∩ M = ∅.
     bool enabled(const Marking& m, std::size_t transition) const;
