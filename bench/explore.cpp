@@ -9,6 +9,8 @@
 //   barrier   ti: x_i = 1; barrier b; read x_(i+1 mod N);                  1 class
 //   mutex     ti: acq m; c = c + 1; rel m;  (Relacy's anchor: bench/README.md)   N! classes
 //
+// explore_jobs: the same search in 1 and 2 worker processes.
+//
 // In C++ the threads are one sfg::thread_group, started and joined by the body's thread: one
 // step before and one after the others, which adds no class. Counters: executions, classes,
 // exec_per_s (of wall time: explore's threads mostly wait for each other), us_per_step.
@@ -79,7 +81,30 @@ void run_explore(benchmark::State& state, const std::string& family) {
     state.counters["complete"] = r.complete ? 1 : 0;
 }
 
+// `jobs` worker processes (docs/explore.md, "More than one process") on a search of about 10^5
+// executions: naive over every interleaving of `mutex` with 4 threads.
+void run_jobs(benchmark::State& state) {
+    sfg::explore_options o;
+    o.mode = sfg::explore_mode::naive;
+    o.jobs = static_cast<unsigned>(state.range(0));
+    sfg::explore_report r;
+    for (auto _ : state) {
+        r = sfg::explore([&] { body("mutex", 4); }, o);
+        benchmark::DoNotOptimize(r.executions);
+    }
+    state.counters["executions"] = static_cast<double>(r.executions);
+    state.counters["exec_per_s"] = benchmark::Counter(static_cast<double>(r.executions) *
+                                                          static_cast<double>(state.iterations()),
+                                                      benchmark::Counter::kIsRate);
+}
+
 void register_all() {
+    benchmark::RegisterBenchmark("explore_jobs/naive/mutex/4", run_jobs)
+        ->Arg(1)
+        ->Arg(2)
+        ->Iterations(1)
+        ->Unit(benchmark::kSecond)
+        ->UseRealTime();
     for (const char* family : {"locked", "lockfree", "racy", "barrier", "mutex"}) {
         const std::string f = family;
         const int most = f == "racy" ? 4 : 5;

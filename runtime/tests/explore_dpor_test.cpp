@@ -268,3 +268,36 @@ TEST_CASE("explore dpor: the classes and finding keys of the naive search, on ra
     CHECK(with_findings * 5 >= n);
     CHECK(split * 2 >= n);
 }
+
+// Worker processes (docs/explore.md, "More than one process"): the search is divided into the
+// same tasks whatever `jobs` is, and their results merged in their order, so the report is the
+// same for 1, 2 and 3 processes, also when max_executions cuts the search. (Under
+// ThreadSanitizer every job runs in the exploring process: the same report by construction.)
+TEST_CASE("explore: jobs 1, 2 and 3 give the same report" * volume) {
+    int divided = 0, with_findings = 0;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+        const Body b = random_body(seed);
+        for (const sfg::explore_mode mode : {sfg::explore_mode::dpor, sfg::explore_mode::naive}) {
+            for (const std::uint64_t max : {std::uint64_t{2000}, std::uint64_t{7}}) {
+                sfg::explore_options o;
+                o.mode = mode;
+                o.max_executions = max;
+                const sfg::explore_report one = sfg::explore(body_of(b), o);
+                INFO("seed " << seed << "\n" << one.to_string());
+                divided += one.executions > 4;
+                with_findings += !one.findings.empty();
+                for (const unsigned jobs : {2u, 3u}) {
+                    o.jobs = jobs;
+                    const sfg::explore_report more = sfg::explore(body_of(b), o);
+                    CHECK(more.to_string() == one.to_string());
+                    CHECK(more.executions == one.executions);
+                    CHECK(more.classes == one.classes);
+                    CHECK(more.complete == one.complete);
+                }
+            }
+        }
+    }
+    MESSAGE(divided, " divided, ", with_findings, " with findings");
+    CHECK(divided >= 10);
+    CHECK(with_findings >= 4);
+}

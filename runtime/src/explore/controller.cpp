@@ -147,6 +147,15 @@ void Controller::run_ends() {
     strategy_.end_run(keys);
 }
 
+std::uint64_t Controller::object_key(std::uint32_t object) const {
+    std::uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a
+    const auto it = object_names_.find(object);
+    if (it != object_names_.end())
+        for (const unsigned char c : it->second)
+            h = (h ^ c) * 0x100000001b3ULL;
+    return h;
+}
+
 std::uint32_t Controller::intern(Namespace space, const std::string& name) {
     const auto [it, fresh] =
         objects_.try_emplace({space, name}, static_cast<std::uint32_t>(objects_.size()));

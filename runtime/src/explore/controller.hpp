@@ -58,6 +58,8 @@ public:
     const std::vector<Event>& events() const { return events_; }
     std::vector<std::uint32_t> schedule() const;
     const std::vector<std::string>& thread_names() const { return names_; }
+    // An object's number in events() as a hash of its name: the same in every controller.
+    std::uint64_t object_key(std::uint32_t object) const;
     const std::vector<OwnFinding>& findings() const { return findings_; }
     // An assert of sfg::check in the calling thread (a thread of the run).
     void check_failed(const std::string& what, const char* file, std::uint32_t line);

@@ -37,7 +37,8 @@ bool dependent(const Event& a, const Event& b) {
     return false;
 }
 
-ClassId foata_class(const std::vector<Event>& run) {
+ClassId foata_class(const std::vector<Event>& run,
+                    const std::function<std::uint64_t(std::uint32_t)>& object_key) {
     // (namespace, object, generation): each generation of a barrier an object of its own.
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, engine::FoataLevels> objects;
     const auto thread = [&](std::uint32_t u) -> engine::FoataLevels& {
@@ -58,8 +59,10 @@ ClassId foata_class(const std::vector<Event>& run) {
     const auto content = [&](std::size_t i, auto&& add) {
         const Event& e = run[i];
         add(static_cast<std::uint64_t>(e.op) << 8 | (e.yield ? 1u : 0u));
-        for (const Action& a : e.actions)
-            add(static_cast<std::uint64_t>(a.op) << 32 | a.object);
+        for (const Action& a : e.actions) {
+            add(static_cast<std::uint64_t>(a.op));
+            add(object_key(a.object));
+        }
     };
     return engine::foata_class(
         run.size(), [&](std::size_t i) { return run[i].thread; }, accesses, content);

@@ -8,6 +8,7 @@
 #include "sfg/runtime/op.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -44,6 +45,9 @@ bool dependent(const Event& a, const Event& b);
 
 // The Mazurkiewicz class of a run under `dependent`: a 128-bit hash of its Foata normal form.
 using ClassId = engine::ClassId;
-ClassId foata_class(const std::vector<Event>& run);
+// `object_key` names an object the same way in every run and process (its numbers are those of
+// one controller: the order it met the objects in).
+ClassId foata_class(const std::vector<Event>& run,
+                    const std::function<std::uint64_t(std::uint32_t)>& object_key);
 
 } // namespace sfg::explore_detail

@@ -98,25 +98,39 @@ public:
     }
 };
 
-// The engine driven by replays: each run starts from the beginning and follows the events of
-// the engine's stack up to its deepest node, then chooses there.
+// The engine driven by replays: each run starts from the beginning, takes the steps to the
+// task's root, follows the events of the engine's stack up to its deepest node, then chooses
+// there. The engine's search starts at the task's root: the races it reverses are those of its
+// own events (a node above the root branches to every thread awake there, docs/explore.md "More
+// than one process").
 class Dpor final : public Strategy {
 public:
+    explicit Dpor(TaskRoot root) : root_(std::move(root)) {}
+
     void begin_run() override {
         if (!begun_) {
-            dpor_.reset(Node{}, {});
+            dpor_.reset(Node{}, root_.sleep);
             begun_ = true;
         }
     }
 
     std::optional<Choice> choose(const Decision& d) override {
         auto& frames = dpor_.frames();
-        const std::size_t depth = d.depth;
+        const StepKey* expected = d.depth < keys_.size()        ? &keys_[d.depth]
+                                  : d.depth < root_.keys.size() ? &root_.keys[d.depth]
+                                                                : nullptr;
+        if (d.depth < root_.prefix.size()) { // the steps to the task's root
+            const std::uint32_t t = root_.prefix[d.depth];
+            if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
+                return std::nullopt;
+            return Choice{t, expected};
+        }
+        const std::size_t depth = d.depth - root_.prefix.size();
         if (depth + 1 < frames.size()) { // the prefix an earlier run took
             const std::uint32_t t = dpor_.events()[depth].thread;
             if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
                 return std::nullopt;
-            return Choice{t, depth < keys_.size() ? &keys_[depth] : nullptr};
+            return Choice{t, expected};
         }
         if (!frames.back().started) {
             fill(frames.back().node, d);
@@ -136,7 +150,8 @@ public:
 
     void at_leaf(const Decision& d) override {
         auto& frames = dpor_.frames();
-        if (d.depth + 1 != frames.size() || frames.back().started)
+        if (d.depth < root_.prefix.size() || d.depth - root_.prefix.size() + 1 != frames.size() ||
+            frames.back().started)
             return;
         fill(frames.back().node, d);
         dpor_.start(*d.enabled, [](std::uint32_t) { return false; });
@@ -156,7 +171,7 @@ public:
         auto& frames = dpor_.frames();
         while (!frames.empty() && !(frames.back().started && dpor_.next_choice()))
             dpor_.pop();
-        keys_.resize(std::min(keys_.size(), dpor_.events().size()));
+        keys_.resize(std::min(keys_.size(), root_.prefix.size() + dpor_.events().size()));
         return !frames.empty();
     }
 
@@ -178,6 +193,7 @@ private:
             n.enabled[t] = 1;
     }
 
+    TaskRoot root_;
     LiveSystem sys_;
     LiveSystem::Engine dpor_{sys_};
     std::vector<StepKey> keys_; // the last run's steps
@@ -186,8 +202,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Strategy> make_dpor() {
-    return std::make_unique<Dpor>();
+std::unique_ptr<Strategy> make_dpor(TaskRoot root) {
+    return std::make_unique<Dpor>(std::move(root));
 }
 
 } // namespace sfg::explore_detail

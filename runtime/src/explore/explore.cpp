@@ -13,20 +13,31 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
+
+#include <poll.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace sfg {
 
 namespace explore_detail {
 namespace {
 
-// The exploration running in this process, if any: explore() inside explore() is refused.
+// The controller of the runs of this process, if any (sfg::check reports to it).
 std::atomic<Controller*> running{nullptr};
+// Whether an exploration is under way in this process: explore() inside explore() is refused.
+std::atomic<bool> busy{false};
 
 std::uint64_t parse_number(const std::string& key, const std::string& v) {
     std::uint64_t out = 0;
@@ -82,7 +93,7 @@ void apply_environment(explore_options& o) {
         o.replay = env;
 }
 
-std::unique_ptr<Strategy> make_strategy(const explore_options& o) {
+std::unique_ptr<Strategy> make_strategy(const explore_options& o, TaskRoot root = {}) {
     if (!o.replay.empty())
         return make_replay(parse_replay(o.replay));
     switch (o.mode) {
@@ -94,12 +105,12 @@ std::unique_ptr<Strategy> make_strategy(const explore_options& o) {
         // A preemption bound prunes branches, and a pruned branch may be the only one that
         // reverses some race (Coons et al., OOPSLA'13): bounded searches are naive.
         if (!o.max_preemptions)
-            return make_dpor();
+            return make_dpor(std::move(root));
         break;
     case explore_mode::naive:
         break;
     }
-    return make_naive(o.max_preemptions);
+    return make_naive(o.max_preemptions, std::move(root));
 }
 
 // The run's steps as a table (thread, op, object, call site).
@@ -121,11 +132,173 @@ std::string step_table(const Controller& c) {
     return out;
 }
 
+using Key = std::tuple<std::string, std::string, std::string>; // kind, analysis, var
+
 struct Kept {
     explore_finding f;
     std::size_t steps = 0;
 };
 
+// One key's findings in a task, each from a shorter run than the one before, with the number of
+// the execution that showed it: the finding kept from the task's first r executions is the last
+// record before r (docs/explore.md, "More than one process").
+struct Record {
+    std::uint64_t run = 0;
+    std::size_t steps = 0;
+    explore_finding f;
+};
+
+// What exploring a task gives, whichever process explores it.
+struct TaskResult {
+    std::uint64_t runs = 0;     // executions
+    bool exhausted = false;     // its search ended (not cut by the budget or uncontrolled)
+    bool ended_at_last = false; // ... right after its last execution (no given-up run after it)
+    bool pruned = false, uncontrolled = false;
+    std::vector<ClassId> classes; // of each execution
+    std::map<Key, std::vector<Record>> records;
+};
+
+// The splitting of the search into tasks stops at this many (whatever `jobs` is: the tasks, and
+// so the report, are the same for every number of processes), or after this many probe runs.
+constexpr std::size_t split_target = 32, max_probes = 64;
+
+#if defined(__SANITIZE_THREAD__)
+constexpr bool can_fork = false; // ThreadSanitizer does not support threads after a fork
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool can_fork = false;
+#else
+constexpr bool can_fork = true;
+#endif
+#else
+constexpr bool can_fork = true;
+#endif
+
+// Task results over a pipe: numbers and length-prefixed strings.
+class Writer {
+public:
+    void number(std::uint64_t v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
+    void text(const std::string& v) {
+        number(v.size());
+        out += v;
+    }
+    std::string out;
+};
+
+class Reader {
+public:
+    explicit Reader(const std::string& in) : in_(in) {}
+    std::uint64_t number() {
+        std::uint64_t v = 0;
+        if (at_ + sizeof v > in_.size())
+            throw std::runtime_error("sfg::explore: a worker's result is cut short");
+        std::memcpy(&v, in_.data() + at_, sizeof v);
+        at_ += sizeof v;
+        return v;
+    }
+    std::string text() {
+        const std::uint64_t n = number();
+        if (n > in_.size() - at_)
+            throw std::runtime_error("sfg::explore: a worker's result is cut short");
+        std::string v = in_.substr(at_, n);
+        at_ += n;
+        return v;
+    }
+
+private:
+    const std::string& in_;
+    std::size_t at_ = 0;
+};
+
+std::string encode(const TaskResult& r) {
+    Writer w;
+    w.number(r.runs);
+    w.number(static_cast<std::uint64_t>(r.exhausted) | r.ended_at_last << 1 | r.pruned << 2 |
+             r.uncontrolled << 3);
+    for (const ClassId& c : r.classes) {
+        w.number(c.a);
+        w.number(c.b);
+    }
+    w.number(r.records.size());
+    for (const auto& [key, records] : r.records) {
+        w.text(std::get<0>(key));
+        w.text(std::get<1>(key));
+        w.text(std::get<2>(key));
+        w.number(records.size());
+        for (const Record& rec : records) {
+            w.number(rec.run);
+            w.number(rec.steps);
+            w.text(rec.f.message);
+            w.text(rec.f.schedule);
+        }
+    }
+    return std::move(w.out);
+}
+
+TaskResult decode(const std::string& in) {
+    Reader r(in);
+    TaskResult t;
+    t.runs = r.number();
+    const std::uint64_t flags = r.number();
+    t.exhausted = flags & 1;
+    t.ended_at_last = flags & 2;
+    t.pruned = flags & 4;
+    t.uncontrolled = flags & 8;
+    t.classes.resize(t.runs);
+    for (ClassId& c : t.classes) {
+        c.a = r.number();
+        c.b = r.number();
+    }
+    for (std::uint64_t k = r.number(); k > 0; --k) {
+        Key key;
+        std::get<0>(key) = r.text();
+        std::get<1>(key) = r.text();
+        std::get<2>(key) = r.text();
+        std::vector<Record>& records = t.records[key];
+        for (std::uint64_t n = r.number(); n > 0; --n) {
+            Record rec;
+            rec.run = r.number();
+            rec.steps = static_cast<std::size_t>(r.number());
+            rec.f = {std::get<0>(key), std::get<1>(key), std::get<2>(key), r.text(), r.text()};
+            records.push_back(std::move(rec));
+        }
+    }
+    return t;
+}
+
+void write_all(int fd, const void* data, std::size_t n) {
+    const char* p = static_cast<const char*>(data);
+    while (n > 0) {
+        const ssize_t k = ::write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            throw std::runtime_error("sfg::explore: writing to a worker's pipe failed");
+        p += k;
+        n -= static_cast<std::size_t>(k);
+    }
+}
+
+// False at the end of the pipe before anything was read.
+bool read_all(int fd, void* data, std::size_t n) {
+    char* p = static_cast<char*>(data);
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t k = ::read(fd, p + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 || (k == 0 && done > 0))
+            throw std::runtime_error("sfg::explore: a worker's pipe broke");
+        if (k == 0)
+            return false;
+        done += static_cast<std::size_t>(k);
+    }
+    return true;
+}
+
+// The whole exploration: the search divided into tasks (dpor and naive), each explored by a run
+// of the strategy from its root, here or in worker processes, and the tasks' results merged in
+// their order, as one process exploring them in turn would have seen them.
 class Exploration {
 public:
     Exploration(const spec* s, std::function<void()> body, explore_options o)
@@ -135,55 +308,320 @@ public:
         if (session::current())
             throw std::invalid_argument(
                 "sfg::explore: called while an sfg::session is open (explore opens one per run)");
-        std::unique_ptr<Strategy> strategy = make_strategy(o_);
-        Controller ctl(*strategy, o_.max_steps,
-                       std::chrono::milliseconds(o_.uncontrolled_after_ms));
-        Controller* expected = nullptr;
-        if (!running.compare_exchange_strong(expected, &ctl))
+        bool idle = false;
+        if (!busy.compare_exchange_strong(idle, true))
             throw std::invalid_argument("sfg::explore: called inside an exploration");
-        detail::set_control(&ctl);
-        explore_report report;
-        try {
-            report = runs(ctl, *strategy);
-        } catch (...) {
-            detail::set_control(nullptr);
-            running.store(nullptr);
-            throw;
+        struct Done {
+            ~Done() { busy.store(false); }
+        } done;
+        // Bounded searches, replays and the sampling modes are one task.
+        const bool divided = o_.replay.empty() && !o_.max_preemptions &&
+                             (o_.mode == explore_mode::dpor || o_.mode == explore_mode::naive);
+        const std::vector<TaskRoot> tasks = divided ? split() : std::vector<TaskRoot>{TaskRoot{}};
+        std::vector<TaskResult> results;
+        if (can_fork && o_.jobs > 1 && tasks.size() > 1) {
+            results = in_workers(tasks);
+        } else {
+            std::uint64_t executed = 0;
+            for (const TaskRoot& t : tasks) {
+                if (executed >= o_.max_executions)
+                    break;
+                results.push_back(explore_task(t, o_.max_executions - executed));
+                executed += results.back().runs;
+                if (results.back().uncontrolled)
+                    break;
+            }
         }
-        detail::set_control(nullptr);
-        running.store(nullptr);
-        return report;
+        return merge(results, tasks.size());
     }
 
     std::uint64_t distinct_classes() const { return classes_.size(); }
 
 private:
-    explore_report runs(Controller& ctl, Strategy& strategy) {
-        explore_report report;
-        const bool replaying = !o_.replay.empty();
-        const bool bounded = o_.mode == explore_mode::random || o_.mode == explore_mode::pct;
+    // Takes a controller for a task's or a probe's runs.
+    class Installed {
+    public:
+        explicit Installed(Controller& c) {
+            running.store(&c);
+            detail::set_control(&c);
+        }
+        ~Installed() {
+            detail::set_control(nullptr);
+            running.store(nullptr);
+        }
+        Installed(const Installed&) = delete;
+        Installed& operator=(const Installed&) = delete;
+    };
+
+    // The tasks, level by level: each task not yet a leaf is replaced by the children of its
+    // first node with a choice (one probe run finds it), until there are split_target of them.
+    std::vector<TaskRoot> split() {
+        std::vector<TaskRoot> tasks{TaskRoot{}};
+        std::vector<std::uint8_t> leaf{0};
+        std::size_t probes = 0;
+        for (bool more = true; more && tasks.size() < split_target;) {
+            more = false;
+            std::vector<TaskRoot> next;
+            std::vector<std::uint8_t> next_leaf;
+            for (std::size_t i = 0; i < tasks.size(); ++i) {
+                std::optional<SplitNode> node;
+                if (!leaf[i] && next.size() + (tasks.size() - i) < split_target &&
+                    probes < max_probes) {
+                    ++probes;
+                    node = probe(tasks[i]);
+                    if (!node)
+                        leaf[i] = 1;
+                }
+                if (!node) {
+                    next.push_back(std::move(tasks[i]));
+                    next_leaf.push_back(leaf[i]);
+                    continue;
+                }
+                for (TaskRoot& c : node->children) {
+                    next.push_back(std::move(c));
+                    next_leaf.push_back(0);
+                }
+                more = true;
+            }
+            tasks = std::move(next);
+            leaf = std::move(next_leaf);
+        }
+        return tasks;
+    }
+
+    std::optional<SplitNode> probe(const TaskRoot& root) {
+        std::optional<SplitNode> node;
+        std::unique_ptr<Strategy> strategy = make_probe(root, o_.mode == explore_mode::dpor, node);
+        Controller ctl(*strategy, o_.max_steps,
+                       std::chrono::milliseconds(o_.uncontrolled_after_ms));
+        Installed in(ctl);
+        one_run(ctl, nullptr);
+        if (ctl.uncontrolled())
+            return std::nullopt;
+        return node;
+    }
+
+    TaskResult explore_task(const TaskRoot& root, std::uint64_t budget) {
+        std::unique_ptr<Strategy> strategy = make_strategy(o_, root);
+        Controller ctl(*strategy, o_.max_steps,
+                       std::chrono::milliseconds(o_.uncontrolled_after_ms));
+        Installed in(ctl);
+        TaskResult r;
         bool more = true;
         while (more) {
-            if (report.executions >= o_.max_executions)
+            if (r.runs >= budget)
                 break;
-            one_run(ctl);
+            one_run(ctl, &r);
+            r.ended_at_last = !ctl.blocked();
             if (!ctl.blocked()) {
-                ++report.executions;
-                classes_.insert(foata_class(ctl.events()));
+                ++r.runs;
+                r.classes.push_back(
+                    foata_class(ctl.events(), [&](std::uint32_t o) { return ctl.object_key(o); }));
             }
-            more = strategy.next_run() && !ctl.uncontrolled();
+            more = strategy->next_run() && !ctl.uncontrolled();
+        }
+        r.uncontrolled = ctl.uncontrolled();
+        r.exhausted = !more && !r.uncontrolled;
+        r.pruned = strategy->pruned();
+        return r;
+    }
+
+    // `jobs` processes forked from this one explore the tasks, each taking the next one when it
+    // is done with its last; every task with the whole budget (the merge cuts them).
+    std::vector<TaskResult> in_workers(const std::vector<TaskRoot>& tasks) {
+        const std::size_t n = std::min<std::size_t>(o_.jobs, tasks.size());
+        std::vector<int> cpus;
+#if defined(__linux__)
+        cpu_set_t allowed;
+        if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+            for (int c = 0; c < CPU_SETSIZE; ++c)
+                if (CPU_ISSET(c, &allowed))
+                    cpus.push_back(c);
+#endif
+        struct Worker {
+            pid_t pid = -1;
+            int to = -1, from = -1;
+            std::optional<std::size_t> task;
+        };
+        std::vector<Worker> workers(n);
+        const auto stop_all = [&] {
+            for (Worker& w : workers) {
+                if (w.to >= 0)
+                    ::close(w.to);
+                if (w.from >= 0)
+                    ::close(w.from);
+                if (w.pid > 0) {
+                    ::kill(w.pid, SIGKILL);
+                    ::waitpid(w.pid, nullptr, 0);
+                }
+            }
+        };
+        for (std::size_t k = 0; k < n; ++k) {
+            int down[2], up[2];
+            if (::pipe(down) != 0 || ::pipe(up) != 0) {
+                stop_all();
+                throw std::runtime_error("sfg::explore: no pipe for a worker process");
+            }
+            const pid_t pid = ::fork();
+            if (pid == 0) { // the worker: tasks in, results out, then gone without unwinding
+                ::close(down[1]);
+                ::close(up[0]);
+                for (std::size_t j = 0; j < k; ++j) {
+                    ::close(workers[j].to);
+                    ::close(workers[j].from);
+                }
+                work(down[0], up[1], tasks, cpus.empty() ? -1 : cpus[k % cpus.size()]);
+            }
+            ::close(down[0]);
+            ::close(up[1]);
+            workers[k] = {pid, down[1], up[0], std::nullopt};
+            if (pid < 0) {
+                stop_all();
+                throw std::runtime_error("sfg::explore: fork failed");
+            }
+        }
+        std::vector<std::optional<TaskResult>> results(tasks.size());
+        std::size_t next = 0, busy_workers = 0;
+        const auto give = [&](Worker& w) {
+            const std::uint64_t task = next < tasks.size() ? next++ : ~std::uint64_t{0};
+            write_all(w.to, &task, sizeof task);
+            if (task != ~std::uint64_t{0}) {
+                w.task = task;
+                ++busy_workers;
+            } else {
+                w.task.reset();
+            }
+        };
+        try {
+            for (Worker& w : workers)
+                give(w);
+            while (busy_workers > 0) {
+                std::vector<pollfd> fds;
+                for (const Worker& w : workers)
+                    fds.push_back({w.task ? w.from : -1, POLLIN, 0});
+                if (::poll(fds.data(), fds.size(), -1) < 0) {
+                    if (errno == EINTR)
+                        continue;
+                    throw std::runtime_error("sfg::explore: poll failed");
+                }
+                for (std::size_t k = 0; k < n; ++k) {
+                    Worker& w = workers[k];
+                    if (!w.task || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                        continue;
+                    std::uint64_t size = 0;
+                    if (!read_all(w.from, &size, sizeof size))
+                        throw std::runtime_error(fmt::format(
+                            "sfg::explore: worker process {} ended without its result", w.pid));
+                    std::string payload(size & ~(std::uint64_t{1} << 63), '\0');
+                    if (!read_all(w.from, payload.data(), payload.size()))
+                        throw std::runtime_error("sfg::explore: a worker's pipe broke");
+                    if (size >> 63) // the worker's task threw
+                        throw std::runtime_error(payload);
+                    results[*w.task] = decode(payload);
+                    --busy_workers;
+                    give(w);
+                }
+            }
+        } catch (...) {
+            stop_all();
+            throw;
+        }
+        for (Worker& w : workers) {
+            ::close(w.to);
+            ::close(w.from);
+            ::waitpid(w.pid, nullptr, 0);
+        }
+        std::vector<TaskResult> out;
+        for (std::optional<TaskResult>& r : results)
+            out.push_back(std::move(*r));
+        return out;
+    }
+
+    [[noreturn]] void work(int in, int out, const std::vector<TaskRoot>& tasks, int cpu) {
+#if defined(__linux__)
+        if (cpu >= 0) { // the controller pins its runs to the CPU it starts on
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            sched_setaffinity(0, sizeof set, &set);
+        }
+#else
+        (void)cpu;
+#endif
+        std::signal(SIGPIPE, SIG_IGN);
+        try {
+            for (std::uint64_t task = 0; read_all(in, &task, sizeof task) && task < tasks.size();) {
+                std::string payload, error;
+                try {
+                    payload = encode(explore_task(tasks[task], o_.max_executions));
+                } catch (const std::exception& e) {
+                    error = e.what();
+                }
+                const std::string& body = error.empty() ? payload : error;
+                const std::uint64_t size =
+                    body.size() | (error.empty() ? 0 : std::uint64_t{1} << 63);
+                write_all(out, &size, sizeof size);
+                write_all(out, body.data(), body.size());
+            }
+        } catch (...) {
+            ::_exit(3);
+        }
+        ::_exit(0);
+    }
+
+    // The tasks' results in their order, cut where one process exploring them in turn would
+    // have stopped (max_executions, a task cut short, an uncontrolled run).
+    explore_report merge(std::vector<TaskResult>& results, std::size_t tasks) {
+        explore_report report;
+        std::map<Key, Kept> kept;
+        bool stopped = false, pruned = false, uncontrolled = false;
+        for (std::size_t i = 0; i < tasks; ++i) {
+            const std::uint64_t left = o_.max_executions - report.executions;
+            if (left == 0 || i >= results.size()) { // not explored: the budget was spent
+                stopped = true;
+                break;
+            }
+            TaskResult& t = results[i];
+            const std::uint64_t r = std::min(t.runs, left);
+            for (auto& [key, records] : t.records) {
+                Record* best = nullptr;
+                for (Record& rec : records)
+                    if (rec.run < r)
+                        best = &rec;
+                if (!best)
+                    continue;
+                auto [it, fresh] = kept.try_emplace(key);
+                if (fresh || best->steps < it->second.steps)
+                    it->second = {std::move(best->f), best->steps};
+            }
+            classes_.insert(t.classes.begin(), t.classes.begin() + static_cast<std::ptrdiff_t>(r));
+            report.executions += r;
+            pruned = pruned || t.pruned;
+            if (t.uncontrolled && r == t.runs) {
+                uncontrolled = true;
+                break;
+            }
+            if (r < t.runs || !t.exhausted || (r == left && !t.ended_at_last)) {
+                stopped = true;
+                break;
+            }
+        }
+        const bool sampled =
+            !o_.replay.empty() || o_.mode == explore_mode::random || o_.mode == explore_mode::pct;
+        bool hit_bound = false;
+        for (auto& [key, k] : kept) {
+            hit_bound = hit_bound || std::get<0>(key) == "bound";
+            report.findings.push_back(std::move(k.f));
         }
         // Naive: every run counts (as `sfgc check` counts them); dpor delivers one run a class.
         report.classes = o_.mode == explore_mode::naive || o_.max_preemptions ? report.executions
                                                                               : classes_.size();
-        report.complete = !replaying && !bounded && !more && !strategy.pruned() && !hit_bound_ &&
-                          !ctl.uncontrolled();
-        for (auto& [key, k] : kept_)
-            report.findings.push_back(std::move(k.f));
+        report.complete = !sampled && !stopped && !pruned && !hit_bound && !uncontrolled;
         return report;
     }
 
-    void one_run(Controller& ctl) {
+    // One run of the body; its findings go to `into` (none: a probe's are dropped).
+    void one_run(Controller& ctl, TaskResult* into) {
         std::vector<finding> session_findings;
         {
             session_options so;
@@ -209,20 +647,22 @@ private:
             s->close();
             session_findings = s->findings();
         }
-        if (ctl.blocked()) { // no execution (dpor: equivalent to one explored)
+        if (ctl.blocked() || !into) { // no execution (dpor: equivalent to one explored)
             main_findings_.clear();
             return;
         }
         const std::string schedule = replay_string(ctl.schedule());
         const std::string table = step_table(ctl);
+        const auto keep = [&](const std::string& kind, const std::string& analysis,
+                              const std::string& var, const std::string& message) {
+            record(*into, kind, analysis, var, message, schedule, table, ctl.path().size());
+        };
         for (const finding& f : session_findings)
-            keep(f.kind, f.analysis, f.var, f.message, schedule, table, ctl.path().size());
-        for (const OwnFinding& f : ctl.findings()) {
-            hit_bound_ = hit_bound_ || f.kind == "bound";
-            keep(f.kind, "", f.var, f.message, schedule, table, ctl.path().size());
-        }
+            keep(f.kind, f.analysis, f.var, f.message);
+        for (const OwnFinding& f : ctl.findings())
+            keep(f.kind, "", f.var, f.message);
         for (const OwnFinding& f : main_findings_)
-            keep(f.kind, "", f.var, f.message, schedule, table, ctl.path().size());
+            keep(f.kind, "", f.var, f.message);
         main_findings_.clear();
     }
 
@@ -237,25 +677,26 @@ private:
         }
     }
 
-    void keep(const std::string& kind, const std::string& analysis, const std::string& var,
-              const std::string& message, const std::string& schedule, const std::string& table,
-              std::size_t steps) {
-        auto [it, fresh] = kept_.try_emplace(std::make_tuple(kind, analysis, var));
-        if (!fresh && it->second.steps <= steps)
+    // A finding of the task's execution number t.runs, kept when it is the key's first or comes
+    // from a shorter run than the last kept.
+    static void record(TaskResult& t, const std::string& kind, const std::string& analysis,
+                       const std::string& var, const std::string& message,
+                       const std::string& schedule, const std::string& table, std::size_t steps) {
+        std::vector<Record>& records = t.records[Key{kind, analysis, var}];
+        if (!records.empty() && records.back().steps <= steps)
             return;
-        it->second.steps = steps;
-        it->second.f = {kind, analysis, var,
-                        fmt::format("{}\nschedule ({} steps; replay: {}):\n{}", message, steps,
-                                    schedule, table),
-                        schedule};
+        records.push_back({t.runs,
+                           steps,
+                           {kind, analysis, var,
+                            fmt::format("{}\nschedule ({} steps; replay: {}):\n{}", message, steps,
+                                        schedule, table),
+                            schedule}});
     }
 
     const spec* spec_;
     std::function<void()> body_;
     explore_options o_;
-    bool hit_bound_ = false;
     std::vector<OwnFinding> main_findings_;
-    std::map<std::tuple<std::string, std::string, std::string>, Kept> kept_;
     std::set<ClassId> classes_;
 };
 

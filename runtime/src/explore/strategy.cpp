@@ -22,21 +22,29 @@ bool preempts(const Decision& d, std::uint32_t t) {
 // its deepest node with a choice left and takes that choice.
 class Naive final : public Strategy {
 public:
-    explicit Naive(std::optional<unsigned> bound) : bound_(bound) {}
+    Naive(std::optional<unsigned> bound, TaskRoot root) : bound_(bound), root_(std::move(root)) {}
 
-    void begin_run() override {
-        depth_ = 0;
-        preemptions_ = 0;
-    }
+    void begin_run() override { preemptions_ = 0; }
 
     std::optional<Choice> choose(const Decision& d) override {
-        if (depth_ < stack_.size()) {
-            Level& l = stack_[depth_++];
+        const StepKey* expected = d.depth < keys_.size()        ? &keys_[d.depth]
+                                  : d.depth < root_.keys.size() ? &root_.keys[d.depth]
+                                                                : nullptr;
+        if (d.depth < root_.prefix.size()) { // the steps to the task's root
+            const std::uint32_t t = root_.prefix[d.depth];
+            if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
+                return std::nullopt;
+            preemptions_ += preempts(d, t);
+            return Choice{t, expected};
+        }
+        const std::size_t level = d.depth - root_.prefix.size();
+        if (level < stack_.size()) {
+            Level& l = stack_[level];
             if (*d.enabled != l.enabled)
                 return std::nullopt;
             const std::uint32_t t = l.options[l.index];
             preemptions_ += preempts(d, t);
-            return Choice{t, depth_ - 1 < keys_.size() ? &keys_[depth_ - 1] : nullptr};
+            return Choice{t, expected};
         }
         Level l;
         l.enabled = *d.enabled;
@@ -49,13 +57,13 @@ public:
         const std::uint32_t t = l.options.front();
         preemptions_ += preempts(d, t);
         stack_.push_back(std::move(l));
-        ++depth_;
         return Choice{t, nullptr};
     }
 
     void end_run(const std::vector<StepKey>& path) override {
         keys_ = path;
-        stack_.resize(std::min(stack_.size(), path.size()));
+        const std::size_t below = path.size() - std::min(path.size(), root_.prefix.size());
+        stack_.resize(std::min(stack_.size(), below));
     }
 
     bool next_run() override {
@@ -64,7 +72,8 @@ public:
         if (stack_.empty())
             return false;
         ++stack_.back().index;
-        keys_.resize(stack_.size() - 1); // the steps before the new choice repeat
+        // The steps before the new choice repeat.
+        keys_.resize(std::min(keys_.size(), root_.prefix.size() + stack_.size() - 1));
         return true;
     }
 
@@ -76,9 +85,9 @@ private:
         std::size_t index = 0;
     };
     std::optional<unsigned> bound_;
-    std::vector<Level> stack_;
+    TaskRoot root_;
+    std::vector<Level> stack_;  // the choices below the root
     std::vector<StepKey> keys_; // the last run's steps
-    std::size_t depth_ = 0;
     unsigned preemptions_ = 0;
     bool pruned_ = false;
 };
@@ -137,6 +146,84 @@ private:
     engine::PctScheduler pct_;
 };
 
+class Probe final : public Strategy {
+public:
+    Probe(TaskRoot root, bool dpor, std::optional<SplitNode>& out)
+        : root_(std::move(root)), dpor_(dpor), out_(out) {}
+
+    void begin_run() override { sleep_ = root_.sleep; }
+
+    std::optional<Choice> choose(const Decision& d) override {
+        const auto awake = [&](std::uint32_t t) { return t >= sleep_.size() || !sleep_[t]; };
+        std::vector<std::uint32_t> options;
+        for (std::uint32_t t : *d.enabled)
+            if (!dpor_ || awake(t))
+                options.push_back(t);
+        if (d.depth >= root_.prefix.size() && options.size() >= 2) { // the first choice
+            SplitNode node;
+            node.path.assign(taken_.begin(), taken_.end());
+            std::vector<std::uint8_t> explored = sleep_;
+            for (std::uint32_t t : options) {
+                TaskRoot child;
+                child.prefix = node.path;
+                child.prefix.push_back(t);
+                if (dpor_)
+                    child.sleep = after(d, explored, t);
+                if (explored.size() <= t)
+                    explored.resize(t + 1, 0);
+                explored[t] = 1;
+                node.children.push_back(std::move(child));
+            }
+            out_ = std::move(node);
+            return Choice{0, nullptr, true};
+        }
+        std::uint32_t t = 0;
+        if (d.depth < root_.prefix.size()) { // root_.sleep is the sleep set after these
+            t = root_.prefix[d.depth];
+            if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
+                return std::nullopt;
+            taken_.push_back(t);
+            return Choice{t, d.depth < root_.keys.size() ? &root_.keys[d.depth] : nullptr};
+        } else if (!options.empty()) {
+            t = options.front();
+            if (dpor_)
+                sleep_ = after(d, sleep_, t);
+        } else {
+            return Choice{0, nullptr, true}; // every enabled thread sleeps: no subtree here
+        }
+        taken_.push_back(t);
+        return Choice{t, nullptr};
+    }
+
+    void end_run(const std::vector<StepKey>& path) override {
+        if (out_) // the steps to the node, for its tasks to check their replays against
+            for (TaskRoot& c : out_->children)
+                c.keys.assign(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                               path.size(), out_->path.size())));
+    }
+    bool next_run() override { return false; }
+    bool yield_blocks() const override { return !dpor_; }
+
+private:
+    // The sleep set after t's step from a node with sleep set `sleep`: the sleeping threads whose
+    // next steps are independent of it (the engine's rule).
+    static std::vector<std::uint8_t>
+    after(const Decision& d, const std::vector<std::uint8_t>& sleep, std::uint32_t t) {
+        std::vector<std::uint8_t> out(sleep.size(), 0);
+        const Event* step = (*d.next)[t];
+        for (std::uint32_t q = 0; q < sleep.size(); ++q)
+            out[q] = sleep[q] && q != t && q < d.next->size() && (*d.next)[q] && step &&
+                     !dependent(*(*d.next)[q], *step);
+        return out;
+    }
+
+    TaskRoot root_;
+    bool dpor_;
+    std::optional<SplitNode>& out_;
+    std::vector<std::uint8_t> sleep_;
+    std::vector<std::uint32_t> taken_;
+};
+
 class Replay final : public Strategy {
 public:
     explicit Replay(std::vector<std::uint32_t> s) : schedule_(std::move(s)) {}
@@ -158,8 +245,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions) {
-    return std::make_unique<Naive>(max_preemptions);
+std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions, TaskRoot root) {
+    return std::make_unique<Naive>(max_preemptions, std::move(root));
 }
 std::unique_ptr<Strategy> make_random(std::uint64_t seed) {
     return std::make_unique<Random>(seed);
@@ -167,6 +254,10 @@ std::unique_ptr<Strategy> make_random(std::uint64_t seed) {
 std::unique_ptr<Strategy> make_pct(std::uint64_t seed, unsigned depth) {
     return std::make_unique<Pct>(seed, depth);
 }
+std::unique_ptr<Strategy> make_probe(TaskRoot root, bool dpor, std::optional<SplitNode>& out) {
+    return std::make_unique<Probe>(std::move(root), dpor, out);
+}
+
 std::unique_ptr<Strategy> make_replay(std::vector<std::uint32_t> schedule) {
     return std::make_unique<Replay>(std::move(schedule));
 }

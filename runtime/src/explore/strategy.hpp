@@ -69,12 +69,34 @@ public:
     virtual bool pruned() const { return false; }
 };
 
-std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions);
+// A subtree of the search (docs/explore.md, "More than one process"): the threads of the steps
+// that reach its root from the start, and dpor's sleep set there (by thread). The root of the
+// whole search has neither.
+struct TaskRoot {
+    std::vector<std::uint32_t> prefix;
+    std::vector<std::uint8_t> sleep;
+    std::vector<StepKey> keys; // the prefix's steps as the probe that found the root took them
+};
+
+// What a probe run (make_probe) finds below a task's root: the first node where the task's
+// search has a choice (two enabled threads, for dpor two awake), the threads that reach it and
+// the ones to branch to there, each with the sleep set it starts with (dpor: as if they were
+// explored in thread order, the earlier ones covered). None when the run ends first.
+struct SplitNode {
+    std::vector<std::uint32_t> path;
+    std::vector<TaskRoot> children;
+};
+
+std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions, TaskRoot root = {});
 std::unique_ptr<Strategy> make_random(std::uint64_t seed);
 std::unique_ptr<Strategy> make_pct(std::uint64_t seed, unsigned depth);
 std::unique_ptr<Strategy> make_replay(std::vector<std::uint32_t> schedule);
 // Source-DPOR with sleep sets (dpor.cpp): one run per Mazurkiewicz class.
-std::unique_ptr<Strategy> make_dpor();
+std::unique_ptr<Strategy> make_dpor(TaskRoot root = {});
+// Follows root's prefix, then the only choice there is, until the first node with a choice:
+// records it in `out` and gives the run up. `dpor`: the sleep sets of dpor's search (else
+// naive's, without a preemption bound).
+std::unique_ptr<Strategy> make_probe(TaskRoot root, bool dpor, std::optional<SplitNode>& out);
 
 // Replay strings (docs/explore.md, "Replaying a schedule"): "sfg1:" and the threads of the
 // steps, by number in creation order (main is 0), '.'-separated, a run of k equal ones as t*k.
