@@ -275,7 +275,7 @@ TEST_CASE("explore dpor: the classes and finding keys of the naive search, on ra
 // ThreadSanitizer every job runs in the exploring process: the same report by construction.)
 TEST_CASE("explore: jobs 1, 2 and 3 give the same report" * volume) {
     int divided = 0, with_findings = 0;
-    for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    for (std::uint64_t seed = 21; seed <= 30; ++seed) {
         const Body b = random_body(seed);
         for (const sfg::explore_mode mode : {sfg::explore_mode::dpor, sfg::explore_mode::naive}) {
             for (const std::uint64_t max : {std::uint64_t{2000}, std::uint64_t{7}}) {
