@@ -23,14 +23,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::ostringstream out;
     sfg::print_diagnostics(out, file, diags);
     sfg::print_diagnostics(out, file, diags, /*color=*/true);
-    out << sfg::to_json(file.name(), spec ? &*spec : nullptr, diags);
-    if (!spec)
+    if (!spec) {
+        out << sfg::to_json(file.name(), nullptr, diags);
         return 0;
+    }
+    // The writers and verify_net take a spec whose edge families are listed, as sfgc gives them.
+    std::optional<sfg::CompiledSpec> listed;
+    if (sfg::has_families(*spec)) {
+        listed = *spec;
+        if (!sfg::expand_families(*listed, diags, sfg::fuzz::compile_limits()))
+            return 0;
+    }
+    const sfg::CompiledSpec& shown = listed ? *listed : *spec;
+    out << sfg::to_json(file.name(), &shown, diags);
     for (const sfg::View view : {sfg::View::sfg, sfg::View::net, sfg::View::both})
-        out << sfg::to_dot(*spec, view);
-    out << sfg::to_pnml(*spec);
+        out << sfg::to_dot(shown, view);
+    out << sfg::to_pnml(shown);
     // Every N(G) is 1-safe and feasible (thesis Lemma 4.3.10): a failure is a compiler bug.
-    for (const sfg::CompiledVariable& v : spec->variables) {
+    for (const sfg::CompiledVariable& v : shown.variables) {
         if (!v.net)
             continue;
         const sfg::NetVerification r = sfg::verify_net(*v.net, sfg::fuzz::max_markings());

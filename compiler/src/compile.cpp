@@ -7,6 +7,7 @@
 #include "big_stack.hpp"
 
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include <algorithm>
 
@@ -47,6 +48,13 @@ std::optional<CompiledSpec> compile(const SourceFile& file, Diagnostics& diags,
 bool has_families(const CompiledSpec& spec) {
     return std::any_of(spec.variables.begin(), spec.variables.end(),
                        [](const CompiledVariable& v) { return v.sfg && !v.sfg->families.empty(); });
+}
+
+void require_listed(const CompiledSpec& spec, const char* writer) {
+    if (has_families(spec))
+        throw std::invalid_argument(std::string(writer) +
+                                    ": the spec has edge families; list them first "
+                                    "(expand_families, docs/language.md)");
 }
 
 bool expand_families(CompiledSpec& spec, Diagnostics& diags, const CompileLimits& limits) {

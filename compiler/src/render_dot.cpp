@@ -1,6 +1,7 @@
 // DOT written as text, straight from the nets: one pass, cost proportional to the graph (cgraph's
 // own writer does roughly quadratic work on many clusters). Graphviz is used only to lay the
 // same text out for SVG and PNG.
+#include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/render.hpp"
 
 #include "utf8.hpp"
@@ -206,6 +207,7 @@ struct GraphDeleter {
 } // namespace
 
 void write_dot(std::ostream& out, const CompiledSpec& spec, View view) {
+    require_listed(spec, "write_dot");
     DotWriter(out).spec(spec, view);
 }
 

@@ -2,6 +2,7 @@
 // transition and arc is formatted on its own and written at once, so time and memory stay
 // proportional to one item, not to the document (a large net is hundreds of megabytes of JSON).
 // The text is exactly nlohmann::json's dump(2) of the whole document.
+#include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/render.hpp"
 
 #include "json_stream.hpp"
@@ -95,6 +96,8 @@ void write_net(JsonStream& js, const Net& n) {
 
 void write_json(std::ostream& out, const std::string& file, const CompiledSpec* spec,
                 const Diagnostics& diags) {
+    if (spec)
+        require_listed(*spec, "write_json");
     JsonStream js(out);
     js.begin_object();
     js.member("file", file);

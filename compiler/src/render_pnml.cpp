@@ -1,4 +1,5 @@
 // PNML 2009 (ISO/IEC 15909-2) place/transition nets.
+#include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/render.hpp"
 
 #include <fmt/format.h>
@@ -46,6 +47,7 @@ std::string xml_id(const std::string& prefix, const std::string& id) {
 } // namespace
 
 void write_pnml(std::ostream& os, const CompiledSpec& spec) {
+    require_listed(spec, "write_pnml");
     os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<pnml xmlns=\"http://www.pnml.org/version-2009/grammar/pnml\">\n";
     int index = 0;

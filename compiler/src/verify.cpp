@@ -2,6 +2,7 @@
 
 #include <boost/container_hash/hash.hpp>
 #include <fmt/format.h>
+#include <stdexcept>
 
 #include <algorithm>
 #include <deque>
@@ -51,6 +52,9 @@ std::optional<std::uint32_t> feasible_mode(const Net& net, const Marking& m) {
 }
 
 NetVerification verify_net(const Net& net, std::size_t max_markings) {
+    if (!net.families.empty())
+        throw std::invalid_argument("verify_net: the net has edge families; list them first "
+                                    "(expand_families, docs/language.md)");
     NetVerification r;
     std::unordered_map<Marking, std::size_t, boost::hash<Marking>> index;
     std::deque<std::size_t> queue;

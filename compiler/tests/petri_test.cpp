@@ -1,6 +1,7 @@
 // Figure 4.11's refinement, checked on Figure 4.13 exactly, and its invariants (§4.3.4).
 #include "support.hpp"
 
+#include "sfg/compiler/render.hpp"
 #include "sfg/compiler/verify.hpp"
 #include "sfg/runtime/enforce/enforcer.hpp"
 #include "sfg/runtime/trace.hpp"
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 using namespace sfg;
 using namespace sfg::test;
@@ -123,8 +125,7 @@ std::string pool_spec(int n) {
     std::string ws;
     for (int i = 0; i < n; ++i)
         ws += (i ? ", w" : "w") + std::to_string(i);
-    return "threads main, " + ws + ";\nlock m;\ngroup W = " + ws +
-           ";\nvar x : [EX(each W)]^m;\n";
+    return "threads main, " + ws + ";\nlock m;\ngroup W = " + ws + ";\nvar x : [EX(each W)]^m;\n";
 }
 } // namespace
 
@@ -157,11 +158,17 @@ TEST_CASE("a pool's [EX(each W)]^m: explicit edges up to 64 workers, one family 
         CHECK(x.edges[i].to == e.edges[i].to);
         CHECK(x.edges[i].mech == e.edges[i].mech);
     }
+    // The writers and verify_net take the listed spec: given the rule, they refuse it.
+    CHECK_THROWS_AS(to_dot(*c65.spec, View::net), std::invalid_argument);
+    CHECK_THROWS_AS(to_pnml(*c65.spec), std::invalid_argument);
+    CHECK_THROWS_AS(to_json("test.sfg", &*c65.spec, diags), std::invalid_argument);
+    CHECK_THROWS_AS(verify_net(*c65.var("x").net), std::invalid_argument);
     CompiledSpec spec = *c65.spec;
     REQUIRE(expand_families(spec, diags));
+    CHECK_NOTHROW(to_dot(spec, View::net));
+    CHECK(verify_net(*spec.variables[0].net).ok());
     CHECK(spec.variables[0].net->places.size() == c->variables[0].net->places.size());
-    CHECK(spec.variables[0].net->transitions.size() ==
-          c->variables[0].net->transitions.size());
+    CHECK(spec.variables[0].net->transitions.size() == c->variables[0].net->transitions.size());
 }
 
 TEST_CASE("a pool of 1,024 workers compiles within the default limits and checks traces") {

@@ -64,5 +64,8 @@ std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& di
 // limits.net_size.
 bool expand_families(CompiledSpec& spec, Diagnostics& diags, const CompileLimits& limits = {});
 bool has_families(const CompiledSpec& spec);
+// The writers' precondition: throws std::invalid_argument, naming `writer`, when the spec still
+// has edge families (expand_families lists them).
+void require_listed(const CompiledSpec& spec, const char* writer);
 
 } // namespace sfg
