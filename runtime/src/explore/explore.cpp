@@ -481,9 +481,17 @@ private:
             }
         }
         std::vector<std::optional<TaskResult>> results(tasks.size());
+        // The shallowest tasks, the largest subtrees, go first, so that the last ones to finish
+        // are small (the merge keeps the tasks' own order).
+        std::vector<std::size_t> order(tasks.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return tasks[a].prefix.size() < tasks[b].prefix.size();
+        });
         std::size_t next = 0, busy_workers = 0;
         const auto give = [&](Worker& w) {
-            const std::uint64_t task = next < tasks.size() ? next++ : ~std::uint64_t{0};
+            const std::uint64_t task = next < tasks.size() ? order[next++] : ~std::uint64_t{0};
             write_all(w.to, &task, sizeof task);
             if (task != ~std::uint64_t{0}) {
                 w.task = task;
