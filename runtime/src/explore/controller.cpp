@@ -17,6 +17,8 @@ constexpr std::uint32_t no_thread = std::numeric_limits<std::uint32_t>::max();
 // The calling thread's number in the run (creation order; main is 0).
 thread_local std::uint32_t this_index = no_thread;
 
+} // namespace
+
 // Every thread of an exploration runs on one CPU: one runs at a time anyway, and a thread handed
 // the baton then runs as soon as the one handing it sleeps, instead of waiting for a slice on
 // another, busy CPU.
@@ -32,8 +34,6 @@ void pin(int cpu) {
     (void)cpu;
 #endif
 }
-
-} // namespace
 
 Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
                        std::chrono::milliseconds uncontrolled_after)

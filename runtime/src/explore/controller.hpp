@@ -41,6 +41,9 @@ struct OwnFinding {
     std::string kind, var, message;
 };
 
+// Runs the calling thread on `cpu` only (Linux; elsewhere, and for -1, nothing).
+void pin(int cpu);
+
 class Controller final : public detail::Control {
 public:
     // `uncontrolled_after`: how long a thread may run without reaching an sfg operation while

@@ -116,14 +116,10 @@ public:
 
     std::optional<Choice> choose(const Decision& d) override {
         auto& frames = dpor_.frames();
-        const StepKey* expected = d.depth < keys_.size()        ? &keys_[d.depth]
-                                  : d.depth < root_.keys.size() ? &root_.keys[d.depth]
-                                                                : nullptr;
+        const StepKey* expected = expected_step(keys_, root_, d.depth);
         if (d.depth < root_.prefix.size()) { // the steps to the task's root
-            const std::uint32_t t = root_.prefix[d.depth];
-            if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
-                return std::nullopt;
-            return Choice{t, expected};
+            const std::optional<std::uint32_t> t = root_step(root_, d);
+            return t ? std::optional<Choice>(Choice{*t, expected}) : std::nullopt;
         }
         const std::size_t depth = d.depth - root_.prefix.size();
         if (depth + 1 < frames.size()) { // the prefix an earlier run took

@@ -546,16 +546,7 @@ private:
     }
 
     [[noreturn]] void work(int in, int out, const std::vector<TaskRoot>& tasks, int cpu) {
-#if defined(__linux__)
-        if (cpu >= 0) { // the controller pins its runs to the CPU it starts on
-            cpu_set_t set;
-            CPU_ZERO(&set);
-            CPU_SET(cpu, &set);
-            sched_setaffinity(0, sizeof set, &set);
-        }
-#else
-        (void)cpu;
-#endif
+        pin(cpu); // the controller pins its runs to the CPU it starts on
         std::signal(SIGPIPE, SIG_IGN);
         try {
             for (std::uint64_t task = 0; read_all(in, &task, sizeof task) && task < tasks.size();) {

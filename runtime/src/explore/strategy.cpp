@@ -27,15 +27,12 @@ public:
     void begin_run() override { preemptions_ = 0; }
 
     std::optional<Choice> choose(const Decision& d) override {
-        const StepKey* expected = d.depth < keys_.size()        ? &keys_[d.depth]
-                                  : d.depth < root_.keys.size() ? &root_.keys[d.depth]
-                                                                : nullptr;
+        const StepKey* expected = expected_step(keys_, root_, d.depth);
         if (d.depth < root_.prefix.size()) { // the steps to the task's root
-            const std::uint32_t t = root_.prefix[d.depth];
-            if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
-                return std::nullopt;
-            preemptions_ += preempts(d, t);
-            return Choice{t, expected};
+            const std::optional<std::uint32_t> t = root_step(root_, d);
+            if (t)
+                preemptions_ += preempts(d, *t);
+            return t ? std::optional<Choice>(Choice{*t, expected}) : std::nullopt;
         }
         const std::size_t level = d.depth - root_.prefix.size();
         if (level < stack_.size()) {
@@ -179,11 +176,11 @@ public:
         }
         std::uint32_t t = 0;
         if (d.depth < root_.prefix.size()) { // root_.sleep is the sleep set after these
-            t = root_.prefix[d.depth];
-            if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
+            const std::optional<std::uint32_t> s = root_step(root_, d);
+            if (!s)
                 return std::nullopt;
-            taken_.push_back(t);
-            return Choice{t, d.depth < root_.keys.size() ? &root_.keys[d.depth] : nullptr};
+            taken_.push_back(*s);
+            return Choice{*s, expected_step({}, root_, d.depth)};
         } else if (!options.empty()) {
             t = options.front();
             if (dpor_)
@@ -244,6 +241,20 @@ private:
 };
 
 } // namespace
+
+const StepKey* expected_step(const std::vector<StepKey>& last, const TaskRoot& root,
+                             std::size_t depth) {
+    return depth < last.size()        ? &last[depth]
+           : depth < root.keys.size() ? &root.keys[depth]
+                                      : nullptr;
+}
+
+std::optional<std::uint32_t> root_step(const TaskRoot& root, const Decision& d) {
+    const std::uint32_t t = root.prefix[d.depth];
+    if (!std::binary_search(d.enabled->begin(), d.enabled->end(), t))
+        return std::nullopt;
+    return t;
+}
 
 std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions, TaskRoot root) {
     return std::make_unique<Naive>(max_preemptions, std::move(root));

@@ -78,6 +78,14 @@ struct TaskRoot {
     std::vector<StepKey> keys; // the prefix's steps as the probe that found the root took them
 };
 
+// The step a run must repeat at depth d, if any: the last run's, else the one the probe that
+// found the task's root took.
+const StepKey* expected_step(const std::vector<StepKey>& last, const TaskRoot& root,
+                             std::size_t depth);
+// At a depth above the task's root: the thread of the root's path, or none when it cannot step
+// there (the body's nondeterminism).
+std::optional<std::uint32_t> root_step(const TaskRoot& root, const Decision& d);
+
 // What a probe run (make_probe) finds below a task's root: the first node where the task's
 // search has a choice (two enabled threads, for dpor two awake), the threads that reach it and
 // the ones to branch to there, each with the sleep set it starts with (dpor: as if they were
