@@ -494,7 +494,7 @@ TEST_CASE("promela: Spin agrees with the checker on random queue programs") {
         return;
     }
     int deadlocks = 0;
-    const std::uint64_t n = checker::test::seeds(30, 15); // a Spin run each: half by default
+    const std::uint64_t n = checker::test::seeds(30, 10); // a Spin run each: a third by default
     for (std::uint64_t seed = 1; seed <= n; ++seed) {
         const std::string text = checker::test::queue_program(seed);
         CAPTURE(text);
@@ -529,7 +529,7 @@ TEST_CASE("promela: Spin agrees with the checker on random read-modify-write pro
         return;
     }
     int asserts = 0;
-    const std::uint64_t n = checker::test::seeds(30, 12); // a Spin run each: a third by default
+    const std::uint64_t n = checker::test::seeds(30, 8); // a Spin run each: 4/15 by default
     for (std::uint64_t seed = 1; seed <= n; ++seed) {
         const std::string text = checker::test::rmw_program(seed);
         CAPTURE(text);
@@ -566,7 +566,7 @@ TEST_CASE("promela: Spin agrees with the checker on random condition variable pr
         return;
     }
     int deadlocks = 0, asserts = 0;
-    const std::uint64_t n = checker::test::seeds(60, 16); // a Spin run each: 4/15 by default
+    const std::uint64_t n = checker::test::seeds(60, 10); // a Spin run each: a sixth by default
     for (std::uint64_t seed = 1; seed <= n; ++seed) {
         const std::string text = checker::test::cond_program(seed);
         CAPTURE(text);
