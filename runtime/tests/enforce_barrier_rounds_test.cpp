@@ -229,7 +229,8 @@ Case random_case(std::mt19937_64& rng, bool separated) {
 } // namespace
 
 TEST_CASE("barrier rounds (4,000 with --full): every representation = the coloured reference, "
-          "event by event; admitted implies race-free") {
+          "event by event; admitted implies race-free" *
+          volume) {
     std::mt19937_64 rng(33);
     Counts counts;
     for (int i = 0; i < quarter(4000); ++i) {

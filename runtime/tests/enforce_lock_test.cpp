@@ -185,7 +185,8 @@ TEST_CASE("LOCK modes of different locks in one discipline: each needs its own")
 // on random traces whose accesses mostly hold the variable's lock. A variable the enforcer admits
 // is race-free by the brute-force happens-before oracle, and the enforcer reports the first
 // violation that Figure 4.15 with [READ LOCKED] / [WRITE LOCKED] applied literally does.
-TEST_CASE("random traces (20,000 with --full) with LOCK modes: admitted implies race-free") {
+TEST_CASE("random traces (20,000 with --full) with LOCK modes: admitted implies race-free" *
+          volume) {
     std::mt19937_64 rng(51);
     SoundnessCounts counts;
     const auto locked = [](const Net& n) {

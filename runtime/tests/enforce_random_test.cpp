@@ -105,7 +105,8 @@ void run(std::uint64_t seed, int count, const RandomTraceOptions& o, Totals& tot
 } // namespace
 
 TEST_CASE("random traces (18,000 with --full): enforcer = Figure 4.15 literally; admitted implies "
-          "race-free") {
+          "race-free" *
+          volume) {
     Totals tot;
     run(11, quarter(3000), {4, 3, 2, 2, 1, 30, 0}, tot);
     run(12, quarter(3000), {5, 3, 2, 2, 1, 60, 95}, tot);

@@ -96,7 +96,8 @@ TEST_CASE("a valued op is still the snd / rcv of the plain volatile v") {
 // are the known gap, docs/enforcement.md), on random traces whose volatile ops mostly carry
 // values in -1..2. A variable the enforcer admits is race-free by the brute-force happens-before
 // oracle, and every enforcer reports the first violation that Figure 4.15 does.
-TEST_CASE("random traces (20,000 with --full) with value labels: admitted implies race-free") {
+TEST_CASE("random traces (20,000 with --full) with value labels: admitted implies race-free" *
+          volume) {
     std::mt19937_64 rng(57);
     SoundnessCounts counts;
     const auto valued = [](const Net& n) {

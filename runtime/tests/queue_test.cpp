@@ -285,7 +285,7 @@ TEST_CASE("work queue: the pool admitted; a worker touching a task it has not ta
 // Soundness with queue labels (as Theorem 4.2.2): on random traces with enq/deq, a variable the
 // enforcer admits is race-free by the brute-force oracle, and every enforcer reports the first
 // violation Figure 4.15 does.
-TEST_CASE("random traces (5,000) with queue labels: admitted implies race-free") {
+TEST_CASE("random traces (5,000) with queue labels: admitted implies race-free" * volume) {
     std::mt19937_64 rng(23);
     SoundnessCounts counts;
     const auto queued = [](const Net& n) {
@@ -329,7 +329,7 @@ TEST_CASE("random traces (5,000) with queue labels: admitted implies race-free")
 // touched by its owner (and, now and then, by a thread that does not own it). Checked against
 // EX(T0) ▷^q [EX(T0) ⊔ ... ⊔ EX(Tn)]^q: the enforcers agree with Figure 4.15, admit every trace
 // whose tasks are touched by their owners only, and what they admit is race-free.
-TEST_CASE("random pools through a queue (2,000): owners admitted, thieves caught, sound") {
+TEST_CASE("random pools through a queue (2,000): owners admitted, thieves caught, sound" * volume) {
     std::mt19937_64 rng(5);
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
     int admitted = 0, stolen = 0;

@@ -5,6 +5,7 @@
 #include "sfg/runtime/race/analysis_fasttrack.hpp"
 #include "sfg/runtime/race/analysis_goldilocks.hpp"
 #include "sfg/runtime/race/analysis_hb.hpp"
+#include "volume.hpp"
 
 #include <doctest/doctest.h>
 
@@ -147,7 +148,7 @@ TEST_CASE("random traces: hb reports exactly what DJIT+ without shortcuts report
     CHECK(racy < 3600);
 }
 
-TEST_CASE("random traces: hb = fasttrack = goldilocks = oracle (10,000 traces)") {
+TEST_CASE("random traces: hb = fasttrack = goldilocks = oracle (10,000 traces)" * volume) {
     // Goldilocks twice: as configured, and catching up every few cells (docs/traces.md).
     int racy = 0, caught_up = 0;
     // Small and dense: races are common, and so are near misses through sync.

@@ -488,7 +488,7 @@ TEST_CASE("an exception from the sink stops the expansion and is rethrown, on tw
         }
 }
 
-TEST_CASE("long rules and deep grammars expand as the definition") {
+TEST_CASE("long rules and deep grammars expand as the definition" * volume) {
     // A start rule longer than a rule's packed symbol count (2^23 - 1), then rules that double
     // ten times, then a chain 200 rules deep: leaves, bodies and a deep stack.
     Symbols syms;

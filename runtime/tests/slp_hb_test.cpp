@@ -269,7 +269,8 @@ std::string repeated_rounds(std::mt19937_64& rng, int threads, int patterns, int
     return text;
 }
 
-TEST_CASE("barriers on the grammar: repeated overlapping rounds = hb on the trace (600 traces)") {
+TEST_CASE("barriers on the grammar: repeated overlapping rounds = hb on the trace (600 traces)" *
+          volume) {
     std::mt19937_64 rng(26);
     int racy = 0, same = 0;
     for (int round = 0; round < 600; ++round) {

@@ -9,6 +9,7 @@
 #include "sfg/runtime/slp/slp_eraser.hpp"
 #include "sfg/runtime/slp/slp_hb.hpp"
 #include "slp_test_util.hpp"
+#include "volume.hpp"
 
 #include <doctest/doctest.h>
 
@@ -213,7 +214,8 @@ TEST_CASE("compress / decompress with queue events: the same events, names and i
 }
 
 TEST_CASE("queue events: hb on the grammar = hb on the expansion = hb on the trace; eraser too "
-          "(3,000 traces, 3 grammars each)") {
+          "(3,000 traces, 3 grammars each)" *
+          volume) {
     std::mt19937_64 rng(5101);
     int racy = 0, queued = 0, edges_matter = 0;
     for (int round = 0; round < 3000; ++round) {
