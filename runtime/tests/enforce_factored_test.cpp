@@ -173,8 +173,10 @@ TEST_CASE("factored candidates: a barrier of 12 threads enforces and explains as
             b(t(i) + "|bexit(b)");
     }
     const Trace tr = b.build();
-    EnforceOptions explicit_opts{
-        .report_all = true, .factor_candidates = false, .memoize_candidates = false};
+    EnforceOptions explicit_opts{.report_all = true,
+                                 .factor_candidates = false,
+                                 .memoize_candidates = false,
+                                 .count_candidates = true};
     EnforceOptions factored_opts = explicit_opts;
     factored_opts.factor_candidates = true;
     Enforcer plain(explicit_opts), factored(factored_opts);
@@ -209,7 +211,7 @@ TEST_CASE(
     for (int i = k - 2; i >= 0; --i) // t63 never enters
         b(t(i) + "|benter(b)");
     b("t0|w(p)");
-    Enforcer enf;
+    Enforcer enf({.count_candidates = true});
     enf.add_variable("p", n);
     b.build().feed(enf);
     REQUIRE(enf.violations().size() == 1);

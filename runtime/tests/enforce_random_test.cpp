@@ -201,7 +201,8 @@ TEST_CASE("random traces (4,000 with --full): memoized and factored candidate se
         const EnforceOptions plain_opts{.report_all = true,
                                         .group_one_token = grouped,
                                         .factor_candidates = false,
-                                        .memoize_candidates = false};
+                                        .memoize_candidates = false,
+                                        .count_candidates = true};
         EnforceOptions memo_opts = plain_opts, small_opts = plain_opts, tiny_opts = plain_opts;
         memo_opts.memoize_candidates = small_opts.memoize_candidates =
             tiny_opts.memoize_candidates = true;

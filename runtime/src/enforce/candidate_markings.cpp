@@ -101,12 +101,31 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
         }
 }
 
+void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes) {
+    if (op.kind == ColourOp::exit && op.after_rcv) {
+        if (explicit_coloured_ == unknown_count) {
+            explicit_coloured_ = 0;
+            for (const VarState& var : vars_)
+                explicit_coloured_ += var.colour != none && var.eager && !var.factored;
+        }
+        if (explicit_coloured_ == 0)
+            return;
+    }
+    for (VarIx v : coloured(m)) {
+        const VarState& var = vars_[v];
+        // Products: a departure's kills were done by its rcv step (FactoredShape::Move::dead),
+        // and an arrival moves only the tokens waiting for the arriving thread.
+        if (var.factored && ((op.kind == ColourOp::exit && op.after_rcv) ||
+                             (op.kind == ColourOp::enter && !var.products.may_wait(op.thread))))
+            continue;
+        colour_step(v, m, op, shapes);
+    }
+}
+
 void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
                                     const NetShapes& shapes) {
     VarState& var = vars_[v];
     if (var.factored) {
-        if (op.kind == ColourOp::exit && op.after_rcv)
-            return; // done by the rcv step (FactoredShape::Move::dead)
         for (const auto& [b, cm] : colours_[var.colour].colour_masks)
             if (b == m)
                 var.products.colour_step(factored_[var.shape], shapes[var.shape], cm, op);
@@ -179,6 +198,7 @@ void CandidateMarkings::start(VarState& var, const NetShape& s) {
     var.cands.clear();
     var.set = SetIx::none();
     var.factored = factor_ && factored_[var.shape].factorable;
+    explicit_coloured_ = unknown_count;
     if (var.factored) {
         var.products.assign(factored_[var.shape], factored_[var.shape].initial);
         return;
@@ -196,6 +216,7 @@ void CandidateMarkings::start(VarState& var, const NetShape& s) {
 void CandidateMarkings::unfactor(VarState& var, const NetShapes& shapes) {
     var.products.materialize(factored_[var.shape], var.cands);
     var.factored = false;
+    explicit_coloured_ = unknown_count;
     ++unfactored_;
     if (!memoized(shapes[var.shape]))
         return;

@@ -93,8 +93,9 @@ public:
     // During an arrival's steps: the threads inside the barrier's open generation (by
     // NetThread), whose tokens a barrier edge's sync arms at once in products (sync_step).
     void set_inside(std::span<const std::uint8_t> inside) { inside_ = inside; }
-    // The colour moves of an op on barrier m (ColourOp) on v's candidates.
-    void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
+    // The colour moves of an op on barrier m (ColourOp) on the candidates of every variable
+    // with edges on m.
+    void colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
     // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
     // were (for the explanation), then resync().
@@ -119,6 +120,7 @@ private:
         std::vector<MechIx> edge_barrier;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
+    void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
     // colour_step on explicit candidates `from`, into next_; false when nothing moves.
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
                          const ColourOp& op);
@@ -172,8 +174,12 @@ private:
     std::size_t automata_bytes_ = 0, live_bytes_ = 0; // now; after the last collection
     std::uint64_t collections_ = 0, unfactored_ = 0;
     std::vector<std::vector<VarIx>> coloured_; // by barrier MechIx
-    std::vector<Colours> colours_;             // VarState::colour
-    std::span<const std::uint8_t> inside_;     // set_inside
+    // The coloured variables with explicit sets, whose departures have colour steps (products
+    // kill at the rcv step); counted again after a variable starts or leaves its products.
+    static constexpr std::size_t unknown_count = ~std::size_t{0};
+    std::size_t explicit_coloured_ = unknown_count;
+    std::vector<Colours> colours_;         // VarState::colour
+    std::span<const std::uint8_t> inside_; // set_inside
 
     // Scratch.
     CandidateSet next_, successors_;

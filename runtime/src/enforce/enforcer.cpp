@@ -29,7 +29,8 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
     vars.list.push_back(std::move(v));
     if (lazy)
         return true;
-    stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(vi));
+    if (options.count_candidates)
+        stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(vi));
     resolver.reset(nullptr); // names resolved to "unknown" before may be known now
     return true;
 }
@@ -285,14 +286,15 @@ void Enforcer::Impl::coloured_steps(std::span<const Subscription> found) {
 }
 
 void Enforcer::Impl::count_fired() {
+    if (!options.count_candidates)
+        return;
     for (VarIx v : fired_vars)
         if (markings.countable(v))
             stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
 }
 
 void Enforcer::Impl::colour_step(MechIx m, const ColourOp& op) {
-    for (VarIx v : markings.coloured(m))
-        markings.colour_step(v, m, op, shapes);
+    markings.colour_steps(m, op, shapes);
     for (GroupIx g : groups.coloured(m))
         groups.colour_step(g, m, op);
 }

@@ -159,7 +159,7 @@ struct Enforcer::Impl {
         if (!fired)
             return;
         ++stats.candidate_updates;
-        if (markings.countable(v))
+        if (options.count_candidates && markings.countable(v))
             stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
     }
     void apply_gathered();

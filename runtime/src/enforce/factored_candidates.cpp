@@ -126,9 +126,13 @@ bool factor_positions(const NetShape& s, FactoredShape& f) {
         }
     }
     f.dead_bit.assign(coords, 0);
+    f.waiting_bits.assign(coords, 0);
     for (std::uint32_t g = 0; g < coords && s.coloured; ++g) { // no place: position none
         if (f.position[g].size() == 64)
             return false;
+        for (std::size_t bit = 0; bit < f.position[g].size(); ++bit)
+            if (s.colour_kind[f.position[g][bit]] == NetShape::waiting)
+                f.waiting_bits[g] |= std::uint64_t{1} << bit;
         f.dead_bit[g] = std::uint64_t{1} << f.position[g].size();
         f.position[g].push_back(PlaceIx::none());
     }
@@ -280,7 +284,7 @@ FactoredShape factor(const NetShape& s) {
 void FactoredCandidates::assign(const FactoredShape& f,
                                 std::span<const std::vector<std::uint64_t>> points) {
     data_.clear();
-    waiting_ = false;
+    waiting_ = 0;
     for (const auto& p : points)
         data_.insert(data_.end(), p.begin(), p.end());
     normalize(f);
@@ -380,12 +384,14 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
                 const NetThread u = f.coord_thread[f.first[sy.to] + c];
                 if (u.ix() < inside.size() && inside[u.ix()])
                     armed_[c] = f.bits[sy.post_armed + c];
-                else
-                    waiting_ = waiting_ || armed_[c] != f.bits[sy.post_armed + c];
+                else if (armed_[c] != f.bits[sy.post_armed + c])
+                    mark_waiting(u);
             }
             point = armed_;
         } else if (sy.post_armed != sy.post) {
-            waiting_ = true;
+            for (std::uint32_t c = 0; c < point.size(); ++c)
+                if (point[c] != f.bits[sy.post_armed + c])
+                    mark_waiting(f.coord_thread[f.first[sy.to] + c]);
         }
         if (contains(f, sy.to, point))
             continue;
@@ -400,9 +406,12 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
 
 bool FactoredCandidates::colour_step(const FactoredShape& f, const NetShape& s,
                                      const ColourMasks& cm, const ColourOp& op) {
-    if (op.kind == ColourOp::enter && !waiting_) // (sync_step armed the receivers inside)
+    if (op.kind == ColourOp::enter && !may_wait(op.thread)) // (sync_step armed those inside)
         return false;
     bool changed = false;
+    std::uint64_t still = 0; // close: the threads left waiting; enter: whether t still is
+    if (op.kind == ColourOp::close)
+        waiting_ = 0;
     for (std::size_t i = 0; i < data_.size();) {
         const ModeIx a(static_cast<std::uint32_t>(data_[i]));
         const std::uint32_t w = f.width(a);
@@ -421,6 +430,9 @@ bool FactoredCandidates::colour_step(const FactoredShape& f, const NetShape& s,
                 kill = m & cm.armed[g];
             else
                 arm = m & cm.waiting[g];
+            if (op.kind == ColourOp::close && (m & ~kill & f.waiting_bits[g]) != 0)
+                mark_waiting(f.coord_thread[g]);
+            still |= m & ~arm & f.waiting_bits[g];
             if ((kill | arm) == 0)
                 continue;
             m &= ~(kill | arm);
@@ -434,6 +446,8 @@ bool FactoredCandidates::colour_step(const FactoredShape& f, const NetShape& s,
         }
         i += w + 1;
     }
+    if (op.kind == ColourOp::enter && still == 0 && op.thread.v < 63)
+        waiting_ &= ~(std::uint64_t{1} << op.thread.v);
     if (changed)
         normalize(f);
     return changed;
@@ -453,7 +467,7 @@ void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write,
     data_.swap(scratch_);
     crowd_ = 1; // one product per mode
     count_ = unknown;
-    waiting_ = false;
+    waiting_ = 0;
 }
 
 void FactoredCandidates::normalize(const FactoredShape& f) {
@@ -522,8 +536,9 @@ std::uint64_t FactoredCandidates::count_points(const FactoredShape& f) const {
         bool saturated = false;
         for_each_product(f, [&](ModeIx a, std::span<const std::uint64_t> masks) {
             std::uint64_t points = 1;
-            for (std::uint64_t x : masks)
-                saturated = saturated || __builtin_mul_overflow(points, positions(x), &points);
+            for (std::uint64_t x : masks) // (most coordinates have one position)
+                if ((x & (x - 1)) != 0 || x == 0)
+                    saturated = saturated || __builtin_mul_overflow(points, positions(x), &points);
             for (std::uint32_t k : f.mode_syncs[a])
                 points -= holds(masks, std::span(f.bits.data() + f.syncs[k].pre, masks.size()));
             points -= f.dead_bit[f.first[a]] != 0 &&

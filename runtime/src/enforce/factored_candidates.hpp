@@ -44,6 +44,8 @@ struct FactoredShape {
     // Coloured shapes (NetShape::coloured): per coordinate the position of a dead token (no
     // place; a point of dead tokens only is no candidate); 0 for the others.
     std::vector<std::uint64_t> dead_bit;
+    // Coloured shapes: per coordinate the positions of waiting tokens (W) on any barrier.
+    std::vector<std::uint64_t> waiting_bits;
     std::uint32_t thread_count = 0;   // the width of coord_of
     std::uint32_t max_width = 0;      // the most threads of a mode
     std::vector<std::uint32_t> coord; // [a * thread_count + t]: t's coordinate in a (none)
@@ -120,6 +122,9 @@ public:
     // the set changed.
     bool colour_step(const FactoredShape& f, const NetShape& s, const ColourMasks& cm,
                      const ColourOp& op);
+    // Whether t may have a token waiting (W) for its arrival: an arrival of a thread without
+    // one has no colour moves (most arrivals of a barrier-heavy trace).
+    bool may_wait(NetThread t) const { return (waiting_ >> waiting_slot(t)) & 1; }
     // The re-synchronized state { P(a) | a permits the access } (docs/enforcement.md).
     void resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held = {});
 
@@ -168,7 +173,11 @@ private:
 
     std::vector<std::uint64_t> data_;
     std::size_t crowd_ = 0;
-    bool waiting_ = false; // some sync left a token waiting (W) since assign() or resync()
+    // The threads that may have a token waiting (W), one bit each (bit 63: threads 63 and up),
+    // set where a sync leaves one and cleared where a colour step moves or kills the last.
+    std::uint64_t waiting_ = 0;
+    static std::uint32_t waiting_slot(NetThread t) { return t.v < 63 ? t.v : 63; }
+    void mark_waiting(NetThread t) { waiting_ |= std::uint64_t{1} << waiting_slot(t); }
     static constexpr std::uint64_t unknown = ~std::uint64_t{0};
     mutable std::uint64_t count_ = unknown; // count(), once asked
     // Scratch.

@@ -1,14 +1,20 @@
 #include "sfg/runtime/hb/barrier_generations.hpp"
 
+#include <algorithm>
+
 namespace sfg {
 
-bool BarrierGenerations::leave(Generation g) {
-    auto it = inside_.find(g);
-    if (it == inside_.end())
+bool BarrierGenerations::leave(ObjId b, Generation g) {
+    std::vector<State>& live = live_[b];
+    auto it =
+        std::find_if(live.begin(), live.end(), [g](const State& s) { return s.generation == g; });
+    if (it == live.end())
         return false;
-    if (--it->second.inside != 0 || !it->second.closed)
+    if (--it->inside != 0 || !it->closed)
         return false;
-    inside_.erase(it);
+    *it = live.back();
+    live.pop_back();
+    --live_count_;
     return true;
 }
 
@@ -18,16 +24,22 @@ BarrierGenerations::Entry BarrierGenerations::enter(ThreadId t, ObjId barrier) {
         threads_.resize(t + 1);
     // Arriving again without a departure gives up the earlier arrival's wait (a trace may hold
     // benter(b) benter(b) bexit(b)): the earlier generation no longer waits for this thread.
-    if (Inside& was = threads_[t]; was.generation != 0 && leave(was.generation))
+    if (Inside& was = threads_[t]; was.generation != 0 && leave(was.barrier, was.generation))
         out.finished = was.generation;
-    if (open_.size() <= barrier)
+    if (open_.size() <= barrier) {
         open_.resize(barrier + 1, 0);
+        live_.resize(barrier + 1);
+    }
+    std::vector<State>& live = live_[barrier];
     if (open_[barrier] == 0) {
         open_[barrier] = ++next_;
-        inside_.emplace(next_, State{});
+        live.push_back({next_, 0, false});
+        ++live_count_;
     }
     const Generation g = open_[barrier];
-    ++inside_[g].inside;
+    ++std::find_if(live.begin(), live.end(), [g](const State& s) {
+          return s.generation == g;
+      })->inside;
     threads_[t] = {barrier, g};
     out.generation = g;
     return out;
@@ -43,10 +55,11 @@ BarrierGenerations::Exit BarrierGenerations::exit(ThreadId t, ObjId barrier) {
     // The first departure closes the generation: later arrivals open the next one.
     if (open_[barrier] == g) {
         open_[barrier] = 0;
-        inside_[g].closed = true;
+        for (State& s : live_[barrier])
+            s.closed = s.closed || s.generation == g;
         out.closes = true;
     }
-    out.finished = leave(g);
+    out.finished = leave(barrier, g);
     return out;
 }
 

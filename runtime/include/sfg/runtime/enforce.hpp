@@ -44,6 +44,10 @@ struct EnforceOptions {
     // The memory the remembered sets and steps may take beyond the sets the variables are in;
     // past it they are forgotten (every variable keeps its set) and relearned.
     std::size_t candidate_memo_bytes = std::size_t{32} << 20;
+    // Whether the statistics count the largest candidate set (tests and benchmarks compare the
+    // representations by it): a count after every sync op that changes a set, about a quarter
+    // of a barrier-heavy trace's time. Verdicts do not depend on it.
+    bool count_candidates = false;
 };
 
 // One way the offending access could have been permitted: the discipline's edge

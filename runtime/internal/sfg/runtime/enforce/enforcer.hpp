@@ -62,9 +62,9 @@ public:
         std::uint64_t sync_ops_irrelevant = 0; // sync ops that no net mentions (touch nothing)
         std::uint64_t variable_visits = 0;     // (sync op, variable) pairs looked at
         std::uint64_t candidate_updates = 0;   // visits that changed a candidate set
-        // Largest candidate set ever held (but for products of a mode of more than 64 threads,
-        // whose count walks every thread at every op: counted only when their variable is
-        // added, docs/enforcement.md).
+        // With EnforceOptions::count_candidates (else 0): the largest candidate set ever held
+        // (but for products of a mode of more than 64 threads, whose count walks every thread
+        // at every op: counted only when their variable is added, docs/enforcement.md).
         std::uint64_t max_candidates = 0;
         std::uint64_t memo_collections = 0; // times candidate_memo_bytes was reached
         std::uint64_t unfactored = 0;       // times a variable left its products for explicit sets

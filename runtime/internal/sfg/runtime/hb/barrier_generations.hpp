@@ -10,7 +10,6 @@
 #include "sfg/runtime/event.hpp"
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace sfg {
@@ -36,7 +35,7 @@ public:
     Exit exit(ThreadId t, ObjId barrier);
 
     // Generations whose departures may still come (for tests).
-    std::size_t live() const { return inside_.size(); }
+    std::size_t live() const { return live_count_; }
 
 private:
     struct Inside {
@@ -44,15 +43,19 @@ private:
         Generation generation = 0;
     };
     struct State {
+        Generation generation = 0;
         std::uint32_t inside = 0; // threads that entered and have not left or arrived again
         bool closed = false;
     };
-    // Leaves generation g without a departure; true when g is then finished.
-    bool leave(Generation g);
+    // Leaves generation g of barrier b without a departure; true when g is then finished.
+    bool leave(ObjId b, Generation g);
 
     std::vector<Generation> open_; // by barrier: its open generation, 0 before an arrival
     std::vector<Inside> threads_;  // by thread: the generation it waits in
-    std::unordered_map<Generation, State> inside_;
+    // By barrier: its generations that threads are inside, a few (the open one and those that
+    // closed before every thread left: one a thread at most, usually one or two).
+    std::vector<std::vector<State>> live_;
+    std::size_t live_count_ = 0;
     Generation next_ = 0;
 };
 
