@@ -41,18 +41,20 @@ Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
     if (uncontrolled_after_.count() > 0)
         watchdog_ = std::thread([this] { watch(); });
 #if defined(__linux__)
-    saved_affinity_ = std::make_unique<cpu_set_t>();
-    if (sched_getaffinity(0, sizeof(cpu_set_t), saved_affinity_.get()) == 0)
-        cpu_ = sched_getcpu();
-    pin(cpu_);
+    cpu_ = sched_getcpu(); // the run thread and the threads it starts run there
 #endif
+    runner_ = std::thread([this] { serve(); });
 }
 
 Controller::~Controller() {
-#if defined(__linux__)
-    if (cpu_ >= 0)
-        sched_setaffinity(0, sizeof(cpu_set_t), saved_affinity_.get());
-#endif
+    if (runner_.joinable()) {
+        {
+            std::lock_guard lk(mu_);
+            quit_ = true;
+        }
+        runner_cv_.notify_all();
+        runner_.join();
+    }
     if (watchdog_.joinable()) {
         {
             std::lock_guard lk(mu_);
@@ -61,6 +63,52 @@ Controller::~Controller() {
         watch_cv_.notify_all();
         watchdog_.join();
     }
+}
+
+// The body runs on a thread of the controller's, not the exploring thread: if the body's own
+// thread gets stuck outside sfg (docs/explore.md, "What it refuses"), explore still returns.
+void Controller::serve() {
+    pin(cpu_);
+    detail::bind_control(this);
+    std::unique_lock lk(mu_);
+    for (;;) {
+        runner_cv_.wait(lk, [&] { return job_ || quit_; });
+        if (quit_)
+            return;
+        {
+            const std::function<void()> job = std::move(job_);
+            job_ = nullptr;
+            lk.unlock();
+            job();
+        }
+        lk.lock();
+        if (orphaned_) // the exploration has gone on without this run
+            return;
+        job_done_ = true;
+        explorer_cv_.notify_all();
+    }
+}
+
+bool Controller::run(std::function<void()> job) {
+    std::unique_lock lk(mu_);
+    job_ = std::move(job);
+    job_done_ = false;
+    runner_cv_.notify_all();
+    explorer_cv_.wait(lk, [&] { return job_done_ || uncontrolled_; });
+    // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex go):
+    // a little longer for the run to end, then it is left to its threads.
+    if (job_done_ ||
+        explorer_cv_.wait_for(lk, uncontrolled_after_ / 4 + std::chrono::milliseconds(1),
+                              [&] { return job_done_; }))
+        return true;
+    orphaned_ = true;
+    stopping_ = true;
+    lk.unlock();
+    watch_cv_.notify_all();
+    if (watchdog_.joinable())
+        watchdog_.join();
+    runner_.detach();
+    return false;
 }
 
 // A thread that holds the baton and reaches no sfg operation for uncontrolled_after_ (blocked on
@@ -140,6 +188,8 @@ void Controller::run_ends() {
     });
     this_index = no_thread;
     in_run_ = false;
+    if (orphaned_) // the strategy may be gone
+        return;
     std::vector<StepKey> keys;
     keys.reserve(path_.size());
     for (const StepRecord& r : path_)
@@ -220,6 +270,8 @@ std::vector<std::uint32_t> Controller::schedule() const {
 
 void Controller::check_failed(const std::string& what, const char* file, std::uint32_t line) {
     std::lock_guard lk(mu_);
+    if (orphaned_) // the exploration has read the run's findings
+        return;
     const std::uint32_t t = me();
     findings_.push_back(
         {"assert", what,
@@ -292,7 +344,8 @@ void Controller::forked(const detail::GroupImpl& g, const std::vector<std::strin
         ids.push_back(static_cast<std::uint32_t>(threads_.size()));
         threads_.push_back(std::make_unique<Thread>());
         threads_.back()->name = n;
-        names_.push_back(n);
+        if (!orphaned_) // the exploration may be reading them
+            names_.push_back(n);
     }
 }
 
@@ -303,6 +356,7 @@ void Controller::thread_begins(const detail::GroupImpl& g, std::size_t index) {
         return;
     const std::uint32_t t = it->second[index];
     this_index = t;
+    detail::bind_control(this);
     pin(cpu_);
     Thread& th = *threads_[t];
     wait_turn(lk, t, [&] { return current_ == t && th.status == Status::first; });
@@ -312,6 +366,7 @@ void Controller::thread_ends(std::exception_ptr error) {
     std::unique_lock lk(mu_);
     const std::uint32_t t = me();
     this_index = no_thread;
+    detail::bind_control(nullptr);
     if (t == no_thread || t >= threads_.size())
         return;
     Thread& th = *threads_[t];
@@ -519,6 +574,7 @@ void Controller::give_up(std::string kind, std::string var, std::string message)
     for (const auto& t : threads_)
         t->cv.notify_all();
     done_cv_.notify_all();
+    explorer_cv_.notify_all(); // uncontrolled: the exploring thread stops waiting for the run
 }
 
 } // namespace sfg::explore_detail

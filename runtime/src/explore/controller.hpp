@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -51,6 +52,14 @@ public:
     Controller(Strategy& strategy, std::uint64_t max_steps,
                std::chrono::milliseconds uncontrolled_after);
     ~Controller() override;
+
+    // Runs `job` (one run: begin_run(), the body, run_ends()) on the controller's run thread, the
+    // run's main thread, and waits until it is done. False when a thread of the run was
+    // uncontrolled and the run did not end within a grace period after: the run is left to its
+    // threads (docs/explore.md, "What it refuses"), the controller is orphaned and must never be
+    // destroyed, since they may still call it; nothing of it changes after.
+    bool run(std::function<void()> job);
+    bool orphaned() const { return orphaned_; }
 
     // A run: the calling thread is its main thread (0) until run_ends(), which waits until every
     // thread of the run has ended.
@@ -112,6 +121,7 @@ private:
     std::uint32_t intern(Namespace space, const std::string& name);
     Event event_of(std::uint32_t t, const detail::Point& p);
     void watch();
+    void serve(); // the run thread: run() hands it each job
 
     Strategy& strategy_;
     std::uint64_t max_steps_;
@@ -129,7 +139,12 @@ private:
     std::condition_variable watch_cv_;
     std::thread watchdog_;
     int cpu_ = -1; // where the run's threads run (pin() in controller.cpp); -1: anywhere
-    std::unique_ptr<cpu_set_t> saved_affinity_; // the exploring thread's, restored at the end
+    // The run thread's job, and its end (written under mu_).
+    std::function<void()> job_;
+    bool job_done_ = false, quit_ = false;
+    std::atomic<bool> orphaned_{false};
+    std::condition_variable runner_cv_, explorer_cv_;
+    std::thread runner_;
     std::optional<std::uint32_t> last_;
     std::vector<StepRecord> path_;
     std::vector<Event> events_; // the run's steps, as the engine sees them
