@@ -35,6 +35,49 @@ void pin(int cpu) {
 #endif
 }
 
+RunThread::RunThread() : thread_([this] { serve(); }) {}
+
+RunThread::~RunThread() {
+    {
+        std::lock_guard lk(mu_);
+        quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
+void RunThread::post(std::function<void()> job) {
+    {
+        std::lock_guard lk(mu_);
+        job_ = std::move(job);
+    }
+    cv_.notify_all();
+}
+
+void RunThread::leave() {
+    std::lock_guard lk(mu_);
+    left_ = true;
+    thread_.detach();
+}
+
+void RunThread::serve() {
+    std::unique_lock lk(mu_);
+    for (;;) {
+        cv_.wait(lk, [&] { return job_ || quit_; });
+        if (quit_)
+            return;
+        {
+            const std::function<void()> job = std::move(job_);
+            job_ = nullptr;
+            lk.unlock();
+            job();
+        }
+        lk.lock();
+        if (left_) // the exploration has gone on without it
+            return;
+    }
+}
+
 Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
                        std::chrono::milliseconds uncontrolled_after)
     : strategy_(strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
@@ -43,18 +86,9 @@ Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
 #if defined(__linux__)
     cpu_ = sched_getcpu(); // the run thread and the threads it starts run there
 #endif
-    runner_ = std::thread([this] { serve(); });
 }
 
 Controller::~Controller() {
-    if (runner_.joinable()) {
-        {
-            std::lock_guard lk(mu_);
-            quit_ = true;
-        }
-        runner_cv_.notify_all();
-        runner_.join();
-    }
     if (watchdog_.joinable()) {
         {
             std::lock_guard lk(mu_);
@@ -65,49 +99,38 @@ Controller::~Controller() {
     }
 }
 
-// The body runs on a thread of the controller's, not the exploring thread: if the body's own
-// thread gets stuck outside sfg (docs/explore.md, "What it refuses"), explore still returns.
-void Controller::serve() {
-    pin(cpu_);
-    detail::bind_control(this);
-    std::unique_lock lk(mu_);
-    for (;;) {
-        runner_cv_.wait(lk, [&] { return job_ || quit_; });
-        if (quit_)
-            return;
-        {
-            const std::function<void()> job = std::move(job_);
-            job_ = nullptr;
-            lk.unlock();
-            job();
-        }
-        lk.lock();
-        if (orphaned_) // the exploration has gone on without this run
-            return;
+bool Controller::run(RunThread& rt, std::function<void()> job) {
+    {
+        std::lock_guard lk(mu_);
+        job_done_ = false;
+    }
+    rt.post([this, job = std::move(job)] {
+        pin(cpu_);
+        detail::bind_control(this);
+        job();
+        detail::bind_control(nullptr);
+        std::lock_guard lk(mu_);
         job_done_ = true;
         explorer_cv_.notify_all();
-    }
-}
-
-bool Controller::run(std::function<void()> job) {
+    });
     std::unique_lock lk(mu_);
-    job_ = std::move(job);
-    job_done_ = false;
-    runner_cv_.notify_all();
     explorer_cv_.wait(lk, [&] { return job_done_ || uncontrolled_; });
     // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex go):
-    // a little longer for the run to end, then it is left to its threads.
+    // a little longer for the run to end (what the job does after it is not stuck), then it is
+    // left to its threads.
     if (job_done_ ||
         explorer_cv_.wait_for(lk, uncontrolled_after_ / 4 + std::chrono::milliseconds(1),
-                              [&] { return job_done_; }))
+                              [&] { return job_done_ || !in_run_; })) {
+        explorer_cv_.wait(lk, [&] { return job_done_; });
         return true;
+    }
     orphaned_ = true;
     stopping_ = true;
     lk.unlock();
     watch_cv_.notify_all();
     if (watchdog_.joinable())
         watchdog_.join();
-    runner_.detach();
+    rt.leave();
     return false;
 }
 
@@ -177,7 +200,7 @@ void Controller::begin_run() {
     strategy_.begin_run();
 }
 
-void Controller::run_ends() {
+bool Controller::run_ends() {
     std::unique_lock lk(mu_);
     threads_[0]->status = Status::ended;
     if (!abandon_)
@@ -189,12 +212,15 @@ void Controller::run_ends() {
     this_index = no_thread;
     in_run_ = false;
     if (orphaned_) // the strategy may be gone
-        return;
+        return false;
+    if (uncontrolled_) // the exploring thread waits for the run's end
+        explorer_cv_.notify_all();
     std::vector<StepKey> keys;
     keys.reserve(path_.size());
     for (const StepRecord& r : path_)
         keys.push_back(r.key);
     strategy_.end_run(keys);
+    return true;
 }
 
 std::uint64_t Controller::object_key(std::uint32_t object) const {

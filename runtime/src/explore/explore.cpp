@@ -174,18 +174,23 @@ constexpr bool can_fork = true;
 constexpr bool can_fork = true;
 #endif
 
-// A controller whose run was left to a stuck thread (Controller::run) is kept for good, since that
-// thread may still call it: never destroyed, and reachable, so that leak checkers say nothing.
+// A controller or run thread left to a stuck thread (Controller::run) is kept for good, since
+// that thread may still call it: never destroyed, and reachable, so that leak checkers say
+// nothing.
+template <class T>
+void leave(T* p) {
+    static std::mutex mu;
+    static auto* left = new std::vector<T*>;
+    std::lock_guard lk(mu);
+    left->push_back(p);
+}
+
 struct LeaveOrphaned {
     void operator()(Controller* c) const {
-        if (!c->orphaned()) {
+        if (c->orphaned())
+            leave(c);
+        else
             delete c;
-            return;
-        }
-        static std::mutex mu;
-        static auto* left = new std::vector<Controller*>;
-        std::lock_guard lk(mu);
-        left->push_back(c);
     }
 };
 using ControllerPtr = std::unique_ptr<Controller, LeaveOrphaned>;
@@ -407,7 +412,20 @@ private:
         const ControllerPtr ctl(new Controller(
             *strategy, o_.max_steps, std::chrono::milliseconds(o_.uncontrolled_after_ms)));
         Installed in(*ctl);
-        one_run(*ctl, nullptr);
+        std::shared_ptr<RunState> st;
+        std::exception_ptr failure;
+        if (!run_jobs(*ctl, [&] {
+                try {
+                    st = std::make_shared<RunState>();
+                    if (body_run(*ctl, st))
+                        finish(*ctl, *st, nullptr, false);
+                } catch (...) {
+                    failure = std::current_exception();
+                }
+            }))
+            finish(*ctl, *st, nullptr, true);
+        else if (failure)
+            std::rethrow_exception(failure);
         if (ctl->uncontrolled()) { // the task that has this run reports it: no more probes
             stuck_ = true;
             return std::nullopt;
@@ -423,22 +441,54 @@ private:
         Installed in(ctl);
         TaskResult r;
         bool more = true;
-        while (more) {
-            if (r.runs >= budget)
-                break;
-            one_run(ctl, &r);
+        const auto count = [&] { // after a run's findings are recorded
             r.ended_at_last = !ctl.blocked();
             if (!ctl.blocked()) {
                 ++r.runs;
                 r.classes.push_back(
                     foata_class(ctl.events(), [&](std::uint32_t o) { return ctl.object_key(o); }));
             }
-            more = !ctl.uncontrolled() && strategy->next_run(); // its last run may be left
+        };
+        // The runs, one after the other on the run thread; the last one's state, for this thread
+        // to finish when it is left to a stuck thread.
+        std::shared_ptr<RunState> st;
+        std::exception_ptr failure;
+        const bool ended = run_jobs(ctl, [&] {
+            try {
+                while (more && r.runs < budget) {
+                    st = std::make_shared<RunState>();
+                    if (!body_run(ctl, st))
+                        return; // left: nothing here is the run thread's any more
+                    finish(ctl, *st, &r, false);
+                    count();
+                    more = !ctl.uncontrolled() && strategy->next_run();
+                }
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        });
+        if (!ended) {
+            finish(ctl, *st, &r, true);
+            count();
+            more = false;
+        } else if (failure) {
+            std::rethrow_exception(failure);
         }
         r.uncontrolled = ctl.uncontrolled();
         r.exhausted = !more && !r.uncontrolled;
         r.pruned = strategy->pruned();
         return r;
+    }
+
+    // Runs `job` on the run thread through `ctl`; false when it was left to a stuck thread (a
+    // fresh run thread serves the next one).
+    bool run_jobs(Controller& ctl, std::function<void()> job) {
+        if (!run_thread_)
+            run_thread_ = std::make_unique<RunThread>();
+        if (ctl.run(*run_thread_, std::move(job)))
+            return true;
+        leave(run_thread_.release());
+        return false;
     }
 
     // `jobs` processes forked from this one explore the tasks, each taking the next one when it
@@ -605,7 +655,8 @@ private:
     }
 
     [[noreturn]] void work(int in, int out, const std::vector<TaskRoot>& tasks, int cpu) {
-        pin(cpu); // the controller runs its runs on the CPU it starts on
+        pin(cpu);                    // the controller runs its runs on the CPU it starts on
+        (void)run_thread_.release(); // the parent's: its thread is not in this process
         std::signal(SIGPIPE, SIG_IGN);
         try {
             for (std::uint64_t task = 0; read_all(in, &task, sizeof task) && task < tasks.size();) {
@@ -687,48 +738,42 @@ private:
     // exploration when the run is left to a stuck thread (Controller::run).
     struct RunState {
         std::optional<session> s;
-        std::exception_ptr error;   // what the body ended with
-        std::exception_ptr failure; // opening or closing the session
+        std::exception_ptr error; // what the body ended with
     };
 
-    // One run of the body; its findings go to `into` (none: a probe's are dropped).
-    void one_run(Controller& ctl, TaskResult* into) {
-        const auto st = std::make_shared<RunState>();
+    // On the run thread: a run's session, the body, the run's end. False when the run was left
+    // to a stuck thread meanwhile: the job must then touch nothing of the exploration's.
+    bool body_run(Controller& ctl, std::shared_ptr<RunState> st) {
         session_options so;
         so.policy = on_finding::collect;
         so.analyses = o_.analyses;
-        const bool ended = ctl.run([st, so, s = spec_, body = body_, &ctl] {
-            try {
-                if (s)
-                    st->s.emplace(*s, so);
-                else
-                    st->s.emplace(so);
-            } catch (...) {
-                st->failure = std::current_exception();
-                return;
-            }
-            ctl.begin_run();
-            try {
-                (*body)();
-            } catch (const detail::abandoned_run&) {
-            } catch (const check_failure&) {
-            } catch (...) {
-                st->error = std::current_exception();
-            }
-            ctl.run_ends();
-            try {
-                st->s->close();
-            } catch (...) {
-                st->failure = std::current_exception();
-            }
-        });
-        if (ended && st->failure)
-            std::rethrow_exception(st->failure);
-        if (!ended) // the run's main thread is stuck, or waits for a stuck thread
-            st->s->close();
-        else if (st->error && !ctl.abandoned())
-            main_error(ctl, st->error);
-        const std::vector<finding> session_findings = st->s->findings();
+        if (spec_)
+            st->s.emplace(*spec_, so);
+        else
+            st->s.emplace(so);
+        const std::shared_ptr<const std::function<void()>> body = body_; // kept if left
+        ctl.begin_run();
+        try {
+            (*body)();
+        } catch (const detail::abandoned_run&) {
+        } catch (const check_failure&) {
+        } catch (...) {
+            st->error = std::current_exception();
+        }
+        if (!ctl.run_ends())
+            return false;
+        st->s->close();
+        return true;
+    }
+
+    // A run's findings go to `into` (none: a probe's are dropped). `left`: its threads were left
+    // stuck (its session is closed here).
+    void finish(Controller& ctl, RunState& st, TaskResult* into, bool left) {
+        if (left)
+            st.s->close();
+        else if (st.error && !ctl.abandoned())
+            main_error(ctl, st.error);
+        const std::vector<finding> session_findings = st.s->findings();
         if (ctl.blocked() || !into) { // no execution (dpor: equivalent to one explored)
             main_findings_.clear();
             return;
@@ -780,6 +825,7 @@ private:
     std::shared_ptr<const std::function<void()>> body_;
     explore_options o_;
     bool stuck_ = false; // a probe run was uncontrolled
+    std::unique_ptr<RunThread> run_thread_;
     std::vector<OwnFinding> main_findings_;
     std::set<ClassId> classes_;
 };
