@@ -35,24 +35,60 @@ void pin(int cpu) {
 #endif
 }
 
+RunThread::RunThread() : thread_([this] { serve(); }) {}
+
+RunThread::~RunThread() {
+    {
+        std::lock_guard lk(mu_);
+        quit_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+}
+
+void RunThread::post(std::function<void()> job) {
+    {
+        std::lock_guard lk(mu_);
+        job_ = std::move(job);
+    }
+    cv_.notify_all();
+}
+
+void RunThread::leave() {
+    std::lock_guard lk(mu_);
+    left_ = true;
+    thread_.detach();
+}
+
+void RunThread::serve() {
+    std::unique_lock lk(mu_);
+    for (;;) {
+        cv_.wait(lk, [&] { return job_ || quit_; });
+        if (quit_)
+            return;
+        {
+            const std::function<void()> job = std::move(job_);
+            job_ = nullptr;
+            lk.unlock();
+            job();
+        }
+        lk.lock();
+        if (left_) // the exploration has gone on without it
+            return;
+    }
+}
+
 Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
                        std::chrono::milliseconds uncontrolled_after)
     : strategy_(strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
     if (uncontrolled_after_.count() > 0)
         watchdog_ = std::thread([this] { watch(); });
 #if defined(__linux__)
-    saved_affinity_ = std::make_unique<cpu_set_t>();
-    if (sched_getaffinity(0, sizeof(cpu_set_t), saved_affinity_.get()) == 0)
-        cpu_ = sched_getcpu();
-    pin(cpu_);
+    cpu_ = sched_getcpu(); // the run thread and the threads it starts run there
 #endif
 }
 
 Controller::~Controller() {
-#if defined(__linux__)
-    if (cpu_ >= 0)
-        sched_setaffinity(0, sizeof(cpu_set_t), saved_affinity_.get());
-#endif
     if (watchdog_.joinable()) {
         {
             std::lock_guard lk(mu_);
@@ -61,6 +97,41 @@ Controller::~Controller() {
         watch_cv_.notify_all();
         watchdog_.join();
     }
+}
+
+bool Controller::run(RunThread& rt, std::function<void()> job) {
+    {
+        std::lock_guard lk(mu_);
+        job_done_ = false;
+    }
+    rt.post([this, job = std::move(job)] {
+        pin(cpu_);
+        detail::bind_control(this);
+        job();
+        detail::bind_control(nullptr);
+        std::lock_guard lk(mu_);
+        job_done_ = true;
+        explorer_cv_.notify_all();
+    });
+    std::unique_lock lk(mu_);
+    explorer_cv_.wait(lk, [&] { return job_done_ || uncontrolled_; });
+    // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex go):
+    // a little longer for the run to end (what the job does after it is not stuck), then it is
+    // left to its threads.
+    if (job_done_ ||
+        explorer_cv_.wait_for(lk, uncontrolled_after_ / 4 + std::chrono::milliseconds(1),
+                              [&] { return job_done_ || !in_run_; })) {
+        explorer_cv_.wait(lk, [&] { return job_done_; });
+        return true;
+    }
+    orphaned_ = true;
+    stopping_ = true;
+    lk.unlock();
+    watch_cv_.notify_all();
+    if (watchdog_.joinable())
+        watchdog_.join();
+    rt.leave();
+    return false;
 }
 
 // A thread that holds the baton and reaches no sfg operation for uncontrolled_after_ (blocked on
@@ -129,7 +200,7 @@ void Controller::begin_run() {
     strategy_.begin_run();
 }
 
-void Controller::run_ends() {
+bool Controller::run_ends() {
     std::unique_lock lk(mu_);
     threads_[0]->status = Status::ended;
     if (!abandon_)
@@ -140,11 +211,16 @@ void Controller::run_ends() {
     });
     this_index = no_thread;
     in_run_ = false;
+    if (orphaned_) // the strategy may be gone
+        return false;
+    if (uncontrolled_) // the exploring thread waits for the run's end
+        explorer_cv_.notify_all();
     std::vector<StepKey> keys;
     keys.reserve(path_.size());
     for (const StepRecord& r : path_)
         keys.push_back(r.key);
     strategy_.end_run(keys);
+    return true;
 }
 
 std::uint64_t Controller::object_key(std::uint32_t object) const {
@@ -220,6 +296,8 @@ std::vector<std::uint32_t> Controller::schedule() const {
 
 void Controller::check_failed(const std::string& what, const char* file, std::uint32_t line) {
     std::lock_guard lk(mu_);
+    if (orphaned_) // the exploration has read the run's findings
+        return;
     const std::uint32_t t = me();
     findings_.push_back(
         {"assert", what,
@@ -292,7 +370,8 @@ void Controller::forked(const detail::GroupImpl& g, const std::vector<std::strin
         ids.push_back(static_cast<std::uint32_t>(threads_.size()));
         threads_.push_back(std::make_unique<Thread>());
         threads_.back()->name = n;
-        names_.push_back(n);
+        if (!orphaned_) // the exploration may be reading them
+            names_.push_back(n);
     }
 }
 
@@ -303,6 +382,7 @@ void Controller::thread_begins(const detail::GroupImpl& g, std::size_t index) {
         return;
     const std::uint32_t t = it->second[index];
     this_index = t;
+    detail::bind_control(this);
     pin(cpu_);
     Thread& th = *threads_[t];
     wait_turn(lk, t, [&] { return current_ == t && th.status == Status::first; });
@@ -312,6 +392,7 @@ void Controller::thread_ends(std::exception_ptr error) {
     std::unique_lock lk(mu_);
     const std::uint32_t t = me();
     this_index = no_thread;
+    detail::bind_control(nullptr);
     if (t == no_thread || t >= threads_.size())
         return;
     Thread& th = *threads_[t];
@@ -519,6 +600,7 @@ void Controller::give_up(std::string kind, std::string var, std::string message)
     for (const auto& t : threads_)
         t->cv.notify_all();
     done_cv_.notify_all();
+    explorer_cv_.notify_all(); // uncontrolled: the exploring thread stops waiting for the run
 }
 
 } // namespace sfg::explore_detail

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,31 @@ struct OwnFinding {
 // Runs the calling thread on `cpu` only (Linux; elsewhere, and for -1, nothing).
 void pin(int cpu);
 
+// The thread the body runs on, the main thread of every run of the controllers it serves, one
+// job (a task's or a probe's runs) at a time: so that explore returns even when the body's own
+// thread is stuck outside sfg (docs/explore.md, "What it refuses").
+class RunThread {
+public:
+    RunThread();
+    ~RunThread(); // not for a thread left to its job
+    RunThread(const RunThread&) = delete;
+    RunThread& operator=(const RunThread&) = delete;
+
+    void post(std::function<void()> job);
+    // Its job is stuck: the thread ends when (if ever) the job returns, and this object must
+    // never be destroyed.
+    void leave();
+
+private:
+    void serve();
+
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::function<void()> job_;
+    bool quit_ = false, left_ = false;
+    std::thread thread_;
+};
+
 class Controller final : public detail::Control {
 public:
     // `uncontrolled_after`: how long a thread may run without reaching an sfg operation while
@@ -52,10 +78,19 @@ public:
                std::chrono::milliseconds uncontrolled_after);
     ~Controller() override;
 
+    // Runs `job` (runs, each begin_run(), the body, run_ends()) on `rt`, and waits until it is
+    // done. False when a thread of a run was uncontrolled and the run did not end within a grace
+    // period after: the run is left to its threads (docs/explore.md, "What it refuses"), and so
+    // are `rt` (left) and the controller (orphaned), which must never be destroyed, since they
+    // may still call it; nothing of it changes after.
+    bool run(RunThread& rt, std::function<void()> job);
+    bool orphaned() const { return orphaned_; }
+
     // A run: the calling thread is its main thread (0) until run_ends(), which waits until every
-    // thread of the run has ended.
+    // thread of the run has ended; false when the run was left meanwhile (its job must touch
+    // nothing of the exploration's then).
     void begin_run();
-    void run_ends();
+    bool run_ends();
 
     const std::vector<StepRecord>& path() const { return path_; }
     const std::vector<Event>& events() const { return events_; }
@@ -129,7 +164,10 @@ private:
     std::condition_variable watch_cv_;
     std::thread watchdog_;
     int cpu_ = -1; // where the run's threads run (pin() in controller.cpp); -1: anywhere
-    std::unique_ptr<cpu_set_t> saved_affinity_; // the exploring thread's, restored at the end
+    // The end of run()'s job (written under mu_).
+    bool job_done_ = false;
+    std::atomic<bool> orphaned_{false};
+    std::condition_variable explorer_cv_;
     std::optional<std::uint32_t> last_;
     std::vector<StepRecord> path_;
     std::vector<Event> events_; // the run's steps, as the engine sees them

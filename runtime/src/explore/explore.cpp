@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -34,8 +36,6 @@ namespace sfg {
 namespace explore_detail {
 namespace {
 
-// The controller of the runs of this process, if any (sfg::check reports to it).
-std::atomic<Controller*> running{nullptr};
 // Whether an exploration is under way in this process: explore() inside explore() is refused.
 std::atomic<bool> busy{false};
 
@@ -174,6 +174,27 @@ constexpr bool can_fork = true;
 constexpr bool can_fork = true;
 #endif
 
+// A controller or run thread left to a stuck thread (Controller::run) is kept for good, since
+// that thread may still call it: never destroyed, and reachable, so that leak checkers say
+// nothing.
+template <class T>
+void leave(T* p) {
+    static std::mutex mu;
+    static auto* left = new std::vector<T*>;
+    std::lock_guard lk(mu);
+    left->push_back(p);
+}
+
+struct LeaveOrphaned {
+    void operator()(Controller* c) const {
+        if (c->orphaned())
+            leave(c);
+        else
+            delete c;
+    }
+};
+using ControllerPtr = std::unique_ptr<Controller, LeaveOrphaned>;
+
 // Task results over a pipe: numbers and length-prefixed strings.
 class Writer {
 public:
@@ -302,7 +323,8 @@ bool read_all(int fd, void* data, std::size_t n) {
 class Exploration {
 public:
     Exploration(const spec* s, std::function<void()> body, explore_options o)
-        : spec_(s), body_(std::move(body)), o_(std::move(o)) {}
+        : spec_(s), body_(std::make_shared<const std::function<void()>>(std::move(body))),
+          o_(std::move(o)) {}
 
     explore_report run() {
         if (session::current())
@@ -319,7 +341,8 @@ public:
                              (o_.mode == explore_mode::dpor || o_.mode == explore_mode::naive);
         const std::vector<TaskRoot> tasks = divided ? split() : std::vector<TaskRoot>{TaskRoot{}};
         std::vector<TaskResult> results;
-        if (can_fork && o_.jobs > 1 && tasks.size() > 1) {
+        // After an uncontrolled probe, stuck threads of this process may hold locks a fork copies.
+        if (can_fork && o_.jobs > 1 && tasks.size() > 1 && !stuck_) {
             results = in_workers(tasks);
         } else {
             std::uint64_t executed = 0;
@@ -341,14 +364,8 @@ private:
     // Takes a controller for a task's or a probe's runs.
     class Installed {
     public:
-        explicit Installed(Controller& c) {
-            running.store(&c);
-            detail::set_control(&c);
-        }
-        ~Installed() {
-            detail::set_control(nullptr);
-            running.store(nullptr);
-        }
+        explicit Installed(Controller& c) { detail::set_control(&c); }
+        ~Installed() { detail::set_control(nullptr); }
         Installed(const Installed&) = delete;
         Installed& operator=(const Installed&) = delete;
     };
@@ -359,14 +376,14 @@ private:
         std::vector<TaskRoot> tasks{TaskRoot{}};
         std::vector<std::uint8_t> leaf{0};
         std::size_t probes = 0;
-        for (bool more = true; more && tasks.size() < split_target;) {
+        for (bool more = true; more && tasks.size() < split_target && !stuck_;) {
             more = false;
             std::vector<TaskRoot> next;
             std::vector<std::uint8_t> next_leaf;
             for (std::size_t i = 0; i < tasks.size(); ++i) {
                 std::optional<SplitNode> node;
                 if (!leaf[i] && next.size() + (tasks.size() - i) < split_target &&
-                    probes < max_probes) {
+                    probes < max_probes && !stuck_) {
                     ++probes;
                     node = probe(tasks[i]);
                     if (!node)
@@ -392,33 +409,70 @@ private:
     std::optional<SplitNode> probe(const TaskRoot& root) {
         std::optional<SplitNode> node;
         std::unique_ptr<Strategy> strategy = make_probe(root, o_.mode == explore_mode::dpor, node);
-        Controller ctl(*strategy, o_.max_steps,
-                       std::chrono::milliseconds(o_.uncontrolled_after_ms));
-        Installed in(ctl);
-        one_run(ctl, nullptr);
-        if (ctl.uncontrolled())
+        const ControllerPtr ctl(new Controller(
+            *strategy, o_.max_steps, std::chrono::milliseconds(o_.uncontrolled_after_ms)));
+        Installed in(*ctl);
+        std::shared_ptr<RunState> st;
+        std::exception_ptr failure;
+        if (!run_jobs(*ctl, [&] {
+                try {
+                    st = std::make_shared<RunState>();
+                    if (body_run(*ctl, st))
+                        finish(*ctl, *st, nullptr, false);
+                } catch (...) {
+                    failure = std::current_exception();
+                }
+            }))
+            finish(*ctl, *st, nullptr, true);
+        else if (failure)
+            std::rethrow_exception(failure);
+        if (ctl->uncontrolled()) { // the task that has this run reports it: no more probes
+            stuck_ = true;
             return std::nullopt;
+        }
         return node;
     }
 
     TaskResult explore_task(const TaskRoot& root, std::uint64_t budget) {
         std::unique_ptr<Strategy> strategy = make_strategy(o_, root);
-        Controller ctl(*strategy, o_.max_steps,
-                       std::chrono::milliseconds(o_.uncontrolled_after_ms));
+        const ControllerPtr owned(new Controller(
+            *strategy, o_.max_steps, std::chrono::milliseconds(o_.uncontrolled_after_ms)));
+        Controller& ctl = *owned;
         Installed in(ctl);
         TaskResult r;
         bool more = true;
-        while (more) {
-            if (r.runs >= budget)
-                break;
-            one_run(ctl, &r);
+        const auto count = [&] { // after a run's findings are recorded
             r.ended_at_last = !ctl.blocked();
             if (!ctl.blocked()) {
                 ++r.runs;
                 r.classes.push_back(
                     foata_class(ctl.events(), [&](std::uint32_t o) { return ctl.object_key(o); }));
             }
-            more = strategy->next_run() && !ctl.uncontrolled();
+        };
+        // The runs, one after the other on the run thread; the last one's state, for this thread
+        // to finish when it is left to a stuck thread.
+        std::shared_ptr<RunState> st;
+        std::exception_ptr failure;
+        const bool ended = run_jobs(ctl, [&] {
+            try {
+                while (more && r.runs < budget) {
+                    st = std::make_shared<RunState>();
+                    if (!body_run(ctl, st))
+                        return; // left: nothing here is the run thread's any more
+                    finish(ctl, *st, &r, false);
+                    count();
+                    more = !ctl.uncontrolled() && strategy->next_run();
+                }
+            } catch (...) {
+                failure = std::current_exception();
+            }
+        });
+        if (!ended) {
+            finish(ctl, *st, &r, true);
+            count();
+            more = false;
+        } else if (failure) {
+            std::rethrow_exception(failure);
         }
         r.uncontrolled = ctl.uncontrolled();
         r.exhausted = !more && !r.uncontrolled;
@@ -426,8 +480,21 @@ private:
         return r;
     }
 
+    // Runs `job` on the run thread through `ctl`; false when it was left to a stuck thread (a
+    // fresh run thread serves the next one).
+    bool run_jobs(Controller& ctl, std::function<void()> job) {
+        if (!run_thread_)
+            run_thread_ = std::make_unique<RunThread>();
+        if (ctl.run(*run_thread_, std::move(job)))
+            return true;
+        leave(run_thread_.release());
+        return false;
+    }
+
     // `jobs` processes forked from this one explore the tasks, each taking the next one when it
-    // is done with its last; every task with the whole budget (the merge cuts them).
+    // is done with its last; every task with the whole budget (the merge cuts them). A worker whose
+    // task was uncontrolled ends after its result (its stuck threads with it); the tasks after
+    // that one are not needed, and workers on them are stopped.
     std::vector<TaskResult> in_workers(const std::vector<TaskRoot>& tasks) {
         const std::size_t n = std::min<std::size_t>(o_.jobs, tasks.size());
         std::vector<int> cpus;
@@ -444,21 +511,30 @@ private:
             std::optional<std::size_t> task;
         };
         std::vector<Worker> workers(n);
-        const auto stop_all = [&] {
-            for (Worker& w : workers) {
-                if (w.to >= 0)
-                    ::close(w.to);
-                if (w.from >= 0)
-                    ::close(w.from);
-                if (w.pid > 0) {
-                    ::kill(w.pid, SIGKILL);
-                    ::waitpid(w.pid, nullptr, 0);
-                }
+        const auto end_worker = [](Worker& w) {
+            if (w.to >= 0)
+                ::close(w.to);
+            if (w.from >= 0)
+                ::close(w.from);
+            if (w.pid > 0) {
+                ::kill(w.pid, SIGKILL);
+                ::waitpid(w.pid, nullptr, 0);
             }
+            w = Worker{};
         };
-        for (std::size_t k = 0; k < n; ++k) {
+        const auto stop_all = [&] {
+            for (Worker& w : workers)
+                end_worker(w);
+        };
+        const auto spawn = [&](std::size_t k) {
             int down[2], up[2];
-            if (::pipe(down) != 0 || ::pipe(up) != 0) {
+            if (::pipe(down) != 0) {
+                stop_all();
+                throw std::runtime_error("sfg::explore: no pipe for a worker process");
+            }
+            if (::pipe(up) != 0) {
+                ::close(down[0]);
+                ::close(down[1]);
                 stop_all();
                 throw std::runtime_error("sfg::explore: no pipe for a worker process");
             }
@@ -466,9 +542,11 @@ private:
             if (pid == 0) { // the worker: tasks in, results out, then gone without unwinding
                 ::close(down[1]);
                 ::close(up[0]);
-                for (std::size_t j = 0; j < k; ++j) {
-                    ::close(workers[j].to);
-                    ::close(workers[j].from);
+                for (const Worker& w : workers) {
+                    if (w.to >= 0)
+                        ::close(w.to);
+                    if (w.from >= 0)
+                        ::close(w.from);
                 }
                 work(down[0], up[1], tasks, cpus.empty() ? -1 : cpus[k % cpus.size()]);
             }
@@ -479,7 +557,7 @@ private:
                 stop_all();
                 throw std::runtime_error("sfg::explore: fork failed");
             }
-        }
+        };
         std::vector<std::optional<TaskResult>> results(tasks.size());
         // The shallowest tasks, the largest subtrees, go first, so that the last ones to finish
         // are small (the merge keeps the tasks' own order).
@@ -490,7 +568,13 @@ private:
             return tasks[a].prefix.size() < tasks[b].prefix.size();
         });
         std::size_t next = 0, busy_workers = 0;
+        std::size_t needed = tasks.size(); // the tasks before this one: after an uncontrolled one
+        const auto skip = [&] {
+            while (next < tasks.size() && order[next] >= needed)
+                ++next;
+        };
         const auto give = [&](Worker& w) {
+            skip();
             const std::uint64_t task = next < tasks.size() ? order[next++] : ~std::uint64_t{0};
             write_all(w.to, &task, sizeof task);
             if (task != ~std::uint64_t{0}) {
@@ -501,6 +585,8 @@ private:
             }
         };
         try {
+            for (std::size_t k = 0; k < n; ++k)
+                spawn(k);
             for (Worker& w : workers)
                 give(w);
             while (busy_workers > 0) {
@@ -525,34 +611,61 @@ private:
                         throw std::runtime_error("sfg::explore: a worker's pipe broke");
                     if (size >> 63) // the worker's task threw
                         throw std::runtime_error(payload);
-                    results[*w.task] = decode(payload);
+                    const std::size_t task = *w.task;
+                    results[task] = decode(payload);
                     --busy_workers;
-                    give(w);
+                    w.task.reset();
+                    if (!results[task]->uncontrolled) {
+                        give(w);
+                        continue;
+                    }
+                    end_worker(w); // it ends after this result
+                    needed = std::min(needed, task + 1);
+                    for (Worker& o : workers)
+                        if (o.task && *o.task >= needed) { // its result is not needed
+                            end_worker(o);
+                            --busy_workers;
+                        }
                 }
+                skip();
+                for (std::size_t k = 0; k < n && next < tasks.size(); ++k)
+                    if (workers[k].pid < 0) { // a fresh worker for a task still needed
+                        spawn(k);
+                        give(workers[k]);
+                    }
             }
         } catch (...) {
             stop_all();
             throw;
         }
         for (Worker& w : workers) {
+            if (w.pid < 0)
+                continue;
             ::close(w.to);
             ::close(w.from);
             ::waitpid(w.pid, nullptr, 0);
         }
         std::vector<TaskResult> out;
-        for (std::optional<TaskResult>& r : results)
+        for (std::optional<TaskResult>& r : results) {
+            if (!r) // after an uncontrolled task: not needed
+                break;
             out.push_back(std::move(*r));
+        }
         return out;
     }
 
     [[noreturn]] void work(int in, int out, const std::vector<TaskRoot>& tasks, int cpu) {
-        pin(cpu); // the controller pins its runs to the CPU it starts on
+        pin(cpu);                    // the controller runs its runs on the CPU it starts on
+        (void)run_thread_.release(); // the parent's: its thread is not in this process
         std::signal(SIGPIPE, SIG_IGN);
         try {
             for (std::uint64_t task = 0; read_all(in, &task, sizeof task) && task < tasks.size();) {
                 std::string payload, error;
+                bool stuck = false;
                 try {
-                    payload = encode(explore_task(tasks[task], o_.max_executions));
+                    const TaskResult r = explore_task(tasks[task], o_.max_executions);
+                    stuck = r.uncontrolled;
+                    payload = encode(r);
                 } catch (const std::exception& e) {
                     error = e.what();
                 }
@@ -561,6 +674,8 @@ private:
                     body.size() | (error.empty() ? 0 : std::uint64_t{1} << 63);
                 write_all(out, &size, sizeof size);
                 write_all(out, body.data(), body.size());
+                if (stuck) // a thread of this process may be stuck for good: the process goes
+                    break;
             }
         } catch (...) {
             ::_exit(3);
@@ -619,33 +734,46 @@ private:
         return report;
     }
 
-    // One run of the body; its findings go to `into` (none: a probe's are dropped).
-    void one_run(Controller& ctl, TaskResult* into) {
-        std::vector<finding> session_findings;
-        {
-            session_options so;
-            so.policy = on_finding::collect;
-            so.analyses = o_.analyses;
-            std::optional<session> s;
-            if (spec_)
-                s.emplace(*spec_, so);
-            else
-                s.emplace(so);
-            ctl.begin_run();
-            std::exception_ptr error;
-            try {
-                body_();
-            } catch (const detail::abandoned_run&) {
-            } catch (const check_failure&) {
-            } catch (...) {
-                error = std::current_exception();
-            }
-            ctl.run_ends();
-            if (error && !ctl.abandoned())
-                main_error(ctl, error);
-            s->close();
-            session_findings = s->findings();
+    // What a run leaves to the exploring thread, shared with the run thread, which outlives the
+    // exploration when the run is left to a stuck thread (Controller::run).
+    struct RunState {
+        std::optional<session> s;
+        std::exception_ptr error; // what the body ended with
+    };
+
+    // On the run thread: a run's session, the body, the run's end. False when the run was left
+    // to a stuck thread meanwhile: the job must then touch nothing of the exploration's.
+    bool body_run(Controller& ctl, std::shared_ptr<RunState> st) {
+        session_options so;
+        so.policy = on_finding::collect;
+        so.analyses = o_.analyses;
+        if (spec_)
+            st->s.emplace(*spec_, so);
+        else
+            st->s.emplace(so);
+        const std::shared_ptr<const std::function<void()>> body = body_; // kept if left
+        ctl.begin_run();
+        try {
+            (*body)();
+        } catch (const detail::abandoned_run&) {
+        } catch (const check_failure&) {
+        } catch (...) {
+            st->error = std::current_exception();
         }
+        if (!ctl.run_ends())
+            return false;
+        st->s->close();
+        return true;
+    }
+
+    // A run's findings go to `into` (none: a probe's are dropped). `left`: its threads were left
+    // stuck (its session is closed here).
+    void finish(Controller& ctl, RunState& st, TaskResult* into, bool left) {
+        if (left)
+            st.s->close();
+        else if (st.error && !ctl.abandoned())
+            main_error(ctl, st.error);
+        const std::vector<finding> session_findings = st.s->findings();
         if (ctl.blocked() || !into) { // no execution (dpor: equivalent to one explored)
             main_findings_.clear();
             return;
@@ -693,8 +821,11 @@ private:
     }
 
     const spec* spec_;
-    std::function<void()> body_;
+    // Shared with the run threads: a run left to a stuck thread keeps it.
+    std::shared_ptr<const std::function<void()>> body_;
     explore_options o_;
+    bool stuck_ = false; // a probe run was uncontrolled
+    std::unique_ptr<RunThread> run_thread_;
     std::vector<OwnFinding> main_findings_;
     std::set<ClassId> classes_;
 };
@@ -733,7 +864,8 @@ explore_report explore(std::function<void()> body, explore_options o) {
 void check(bool condition, std::string_view what, sfg::source_location where) {
     if (condition)
         return;
-    if (explore_detail::Controller* c = explore_detail::running.load())
+    // The calling thread's run's controller, or the active one for a thread of no run.
+    if (auto* c = dynamic_cast<explore_detail::Controller*>(detail::control()))
         c->check_failed(std::string(what), where.file_name(), where.line());
     throw check_failure(
         fmt::format("sfg::check failed: {} ({}:{})", what, where.file_name(), where.line()));

@@ -7,14 +7,21 @@ namespace sfg::detail {
 
 namespace {
 std::atomic<Control*> active{nullptr};
+constinit thread_local Control* bound = nullptr;
 } // namespace
 
 Control* control() {
+    if (Control* c = bound)
+        return c;
     return active.load(std::memory_order_acquire);
 }
 
 void set_control(Control* c) {
     active.store(c, std::memory_order_release);
+}
+
+void bind_control(Control* c) {
+    bound = c;
 }
 
 } // namespace sfg::detail

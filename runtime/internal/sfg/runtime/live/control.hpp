@@ -67,8 +67,13 @@ public:
     virtual bool swallows_thread_errors() const = 0;
 };
 
-// The active controller, or nullptr (the common case: one relaxed load).
+// The calling thread's controller, or nullptr (the common case): the one bound to the thread,
+// else the active one.
 Control* control();
 void set_control(Control* c);
+// Binds the calling thread to `c` (nullptr: unbinds it): a thread of a run of sfg::explore asks
+// its run's controller even after the exploration has left the run to a stuck thread and gone on
+// (docs/explore.md, "What it refuses"), never a later exploration's.
+void bind_control(Control* c);
 
 } // namespace sfg::detail
