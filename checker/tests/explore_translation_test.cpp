@@ -348,17 +348,9 @@ class SpecData {
 public:
     explicit SpecData(const CompiledSpec& c) {
         name("");
-        std::vector<std::string> locks, volatiles, queues;
-        for (const MechanismDecl& m : c.mechanisms) {
-            if (m.kind == MechKind::lock)
-                locks.push_back(m.name);
-            else if (m.kind == MechKind::volatile_)
-                volatiles.push_back(m.name);
-            else if (m.kind == MechKind::queue)
-                queues.push_back(m.name);
-            else
-                barriers_.push_back({name(m.name), names_list(m.threads)});
-        }
+        const auto [locks, volatiles, queues, barriers] = mechanisms_by_kind(c);
+        for (const MechanismDecl* b : barriers)
+            barriers_.push_back({name(b->name), names_list(b->threads)});
         data_.threads = names_list(c.threads);
         data_.locks = names_list(locks);
         data_.volatiles = names_list(volatiles);

@@ -91,4 +91,19 @@ std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& di
     return out;
 }
 
+MechanismsByKind mechanisms_by_kind(const CompiledSpec& spec) {
+    MechanismsByKind out;
+    for (const MechanismDecl& m : spec.mechanisms) {
+        if (m.kind == MechKind::lock)
+            out.locks.push_back(m.name);
+        else if (m.kind == MechKind::volatile_)
+            out.volatiles.push_back(m.name);
+        else if (m.kind == MechKind::queue)
+            out.queues.push_back(m.name);
+        else
+            out.barriers.push_back(&m);
+    }
+    return out;
+}
+
 } // namespace sfg

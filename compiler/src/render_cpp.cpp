@@ -229,18 +229,7 @@ void write_cpp(std::ostream& out, const CompiledSpec& spec, const std::string& n
     const std::string file = std::filesystem::path(spec.file).filename().string();
     Tables t;
     // Declared names first, in their order, so the names table reads like the spec.
-    std::vector<std::string> locks, volatiles, queues;
-    std::vector<const MechanismDecl*> barriers;
-    for (const MechanismDecl& m : spec.mechanisms) {
-        if (m.kind == MechKind::lock)
-            locks.push_back(m.name);
-        else if (m.kind == MechKind::volatile_)
-            volatiles.push_back(m.name);
-        else if (m.kind == MechKind::queue)
-            queues.push_back(m.name);
-        else
-            barriers.push_back(&m);
-    }
+    const auto [locks, volatiles, queues, barriers] = mechanisms_by_kind(spec);
     const std::string threads_list = t.names_list(spec.threads);
     const std::string locks_list = t.names_list(locks);
     const std::string volatiles_list = t.names_list(volatiles);

@@ -62,6 +62,14 @@ std::optional<CompiledSpec> compile_spec(const SourceFile& file, Diagnostics& di
 // (expand_families, build_petri_net): what the DOT, JSON and PNML writers and --verify-net take
 // (docs/language.md). False, after an error in `diags`, when the nets would exceed
 // limits.net_size.
+// The declared mechanisms by kind, each in declaration order: the name tables of a generated
+// header (write_cpp, render.hpp) and of spec data built from the spec in memory.
+struct MechanismsByKind {
+    std::vector<std::string> locks, volatiles, queues;
+    std::vector<const MechanismDecl*> barriers; // into the spec
+};
+MechanismsByKind mechanisms_by_kind(const CompiledSpec& spec);
+
 bool expand_families(CompiledSpec& spec, Diagnostics& diags, const CompileLimits& limits = {});
 bool has_families(const CompiledSpec& spec);
 // The writers' precondition: throws std::invalid_argument, naming `writer`, when the spec still
