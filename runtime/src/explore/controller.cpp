@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <stdexcept>
 
 #include <sched.h>
 
@@ -16,6 +17,8 @@ namespace {
 constexpr std::uint32_t no_thread = std::numeric_limits<std::uint32_t>::max();
 // The calling thread's number in the run (creation order; main is 0).
 thread_local std::uint32_t this_index = no_thread;
+// The calling thread's Worker, if it is one of a controller's.
+thread_local void* this_worker = nullptr;
 
 } // namespace
 
@@ -89,6 +92,15 @@ Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
 }
 
 Controller::~Controller() {
+    {
+        std::lock_guard lk(mu_); // every run has ended: the workers wait for a job
+        for (const auto& w : workers_) {
+            w->quit = true;
+            w->cv.notify_one();
+        }
+    }
+    for (const auto& w : workers_)
+        w->thread.join();
     if (watchdog_.joinable()) {
         {
             std::lock_guard lk(mu_);
@@ -185,7 +197,6 @@ void Controller::begin_run() {
     threads_[0]->status = Status::running;
     names_.push_back("main");
     current_.store(0);
-    returns_to_ = 0;
     abandon_ = false;
     blocked_ = false;
     last_.reset();
@@ -204,7 +215,7 @@ bool Controller::run_ends() {
     std::unique_lock lk(mu_);
     threads_[0]->status = Status::ended;
     if (!abandon_)
-        decide(lk, 0);
+        decide();
     done_cv_.wait(lk, [&] {
         return std::all_of(threads_.begin(), threads_.end(),
                            [](const auto& t) { return t->status == Status::ended; });
@@ -322,13 +333,8 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     th.object = object_of(p);
     th.next = event_of(t, p);
     ++progress_;
-    if (th.status == Status::first) { // its first point: back to the thread that let it run
-        th.status = Status::parked;
-        hand(returns_to_);
-    } else {
-        th.status = Status::parked;
-        decide(lk, t);
-    }
+    th.status = Status::parked; // its first point, if it was fresh, goes on with the decision
+    decide();
     park(lk, t);
     if (abandon_)
         return given_up();
@@ -343,7 +349,7 @@ void Controller::park(std::unique_lock<std::mutex>& lk, std::uint32_t t) {
 void Controller::hand(std::uint32_t t) {
     current_.store(t, std::memory_order_release);
     if (threads_[t]->sleeping)
-        threads_[t]->cv.notify_one();
+        threads_[t]->sleeps_on->notify_one();
 }
 
 template <class Ready>
@@ -352,6 +358,7 @@ void Controller::wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Re
         return;
     Thread& th = *threads_[t];
     th.sleeping = true;
+    th.sleeps_on = &th.cv;
     th.cv.wait(lk, [&] { return abandon_ || ready(); });
     th.sleeping = false;
 }
@@ -383,9 +390,66 @@ void Controller::thread_begins(const detail::GroupImpl& g, std::size_t index) {
     const std::uint32_t t = it->second[index];
     this_index = t;
     detail::bind_control(this);
-    pin(cpu_);
     Thread& th = *threads_[t];
+    th.sleeping = false; // no longer on its worker's cv
     wait_turn(lk, t, [&] { return current_ == t && th.status == Status::first; });
+}
+
+// The thread waits on its worker's cv for the baton (hand() wakes it there): starting it costs
+// no more than a hand-off.
+void Controller::launch(const detail::GroupImpl& g, std::size_t index, std::function<void()> fn) {
+    std::lock_guard lk(mu_);
+    const auto it = groups_.find(&g);
+    if (it == groups_.end() || index >= it->second.size())
+        throw std::logic_error("sfg::explore: a thread launched before its fork");
+    Worker* w = nullptr;
+    if (idle_.empty()) {
+        workers_.push_back(std::make_unique<Worker>());
+        w = workers_.back().get();
+        w->thread = std::thread([this, w] { serve(*w); });
+    } else {
+        w = idle_.back();
+        idle_.pop_back();
+    }
+    w->job = std::move(fn);
+    Thread& th = *threads_[it->second[index]];
+    th.sleeping = true;
+    th.sleeps_on = &w->cv;
+    if (abandon_)
+        w->cv.notify_one();
+}
+
+void Controller::serve(Worker& w) {
+    pin(cpu_);
+    this_worker = &w;
+    std::unique_lock lk(mu_);
+    for (;;) {
+        w.cv.wait(lk, [&] { return w.job || w.quit; });
+        if (!w.job)
+            return;
+        {
+            const std::function<void()> job = std::move(w.job);
+            w.job = nullptr;
+            lk.unlock();
+            job(); // idle again from its thread_ends() on
+        }
+        lk.lock();
+    }
+}
+
+// Scheduled once the group's threads have ended (the model's join), so at once then; when the
+// run is given up, until they have unwound.
+void Controller::await(const detail::GroupImpl& g) {
+    std::unique_lock lk(mu_);
+    const auto it = groups_.find(&g);
+    if (it == groups_.end())
+        return;
+    const std::vector<std::uint32_t> ids = it->second;
+    done_cv_.wait(lk, [&] {
+        return !in_run_ || std::all_of(ids.begin(), ids.end(), [&](std::uint32_t u) {
+            return u >= threads_.size() || threads_[u]->status == Status::ended;
+        });
+    });
 }
 
 void Controller::thread_ends(std::exception_ptr error) {
@@ -393,6 +457,10 @@ void Controller::thread_ends(std::exception_ptr error) {
     const std::uint32_t t = me();
     this_index = no_thread;
     detail::bind_control(nullptr);
+    // Its worker may take the next thread now: what is left of this job touches nothing of the
+    // run's, and the next job runs once the worker is back in serve().
+    if (this_worker)
+        idle_.push_back(static_cast<Worker*>(this_worker));
     if (t == no_thread || t >= threads_.size())
         return;
     Thread& th = *threads_[t];
@@ -410,37 +478,33 @@ void Controller::thread_ends(std::exception_ptr error) {
                 {"assert", th.name, fmt::format("thread {} ended with an exception", th.name)});
         }
     }
-    const bool first = th.status == Status::first;
     th.status = Status::ended;
     ++progress_;
     if (abandon_) {
         done_cv_.notify_all();
         return;
     }
-    if (first) {
-        hand(returns_to_);
-        return;
-    }
-    decide(lk, t);
+    decide();
 }
 
 // Every thread that has not run yet runs to its first point (or its end), in creation order,
-// so that every next step is known before the choice.
-void Controller::run_fresh(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
-    for (std::uint32_t t = 0; t < threads_.size() && !abandon_; ++t) {
+// so that every next step is known before the choice: the baton goes to the first of them, and
+// its first point (or end) decides in turn, so that the next fresh one runs, and the last one
+// chooses; not back to the deciding thread after each (one hand-off a fresh thread, not two).
+bool Controller::run_fresh() {
+    for (std::uint32_t t = 0; t < threads_.size(); ++t) {
         if (threads_[t]->status != Status::fresh)
             continue;
         threads_[t]->status = Status::first;
         ++progress_;
-        returns_to_ = from;
         hand(t);
-        wait_turn(lk, from, [&] { return current_ == from; });
+        return true;
     }
+    return false;
 }
 
-void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
-    run_fresh(lk, from);
-    if (abandon_)
+void Controller::decide() {
+    if (abandon_ || run_fresh())
         return;
     std::vector<std::uint32_t> enabled;
     std::vector<const Event*> next(threads_.size(), nullptr);
@@ -489,7 +553,7 @@ void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
         blocked_ = true;
         abandon_ = true;
         for (const auto& t : threads_)
-            t->cv.notify_all();
+            t->sleeps_on->notify_all();
         done_cv_.notify_all();
         return;
     }
@@ -598,7 +662,7 @@ void Controller::give_up(std::string kind, std::string var, std::string message)
     findings_.push_back({std::move(kind), std::move(var), std::move(message)});
     abandon_ = true;
     for (const auto& t : threads_)
-        t->cv.notify_all();
+        t->sleeps_on->notify_all();
     done_cv_.notify_all();
     explorer_cv_.notify_all(); // uncontrolled: the exploring thread stops waiting for the run
 }

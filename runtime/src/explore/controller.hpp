@@ -114,6 +114,8 @@ public:
     void thread_begins(const detail::GroupImpl& g, std::size_t index) override;
     void thread_ends(std::exception_ptr error) override;
     bool swallows_thread_errors() const override { return true; }
+    void launch(const detail::GroupImpl& g, std::size_t index, std::function<void()> fn) override;
+    void await(const detail::GroupImpl& g) override;
 
 private:
     enum class Status : std::uint8_t { fresh, first, running, parked, ended };
@@ -125,8 +127,17 @@ private:
         std::string object;    // the pending op's object, by name
         bool yielded = false;
         bool attempt_ok = false;
-        bool sleeping = false; // in cv.wait: a hand-off must notify it
+        bool sleeping = false; // waiting on *sleeps_on: a hand-off must notify it
         std::condition_variable cv;
+        std::condition_variable* sleeps_on = &cv; // a worker's, until it runs the thread
+    };
+    // An OS thread of the controller's that runs the threads of its runs, one after the other
+    // (launch()), so that a run creates none.
+    struct Worker {
+        std::condition_variable cv;
+        std::function<void()> job; // launched, to run once the baton comes
+        bool quit = false;
+        std::thread thread;
     };
 
     std::uint32_t me() const;
@@ -137,8 +148,9 @@ private:
     void hand(std::uint32_t t);
     template <class Ready>
     void wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Ready ready);
-    void decide(std::unique_lock<std::mutex>& lk, std::uint32_t from);
-    void run_fresh(std::unique_lock<std::mutex>& lk, std::uint32_t from);
+    // Under mu_, by the thread that holds the baton and parks or ends: hands it on.
+    void decide();
+    bool run_fresh();
     bool enabled(std::uint32_t t) const;
     void take(std::uint32_t t);
     void give_up(std::string kind, std::string var, std::string message);
@@ -147,6 +159,7 @@ private:
     std::uint32_t intern(Namespace space, const std::string& name);
     Event event_of(std::uint32_t t, const detail::Point& p);
     void watch();
+    void serve(Worker& w);
 
     Strategy& strategy_;
     std::uint64_t max_steps_;
@@ -155,7 +168,6 @@ private:
     std::vector<std::unique_ptr<Thread>> threads_;
     std::vector<std::string> names_;
     std::atomic<std::uint32_t> current_{0}; // the baton's holder (written under mu_)
-    std::uint32_t returns_to_ = 0;          // a fresh thread's first run hands the baton back to it
     std::atomic<bool> abandon_{false};      // written under mu_
     bool blocked_ = false, uncontrolled_ = false;
     bool in_run_ = false, stopping_ = false;
@@ -174,6 +186,8 @@ private:
     std::vector<OwnFinding> findings_;
     Model model_;
     std::map<const detail::GroupImpl*, std::vector<std::uint32_t>> groups_;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::vector<Worker*> idle_; // workers without a job
     // Objects by namespace and name, numbered in the order the exploration meets them (the same
     // in every run of a deterministic body).
     std::map<std::pair<Namespace, std::string>, std::uint32_t> objects_;
