@@ -7,6 +7,7 @@
 #include <exception>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include <sched.h>
 
@@ -190,10 +191,11 @@ std::uint32_t Controller::me() const {
 
 void Controller::begin_run() {
     std::lock_guard lk(mu_);
+    for (std::unique_ptr<Thread>& t : threads_)
+        spare_.push_back(std::move(t));
     threads_.clear();
     names_.clear();
-    threads_.push_back(std::make_unique<Thread>());
-    threads_[0]->name = "main";
+    add_thread("main");
     threads_[0]->status = Status::running;
     names_.push_back("main");
     current_.store(0);
@@ -216,6 +218,7 @@ bool Controller::run_ends() {
     threads_[0]->status = Status::ended;
     if (!abandon_)
         decide();
+    wake(lk);
     done_cv_.wait(lk, [&] {
         return std::all_of(threads_.begin(), threads_.end(),
                            [](const auto& t) { return t->status == Status::ended; });
@@ -335,6 +338,7 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     ++progress_;
     th.status = Status::parked; // its first point, if it was fresh, goes on with the decision
     decide();
+    wake(lk);
     park(lk, t);
     if (abandon_)
         return given_up();
@@ -349,7 +353,37 @@ void Controller::park(std::unique_lock<std::mutex>& lk, std::uint32_t t) {
 void Controller::hand(std::uint32_t t) {
     current_.store(t, std::memory_order_release);
     if (threads_[t]->sleeping)
-        threads_[t]->sleeps_on->notify_one();
+        wake_ = threads_[t]->sleeps_on;
+}
+
+// Notified with mu_ let go: woken under it, the thread would find mu_ held and sleep again on it
+// (on one CPU, twice the switches; glibc's condition variables do not requeue). Every cv a thread
+// sleeps on lives as long as the controller (Threads are reused, workers kept), so one woken
+// meanwhile by something else is no harm.
+void Controller::wake(std::unique_lock<std::mutex>& lk) {
+    if (std::condition_variable* cv = std::exchange(wake_, nullptr)) {
+        lk.unlock();
+        cv->notify_one();
+        lk.lock();
+    }
+}
+
+void Controller::add_thread(std::string name) {
+    std::unique_ptr<Thread> t;
+    if (spare_.empty()) {
+        t = std::make_unique<Thread>();
+    } else {
+        t = std::move(spare_.back());
+        spare_.pop_back();
+        t->status = Status::fresh;
+        t->pending = {};
+        t->next = {};
+        t->object.clear();
+        t->yielded = t->attempt_ok = t->sleeping = false;
+        t->sleeps_on = &t->cv;
+    }
+    t->name = std::move(name);
+    threads_.push_back(std::move(t));
 }
 
 template <class Ready>
@@ -375,8 +409,7 @@ void Controller::forked(const detail::GroupImpl& g, const std::vector<std::strin
     ids.clear();
     for (const std::string& n : names) {
         ids.push_back(static_cast<std::uint32_t>(threads_.size()));
-        threads_.push_back(std::make_unique<Thread>());
-        threads_.back()->name = n;
+        add_thread(n);
         if (!orphaned_) // the exploration may be reading them
             names_.push_back(n);
     }
@@ -485,6 +518,7 @@ void Controller::thread_ends(std::exception_ptr error) {
         return;
     }
     decide();
+    wake(lk);
 }
 
 // Every thread that has not run yet runs to its first point (or its end), in creation order,

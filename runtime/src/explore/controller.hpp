@@ -142,10 +142,12 @@ private:
 
     std::uint32_t me() const;
     void park(std::unique_lock<std::mutex>& lk, std::uint32_t t);
-    // The baton to t (a futex wake only when t sleeps); t's wait for it, until `ready` holds or
-    // the run is given up. No spinning: on a loaded machine it takes the core from the thread
-    // that is to run.
+    // The baton to t (a futex wake only when t sleeps, by wake() once mu_ is let go); t's wait
+    // for it, until `ready` holds or the run is given up. No spinning: on a loaded machine it
+    // takes the core from the thread that is to run.
     void hand(std::uint32_t t);
+    void wake(std::unique_lock<std::mutex>& lk);
+    void add_thread(std::string name); // a fresh one, or a spare one reset
     template <class Ready>
     void wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Ready ready);
     // Under mu_, by the thread that holds the baton and parks or ends: hands it on.
@@ -166,6 +168,8 @@ private:
     mutable std::mutex mu_;
     std::condition_variable done_cv_;
     std::vector<std::unique_ptr<Thread>> threads_;
+    std::vector<std::unique_ptr<Thread>> spare_; // of earlier runs: their cvs stay valid
+    std::condition_variable* wake_ = nullptr;    // to notify once mu_ is let go (hand())
     std::vector<std::string> names_;
     std::atomic<std::uint32_t> current_{0}; // the baton's holder (written under mu_)
     std::atomic<bool> abandon_{false};      // written under mu_

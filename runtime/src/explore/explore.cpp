@@ -778,11 +778,18 @@ private:
             main_findings_.clear();
             return;
         }
-        const std::string schedule = replay_string(ctl.schedule());
-        const std::string table = step_table(ctl);
+        // Written out only for a finding that is kept (most runs repeat a finding of a run no
+        // longer than theirs).
+        std::optional<std::string> schedule, table;
         const auto keep = [&](const std::string& kind, const std::string& analysis,
                               const std::string& var, const std::string& message) {
-            record(*into, kind, analysis, var, message, schedule, table, ctl.path().size());
+            if (!kept(*into, kind, analysis, var, ctl.path().size()))
+                return;
+            if (!schedule) {
+                schedule = replay_string(ctl.schedule());
+                table = step_table(ctl);
+            }
+            record(*into, kind, analysis, var, message, *schedule, *table, ctl.path().size());
         };
         for (const finding& f : session_findings)
             keep(f.kind, f.analysis, f.var, f.message);
@@ -804,8 +811,15 @@ private:
         }
     }
 
-    // A finding of the task's execution number t.runs, kept when it is the key's first or comes
+    // Whether a finding of a run of `steps` steps is kept: when it is the key's first or comes
     // from a shorter run than the last kept.
+    static bool kept(const TaskResult& t, const std::string& kind, const std::string& analysis,
+                     const std::string& var, std::size_t steps) {
+        const auto it = t.records.find(Key{kind, analysis, var});
+        return it == t.records.end() || it->second.empty() || it->second.back().steps > steps;
+    }
+
+    // A finding of the task's execution number t.runs, if kept().
     static void record(TaskResult& t, const std::string& kind, const std::string& analysis,
                        const std::string& var, const std::string& message,
                        const std::string& schedule, const std::string& table, std::size_t steps) {
