@@ -84,7 +84,7 @@ void RunThread::serve() {
 
 Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
                        std::chrono::milliseconds uncontrolled_after)
-    : strategy_(strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
+    : strategy_(&strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
     if (uncontrolled_after_.count() > 0)
         watchdog_ = std::thread([this] { watch(); });
 #if defined(__linux__)
@@ -110,6 +110,12 @@ Controller::~Controller() {
         watch_cv_.notify_all();
         watchdog_.join();
     }
+}
+
+void Controller::use(Strategy& strategy) {
+    std::lock_guard lk(mu_);
+    strategy_ = &strategy;
+    uncontrolled_ = false;
 }
 
 bool Controller::run(RunThread& rt, std::function<void()> job) {
@@ -210,7 +216,7 @@ void Controller::begin_run() {
     this_index = 0;
     in_run_ = true;
     ++progress_;
-    strategy_.begin_run();
+    strategy_->begin_run();
 }
 
 bool Controller::run_ends() {
@@ -233,7 +239,7 @@ bool Controller::run_ends() {
     keys.reserve(path_.size());
     for (const StepRecord& r : path_)
         keys.push_back(r.key);
-    strategy_.end_run(keys);
+    strategy_->end_run(keys);
     return true;
 }
 
@@ -544,7 +550,7 @@ void Controller::decide() {
     std::vector<const Event*> next(threads_.size(), nullptr);
     std::vector<std::uint8_t> yielded(threads_.size(), 0);
     bool all_ended = true;
-    const bool yield_blocks = strategy_.yield_blocks();
+    const bool yield_blocks = strategy_->yield_blocks();
     for (std::uint32_t t = 0; t < threads_.size(); ++t) {
         Thread& th = *threads_[t];
         all_ended = all_ended && th.status == Status::ended;
@@ -565,7 +571,7 @@ void Controller::decide() {
                 enabled.push_back(t);
     const Decision d{&enabled, last_, path_.size(), &next, &yielded, &model_};
     if (enabled.empty()) {
-        strategy_.at_leaf(d);
+        strategy_->at_leaf(d);
         if (all_ended) {
             done_cv_.notify_all();
             return;
@@ -582,7 +588,7 @@ void Controller::decide() {
                 fmt::format("bound: the run took more than max_steps = {} operations", max_steps_));
         return;
     }
-    const std::optional<Strategy::Choice> c = strategy_.choose(d);
+    const std::optional<Strategy::Choice> c = strategy_->choose(d);
     if (c && c->abandon) { // no execution: given up without a finding
         blocked_ = true;
         abandon_ = true;

@@ -84,6 +84,9 @@ public:
     // are `rt` (left) and the controller (orphaned), which must never be destroyed, since they
     // may still call it; nothing of it changes after.
     bool run(RunThread& rt, std::function<void()> job);
+    // The next job's strategy (a controller serves the probes and tasks of an exploration in
+    // turn, with its kept threads; not an orphaned one).
+    void use(Strategy& strategy);
     bool orphaned() const { return orphaned_; }
 
     // A run: the calling thread is its main thread (0) until run_ends(), which waits until every
@@ -163,7 +166,7 @@ private:
     void watch();
     void serve(Worker& w);
 
-    Strategy& strategy_;
+    Strategy* strategy_;
     std::uint64_t max_steps_;
     mutable std::mutex mu_;
     std::condition_variable done_cv_;
