@@ -546,9 +546,13 @@ bool Controller::run_fresh() {
 void Controller::decide() {
     if (abandon_ || run_fresh())
         return;
-    std::vector<std::uint32_t> enabled;
-    std::vector<const Event*> next(threads_.size(), nullptr);
-    std::vector<std::uint8_t> yielded(threads_.size(), 0);
+    // The controller's, so that a step allocates none of them.
+    std::vector<std::uint32_t>& enabled = enabled_;
+    std::vector<const Event*>& next = next_;
+    std::vector<std::uint8_t>& yielded = yielded_;
+    enabled.clear();
+    next.assign(threads_.size(), nullptr);
+    yielded.assign(threads_.size(), 0);
     bool all_ended = true;
     const bool yield_blocks = strategy_->yield_blocks();
     for (std::uint32_t t = 0; t < threads_.size(); ++t) {

@@ -173,6 +173,9 @@ private:
     std::vector<std::unique_ptr<Thread>> threads_;
     std::vector<std::unique_ptr<Thread>> spare_; // of earlier runs: their cvs stay valid
     std::condition_variable* wake_ = nullptr;    // to notify once mu_ is let go (hand())
+    std::vector<std::uint32_t> enabled_;         // decide()'s
+    std::vector<const Event*> next_;
+    std::vector<std::uint8_t> yielded_;
     std::vector<std::string> names_;
     std::atomic<std::uint32_t> current_{0}; // the baton's holder (written under mu_)
     std::atomic<bool> abandon_{false};      // written under mu_
