@@ -13,7 +13,8 @@
 //
 // In C++ the threads are one sfg::thread_group, started and joined by the body's thread: one
 // step before and one after the others, which adds no class. Counters: executions, classes,
-// exec_per_s (of wall time: explore's threads mostly wait for each other), us_per_step.
+// exec_per_s (of wall time: explore's threads mostly wait for each other); the CPU column is the
+// whole process's.
 #include "sfg/explore.hpp"
 
 #include <benchmark/benchmark.h>
@@ -113,6 +114,7 @@ void register_all() {
             ->DenseRange(2, most)
             ->Unit(benchmark::kMillisecond)
             ->MinTime(0.2)
+            ->MeasureProcessCPUTime() // the CPU column: every thread's (bench/ab.sh compares it)
             ->UseRealTime();
     }
 }

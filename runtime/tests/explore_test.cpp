@@ -297,6 +297,32 @@ TEST_CASE("explore: a thread blocked on a std::mutex is uncontrolled; the explor
     CHECK(!r.complete);
 }
 
+// The threads of a run run on OS threads the exploration keeps (docs/explore.md, "What the body
+// may do"): one that served an ended thread serves the next as a thread of its own, whose events
+// are its own.
+TEST_CASE("explore: threads started after others have ended are told apart from them") {
+    const sfg::explore_report r = sfg::explore(
+        [] {
+            sfg::shared<int> x("x", 0);
+            {
+                sfg::thread a("a", [&] { x = 1; });
+                a.join();
+            }
+            sfg::thread_group g;
+            g.add("b", [&] { x = 2; });
+            g.add("c", [&] { (void)x.load(); });
+            g.start();
+            g.join();
+        },
+        mode(sfg::explore_mode::naive));
+    CHECK(r.complete);
+    REQUIRE(r.findings.size() == 1);
+    const sfg::explore_finding& f = r.findings.front();
+    CHECK(f.kind == "race");
+    CHECK(f.var == "x");
+    CHECK(f.message.find("thread a") == std::string::npos);
+}
+
 TEST_CASE("explore: barriers, queues, thread groups and blocks run with no finding") {
     const sfg::explore_report r = sfg::explore(
         [] {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <stdexcept>
+#include <utility>
 
 #include <sched.h>
 
@@ -16,6 +18,8 @@ namespace {
 constexpr std::uint32_t no_thread = std::numeric_limits<std::uint32_t>::max();
 // The calling thread's number in the run (creation order; main is 0).
 thread_local std::uint32_t this_index = no_thread;
+// The calling thread's Worker, if it is one of a controller's.
+thread_local void* this_worker = nullptr;
 
 } // namespace
 
@@ -80,7 +84,7 @@ void RunThread::serve() {
 
 Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
                        std::chrono::milliseconds uncontrolled_after)
-    : strategy_(strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
+    : strategy_(&strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
     if (uncontrolled_after_.count() > 0)
         watchdog_ = std::thread([this] { watch(); });
 #if defined(__linux__)
@@ -89,6 +93,15 @@ Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
 }
 
 Controller::~Controller() {
+    {
+        std::lock_guard lk(mu_); // every run has ended: the workers wait for a job
+        for (const auto& w : workers_) {
+            w->quit = true;
+            w->cv.notify_one();
+        }
+    }
+    for (const auto& w : workers_)
+        w->thread.join();
     if (watchdog_.joinable()) {
         {
             std::lock_guard lk(mu_);
@@ -97,6 +110,12 @@ Controller::~Controller() {
         watch_cv_.notify_all();
         watchdog_.join();
     }
+}
+
+void Controller::use(Strategy& strategy) {
+    std::lock_guard lk(mu_);
+    strategy_ = &strategy;
+    uncontrolled_ = false;
 }
 
 bool Controller::run(RunThread& rt, std::function<void()> job) {
@@ -178,14 +197,14 @@ std::uint32_t Controller::me() const {
 
 void Controller::begin_run() {
     std::lock_guard lk(mu_);
+    for (std::unique_ptr<Thread>& t : threads_)
+        spare_.push_back(std::move(t));
     threads_.clear();
     names_.clear();
-    threads_.push_back(std::make_unique<Thread>());
-    threads_[0]->name = "main";
+    add_thread("main");
     threads_[0]->status = Status::running;
     names_.push_back("main");
     current_.store(0);
-    returns_to_ = 0;
     abandon_ = false;
     blocked_ = false;
     last_.reset();
@@ -197,14 +216,15 @@ void Controller::begin_run() {
     this_index = 0;
     in_run_ = true;
     ++progress_;
-    strategy_.begin_run();
+    strategy_->begin_run();
 }
 
 bool Controller::run_ends() {
     std::unique_lock lk(mu_);
     threads_[0]->status = Status::ended;
     if (!abandon_)
-        decide(lk, 0);
+        decide();
+    wake(lk);
     done_cv_.wait(lk, [&] {
         return std::all_of(threads_.begin(), threads_.end(),
                            [](const auto& t) { return t->status == Status::ended; });
@@ -219,7 +239,7 @@ bool Controller::run_ends() {
     keys.reserve(path_.size());
     for (const StepRecord& r : path_)
         keys.push_back(r.key);
-    strategy_.end_run(keys);
+    strategy_->end_run(keys);
     return true;
 }
 
@@ -322,13 +342,9 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     th.object = object_of(p);
     th.next = event_of(t, p);
     ++progress_;
-    if (th.status == Status::first) { // its first point: back to the thread that let it run
-        th.status = Status::parked;
-        hand(returns_to_);
-    } else {
-        th.status = Status::parked;
-        decide(lk, t);
-    }
+    th.status = Status::parked; // its first point, if it was fresh, goes on with the decision
+    decide();
+    wake(lk);
     park(lk, t);
     if (abandon_)
         return given_up();
@@ -343,7 +359,37 @@ void Controller::park(std::unique_lock<std::mutex>& lk, std::uint32_t t) {
 void Controller::hand(std::uint32_t t) {
     current_.store(t, std::memory_order_release);
     if (threads_[t]->sleeping)
-        threads_[t]->cv.notify_one();
+        wake_ = threads_[t]->sleeps_on;
+}
+
+// Notified with mu_ let go: woken under it, the thread would find mu_ held and sleep again on it
+// (on one CPU, twice the switches; glibc's condition variables do not requeue). Every cv a thread
+// sleeps on lives as long as the controller (Threads are reused, workers kept), so one woken
+// meanwhile by something else is no harm.
+void Controller::wake(std::unique_lock<std::mutex>& lk) {
+    if (std::condition_variable* cv = std::exchange(wake_, nullptr)) {
+        lk.unlock();
+        cv->notify_one();
+        lk.lock();
+    }
+}
+
+void Controller::add_thread(std::string name) {
+    std::unique_ptr<Thread> t;
+    if (spare_.empty()) {
+        t = std::make_unique<Thread>();
+    } else {
+        t = std::move(spare_.back());
+        spare_.pop_back();
+        t->status = Status::fresh;
+        t->pending = {};
+        t->next = {};
+        t->object.clear();
+        t->yielded = t->attempt_ok = t->sleeping = false;
+        t->sleeps_on = &t->cv;
+    }
+    t->name = std::move(name);
+    threads_.push_back(std::move(t));
 }
 
 template <class Ready>
@@ -352,6 +398,7 @@ void Controller::wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Re
         return;
     Thread& th = *threads_[t];
     th.sleeping = true;
+    th.sleeps_on = &th.cv;
     th.cv.wait(lk, [&] { return abandon_ || ready(); });
     th.sleeping = false;
 }
@@ -368,8 +415,7 @@ void Controller::forked(const detail::GroupImpl& g, const std::vector<std::strin
     ids.clear();
     for (const std::string& n : names) {
         ids.push_back(static_cast<std::uint32_t>(threads_.size()));
-        threads_.push_back(std::make_unique<Thread>());
-        threads_.back()->name = n;
+        add_thread(n);
         if (!orphaned_) // the exploration may be reading them
             names_.push_back(n);
     }
@@ -383,9 +429,66 @@ void Controller::thread_begins(const detail::GroupImpl& g, std::size_t index) {
     const std::uint32_t t = it->second[index];
     this_index = t;
     detail::bind_control(this);
-    pin(cpu_);
     Thread& th = *threads_[t];
+    th.sleeping = false; // no longer on its worker's cv
     wait_turn(lk, t, [&] { return current_ == t && th.status == Status::first; });
+}
+
+// The thread waits on its worker's cv for the baton (hand() wakes it there): starting it costs
+// no more than a hand-off.
+void Controller::launch(const detail::GroupImpl& g, std::size_t index, std::function<void()> fn) {
+    std::lock_guard lk(mu_);
+    const auto it = groups_.find(&g);
+    if (it == groups_.end() || index >= it->second.size())
+        throw std::logic_error("sfg::explore: a thread launched before its fork");
+    Worker* w = nullptr;
+    if (idle_.empty()) {
+        workers_.push_back(std::make_unique<Worker>());
+        w = workers_.back().get();
+        w->thread = std::thread([this, w] { serve(*w); });
+    } else {
+        w = idle_.back();
+        idle_.pop_back();
+    }
+    w->job = std::move(fn);
+    Thread& th = *threads_[it->second[index]];
+    th.sleeping = true;
+    th.sleeps_on = &w->cv;
+    if (abandon_)
+        w->cv.notify_one();
+}
+
+void Controller::serve(Worker& w) {
+    pin(cpu_);
+    this_worker = &w;
+    std::unique_lock lk(mu_);
+    for (;;) {
+        w.cv.wait(lk, [&] { return w.job || w.quit; });
+        if (!w.job)
+            return;
+        {
+            const std::function<void()> job = std::move(w.job);
+            w.job = nullptr;
+            lk.unlock();
+            job(); // idle again from its thread_ends() on
+        }
+        lk.lock();
+    }
+}
+
+// Scheduled once the group's threads have ended (the model's join), so at once then; when the
+// run is given up, until they have unwound.
+void Controller::await(const detail::GroupImpl& g) {
+    std::unique_lock lk(mu_);
+    const auto it = groups_.find(&g);
+    if (it == groups_.end())
+        return;
+    const std::vector<std::uint32_t> ids = it->second;
+    done_cv_.wait(lk, [&] {
+        return !in_run_ || std::all_of(ids.begin(), ids.end(), [&](std::uint32_t u) {
+            return u >= threads_.size() || threads_[u]->status == Status::ended;
+        });
+    });
 }
 
 void Controller::thread_ends(std::exception_ptr error) {
@@ -393,6 +496,10 @@ void Controller::thread_ends(std::exception_ptr error) {
     const std::uint32_t t = me();
     this_index = no_thread;
     detail::bind_control(nullptr);
+    // Its worker may take the next thread now: what is left of this job touches nothing of the
+    // run's, and the next job runs once the worker is back in serve().
+    if (this_worker)
+        idle_.push_back(static_cast<Worker*>(this_worker));
     if (t == no_thread || t >= threads_.size())
         return;
     Thread& th = *threads_[t];
@@ -410,43 +517,44 @@ void Controller::thread_ends(std::exception_ptr error) {
                 {"assert", th.name, fmt::format("thread {} ended with an exception", th.name)});
         }
     }
-    const bool first = th.status == Status::first;
     th.status = Status::ended;
     ++progress_;
     if (abandon_) {
         done_cv_.notify_all();
         return;
     }
-    if (first) {
-        hand(returns_to_);
-        return;
-    }
-    decide(lk, t);
+    decide();
+    wake(lk);
 }
 
 // Every thread that has not run yet runs to its first point (or its end), in creation order,
-// so that every next step is known before the choice.
-void Controller::run_fresh(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
-    for (std::uint32_t t = 0; t < threads_.size() && !abandon_; ++t) {
+// so that every next step is known before the choice: the baton goes to the first of them, and
+// its first point (or end) decides in turn, so that the next fresh one runs, and the last one
+// chooses; not back to the deciding thread after each (one hand-off a fresh thread, not two).
+bool Controller::run_fresh() {
+    for (std::uint32_t t = 0; t < threads_.size(); ++t) {
         if (threads_[t]->status != Status::fresh)
             continue;
         threads_[t]->status = Status::first;
         ++progress_;
-        returns_to_ = from;
         hand(t);
-        wait_turn(lk, from, [&] { return current_ == from; });
+        return true;
     }
+    return false;
 }
 
-void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
-    run_fresh(lk, from);
-    if (abandon_)
+void Controller::decide() {
+    if (abandon_ || run_fresh())
         return;
-    std::vector<std::uint32_t> enabled;
-    std::vector<const Event*> next(threads_.size(), nullptr);
-    std::vector<std::uint8_t> yielded(threads_.size(), 0);
+    // The controller's, so that a step allocates none of them.
+    std::vector<std::uint32_t>& enabled = enabled_;
+    std::vector<const Event*>& next = next_;
+    std::vector<std::uint8_t>& yielded = yielded_;
+    enabled.clear();
+    next.assign(threads_.size(), nullptr);
+    yielded.assign(threads_.size(), 0);
     bool all_ended = true;
-    const bool yield_blocks = strategy_.yield_blocks();
+    const bool yield_blocks = strategy_->yield_blocks();
     for (std::uint32_t t = 0; t < threads_.size(); ++t) {
         Thread& th = *threads_[t];
         all_ended = all_ended && th.status == Status::ended;
@@ -467,7 +575,7 @@ void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
                 enabled.push_back(t);
     const Decision d{&enabled, last_, path_.size(), &next, &yielded, &model_};
     if (enabled.empty()) {
-        strategy_.at_leaf(d);
+        strategy_->at_leaf(d);
         if (all_ended) {
             done_cv_.notify_all();
             return;
@@ -484,12 +592,12 @@ void Controller::decide(std::unique_lock<std::mutex>& lk, std::uint32_t from) {
                 fmt::format("bound: the run took more than max_steps = {} operations", max_steps_));
         return;
     }
-    const std::optional<Strategy::Choice> c = strategy_.choose(d);
+    const std::optional<Strategy::Choice> c = strategy_->choose(d);
     if (c && c->abandon) { // no execution: given up without a finding
         blocked_ = true;
         abandon_ = true;
         for (const auto& t : threads_)
-            t->cv.notify_all();
+            t->sleeps_on->notify_all();
         done_cv_.notify_all();
         return;
     }
@@ -598,7 +706,7 @@ void Controller::give_up(std::string kind, std::string var, std::string message)
     findings_.push_back({std::move(kind), std::move(var), std::move(message)});
     abandon_ = true;
     for (const auto& t : threads_)
-        t->cv.notify_all();
+        t->sleeps_on->notify_all();
     done_cv_.notify_all();
     explorer_cv_.notify_all(); // uncontrolled: the exploring thread stops waiting for the run
 }

@@ -84,6 +84,9 @@ public:
     // are `rt` (left) and the controller (orphaned), which must never be destroyed, since they
     // may still call it; nothing of it changes after.
     bool run(RunThread& rt, std::function<void()> job);
+    // The next job's strategy (a controller serves the probes and tasks of an exploration in
+    // turn, with its kept threads; not an orphaned one).
+    void use(Strategy& strategy);
     bool orphaned() const { return orphaned_; }
 
     // A run: the calling thread is its main thread (0) until run_ends(), which waits until every
@@ -114,6 +117,8 @@ public:
     void thread_begins(const detail::GroupImpl& g, std::size_t index) override;
     void thread_ends(std::exception_ptr error) override;
     bool swallows_thread_errors() const override { return true; }
+    void launch(const detail::GroupImpl& g, std::size_t index, std::function<void()> fn) override;
+    void await(const detail::GroupImpl& g) override;
 
 private:
     enum class Status : std::uint8_t { fresh, first, running, parked, ended };
@@ -125,20 +130,32 @@ private:
         std::string object;    // the pending op's object, by name
         bool yielded = false;
         bool attempt_ok = false;
-        bool sleeping = false; // in cv.wait: a hand-off must notify it
+        bool sleeping = false; // waiting on *sleeps_on: a hand-off must notify it
         std::condition_variable cv;
+        std::condition_variable* sleeps_on = &cv; // a worker's, until it runs the thread
+    };
+    // An OS thread of the controller's that runs the threads of its runs, one after the other
+    // (launch()), so that a run creates none.
+    struct Worker {
+        std::condition_variable cv;
+        std::function<void()> job; // launched, to run once the baton comes
+        bool quit = false;
+        std::thread thread;
     };
 
     std::uint32_t me() const;
     void park(std::unique_lock<std::mutex>& lk, std::uint32_t t);
-    // The baton to t (a futex wake only when t sleeps); t's wait for it, until `ready` holds or
-    // the run is given up. No spinning: on a loaded machine it takes the core from the thread
-    // that is to run.
+    // The baton to t (a futex wake only when t sleeps, by wake() once mu_ is let go); t's wait
+    // for it, until `ready` holds or the run is given up. No spinning: on a loaded machine it
+    // takes the core from the thread that is to run.
     void hand(std::uint32_t t);
+    void wake(std::unique_lock<std::mutex>& lk);
+    void add_thread(std::string name); // a fresh one, or a spare one reset
     template <class Ready>
     void wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Ready ready);
-    void decide(std::unique_lock<std::mutex>& lk, std::uint32_t from);
-    void run_fresh(std::unique_lock<std::mutex>& lk, std::uint32_t from);
+    // Under mu_, by the thread that holds the baton and parks or ends: hands it on.
+    void decide();
+    bool run_fresh();
     bool enabled(std::uint32_t t) const;
     void take(std::uint32_t t);
     void give_up(std::string kind, std::string var, std::string message);
@@ -147,15 +164,20 @@ private:
     std::uint32_t intern(Namespace space, const std::string& name);
     Event event_of(std::uint32_t t, const detail::Point& p);
     void watch();
+    void serve(Worker& w);
 
-    Strategy& strategy_;
+    Strategy* strategy_;
     std::uint64_t max_steps_;
     mutable std::mutex mu_;
     std::condition_variable done_cv_;
     std::vector<std::unique_ptr<Thread>> threads_;
+    std::vector<std::unique_ptr<Thread>> spare_; // of earlier runs: their cvs stay valid
+    std::condition_variable* wake_ = nullptr;    // to notify once mu_ is let go (hand())
+    std::vector<std::uint32_t> enabled_;         // decide()'s
+    std::vector<const Event*> next_;
+    std::vector<std::uint8_t> yielded_;
     std::vector<std::string> names_;
     std::atomic<std::uint32_t> current_{0}; // the baton's holder (written under mu_)
-    std::uint32_t returns_to_ = 0;          // a fresh thread's first run hands the baton back to it
     std::atomic<bool> abandon_{false};      // written under mu_
     bool blocked_ = false, uncontrolled_ = false;
     bool in_run_ = false, stopping_ = false;
@@ -174,6 +196,8 @@ private:
     std::vector<OwnFinding> findings_;
     Model model_;
     std::map<const detail::GroupImpl*, std::vector<std::uint32_t>> groups_;
+    std::vector<std::unique_ptr<Worker>> workers_;
+    std::vector<Worker*> idle_; // workers without a job
     // Objects by namespace and name, numbered in the order the exploration meets them (the same
     // in every run of a deterministic body).
     std::map<std::pair<Namespace, std::string>, std::uint32_t> objects_;

@@ -409,8 +409,7 @@ private:
     std::optional<SplitNode> probe(const TaskRoot& root) {
         std::optional<SplitNode> node;
         std::unique_ptr<Strategy> strategy = make_probe(root, o_.mode == explore_mode::dpor, node);
-        const ControllerPtr ctl(new Controller(
-            *strategy, o_.max_steps, std::chrono::milliseconds(o_.uncontrolled_after_ms)));
+        Controller* const ctl = &controller(*strategy);
         Installed in(*ctl);
         std::shared_ptr<RunState> st;
         std::exception_ptr failure;
@@ -435,9 +434,7 @@ private:
 
     TaskResult explore_task(const TaskRoot& root, std::uint64_t budget) {
         std::unique_ptr<Strategy> strategy = make_strategy(o_, root);
-        const ControllerPtr owned(new Controller(
-            *strategy, o_.max_steps, std::chrono::milliseconds(o_.uncontrolled_after_ms)));
-        Controller& ctl = *owned;
+        Controller& ctl = controller(*strategy);
         Installed in(ctl);
         TaskResult r;
         bool more = true;
@@ -478,6 +475,20 @@ private:
         r.exhausted = !more && !r.uncontrolled;
         r.pruned = strategy->pruned();
         return r;
+    }
+
+    // The controller of the exploration's probes and tasks, one after the other, so that the OS
+    // threads it keeps serve them all; a fresh one after one was left to a stuck thread.
+    Controller& controller(Strategy& strategy) {
+        if (controller_ && controller_->orphaned())
+            controller_.reset(); // left, not destroyed (LeaveOrphaned)
+        if (!controller_) {
+            controller_.reset(new Controller(strategy, o_.max_steps,
+                                             std::chrono::milliseconds(o_.uncontrolled_after_ms)));
+            return *controller_;
+        }
+        controller_->use(strategy);
+        return *controller_;
     }
 
     // Runs `job` on the run thread through `ctl`; false when it was left to a stuck thread (a
@@ -657,6 +668,7 @@ private:
     [[noreturn]] void work(int in, int out, const std::vector<TaskRoot>& tasks, int cpu) {
         pin(cpu);                    // the controller runs its runs on the CPU it starts on
         (void)run_thread_.release(); // the parent's: its thread is not in this process
+        (void)controller_.release(); // nor are the parent's controller's threads
         std::signal(SIGPIPE, SIG_IGN);
         try {
             for (std::uint64_t task = 0; read_all(in, &task, sizeof task) && task < tasks.size();) {
@@ -778,11 +790,18 @@ private:
             main_findings_.clear();
             return;
         }
-        const std::string schedule = replay_string(ctl.schedule());
-        const std::string table = step_table(ctl);
+        // Written out only for a finding that is kept (most runs repeat a finding of a run no
+        // longer than theirs).
+        std::optional<std::string> schedule, table;
         const auto keep = [&](const std::string& kind, const std::string& analysis,
                               const std::string& var, const std::string& message) {
-            record(*into, kind, analysis, var, message, schedule, table, ctl.path().size());
+            if (!kept(*into, kind, analysis, var, ctl.path().size()))
+                return;
+            if (!schedule) {
+                schedule = replay_string(ctl.schedule());
+                table = step_table(ctl);
+            }
+            record(*into, kind, analysis, var, message, *schedule, *table, ctl.path().size());
         };
         for (const finding& f : session_findings)
             keep(f.kind, f.analysis, f.var, f.message);
@@ -804,8 +823,15 @@ private:
         }
     }
 
-    // A finding of the task's execution number t.runs, kept when it is the key's first or comes
+    // Whether a finding of a run of `steps` steps is kept: when it is the key's first or comes
     // from a shorter run than the last kept.
+    static bool kept(const TaskResult& t, const std::string& kind, const std::string& analysis,
+                     const std::string& var, std::size_t steps) {
+        const auto it = t.records.find(Key{kind, analysis, var});
+        return it == t.records.end() || it->second.empty() || it->second.back().steps > steps;
+    }
+
+    // A finding of the task's execution number t.runs, if kept().
     static void record(TaskResult& t, const std::string& kind, const std::string& analysis,
                        const std::string& var, const std::string& message,
                        const std::string& schedule, const std::string& table, std::size_t steps) {
@@ -826,6 +852,7 @@ private:
     explore_options o_;
     bool stuck_ = false; // a probe run was uncontrolled
     std::unique_ptr<RunThread> run_thread_;
+    ControllerPtr controller_; // see controller()
     std::vector<OwnFinding> main_findings_;
     std::set<ClassId> classes_;
 };

@@ -10,6 +10,8 @@
 #include "global_state.hpp"
 #include "session_impl.hpp"
 
+#include "sfg/runtime/live/control.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -41,6 +43,11 @@ void EventQueue::open(SessionImpl* s) {
     stopping_ = hurry_ = false;
     ticket_.store(tag(s->serial) << tag_shift | 1, std::memory_order_relaxed);
     serial_.store(s->serial, std::memory_order_release);
+    // Under sfg::explore one thread of the program runs at a time and the runs are short: its
+    // threads check their rings themselves, and close() the rest, with no thread created per run
+    // (docs/explore.md, "How it works").
+    if (control())
+        return;
     try {
         checker_ = std::thread([this, s] { run(s); });
 #if defined(__linux__) && defined(__GLIBC__)

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <system_error>
 
 namespace sfg {
@@ -20,6 +21,7 @@ namespace detail {
 struct GroupImpl {
     std::vector<std::string> names;
     std::vector<std::thread> threads;
+    Control* launcher = nullptr; // under sfg::explore: whose kept threads run the group's
     std::vector<std::exception_ptr> errors; // written by each thread before it ends
     std::uint64_t serial = 0;               // the session that recorded the fork (0: none)
     ObjId set = no_object;                  // the fork's operand in that session
@@ -105,24 +107,35 @@ group_handle start_group(group_tasks tasks) {
     g->errors.resize(tasks.size());
     if (ctl)
         ctl->forked(*g, g->names);
-    for (std::size_t i = 0; i < tasks.size(); ++i)
-        g->threads.emplace_back(
-            [gp = g.get(), i, rec = records[i], t = std::move(tasks[i].second), ctl]() mutable {
-                if (ctl)
-                    ctl->thread_begins(*gp, i);
-                this_thread = rec;
-                try {
-                    t->run();
-                    t.reset(); // what the body captured dies in this thread, as its events
-                } catch (...) {
-                    gp->errors[i] = std::current_exception();
-                    t.reset();
-                }
-                flush_pending_of_this_thread(); // before the thread ends, so before its join
-                this_thread = {};
-                if (ctl)
-                    ctl->thread_ends(gp->errors[i]);
-            });
+    g->launcher = ctl;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        auto run = [gp = g.get(), i, rec = records[i], t = std::move(tasks[i].second),
+                    ctl]() mutable {
+            if (ctl)
+                ctl->thread_begins(*gp, i);
+            this_thread = rec;
+            try {
+                t->run();
+                t.reset(); // what the body captured dies in this thread, as its events
+            } catch (...) {
+                gp->errors[i] = std::current_exception();
+                t.reset();
+            }
+            flush_pending_of_this_thread(); // before the thread ends, so before its join
+            this_thread = {};
+            if (ctl) {
+                // The OS thread serves later threads: what ended with this one goes now, as at
+                // a thread's exit (its ring, a lock count left by an exception).
+                forget_stale_ring(0);
+                mutexes_held = 0;
+                ctl->thread_ends(gp->errors[i]);
+            }
+        };
+        if (ctl) // std::function needs a copyable callable
+            ctl->launch(*g, i, [r = std::make_shared<decltype(run)>(std::move(run))] { (*r)(); });
+        else
+            g->threads.emplace_back(std::move(run));
+    }
     return g;
 }
 
@@ -145,6 +158,8 @@ void join_group(GroupImpl& g, bool quiet) {
     const bool recorded = !ctl || ctl->point(point) == Scheduled::run;
     for (std::thread& t : g.threads)
         t.join();
+    if (g.launcher)
+        g.launcher->await(g);
     g.joined = true;
     if (ctl && ctl->swallows_thread_errors())
         for (std::exception_ptr& e : g.errors)

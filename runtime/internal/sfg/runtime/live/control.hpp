@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,12 @@ public:
     // its group). Its end is not a scheduling point. `error`: what it ended with, if anything.
     virtual void thread_begins(const GroupImpl& g, std::size_t index) = 0;
     virtual void thread_ends(std::exception_ptr error) = 0;
+    // Runs `fn` (which begins with thread_begins and ends with thread_ends) as thread `index` of
+    // `g` on an OS thread the controller keeps for its runs, rather than on a new one each run
+    // (docs/explore.md, "How it works"). Called after forked().
+    virtual void launch(const GroupImpl& g, std::size_t index, std::function<void()> fn) = 0;
+    // The join of `g`'s launched threads: returns once each has called thread_ends.
+    virtual void await(const GroupImpl& g) = 0;
     // Whether a thread's exception was reported here already: join() does not rethrow it.
     virtual bool swallows_thread_errors() const = 0;
 };
