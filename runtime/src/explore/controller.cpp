@@ -209,7 +209,7 @@ void Controller::begin_run() {
     blocked_ = false;
     last_.reset();
     path_.clear();
-    events_.clear();
+    steps_ = 0;
     findings_.clear();
     model_ = Model();
     groups_.clear();
@@ -235,11 +235,10 @@ bool Controller::run_ends() {
         return false;
     if (uncontrolled_) // the exploring thread waits for the run's end
         explorer_cv_.notify_all();
-    std::vector<StepKey> keys;
-    keys.reserve(path_.size());
+    keys_.clear();
     for (const StepRecord& r : path_)
-        keys.push_back(r.key);
-    strategy_->end_run(keys);
+        keys_.push_back(r.key);
+    strategy_->end_run(keys_);
     return true;
 }
 
@@ -262,15 +261,20 @@ std::uint32_t Controller::intern(Namespace space, const std::string& name) {
 
 // The step as the engine sees it (docs/explore.md, "Dependence"): a condition variable's wait is
 // rel(m) and waiting on c, its wake being woken on c and acq(m), as in programs; a
-// read-modify-write both a vr and a vw.
-Event Controller::event_of(std::uint32_t t, const detail::Point& p) {
-    Event e;
+// read-modify-write both a vr and a vw. Written over e, whose vectors keep their storage (a
+// thread's next step is rewritten at every point: no allocation a step).
+void Controller::event_of(Event& e, std::uint32_t t, const detail::Point& p) {
     e.thread = t;
     e.op = p.op;
     e.attempt = p.attempt;
     e.yield = p.yield;
+    e.actions.clear();
+    e.names.clear();
+    e.lock = no_object;
+    e.count = 0;
+    e.generation = 0;
     if (p.yield)
-        return e;
+        return;
     const auto on = [&](Op op, const detail::object* o) {
         e.actions.push_back({op, intern(op_info(op).space, o->name)});
     };
@@ -278,31 +282,31 @@ Event Controller::event_of(std::uint32_t t, const detail::Point& p) {
     case Op::fork:
         for (std::size_t i = 0; p.names && i < p.names->size(); ++i)
             e.names.push_back(static_cast<std::uint32_t>(threads_.size() + i));
-        return e;
+        return;
     case Op::join:
         if (const auto g = groups_.find(p.group); g != groups_.end())
-            e.names = g->second;
-        return e;
+            e.names.assign(g->second.begin(), g->second.end());
+        return;
     case Op::begin:
     case Op::end:
-        return e;
+        return;
     case Op::cond_wait:
         on(Op::release, p.lock);
         on(Op::cond_wait, p.obj);
         e.lock = e.actions[0].object;
-        return e;
+        return;
     case Op::cond_wake:
         on(Op::cond_wake, p.obj);
         on(Op::acquire, p.lock);
         e.lock = e.actions[1].object;
-        return e;
+        return;
     default:
         on(p.op, p.obj);
         if (p.rmw)
             on(Op::vol_write, p.obj);
         if (p.op == Op::barrier_enter)
             e.count = static_cast<std::uint32_t>(std::max<std::ptrdiff_t>(p.count, 1));
-        return e;
+        return;
     }
 }
 
@@ -340,7 +344,7 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     Thread& th = *threads_[t];
     th.pending = p;
     th.object = object_of(p);
-    th.next = event_of(t, p);
+    event_of(th.next, t, p);
     ++progress_;
     th.status = Status::parked; // its first point, if it was fresh, goes on with the decision
     decide();
@@ -382,8 +386,7 @@ void Controller::add_thread(std::string name) {
         t = std::move(spare_.back());
         spare_.pop_back();
         t->status = Status::fresh;
-        t->pending = {};
-        t->next = {};
+        t->pending = {}; // next: written by its first point before anything reads it (parked)
         t->object.clear();
         t->yielded = t->attempt_ok = t->sleeping = false;
         t->sleeps_on = &t->cv;
@@ -670,7 +673,11 @@ void Controller::take(std::uint32_t t) {
     th.attempt_ok = model_.apply(th.next);
     r.succeeded = th.attempt_ok;
     path_.push_back(std::move(r));
-    events_.push_back(th.next);
+    if (steps_ < events_.size())
+        events_[steps_] = th.next; // copy-assigned: the vectors' storage reused
+    else
+        events_.push_back(th.next);
+    ++steps_;
 }
 
 std::string Controller::describe_wait(std::uint32_t t) const {

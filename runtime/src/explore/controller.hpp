@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -96,7 +97,7 @@ public:
     bool run_ends();
 
     const std::vector<StepRecord>& path() const { return path_; }
-    const std::vector<Event>& events() const { return events_; }
+    std::span<const Event> events() const { return {events_.data(), steps_}; }
     std::vector<std::uint32_t> schedule() const;
     const std::vector<std::string>& thread_names() const { return names_; }
     // An object's number in events() as a hash of its name: the same in every controller.
@@ -162,7 +163,7 @@ private:
     std::string describe_wait(std::uint32_t t) const;
     std::string object_of(const detail::Point& p) const;
     std::uint32_t intern(Namespace space, const std::string& name);
-    Event event_of(std::uint32_t t, const detail::Point& p);
+    void event_of(Event& e, std::uint32_t t, const detail::Point& p);
     void watch();
     void serve(Worker& w);
 
@@ -176,6 +177,7 @@ private:
     std::vector<std::uint32_t> enabled_;         // decide()'s
     std::vector<const Event*> next_;
     std::vector<std::uint8_t> yielded_;
+    std::vector<StepKey> keys_; // run_ends()'s
     std::vector<std::string> names_;
     std::atomic<std::uint32_t> current_{0}; // the baton's holder (written under mu_)
     std::atomic<bool> abandon_{false};      // written under mu_
@@ -192,7 +194,10 @@ private:
     std::condition_variable explorer_cv_;
     std::optional<std::uint32_t> last_;
     std::vector<StepRecord> path_;
-    std::vector<Event> events_; // the run's steps, as the engine sees them
+    // The run's steps, as the engine sees them: the first steps_; the rest are earlier runs',
+    // kept so that their vectors' storage serves the next run's steps.
+    std::vector<Event> events_;
+    std::size_t steps_ = 0;
     std::vector<OwnFinding> findings_;
     Model model_;
     std::map<const detail::GroupImpl*, std::vector<std::uint32_t>> groups_;

@@ -37,7 +37,7 @@ bool dependent(const Event& a, const Event& b) {
     return false;
 }
 
-ClassId foata_class(const std::vector<Event>& run,
+ClassId foata_class(std::span<const Event> run,
                     const std::function<std::uint64_t(std::uint32_t)>& object_key) {
     // (namespace, object, generation): each generation of a barrier an object of its own.
     std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, engine::FoataLevels> objects;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace sfg::explore_detail {
@@ -47,7 +48,7 @@ bool dependent(const Event& a, const Event& b);
 using ClassId = engine::ClassId;
 // `object_key` names an object the same way in every run and process (its numbers are those of
 // one controller: the order it met the objects in).
-ClassId foata_class(const std::vector<Event>& run,
+ClassId foata_class(std::span<const Event> run,
                     const std::function<std::uint64_t(std::uint32_t)>& object_key);
 
 } // namespace sfg::explore_detail
