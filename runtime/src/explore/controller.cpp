@@ -39,7 +39,24 @@ void pin(int cpu) {
 #endif
 }
 
-RunThread::RunThread() : thread_([this] { serve(); }) {}
+// A thread handing the baton wakes the next on its own CPU (pin()), and a woken SCHED_OTHER
+// thread preempts it inside the wake: it is switched out holding the turn it is about to give
+// up, switched back in only to sleep on its cv (two switches a hand-off, not one). A woken
+// SCHED_BATCH thread does not preempt (sched(7)); the threads are the controller's own.
+namespace {
+void batch() {
+#if defined(__linux__)
+    const sched_param none{};
+    sched_setscheduler(0, SCHED_BATCH, &none);
+#endif
+}
+} // namespace
+
+RunThread::RunThread()
+    : thread_([this] {
+          batch();
+          serve();
+      }) {}
 
 RunThread::~RunThread() {
     {
@@ -463,6 +480,7 @@ void Controller::launch(const detail::GroupImpl& g, std::size_t index, std::func
 
 void Controller::serve(Worker& w) {
     pin(cpu_);
+    batch();
     this_worker = &w;
     std::unique_lock lk(mu_);
     for (;;) {
