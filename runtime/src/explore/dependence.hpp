@@ -7,10 +7,12 @@
 #include "sfg/runtime/engine/foata.hpp"
 #include "sfg/runtime/op.hpp"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 namespace sfg::explore_detail {
@@ -24,12 +26,35 @@ struct Action {
     friend bool operator==(const Action&, const Action&) = default;
 };
 
+// An event's actions: two at most (a wait's rel and wait, a wake's wake and acq, a
+// read-modify-write's vr and vw), kept inline: an event is copied at every step and every node
+// of the search, and would otherwise allocate each time.
+class Actions {
+public:
+    void push_back(const Action& a) {
+        if (n_ == a_.size())
+            throw std::logic_error("sfg::explore: an event of more than two actions");
+        a_[n_++] = a;
+    }
+    void clear() { n_ = 0; }
+    bool empty() const { return n_ == 0; }
+    std::size_t size() const { return n_; }
+    const Action& front() const { return a_[0]; }
+    const Action& operator[](std::size_t i) const { return a_[i]; }
+    const Action* begin() const { return a_.data(); }
+    const Action* end() const { return a_.data() + n_; }
+
+private:
+    std::array<Action, 2> a_{};
+    std::uint8_t n_ = 0;
+};
+
 struct Event {
     std::uint32_t thread = 0;
     Op op = Op::read;     // what the step is (a try_lock is an acquire that may fail)
     bool attempt = false; // try_lock, try_pop: never blocks
     bool yield = false;   // sfg::yield(): no action
-    std::vector<Action> actions;
+    Actions actions;
     // fork: the threads it starts; join: the threads it waits for (by number).
     std::vector<std::uint32_t> names;
     std::uint32_t lock = no_object; // a condition variable's mutex (cond_wait, cond_wake)
