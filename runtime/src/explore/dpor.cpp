@@ -23,12 +23,16 @@ bool names(const Event& e, std::uint32_t u) {
     return std::find(e.names.begin(), e.names.end(), u) != e.names.end();
 }
 
-// What a node of the search keeps: the model of the objects and each thread's next step there.
+// What a node of the search keeps: the model of the objects and each thread's next step there
+// (one vector: a node is made at every step).
+struct NodeThread {
+    Event next;            // its next step (has_next)
+    bool has_next = false; // it has begun and not ended
+    bool enabled = false;
+};
 struct Node {
     Model model;
-    std::vector<Event> next;            // by thread: its next step (has_next)
-    std::vector<std::uint8_t> has_next; // by thread: it has begun and not ended
-    std::vector<std::uint8_t> enabled;  // by thread
+    std::vector<NodeThread> threads; // by thread
 };
 
 // A C++ body's threads as the engine's System (sfg/runtime/engine/source_dpor.hpp).
@@ -45,15 +49,15 @@ public:
     static bool started_by(const Event& e, std::uint32_t p) {
         return e.op == Op::fork && names(e, p);
     }
-    static std::size_t threads(const Node& n) { return n.next.size(); }
+    static std::size_t threads(const Node& n) { return n.threads.size(); }
     static bool next(const Node& n, std::uint32_t t, Event& out) {
-        if (t >= n.has_next.size() || !n.has_next[t])
+        if (t >= n.threads.size() || !n.threads[t].has_next)
             return false;
-        out = n.next[t];
+        out = n.threads[t].next;
         return true;
     }
     static bool enabled(const Node& n, std::uint32_t t) {
-        return t < n.enabled.size() && n.enabled[t];
+        return t < n.threads.size() && n.threads[t].enabled;
     }
     // The steps run on a copy of the model kept at the node.
     static bool runs_after(const Node& n, const std::vector<const Event*>& steps,
@@ -140,7 +144,7 @@ public:
         const std::optional<std::uint32_t> p = dpor_.next_choice();
         if (!p)
             return Choice{0, nullptr, true};
-        dpor_.take(*p, frames.back().node.next[*p]);
+        dpor_.take(*p, frames.back().node.threads[*p].next);
         return Choice{*p, nullptr};
     }
 
@@ -177,16 +181,14 @@ private:
     static void fill(Node& n, const Decision& d) {
         n.model = *d.model;
         const std::size_t threads = d.next->size();
-        n.next.assign(threads, Event{});
-        n.has_next.assign(threads, 0);
-        n.enabled.assign(threads, 0);
+        n.threads.assign(threads, NodeThread{});
         for (std::size_t t = 0; t < threads; ++t)
             if (const Event* e = (*d.next)[t]) {
-                n.next[t] = *e;
-                n.has_next[t] = 1;
+                n.threads[t].next = *e;
+                n.threads[t].has_next = true;
             }
         for (std::uint32_t t : *d.enabled)
-            n.enabled[t] = 1;
+            n.threads[t].enabled = true;
     }
 
     TaskRoot root_;
