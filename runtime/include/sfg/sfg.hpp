@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <source_location>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -737,6 +738,15 @@ struct volatile_access {
         return &v.obj_;
     }
 };
+template <class Pred>
+void await_on(Pred& pred, const object* const* vars, std::size_t count) {
+    await_condition c;
+    c.holds = [](void* p) { return static_cast<bool>((*static_cast<Pred*>(p))()); };
+    c.context = const_cast<void*>(static_cast<const void*>(std::addressof(pred)));
+    c.vars = vars;
+    c.count = count;
+    await_until(c);
+}
 } // namespace detail
 
 // Waits until pred() holds, as `await e;` of programs (docs/programs.md): one atomic step whose
@@ -748,14 +758,17 @@ struct volatile_access {
 // std::this_thread::yield(), recording only the true evaluation's loads.
 template <class Pred, class... T>
 void await(Pred&& pred, const volatile_var<T>&... vars) {
-    using P = std::remove_reference_t<Pred>;
     const detail::object* named[sizeof...(T) + 1] = {detail::volatile_access::of(vars)..., nullptr};
-    detail::await_condition c;
-    c.holds = [](void* p) { return static_cast<bool>((*static_cast<P*>(p))()); };
-    c.context = const_cast<void*>(static_cast<const void*>(std::addressof(pred)));
-    c.vars = named;
-    c.count = sizeof...(T);
-    detail::await_until(c);
+    detail::await_on(pred, named, sizeof...(T));
+}
+// The same, the volatiles named at run time.
+template <class Pred, class T>
+void await(Pred&& pred, std::span<const volatile_var<T>* const> vars) {
+    std::vector<const detail::object*> named;
+    named.reserve(vars.size());
+    for (const volatile_var<T>* v : vars)
+        named.push_back(detail::volatile_access::of(*v));
+    detail::await_on(pred, named.data(), named.size());
 }
 
 // A barrier on std::barrier: benter is recorded before arriving, bexit after leaving.
