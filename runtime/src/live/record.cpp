@@ -303,10 +303,11 @@ void await_until(const await_condition& c) {
             ctl->await_turned_false();
         return;
     }
-    // Live: peek until the condition holds, then evaluate it once more, recording its loads. Only
-    // the last evaluation's loads are events: every vw an earlier load saw precedes, in the one
-    // linearization of the events, the last load of the same volatile, so hb of the last loads
-    // orders after the awaiting step whatever the earlier ones would have (docs/enforcers.md).
+    // Live: peek until the condition holds, then evaluate it once more, recording its loads (a
+    // false one too, if a write came in between: then it spins on). The step's events are the
+    // reads that let it go on, as programs' await's; of a volatile both load, every vw an earlier
+    // load saw precedes the later load in the linearization, so hb of the later one subsumes the
+    // earlier's (docs/enforcers.md, "Atomics and condition variables").
     std::vector<const object*> reads;
     for (;;) {
         reads.clear();
