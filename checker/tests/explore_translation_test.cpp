@@ -5,13 +5,14 @@
 // and the same finding keys, violations among them.
 //
 // The translation runs the lowered program (Model) statement by statement on sfg objects: a
-// stack machine for the local code, an sfg operation for each visible instruction. The body's
-// thread is the program's root thread `main` if it has one, and starts the other root threads as
-// one thread_group (which adds a first and a last step, and no class). Left out: programs with a
+// stack machine for the local code, an sfg operation for each visible instruction, `await e;` as
+// sfg::await naming the volatiles of e (one step, as in programs). The body's thread is the
+// program's root thread `main` if it has one, and starts the other root threads as one
+// thread_group (which adds a first and a last step, and no class). Left out: programs with a
 // queue that holds more than one object (`deq q x` waits until x is at the front;
 // sfg::queue::pop takes the front, whatever it is: the same only when x is all q ever holds),
-// awaits (a C++ spin loop is many steps where `await` is one), joins of threads forked in another
-// group and ill-formed operations (the live runtime reports misuses, not failures).
+// awaits on data variables (sfg::await's condition loads volatiles only), joins of threads forked
+// in another group and ill-formed operations (the live runtime reports misuses, not failures).
 #include "random_program.hpp"
 #include "support.hpp"
 
@@ -28,6 +29,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -62,9 +64,11 @@ bool translatable(const Model& m) {
     for (const ThreadCode& t : m.threads)
         for (const Instr& i : t.code) {
             switch (i.code) {
-            case Code::await_:
-            case Code::await_local:
-                return false;
+            case Code::await_: // sfg::await loads volatiles only
+                for (const Instr& c : m.awaits[i.arg])
+                    if (c.code == Code::load_s && !m.shared[c.arg].is_volatile)
+                        return false;
+                break;
             case Code::join:
                 if (!forked.contains(m.thread_sets[i.arg]))
                     return false;
@@ -117,6 +121,7 @@ struct World {
         std::unique_ptr<sfg::thread_group>& g = groups[set];
         g->join();
     }
+    void await(const Instr& i, std::vector<std::int64_t>& locals);
     void run(ThreadId t);
 
     const Model& m;
@@ -139,7 +144,8 @@ void World::fork(std::uint32_t set) {
     groups[set] = std::move(g);
 }
 
-std::int64_t binary(BinOp op, std::int64_t a, std::int64_t b, std::uint32_t line) {
+// nullopt: a division by zero.
+std::optional<std::int64_t> binary(BinOp op, std::int64_t a, std::int64_t b) {
     const auto wrap = [](auto f) { return static_cast<std::int64_t>(f); };
     switch (op) {
     case BinOp::add:
@@ -150,7 +156,8 @@ std::int64_t binary(BinOp op, std::int64_t a, std::int64_t b, std::uint32_t line
         return wrap(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
     case BinOp::div:
     case BinOp::mod:
-        sfg::check(b != 0, "divzero line " + std::to_string(line));
+        if (b == 0)
+            return std::nullopt;
         if (a == INT64_MIN && b == -1)
             return op == BinOp::div ? a : 0;
         return op == BinOp::div ? a / b : a % b;
@@ -170,6 +177,103 @@ std::int64_t binary(BinOp op, std::int64_t a, std::int64_t b, std::uint32_t line
     return 0;
 }
 
+enum class Local { done, divzero, visible };
+
+// A local instruction at pc on the stack and locals (pc: the last instruction done); `visible`
+// for any other.
+Local local_step(const Instr& i, std::vector<std::int64_t>& stack,
+                 std::vector<std::int64_t>& locals, std::size_t& pc) {
+    const auto pop = [&] {
+        const std::int64_t v = stack.back();
+        stack.pop_back();
+        return v;
+    };
+    switch (i.code) {
+    case Code::push:
+        stack.push_back(i.value);
+        return Local::done;
+    case Code::load_l:
+        stack.push_back(locals[i.arg]);
+        return Local::done;
+    case Code::store_l:
+        locals[i.arg] = pop();
+        return Local::done;
+    case Code::unary: {
+        const std::int64_t v = pop();
+        stack.push_back(i.op == 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v))
+                                  : v == 0);
+        return Local::done;
+    }
+    case Code::binary: {
+        const std::int64_t b = pop(), a = pop();
+        const std::optional<std::int64_t> v = binary(static_cast<BinOp>(i.op), a, b);
+        if (!v)
+            return Local::divzero;
+        stack.push_back(*v);
+        return Local::done;
+    }
+    case Code::and_:
+        if (stack.back() == 0)
+            pc = i.arg - 1;
+        else
+            stack.pop_back();
+        return Local::done;
+    case Code::or_:
+        if (stack.back() != 0) {
+            stack.back() = 1;
+            pc = i.arg - 1;
+        } else {
+            stack.pop_back();
+        }
+        return Local::done;
+    case Code::norm:
+        stack.back() = stack.back() != 0;
+        return Local::done;
+    case Code::jump:
+        pc = i.arg - 1;
+        return Local::done;
+    case Code::jump_if_zero:
+        if (pop() == 0)
+            pc = i.arg - 1;
+        return Local::done;
+    default:
+        return Local::visible;
+    }
+}
+
+// `await e;` as sfg::await on the volatiles of e's condition code (all of them named: the
+// dependence of programs' await): the condition evaluated on the thread's locals, a division by
+// zero making it hold (the step fails, as the model's does) and failing after it.
+void World::await(const Instr& i, std::vector<std::int64_t>& locals) {
+    const std::vector<Instr>& code = m.awaits[i.arg];
+    std::vector<const sfg::volatile_var<std::int64_t>*> named;
+    for (const Instr& c : code)
+        if (c.code == Code::load_s &&
+            std::find(named.begin(), named.end(), &vols[index[c.arg]]) == named.end())
+            named.push_back(&vols[index[c.arg]]);
+    bool divzero = false;
+    const auto holds = [&] {
+        std::vector<std::int64_t> stack;
+        divzero = false;
+        for (std::size_t pc = 0; code[pc].code != Code::halt; ++pc) {
+            if (code[pc].code == Code::load_s) {
+                stack.push_back(vols[index[code[pc].arg]].load());
+                continue;
+            }
+            if (local_step(code[pc], stack, locals, pc) == Local::divzero) {
+                divzero = true;
+                return true;
+            }
+        }
+        return stack.back() != 0;
+    };
+    // A local await is no step: true, the thread goes on; false, it is stuck for good (its
+    // locals cannot change), as on an await that never holds.
+    if (i.code == Code::await_ || !holds())
+        sfg::await(holds, std::span<const sfg::volatile_var<std::int64_t>* const>(named));
+    sfg::check(!divzero, "divzero line " + std::to_string(i.line));
+}
+
 // Thread t's code, instruction by instruction: local ones on a stack, visible ones as the sfg
 // operation each stands for (barrier b; is benter then bexit: one arrive_and_wait; wait c m; is
 // cwait then cwake: one wait).
@@ -184,50 +288,19 @@ void World::run(ThreadId t) {
     };
     for (std::size_t pc = 0; pc < code.code.size(); ++pc) {
         const Instr& i = code.code[pc];
+        switch (local_step(i, stack, locals, pc)) {
+        case Local::done:
+            continue;
+        case Local::divzero:
+            sfg::check(false, "divzero line " + std::to_string(i.line));
+            continue;
+        case Local::visible:
+            break;
+        }
         switch (i.code) {
-        case Code::push:
-            stack.push_back(i.value);
-            break;
-        case Code::load_l:
-            stack.push_back(locals[i.arg]);
-            break;
-        case Code::store_l:
-            locals[i.arg] = pop();
-            break;
-        case Code::unary: {
-            const std::int64_t v = pop();
-            stack.push_back(i.op == 0 ? static_cast<std::int64_t>(0 - static_cast<std::uint64_t>(v))
-                                      : v == 0);
-            break;
-        }
-        case Code::binary: {
-            const std::int64_t b = pop(), a = pop();
-            stack.push_back(binary(static_cast<BinOp>(i.op), a, b, i.line));
-            break;
-        }
-        case Code::and_:
-            if (stack.back() == 0)
-                pc = i.arg - 1;
-            else
-                stack.pop_back();
-            break;
-        case Code::or_:
-            if (stack.back() != 0) {
-                stack.back() = 1;
-                pc = i.arg - 1;
-            } else {
-                stack.pop_back();
-            }
-            break;
-        case Code::norm:
-            stack.back() = stack.back() != 0;
-            break;
-        case Code::jump:
-            pc = i.arg - 1;
-            break;
-        case Code::jump_if_zero:
-            if (pop() == 0)
-                pc = i.arg - 1;
+        case Code::await_:
+        case Code::await_local:
+            await(i, locals);
             break;
         case Code::assert_:
             sfg::check(pop() != 0, "assert line " + std::to_string(i.line));
@@ -308,7 +381,7 @@ void World::run(ThreadId t) {
         case Code::notifyall:
             conds[i.arg].notify_all();
             break;
-        default: // bexit (with benter), cwake (with cwait); awaits are left out
+        default: // bexit (with benter), cwake (with cwait)
             break;
         }
     }

@@ -1,16 +1,22 @@
 // sfg::explore (docs/explore.md): every schedule of a C++ body, each finding kind provoked, replay
-// strings that reproduce, and the limits it refuses. No spec: it runs in the runtime's own build
-// and its ThreadSanitizer build.
+// strings that reproduce, and the limits it refuses; sfg::await, under explore and live. No spec:
+// it runs in the runtime's own build and its ThreadSanitizer build.
+#include "random_trace.hpp"
 #include "sfg/explore.hpp"
 
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -36,6 +42,20 @@ void lost_update() {
     x.store(x.load() + 1);
     t.join();
     sfg::check(x.load() == 2, "no lost update");
+}
+
+// A payload handed over through a volatile flag: t writes data then raises the flag; main awaits
+// the flag and reads data. The flag's vw -> vr orders the accesses to data: no race.
+void handshake() {
+    sfg::shared<int> data("data", 0);
+    sfg::volatile_var<int> flag("flag", 0);
+    sfg::thread t("t", [&] {
+        data = 42;
+        flag.store(1);
+    });
+    sfg::await([&] { return flag.load() == 1; }, flag);
+    sfg::check(data.load() == 42, "data handed over");
+    t.join();
 }
 
 } // namespace
@@ -462,4 +482,125 @@ TEST_CASE("explore: SFG_EXPLORE overrides the options; bad values are refused") 
         CHECK_THROWS_AS(sfg::explore(lost_update), std::invalid_argument);
     }
     ::unsetenv("SFG_EXPLORE");
+}
+
+TEST_CASE("explore: await hands a payload over through a flag, one step, no race") {
+    // One class: t's write of data, its vw(flag), then main's await (enabled only after the vw),
+    // its read of data. A spin loop would have one class more per failed load.
+    const sfg::explore_report dpor = sfg::explore(handshake);
+    CHECK_MESSAGE(dpor.findings.empty(), dpor.to_string());
+    CHECK(dpor.complete);
+    CHECK(dpor.classes == 1);
+    CHECK(dpor.executions == 1);
+    const sfg::explore_report naive = sfg::explore(handshake, mode(sfg::explore_mode::naive));
+    CHECK_MESSAGE(naive.findings.empty(), naive.to_string());
+    CHECK(naive.executions == 1);
+}
+
+TEST_CASE("explore: an await races with each write it may see; naming its volatiles fixes which") {
+    // main awaits a condition on x and y, which two threads write; the await is enabled after
+    // either write. With x + y >= 1 every evaluation reads both: the classes are the orders of the
+    // await among the writes that can precede it, named or not. With x == 1 || y == 1 an
+    // evaluation after x's write reads x alone: unnamed, the step then commutes with y's write (one
+    // class fewer); named, it depends on both, as programs' await (docs/programs.md, "Modes").
+    const auto body = [](bool named, bool short_circuit) {
+        return [named, short_circuit] {
+            sfg::volatile_var<int> x("x", 0), y("y", 0);
+            sfg::thread a("a", [&] { x.store(1); });
+            sfg::thread b("b", [&] { y.store(1); });
+            const auto cond = [&] {
+                return short_circuit ? x.load() == 1 || y.load() == 1 : x.load() + y.load() >= 1;
+            };
+            if (named)
+                sfg::await(cond, x, y);
+            else
+                sfg::await(cond);
+            a.join();
+            b.join();
+        };
+    };
+    for (const bool short_circuit : {false, true})
+        for (const bool named : {false, true}) {
+            INFO("named " << named << ", short-circuit " << short_circuit);
+            const sfg::explore_report dpor = sfg::explore(body(named, short_circuit));
+            const sfg::explore_report naive =
+                sfg::explore(body(named, short_circuit), mode(sfg::explore_mode::naive));
+            CHECK_MESSAGE(dpor.findings.empty(), dpor.to_string());
+            CHECK_MESSAGE(naive.findings.empty(), naive.to_string());
+            CHECK(dpor.complete);
+            // naive: main forks a, forks b, awaits (A), joins a, joins b; x's write comes after
+            // the first fork and before the first join, y's after the second fork and before the
+            // second join, one of them before A: 8 interleavings
+            CHECK(naive.executions == 8);
+            // A after both writes, after x's alone, after y's alone; the first two one class when
+            // A reads x alone
+            CHECK(dpor.classes == (short_circuit && !named ? 2 : 3));
+            CHECK(dpor.executions == dpor.classes);
+        }
+}
+
+TEST_CASE("explore: an await that never holds is a deadlock") {
+    const sfg::explore_report r = sfg::explore([] {
+        sfg::volatile_var<int> flag("flag", 0);
+        sfg::thread t("t", [&] { flag.store(2); });
+        sfg::await([&] { return flag.load() == 1; }, flag);
+        t.join();
+    });
+    const sfg::explore_finding* f = find(r, "deadlock");
+    REQUIRE(f != nullptr);
+    CHECK(f->message.find("main waits until its await on flag holds") != std::string::npos);
+}
+
+TEST_CASE("explore: a condition that changes its mind when its thread runs is nondeterminism") {
+    // The condition holds when the explorer peeks at it, and not when the thread evaluates it
+    // (it counts its evaluations, state sfg does not control).
+    const sfg::explore_report r = sfg::explore([] {
+        sfg::volatile_var<int> flag("flag", 1);
+        int evaluations = 0;
+        sfg::await([&] { return flag.load() == 1 && ++evaluations % 2 == 1; }, flag);
+    });
+    const sfg::explore_finding* f = find(r, "nondeterminism");
+    REQUIRE(f != nullptr);
+    CHECK(f->message.find("await on flag false") != std::string::npos);
+}
+
+TEST_CASE("live: await spins until its condition holds and records its last evaluation alone") {
+    sfg::session_options o;
+    o.policy = sfg::on_finding::collect;
+    o.analyses = "hb,goldilocks";
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              sfg::testing::scratch_file("sfg_live_await", "std"))
+                                 .string();
+    o.trace_path = path;
+    std::atomic<int> evaluations{0};
+    {
+        sfg::session s(o);
+        sfg::shared<int> data("data", 0);
+        sfg::volatile_var<int> flag("flag", 0);
+        sfg::thread t("t", [&] {
+            while (evaluations.load() < 2) // main's await has found its condition false
+                std::this_thread::yield();
+            data = 42;
+            flag.store(2);
+        });
+        sfg::await(
+            [&] {
+                ++evaluations;
+                return flag.load() == 2;
+            },
+            flag);
+        CHECK(data.load() == 42);
+        t.join();
+        CHECK(s.findings().empty());
+    }
+    CHECK(evaluations >= 3); // one false at least, the true one, its recorded repetition
+    std::ifstream in(path);
+    std::vector<std::string> main_reads;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("main|vr(flag", 0) == 0)
+            main_reads.push_back(line.substr(0, line.find('|', 5)));
+    }
+    in.close();
+    std::remove(path.c_str());
+    CHECK(main_reads == std::vector<std::string>{"main|vr(flag=2)"});
 }

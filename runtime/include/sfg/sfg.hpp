@@ -25,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <source_location>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -136,6 +137,16 @@ struct rmw_write {
     const std::int64_t* value = nullptr;
 };
 
+// sfg::await's condition, type-erased: holds(context) evaluates it; vars[0..count) are the
+// volatiles it may load, when the caller names them (count 0: those it loads).
+struct await_condition {
+    bool (*holds)(void*) = nullptr;
+    void* context = nullptr;
+    const struct object* const* vars = nullptr;
+    std::size_t count = 0;
+};
+struct volatile_access; // a volatile_var's object, for sfg::await
+
 #if defined(SFG_DISABLE)
 // The switch for release builds of the same code (docs/enforcers.md, "Switching it off"): every
 // type below is its std counterpart with the same interface; names are ignored, objects take no
@@ -170,6 +181,10 @@ inline void record(const object& o, Op op, const sfg::source_location* where, vo
 }
 inline void yield() {
     std::this_thread::yield();
+}
+inline void await_until(const await_condition& c) {
+    while (!c.holds(c.context))
+        std::this_thread::yield();
 }
 inline void record_access(const object& o, Op op, const sfg::source_location* where,
                           void (*access)(void*), void* context) {
@@ -254,6 +269,8 @@ void record(const object& o, Op op, const sfg::source_location* where, void (*ac
             void* context, const std::int64_t* value = nullptr, const rmw_write* then = nullptr);
 // sfg::yield's live behaviour.
 void yield();
+// sfg::await: under sfg::explore one step, scheduled when the condition holds; live, a spin.
+void await_until(const await_condition& c);
 // A shared<T> access: record() when the session reports each finding as it happens
 // (throw_error, abort); under log and collect the event is queued in the calling thread and
 // pushed before its next synchronization event (docs/enforcers.md, "Ordering guarantees").
@@ -540,6 +557,7 @@ private:
 template <class T>
 class volatile_var {
     static constexpr bool carries_value = std::is_integral_v<T> && sizeof(T) <= 8;
+    friend struct detail::volatile_access;
 
 public:
     explicit volatile_var(detail::name_arg name, T init = T{})
@@ -712,6 +730,46 @@ private:
     [[no_unique_address]] detail::object obj_;
     std::atomic<T> value_;
 };
+
+namespace detail {
+struct volatile_access {
+    template <class T>
+    static const object* of(const volatile_var<T>& v) {
+        return &v.obj_;
+    }
+};
+template <class Pred>
+void await_on(Pred& pred, const object* const* vars, std::size_t count) {
+    await_condition c;
+    c.holds = [](void* p) { return static_cast<bool>((*static_cast<Pred*>(p))()); };
+    c.context = const_cast<void*>(static_cast<const void*>(std::addressof(pred)));
+    c.vars = vars;
+    c.count = count;
+    await_until(c);
+}
+} // namespace detail
+
+// Waits until pred() holds, as `await e;` of programs (docs/programs.md): one atomic step whose
+// events are the vr of the loads of volatile_vars that pred's last (true) evaluation made. pred
+// may only load volatile_vars and read the thread's own state; it may be evaluated many times.
+// Naming the volatiles pred may load, sfg::await(pred, v1, v2, ...), makes the step depend on
+// writes to all of them, whatever one evaluation reads (as programs' await; docs/explore.md).
+// Under sfg::explore the thread is scheduled only when pred holds; live, it spins with
+// std::this_thread::yield(), recording only the true evaluation's loads.
+template <class Pred, class... T>
+void await(Pred&& pred, const volatile_var<T>&... vars) {
+    const detail::object* named[sizeof...(T) + 1] = {detail::volatile_access::of(vars)..., nullptr};
+    detail::await_on(pred, named, sizeof...(T));
+}
+// The same, the volatiles named at run time.
+template <class Pred, class T>
+void await(Pred&& pred, std::span<const volatile_var<T>* const> vars) {
+    std::vector<const detail::object*> named;
+    named.reserve(vars.size());
+    for (const volatile_var<T>* v : vars)
+        named.push_back(detail::volatile_access::of(*v));
+    detail::await_on(pred, named.data(), named.size());
+}
 
 // A barrier on std::barrier: benter is recorded before arriving, bexit after leaving.
 class barrier {

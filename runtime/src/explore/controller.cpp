@@ -290,7 +290,7 @@ void Controller::event_of(Event& e, std::uint32_t t, const detail::Point& p) {
     e.lock = no_object;
     e.count = 0;
     e.generation = 0;
-    if (p.yield)
+    if (p.yield || p.await) // an await's actions: peek()
         return;
     const auto on = [&](Op op, const detail::object* o) {
         e.actions.push_back({op, intern(op_info(op).space, o->name)});
@@ -405,7 +405,8 @@ void Controller::add_thread(std::string name) {
         t->status = Status::fresh;
         t->pending = {}; // next: written by its first point before anything reads it (parked)
         t->object.clear();
-        t->yielded = t->attempt_ok = t->sleeping = false;
+        t->yielded = t->attempt_ok = t->sleeping = t->holds = false;
+        t->reads.clear();
         t->sleeps_on = &t->cv;
     }
     t->name = std::move(name);
@@ -582,6 +583,8 @@ void Controller::decide() {
         if (th.status == Status::parked && th.next.op == Op::fork && !th.next.yield)
             for (std::size_t i = 0; i < th.next.names.size(); ++i) // the numbers they will have
                 th.next.names[i] = static_cast<std::uint32_t>(threads_.size() + i);
+        if (th.status == Status::parked && th.pending.await)
+            peek(th);
         if (th.status == Status::parked) // a barrier step's round, as of now
             th.next.generation = model_.generation(th.next);
         if (th.status == Status::parked)
@@ -662,10 +665,51 @@ std::string Controller::object_of(const detail::Point& p) const {
     return "";
 }
 
+void Controller::peek(Thread& th) {
+    const detail::await_condition& c = *th.pending.await;
+    th.reads.clear();
+    try {
+        th.holds = detail::peek_await(c, th.reads);
+    } catch (...) { // the thread's own evaluation throws it, in the thread
+        th.holds = true;
+    }
+    const std::span<const detail::object* const> vars =
+        c.count ? std::span<const detail::object* const>(c.vars, c.count)
+                : std::span<const detail::object* const>(th.reads);
+    th.next.actions.clear();
+    th.object.clear();
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+        if (std::find(vars.begin(), vars.begin() + static_cast<std::ptrdiff_t>(i), vars[i]) !=
+            vars.begin() + static_cast<std::ptrdiff_t>(i))
+            continue;
+        th.next.actions.push_back({Op::vol_read, intern(Namespace::volatile_, vars[i]->name)});
+        th.object += (th.object.empty() ? "" : ",") + vars[i]->name;
+    }
+}
+
+void Controller::await_turned_false() {
+    {
+        std::lock_guard lk(mu_);
+        const std::uint32_t t = me();
+        if (!abandon_)
+            give_up("nondeterminism", "",
+                    fmt::format("nondeterminism: at step {} thread {} found the condition of its "
+                                "await on {} false, which held when it was scheduled (the body "
+                                "read something sfg does not control: a clock, a random number, "
+                                "state outside sfg)",
+                                path_.size(), t < names_.size() ? names_[t] : "?",
+                                t < threads_.size() ? threads_[t]->object : ""));
+    }
+    if (std::uncaught_exceptions() == 0)
+        throw detail::abandoned_run{};
+}
+
 bool Controller::enabled(std::uint32_t t) const {
     const Thread& th = *threads_[t];
     if (th.status != Status::parked)
         return false;
+    if (th.pending.await)
+        return th.holds;
     if (th.next.op == Op::join && !th.next.yield)
         return std::all_of(th.next.names.begin(), th.next.names.end(), [&](std::uint32_t u) {
             return u < threads_.size() && threads_[u]->status == Status::ended;
@@ -705,6 +749,8 @@ std::string Controller::describe_wait(std::uint32_t t) const {
         const std::optional<std::uint32_t> h = model_.holder(lock);
         return h ? "held by " + threads_[*h]->name : std::string("free");
     };
+    if (th.pending.await)
+        return fmt::format("{} waits until its await on {} holds", th.name, th.object);
     switch (e.op) {
     case Op::acquire:
         return fmt::format("{} waits to acq({}), {}", th.name, th.object,

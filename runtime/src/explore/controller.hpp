@@ -120,6 +120,7 @@ public:
     bool swallows_thread_errors() const override { return true; }
     void launch(const detail::GroupImpl& g, std::size_t index, std::function<void()> fn) override;
     void await(const detail::GroupImpl& g) override;
+    void await_turned_false() override;
 
 private:
     enum class Status : std::uint8_t { fresh, first, running, parked, ended };
@@ -131,6 +132,8 @@ private:
         std::string object;    // the pending op's object, by name
         bool yielded = false;
         bool attempt_ok = false;
+        bool holds = false;                       // an await's condition, as last peeked
+        std::vector<const detail::object*> reads; // the volatiles that peek loaded
         bool sleeping = false; // waiting on *sleeps_on: a hand-off must notify it
         std::condition_variable cv;
         std::condition_variable* sleeps_on = &cv; // a worker's, until it runs the thread
@@ -158,6 +161,9 @@ private:
     void decide();
     bool run_fresh();
     bool enabled(std::uint32_t t) const;
+    // A parked await: its condition peeked at (detail::peek_await), its step's actions the vr of
+    // each volatile it names, or else of each it loaded.
+    void peek(Thread& th);
     void take(std::uint32_t t);
     void give_up(std::string kind, std::string var, std::string message);
     std::string describe_wait(std::uint32_t t) const;

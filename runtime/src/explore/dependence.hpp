@@ -12,7 +12,6 @@
 #include <functional>
 #include <limits>
 #include <span>
-#include <stdexcept>
 #include <vector>
 
 namespace sfg::explore_detail {
@@ -26,27 +25,37 @@ struct Action {
     friend bool operator==(const Action&, const Action&) = default;
 };
 
-// An event's actions: two at most (a wait's rel and wait, a wake's wake and acq, a
-// read-modify-write's vr and vw), kept inline: an event is copied at every step and every node
-// of the search, and would otherwise allocate each time.
+// An event's actions: two inline (a wait's rel and wait, a wake's wake and acq, a
+// read-modify-write's vr and vw), more (an await's vr of each volatile of its condition) in a
+// vector: an event is copied at every step and every node of the search, and would otherwise
+// allocate each time.
 class Actions {
 public:
     void push_back(const Action& a) {
-        if (n_ == a_.size())
-            throw std::logic_error("sfg::explore: an event of more than two actions");
-        a_[n_++] = a;
+        if (n_ < a_.size()) {
+            a_[n_++] = a;
+            return;
+        }
+        if (n_ == a_.size()) // from now on all of them in more_
+            more_.assign(a_.begin(), a_.end());
+        more_.push_back(a);
+        ++n_;
     }
-    void clear() { n_ = 0; }
+    void clear() {
+        n_ = 0;
+        more_.clear();
+    }
     bool empty() const { return n_ == 0; }
     std::size_t size() const { return n_; }
-    const Action& front() const { return a_[0]; }
-    const Action& operator[](std::size_t i) const { return a_[i]; }
-    const Action* begin() const { return a_.data(); }
-    const Action* end() const { return a_.data() + n_; }
+    const Action& front() const { return *begin(); }
+    const Action& operator[](std::size_t i) const { return begin()[i]; }
+    const Action* begin() const { return n_ <= a_.size() ? a_.data() : more_.data(); }
+    const Action* end() const { return begin() + n_; }
 
 private:
     std::array<Action, 2> a_{};
-    std::uint8_t n_ = 0;
+    std::vector<Action> more_;
+    std::uint32_t n_ = 0;
 };
 
 struct Event {

@@ -2,6 +2,7 @@
 #include "sfg/runtime/live/control.hpp"
 
 #include <atomic>
+#include <utility>
 
 namespace sfg::detail {
 
@@ -20,8 +21,8 @@ void set_control(Control* c) {
     active.store(c, std::memory_order_release);
 }
 
-void bind_control(Control* c) {
-    bound = c;
+Control* bind_control(Control* c) {
+    return std::exchange(bound, c);
 }
 
 } // namespace sfg::detail

@@ -13,11 +13,14 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace sfg::detail {
 
@@ -237,6 +240,84 @@ void yield() {
         return;
     }
     std::this_thread::yield();
+}
+
+namespace {
+
+// An await's condition running (sfg::await): bound to the calling thread for one evaluation, so
+// that its loads are neither scheduling points nor, when peeking, recorded; anything else than a
+// load of a volatile is refused.
+class Evaluation final : public Control {
+public:
+    Evaluation(bool recorded, std::vector<const object*>* reads)
+        : recorded_(recorded), reads_(reads), outer_(bind_control(this)) {}
+    ~Evaluation() override { bind_control(outer_); }
+    Evaluation(const Evaluation&) = delete;
+    Evaluation& operator=(const Evaluation&) = delete;
+
+    Scheduled point(const Point& p) override {
+        if (p.op != Op::vol_read || p.rmw || p.yield || p.await || !p.obj)
+            refuse();
+        if (reads_)
+            reads_->push_back(p.obj);
+        return recorded_ ? Scheduled::run : Scheduled::silent;
+    }
+    bool attempt_succeeds() override { refuse(); }
+    void forked(const GroupImpl&, const std::vector<std::string>&) override { refuse(); }
+    void thread_begins(const GroupImpl&, std::size_t) override { refuse(); }
+    void thread_ends(std::exception_ptr) override {}
+    void launch(const GroupImpl&, std::size_t, std::function<void()>) override { refuse(); }
+    void await(const GroupImpl&) override { refuse(); }
+    bool swallows_thread_errors() const override { return false; }
+    void await_turned_false() override { refuse(); }
+
+private:
+    [[noreturn]] static void refuse() {
+        throw std::logic_error("sfg::await: the condition may only load sfg::volatile_vars");
+    }
+    bool recorded_;
+    std::vector<const object*>* reads_;
+    Control* outer_;
+};
+
+} // namespace
+
+bool peek_await(const await_condition& c, std::vector<const object*>& reads) {
+    Evaluation e(false, &reads);
+    return c.holds(c.context);
+}
+
+void await_until(const await_condition& c) {
+    if (Control* ctl = control()) { // sfg::explore: one step, taken when the condition holds
+        Point p;
+        p.op = Op::vol_read;
+        p.await = &c;
+        if (ctl->point(p) != Scheduled::run)
+            return; // the run is given up and this thread unwinds
+        bool holds = false;
+        {
+            Evaluation e(true, nullptr);
+            holds = c.holds(c.context);
+        }
+        if (!holds)
+            ctl->await_turned_false();
+        return;
+    }
+    // Live: peek until the condition holds, then evaluate it once more, recording its loads (a
+    // false one too, if a write came in between: then it spins on). The step's events are the
+    // reads that let it go on, as programs' await's; of a volatile both load, every vw an earlier
+    // load saw precedes the later load in the linearization, so hb of the later one subsumes the
+    // earlier's (docs/enforcers.md, "Atomics and condition variables").
+    std::vector<const object*> reads;
+    for (;;) {
+        reads.clear();
+        if (peek_await(c, reads)) {
+            Evaluation e(true, nullptr);
+            if (c.holds(c.context))
+                return;
+        }
+        std::this_thread::yield();
+    }
 }
 
 std::optional<finding> misuse(const object& o, const std::string& what) {

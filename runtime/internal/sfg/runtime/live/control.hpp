@@ -17,6 +17,7 @@
 namespace sfg::detail {
 
 struct object;
+struct await_condition;
 struct GroupImpl;
 struct QueueImpl;
 
@@ -35,6 +36,8 @@ struct Point {
     bool rmw = false;             // a vr that is a read-modify-write
     bool yield = false;           // sfg::yield(): op is unused
     bool quiet = false; // from a destructor or a noexcept function: never throws abandoned_run
+    // sfg::await: one step, enabled when the condition holds (op: vol_read, obj: none).
+    const await_condition* await = nullptr;
 };
 
 // How the operation goes on after its point.
@@ -72,7 +75,17 @@ public:
     virtual void await(const GroupImpl& g) = 0;
     // Whether a thread's exception was reported here already: join() does not rethrow it.
     virtual bool swallows_thread_errors() const = 0;
+    // The calling thread's sfg::await, scheduled because its condition held, found it false: the
+    // body did something sfg does not control. Gives the run up and throws abandoned_run (unless
+    // the thread is unwinding already).
+    virtual void await_turned_false() = 0;
 };
+
+// Evaluates an await's condition once, its loads neither scheduling points nor recorded, and
+// appends the volatiles it loaded to `reads` (sfg::explore's peek at whether the awaiting thread
+// is enabled: only one thread runs at a time, so the loads see the objects' current values).
+// Exceptions of the condition propagate.
+bool peek_await(const await_condition& c, std::vector<const object*>& reads);
 
 // The calling thread's controller, or nullptr (the common case): the one bound to the thread,
 // else the active one.
@@ -81,6 +94,7 @@ void set_control(Control* c);
 // Binds the calling thread to `c` (nullptr: unbinds it): a thread of a run of sfg::explore asks
 // its run's controller even after the exploration has left the run to a stuck thread and gone on
 // (docs/explore.md, "What it refuses"), never a later exploration's.
-void bind_control(Control* c);
+// Returns the control bound before.
+Control* bind_control(Control* c);
 
 } // namespace sfg::detail
