@@ -217,45 +217,28 @@ public:
     }
 
 private:
-    // Another budget is spent: the alternatives left at the shallowest node that has any become
-    // tasks, in thread order, each with the sleep set it would have had had they been explored
-    // in that order after the ones explored (f.sleep holds those); they join f.sleep, so this
-    // task explores them no more, and a race reversed at this node or above later is covered
-    // (every enabled thread there is explored or asleep). The nodes below stay this task's.
+    // Another budget is spent: the engine hands on the alternatives left at the shallowest node
+    // that has any (SourceDpor::hand_off), each a task whose root is that node's state after the
+    // thread's step. The nodes below stay this task's.
     void hand_off(const std::vector<std::uint32_t>& path) {
         const std::size_t base = base_->size();
-        std::vector<ThreadId> enabled;
-        auto& frames = dpor_.frames();
-        for (std::size_t d = 0; d < frames.size(); ++d) {
-            auto& f = frames[d];
-            if (!f.started)
-                return;
-            in_.enabled(f.node, enabled);
-            bool any = false;
-            for (ThreadId q : enabled) {
-                if (f.sleep[q])
-                    continue;
-                any = true;
-                std::vector<std::uint8_t> after = dpor_.sleep_after(f, q, sys_.step_of(f.node, q));
-                f.sleep[q] = 1;
-                Task c;
-                c.path = path;
-                c.path.push_back(children_++);
-                c.base = base_;
-                c.extra.assign(path_.begin() + static_cast<std::ptrdiff_t>(base),
-                               path_.begin() + static_cast<std::ptrdiff_t>(base + d));
-                c.extra.emplace_back();
-                c.state = f.node;
-                in_.step(c.state, q, c.extra.back());
-                c.sleep = std::move(after);
-                if (lim_.on_child)
-                    lim_.on_child(std::move(c));
-                else
-                    out_.children.push_back(std::move(c));
-            }
-            if (any)
-                return;
-        }
+        dpor_.hand_off([&](const State& s, std::vector<ThreadId>& out) { in_.enabled(s, out); },
+                       [&](std::size_t d, ThreadId q, std::vector<std::uint8_t> after) {
+                           Task c;
+                           c.path = path;
+                           c.path.push_back(children_++);
+                           c.base = base_;
+                           c.extra.assign(path_.begin() + static_cast<std::ptrdiff_t>(base),
+                                          path_.begin() + static_cast<std::ptrdiff_t>(base + d));
+                           c.extra.emplace_back();
+                           c.state = dpor_.frames()[d].node;
+                           in_.step(c.state, q, c.extra.back());
+                           c.sleep = std::move(after);
+                           if (lim_.on_child)
+                               lim_.on_child(std::move(c));
+                           else
+                               out_.children.push_back(std::move(c));
+                       });
     }
 
     void pop() {

@@ -8,6 +8,8 @@
 #include "dpor.hpp"
 #include "explore_detail.hpp"
 
+#include "sfg/runtime/engine/task_tree.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -367,45 +369,31 @@ namespace {
 class Scheduler {
 public:
     Scheduler(const Exploration& x, std::vector<Task> tasks, CheckPartial& out)
-        : x_(x), out_(out), bounded_(!sampled(x.options.mode)) {
-        for (Task& t : tasks) {
-            root_.children.push_back(std::make_unique<TaskNode>());
-            root_.children.back()->task = std::move(t);
-            queue_.push(root_.children.back().get());
-        }
-        root_.status = Status::done;
-        cursor_.push_back({&root_, 0});
-        advance();
-    }
+        : x_(x), out_(out), bounded_(!sampled(x.options.mode)), tree_(std::move(tasks)) {}
 
     // A worker: takes the first task in canonical order, explores it, repeats.
     void work(TaskRunner& runner, TaskSink& sink, std::atomic<std::uint64_t>& delivered) {
         CountingSink counting(sink, delivered);
         std::unique_lock<std::mutex> lk(mu_);
         for (;;) {
-            work_cv_.wait(lk, [&] { return finished_ || stop_ || !queue_.empty(); });
-            if (finished_ || stop_)
+            work_cv_.wait(lk, [&] { return tree_.finished() || stop_ || tree_.any_pending(); });
+            if (tree_.finished() || stop_)
                 return;
-            TaskNode* n = queue_.top();
-            queue_.pop();
-            n->status = Status::running;
+            Tree::Node* n = tree_.take();
             TaskLimits lim;
             lim.budget = x_.options.task_budget;
             lim.abort = &abort_;
-            // Children go to the queue as soon as they are handed on, for idle threads.
+            // Children go to the tree as soon as they are handed on, for idle threads.
             lim.on_child = [this, n](Task&& c) {
                 std::lock_guard<std::mutex> g(mu_);
-                n->children.push_back(std::make_unique<TaskNode>());
-                n->children.back()->task = std::move(c);
-                if (!stop_) {
-                    queue_.push(n->children.back().get());
+                tree_.hand_on(*n, std::move(c));
+                if (!stop_)
                     work_cv_.notify_one();
-                }
             };
             // The next task to merge: the executions before it are known, so it can stop
             // exactly at a bound; any other runs whole and is cut when merged.
-            n->exact = next() == n;
-            if (n->exact) {
+            const bool exact = tree_.is_next(*n);
+            if (exact) {
                 if (bounded_)
                     lim.executions = x_.options.max_executions -
                                      std::min(x_.options.max_executions, executions_);
@@ -431,10 +419,9 @@ public:
             part->stats = r.stats;
             part->stats.complete = true;
             part->states = r.states;
-            n->result = std::move(part);
-            n->status = Status::done;
             if (!stop_)
-                advance();
+                tree_.done(*n, Done{std::move(part), exact},
+                           [this](Tree::Node& c) { return merge(c); });
             work_cv_.notify_all();
             done_cv_.notify_all();
         }
@@ -454,7 +441,7 @@ public:
         const auto period = std::chrono::milliseconds(500);
         auto next = clock::now() + period;
         std::unique_lock<std::mutex> lk(mu_);
-        while (!finished_ && !stop_) {
+        while (!tree_.finished() && !stop_) {
             done_cv_.wait_until(lk, next);
             if (clock::now() >= next) {
                 next = clock::now() + period;
@@ -494,19 +481,12 @@ public:
     }
 
 private:
-    enum class Status : std::uint8_t { pending, running, done };
-    struct TaskNode {
-        Task task;
-        Status status = Status::pending;
-        bool exact = false;
-        std::unique_ptr<CheckPartial> result;
-        std::vector<std::unique_ptr<TaskNode>> children;
+    struct Done {
+        std::unique_ptr<CheckPartial> part;
+        bool exact = false; // run with the limits left (TaskTree::is_next when it was taken)
     };
-    struct Later { // the queue's order: canonical, the first on top
-        bool operator()(const TaskNode* a, const TaskNode* b) const {
-            return b->task.path < a->task.path;
-        }
-    };
+    using Tree = engine::TaskTree<Task, Done>;
+
     // Counts executions for the progress line, 64 at a time (one cache line for all threads).
     class CountingSink : public ExecutionSink {
     public:
@@ -527,13 +507,6 @@ private:
         std::atomic<std::uint64_t>& n_;
         std::uint64_t local_ = 0;
     };
-
-    TaskNode* next() const {
-        if (cursor_.empty())
-            return nullptr;
-        const auto& [n, i] = cursor_.back();
-        return i < n->children.size() ? n->children[i].get() : nullptr;
-    }
 
     // Does merging `part` reach a bound?
     bool crosses(const CheckPartial& part) const {
@@ -556,36 +529,20 @@ private:
         return cross;
     }
 
-    // Merges the tasks done, in canonical order (pre-order: a task, then its children's
-    // subtrees), up to the first one not done.
-    void advance() {
-        while (!cursor_.empty()) {
-            auto& [n, i] = cursor_.back();
-            if (i == n->children.size()) {
-                n->children.clear();
-                cursor_.pop_back();
-                continue;
-            }
-            TaskNode* c = n->children[i].get();
-            if (c->status != Status::done)
-                return;
-            if (!c->exact && crosses(*c->result)) {
-                rerun_ = c; // ran whole: the bound falls inside it
-                stop_ = true;
-                abort_ = true;
-                return;
-            }
-            if (commit(*c->result)) {
-                stop_ = true;
-                abort_ = true;
-                return;
-            }
-            c->result.reset();
-            c->task = Task();
-            ++i;
-            cursor_.push_back({c, 0});
+    // The tree's merge of a task done, in canonical order (TaskTree::done); false stops it.
+    bool merge(Tree::Node& c) {
+        if (!c.result->exact && crosses(*c.result->part)) {
+            rerun_ = &c; // ran whole: the bound falls inside it
+            stop_ = true;
+            abort_ = true;
+            return false;
         }
-        finished_ = true;
+        if (commit(*c.result->part)) {
+            stop_ = true;
+            abort_ = true;
+            return false;
+        }
+        return true;
     }
 
     const Exploration& x_;
@@ -593,13 +550,11 @@ private:
     const bool bounded_; // max_executions bounds the search (random: it is the runs)
     std::mutex mu_;
     std::condition_variable work_cv_, done_cv_;
-    TaskNode root_;
-    std::priority_queue<TaskNode*, std::vector<TaskNode*>, Later> queue_;
-    std::vector<std::pair<TaskNode*, std::size_t>> cursor_;
+    Tree tree_;
     std::uint64_t executions_ = 0, states_ = 0; // merged so far
-    bool finished_ = false, stop_ = false;
+    bool stop_ = false;
     std::atomic<bool> abort_{false};
-    TaskNode* rerun_ = nullptr;
+    Tree::Node* rerun_ = nullptr;
     std::exception_ptr error_;
 };
 

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -260,6 +261,22 @@ TEST_CASE("explore dpor: the classes and finding keys of the naive search, on ra
         CHECK(reduced.executions == naive_classes); // one run a class, none missed
         CHECK(dpor_classes == naive_classes);
         CHECK(keys(reduced) == keys(all));
+        // A task that hands on the rest of its top after every run (the most tasks there can
+        // be): still one run a class, every interleaving once.
+        sfg::explore_options handing;
+        handing.task_budget = 1;
+        std::uint64_t handed_classes = 0;
+        const sfg::explore_report handed =
+            sfg::explore_detail::explore_counting(nullptr, body_of(b), handing, handed_classes);
+        INFO("dpor, task_budget 1: " << handed.to_string());
+        CHECK(handed.complete);
+        CHECK(handed.executions == naive_classes);
+        CHECK(handed_classes == naive_classes);
+        CHECK(keys(handed) == keys(all));
+        naive.task_budget = 1;
+        const sfg::explore_report every = sfg::explore(body_of(b), naive);
+        CHECK(every.executions == all.executions);
+        CHECK(keys(every) == keys(all));
         with_findings += !all.findings.empty();
         split += reduced.executions > 1;
     }
@@ -270,18 +287,21 @@ TEST_CASE("explore dpor: the classes and finding keys of the naive search, on ra
 }
 
 // Worker processes (docs/explore.md, "More than one process"): the search is divided into the
-// same tasks whatever `jobs` is, and their results merged in their order, so the report is the
-// same for 1, 2 and 3 processes, also when max_executions cuts the search. (Under
+// same tasks whatever `jobs` is, handed on every task_budget runs, and their results merged in
+// canonical order, so the report is the same for 1, 2 and 3 processes, also when
+// max_executions cuts the search. (Under
 // ThreadSanitizer every job runs in the exploring process: the same report by construction.)
 TEST_CASE("explore: jobs 1, 2 and 3 give the same report" * volume) {
     int divided = 0, with_findings = 0;
     for (std::uint64_t seed = 21; seed <= 30; ++seed) {
         const Body b = random_body(seed);
         for (const sfg::explore_mode mode : {sfg::explore_mode::dpor, sfg::explore_mode::naive}) {
-            for (const std::uint64_t max : {std::uint64_t{2000}, std::uint64_t{7}}) {
+            for (const auto& [max, budget] :
+                 {std::pair<std::uint64_t, std::uint64_t>{2000, 64}, {7, 64}, {2000, 2}, {7, 1}}) {
                 sfg::explore_options o;
                 o.mode = mode;
                 o.max_executions = max;
+                o.task_budget = budget;
                 const sfg::explore_report one = sfg::explore(body_of(b), o);
                 INFO("seed " << seed << "\n" << one.to_string());
                 divided += one.executions > 4;

@@ -40,7 +40,10 @@ struct explore_options {
     std::optional<unsigned> max_preemptions;  // schedules with at most this many preemptions
     std::uint64_t seed = 0;                   // random and pct
     unsigned pct_depth = 3;                   // pct: the bug depth d
-    unsigned jobs = 1;  // processes exploring (dpor, naive; docs/explore.md): the same report
+    unsigned jobs = 1; // processes exploring (dpor, naive; docs/explore.md): the same report
+    // dpor, naive: every this many runs a task hands the rest of its search's top on as tasks
+    // (0: never); the report depends on it, not on `jobs`.
+    std::uint64_t task_budget = 64;
     std::string replay; // non-empty (or env SFG_REPLAY): run that one schedule
     // A thread that runs this long without reaching an sfg operation while the others wait is
     // "uncontrolled", and the exploration stops (0: never looked at).

@@ -177,6 +177,29 @@ public:
 
     bool yield_blocks() const override { return false; }
 
+    // The engine's hand-off (SourceDpor::hand_off): a child's root is reached by this task's
+    // prefix, the events down to the node, and the thread handed on.
+    void hand_off(std::vector<TaskRoot>& out) override {
+        dpor_.hand_off(
+            [](const Node& n, std::vector<std::uint32_t>& ready) {
+                ready.clear();
+                for (std::uint32_t t = 0; t < n.threads.size(); ++t)
+                    if (n.threads[t].enabled)
+                        ready.push_back(t);
+            },
+            [&](std::size_t depth, std::uint32_t q, std::vector<std::uint8_t> sleep) {
+                TaskRoot c;
+                c.prefix = root_.prefix;
+                for (std::size_t i = 0; i < depth; ++i)
+                    c.prefix.push_back(dpor_.events()[i].thread);
+                const std::size_t known = std::min(keys_.size(), c.prefix.size());
+                c.keys.assign(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(known));
+                c.prefix.push_back(q);
+                c.sleep = std::move(sleep);
+                out.push_back(std::move(c));
+            });
+    }
+
 private:
     static void fill(Node& n, const Decision& d) {
         n.model = *d.model;

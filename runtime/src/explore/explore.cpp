@@ -6,6 +6,8 @@
 #include "explore/exploration.hpp"
 #include "explore/strategy.hpp"
 
+#include "sfg/runtime/engine/task_tree.hpp"
+
 #include "sfg/explore.hpp"
 #include "sfg/runtime/live/env_options.hpp"
 
@@ -79,6 +81,8 @@ void apply_environment(explore_options& o) {
                 o.pct_depth = static_cast<unsigned>(parse_number(key, value));
             else if (key == "jobs")
                 o.jobs = static_cast<unsigned>(parse_number(key, value));
+            else if (key == "task_budget")
+                o.task_budget = parse_number(key, value);
             else if (key == "analyses")
                 o.analyses = value;
             else if (key == "uncontrolled_after_ms")
@@ -86,8 +90,8 @@ void apply_environment(explore_options& o) {
             else
                 throw std::invalid_argument("SFG_EXPLORE: unknown option '" + key +
                                             "' (known: mode, max_executions, max_steps, "
-                                            "max_preemptions, seed, pct_depth, jobs, analyses, "
-                                            "uncontrolled_after_ms)");
+                                            "max_preemptions, seed, pct_depth, jobs, task_budget, "
+                                            "analyses, uncontrolled_after_ms)");
         });
     if (const char* env = std::getenv("SFG_REPLAY"); env && *env)
         o.replay = env;
@@ -156,7 +160,10 @@ struct TaskResult {
     bool pruned = false, uncontrolled = false;
     std::vector<ClassId> classes; // of each execution
     std::map<Key, std::vector<Record>> records;
+    std::vector<TaskRoot> children; // handed on (engine/task_tree.hpp), in order, paths set
 };
+
+using TaskTree = engine::TaskTree<TaskRoot, TaskResult>;
 
 // The splitting of the search into tasks stops at this many (whatever `jobs` is: the tasks, and
 // so the report, are the same for every number of processes), or after this many probe runs.
@@ -231,6 +238,59 @@ private:
     std::size_t at_ = 0;
 };
 
+void encode(Writer& w, const std::vector<std::uint32_t>& v) {
+    w.number(v.size());
+    for (std::uint32_t x : v)
+        w.number(x);
+}
+
+std::vector<std::uint32_t> decode_numbers(Reader& r) {
+    std::vector<std::uint32_t> v(r.number());
+    for (std::uint32_t& x : v)
+        x = static_cast<std::uint32_t>(r.number());
+    return v;
+}
+
+void encode(Writer& w, const TaskRoot& t) {
+    encode(w, t.path);
+    encode(w, t.prefix);
+    w.text(std::string(t.sleep.begin(), t.sleep.end()));
+    w.number(t.keys.size());
+    for (const StepKey& k : t.keys) {
+        w.number(k.thread);
+        w.number(static_cast<std::uint64_t>(k.op) << 1 | (k.yield ? 1 : 0));
+        w.text(k.object);
+    }
+}
+
+TaskRoot decode_root(Reader& r) {
+    TaskRoot t;
+    t.path = decode_numbers(r);
+    t.prefix = decode_numbers(r);
+    const std::string sleep = r.text();
+    t.sleep.assign(sleep.begin(), sleep.end());
+    t.keys.resize(r.number());
+    for (StepKey& k : t.keys) {
+        k.thread = static_cast<std::uint32_t>(r.number());
+        const std::uint64_t op = r.number();
+        k.op = static_cast<Op>(op >> 1);
+        k.yield = op & 1;
+        k.object = r.text();
+    }
+    return t;
+}
+
+std::string encode(const TaskRoot& t) {
+    Writer w;
+    encode(w, t);
+    return std::move(w.out);
+}
+
+TaskRoot decode_root(const std::string& in) {
+    Reader r(in);
+    return decode_root(r);
+}
+
 std::string encode(const TaskResult& r) {
     Writer w;
     w.number(r.runs);
@@ -253,6 +313,9 @@ std::string encode(const TaskResult& r) {
             w.text(rec.f.schedule);
         }
     }
+    w.number(r.children.size());
+    for (const TaskRoot& c : r.children)
+        encode(w, c);
     return std::move(w.out);
 }
 
@@ -284,6 +347,9 @@ TaskResult decode(const std::string& in) {
             records.push_back(std::move(rec));
         }
     }
+    t.children.resize(r.number());
+    for (TaskRoot& c : t.children)
+        c = decode_root(r);
     return t;
 }
 
@@ -337,25 +403,27 @@ public:
             ~Done() { busy.store(false); }
         } done;
         // Bounded searches, replays and the sampling modes are one task.
-        const bool divided = o_.replay.empty() && !o_.max_preemptions &&
-                             (o_.mode == explore_mode::dpor || o_.mode == explore_mode::naive);
-        const std::vector<TaskRoot> tasks = divided ? split() : std::vector<TaskRoot>{TaskRoot{}};
-        std::vector<TaskResult> results;
+        divided_ = o_.replay.empty() && !o_.max_preemptions &&
+                   (o_.mode == explore_mode::dpor || o_.mode == explore_mode::naive);
+        std::vector<TaskRoot> top = divided_ ? split() : std::vector<TaskRoot>{TaskRoot{}};
+        for (std::uint32_t i = 0; i < top.size(); ++i)
+            top[i].path = {i};
+        TaskTree tree(std::move(top));
         // After an uncontrolled probe, stuck threads of this process may hold locks a fork copies.
-        if (can_fork && o_.jobs > 1 && tasks.size() > 1 && !stuck_) {
-            results = in_workers(tasks);
+        if (can_fork && o_.jobs > 1 && divided_ && !stuck_) {
+            in_workers(tree);
         } else {
-            std::uint64_t executed = 0;
-            for (const TaskRoot& t : tasks) {
-                if (executed >= o_.max_executions)
-                    break;
-                results.push_back(explore_task(t, o_.max_executions - executed));
-                executed += results.back().runs;
-                if (results.back().uncontrolled)
-                    break;
+            // One task after the other in canonical order: each the next to merge, with exactly
+            // the budget left.
+            while (TaskTree::Node* n = tree.take()) {
+                TaskResult r = explore_task(n->task, o_.max_executions - report_.executions);
+                for (TaskRoot& c : r.children)
+                    tree.hand_on(*n, std::move(c));
+                r.children.clear();
+                tree.done(*n, std::move(r), [&](TaskTree::Node& c) { return commit(*c.result); });
             }
         }
-        return merge(results, tasks.size());
+        return report(tree);
     }
 
     std::uint64_t distinct_classes() const { return classes_.size(); }
@@ -458,6 +526,9 @@ private:
                         return; // left: nothing here is the run thread's any more
                     finish(ctl, *st, &r, false);
                     count();
+                    if (divided_ && o_.task_budget && r.ended_at_last &&
+                        r.runs % o_.task_budget == 0 && !ctl.uncontrolled())
+                        hand_off(*strategy, root, r);
                     more = !ctl.uncontrolled() && strategy->next_run();
                 }
             } catch (...) {
@@ -475,6 +546,18 @@ private:
         r.exhausted = !more && !r.uncontrolled;
         r.pruned = strategy->pruned();
         return r;
+    }
+
+    // Another budget of runs is spent: the strategy's alternatives at its shallowest node become
+    // the task's children (engine/task_tree.hpp), numbered on from those handed on before.
+    static void hand_off(Strategy& strategy, const TaskRoot& root, TaskResult& r) {
+        std::vector<TaskRoot> children;
+        strategy.hand_off(children);
+        for (TaskRoot& c : children) {
+            c.path = root.path;
+            c.path.push_back(static_cast<std::uint32_t>(r.children.size()));
+            r.children.push_back(std::move(c));
+        }
     }
 
     // The controller of the exploration's probes and tasks, one after the other, so that the OS
@@ -502,12 +585,14 @@ private:
         return false;
     }
 
-    // `jobs` processes forked from this one explore the tasks, each taking the next one when it
-    // is done with its last; every task with the whole budget (the merge cuts them). A worker whose
+    // `jobs` processes forked from this one explore the tasks, each taking the first one in
+    // canonical order when it is done with its last, with the whole budget (the merge cuts them);
+    // the children a task hands on come back with its result and join the tree. A worker whose
     // task was uncontrolled ends after its result (its stuck threads with it); the tasks after
-    // that one are not needed, and workers on them are stopped.
-    std::vector<TaskResult> in_workers(const std::vector<TaskRoot>& tasks) {
-        const std::size_t n = std::min<std::size_t>(o_.jobs, tasks.size());
+    // that one are not needed: workers on them are stopped, and none is given out. Once the merge
+    // is done (a bound, or every task), the workers are stopped.
+    void in_workers(TaskTree& tree) {
+        const std::size_t n = o_.jobs;
         std::vector<int> cpus;
 #if defined(__linux__)
         cpu_set_t allowed;
@@ -519,10 +604,11 @@ private:
         struct Worker {
             pid_t pid = -1;
             int to = -1, from = -1;
-            std::optional<std::size_t> task;
+            TaskTree::Node* task = nullptr;
         };
         std::vector<Worker> workers(n);
-        const auto end_worker = [](Worker& w) {
+        std::size_t busy_workers = 0;
+        const auto end_worker = [&](Worker& w) {
             if (w.to >= 0)
                 ::close(w.to);
             if (w.from >= 0)
@@ -531,6 +617,8 @@ private:
                 ::kill(w.pid, SIGKILL);
                 ::waitpid(w.pid, nullptr, 0);
             }
+            if (w.task)
+                --busy_workers;
             w = Worker{};
         };
         const auto stop_all = [&] {
@@ -539,14 +627,11 @@ private:
         };
         const auto spawn = [&](std::size_t k) {
             int down[2], up[2];
-            if (::pipe(down) != 0) {
-                stop_all();
+            if (::pipe(down) != 0)
                 throw std::runtime_error("sfg::explore: no pipe for a worker process");
-            }
             if (::pipe(up) != 0) {
                 ::close(down[0]);
                 ::close(down[1]);
-                stop_all();
                 throw std::runtime_error("sfg::explore: no pipe for a worker process");
             }
             const pid_t pid = ::fork();
@@ -559,48 +644,41 @@ private:
                     if (w.from >= 0)
                         ::close(w.from);
                 }
-                work(down[0], up[1], tasks, cpus.empty() ? -1 : cpus[k % cpus.size()]);
+                work(down[0], up[1], cpus.empty() ? -1 : cpus[k % cpus.size()]);
             }
             ::close(down[0]);
             ::close(up[1]);
-            workers[k] = {pid, down[1], up[0], std::nullopt};
             if (pid < 0) {
-                stop_all();
+                ::close(down[1]);
+                ::close(up[0]);
                 throw std::runtime_error("sfg::explore: fork failed");
             }
+            workers[k] = {pid, down[1], up[0], nullptr};
         };
-        std::vector<std::optional<TaskResult>> results(tasks.size());
-        // The shallowest tasks, the largest subtrees, go first, so that the last ones to finish
-        // are small (the merge keeps the tasks' own order).
-        std::vector<std::size_t> order(tasks.size());
-        for (std::size_t i = 0; i < order.size(); ++i)
-            order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return tasks[a].prefix.size() < tasks[b].prefix.size();
-        });
-        std::size_t next = 0, busy_workers = 0;
-        std::size_t needed = tasks.size(); // the tasks before this one: after an uncontrolled one
-        const auto skip = [&] {
-            while (next < tasks.size() && order[next] >= needed)
-                ++next;
-        };
+        // The path of the first uncontrolled task: the tasks after it are not needed.
+        std::optional<std::vector<std::uint32_t>> cut;
         const auto give = [&](Worker& w) {
-            skip();
-            const std::uint64_t task = next < tasks.size() ? order[next++] : ~std::uint64_t{0};
-            write_all(w.to, &task, sizeof task);
-            if (task != ~std::uint64_t{0}) {
-                w.task = task;
-                ++busy_workers;
-            } else {
-                w.task.reset();
-            }
+            TaskTree::Node* t = tree.take(cut ? &*cut : nullptr);
+            if (!t)
+                return;
+            const std::string message = encode(t->task);
+            const std::uint64_t size = message.size();
+            write_all(w.to, &size, sizeof size);
+            write_all(w.to, message.data(), message.size());
+            w.task = t;
+            ++busy_workers;
         };
         try {
-            for (std::size_t k = 0; k < n; ++k)
-                spawn(k);
-            for (Worker& w : workers)
-                give(w);
-            while (busy_workers > 0) {
+            while (!tree.finished()) {
+                for (std::size_t k = 0; k < n; ++k) {
+                    if (workers[k].task || !tree.any_pending())
+                        continue;
+                    if (workers[k].pid < 0)
+                        spawn(k);
+                    give(workers[k]);
+                }
+                if (busy_workers == 0) // nothing running, nothing to give: not expected
+                    throw std::logic_error("sfg::explore: the task tree stalled");
                 std::vector<pollfd> fds;
                 for (const Worker& w : workers)
                     fds.push_back({w.task ? w.from : -1, POLLIN, 0});
@@ -609,7 +687,7 @@ private:
                         continue;
                     throw std::runtime_error("sfg::explore: poll failed");
                 }
-                for (std::size_t k = 0; k < n; ++k) {
+                for (std::size_t k = 0; k < n && !tree.finished(); ++k) {
                     Worker& w = workers[k];
                     if (!w.task || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
                         continue;
@@ -622,69 +700,69 @@ private:
                         throw std::runtime_error("sfg::explore: a worker's pipe broke");
                     if (size >> 63) // the worker's task threw
                         throw std::runtime_error(payload);
-                    const std::size_t task = *w.task;
-                    results[task] = decode(payload);
+                    TaskResult r = decode(payload);
+                    TaskTree::Node& t = *w.task;
+                    w.task = nullptr;
                     --busy_workers;
-                    w.task.reset();
-                    if (!results[task]->uncontrolled) {
-                        give(w);
-                        continue;
+                    if (r.uncontrolled) {
+                        end_worker(w); // it ends after this result
+                        if (!cut || t.task.path < *cut)
+                            cut = t.task.path;
+                        for (Worker& o : workers)
+                            if (o.task && !(o.task->task.path < *cut)) // not needed
+                                end_worker(o);
                     }
-                    end_worker(w); // it ends after this result
-                    needed = std::min(needed, task + 1);
-                    for (Worker& o : workers)
-                        if (o.task && *o.task >= needed) { // its result is not needed
-                            end_worker(o);
-                            --busy_workers;
-                        }
+                    for (TaskRoot& c : r.children)
+                        tree.hand_on(t, std::move(c));
+                    r.children.clear();
+                    tree.done(t, std::move(r),
+                              [&](TaskTree::Node& c) { return commit(*c.result); });
                 }
-                skip();
-                for (std::size_t k = 0; k < n && next < tasks.size(); ++k)
-                    if (workers[k].pid < 0) { // a fresh worker for a task still needed
-                        spawn(k);
-                        give(workers[k]);
-                    }
             }
         } catch (...) {
             stop_all();
             throw;
         }
+        // Done: the idle workers are told so, the busy ones are not needed.
         for (Worker& w : workers) {
             if (w.pid < 0)
                 continue;
+            if (w.task) {
+                end_worker(w);
+                continue;
+            }
+            const std::uint64_t none = ~std::uint64_t{0};
+            write_all(w.to, &none, sizeof none);
             ::close(w.to);
             ::close(w.from);
             ::waitpid(w.pid, nullptr, 0);
         }
-        std::vector<TaskResult> out;
-        for (std::optional<TaskResult>& r : results) {
-            if (!r) // after an uncontrolled task: not needed
-                break;
-            out.push_back(std::move(*r));
-        }
-        return out;
     }
 
-    [[noreturn]] void work(int in, int out, const std::vector<TaskRoot>& tasks, int cpu) {
+    [[noreturn]] void work(int in, int out, int cpu) {
         pin(cpu);                    // the controller runs its runs on the CPU it starts on
         (void)run_thread_.release(); // the parent's: its thread is not in this process
         (void)controller_.release(); // nor are the parent's controller's threads
         std::signal(SIGPIPE, SIG_IGN);
         try {
-            for (std::uint64_t task = 0; read_all(in, &task, sizeof task) && task < tasks.size();) {
+            for (std::uint64_t size = 0;
+                 read_all(in, &size, sizeof size) && size != ~std::uint64_t{0};) {
+                std::string message(size, '\0');
+                if (!read_all(in, message.data(), message.size()))
+                    break;
                 std::string payload, error;
                 bool stuck = false;
                 try {
-                    const TaskResult r = explore_task(tasks[task], o_.max_executions);
+                    const TaskResult r = explore_task(decode_root(message), o_.max_executions);
                     stuck = r.uncontrolled;
                     payload = encode(r);
                 } catch (const std::exception& e) {
                     error = e.what();
                 }
                 const std::string& body = error.empty() ? payload : error;
-                const std::uint64_t size =
+                const std::uint64_t reply =
                     body.size() | (error.empty() ? 0 : std::uint64_t{1} << 63);
-                write_all(out, &size, sizeof size);
+                write_all(out, &reply, sizeof reply);
                 write_all(out, body.data(), body.size());
                 if (stuck) // a thread of this process may be stuck for good: the process goes
                     break;
@@ -695,55 +773,57 @@ private:
         ::_exit(0);
     }
 
-    // The tasks' results in their order, cut where one process exploring them in turn would
-    // have stopped (max_executions, a task cut short, an uncontrolled run).
-    explore_report merge(std::vector<TaskResult>& results, std::size_t tasks) {
-        explore_report report;
-        std::map<Key, Kept> kept;
-        bool stopped = false, pruned = false, uncontrolled = false;
-        for (std::size_t i = 0; i < tasks; ++i) {
-            const std::uint64_t left = o_.max_executions - report.executions;
-            if (left == 0 || i >= results.size()) { // not explored: the budget was spent
-                stopped = true;
-                break;
-            }
-            TaskResult& t = results[i];
-            const std::uint64_t r = std::min(t.runs, left);
-            for (auto& [key, records] : t.records) {
-                Record* best = nullptr;
-                for (Record& rec : records)
-                    if (rec.run < r)
-                        best = &rec;
-                if (!best)
-                    continue;
-                auto [it, fresh] = kept.try_emplace(key);
-                if (fresh || best->steps < it->second.steps)
-                    it->second = {std::move(best->f), best->steps};
-            }
-            classes_.insert(t.classes.begin(), t.classes.begin() + static_cast<std::ptrdiff_t>(r));
-            report.executions += r;
-            pruned = pruned || t.pruned;
-            if (t.uncontrolled && r == t.runs) {
-                uncontrolled = true;
-                break;
-            }
-            if (r < t.runs || !t.exhausted || (r == left && !t.ended_at_last)) {
-                stopped = true;
-                break;
-            }
+    // Merges one task's result, in canonical order, cut where one process exploring the tasks in
+    // turn would have stopped; false there (max_executions, a task cut short, an uncontrolled
+    // run).
+    bool commit(TaskResult& t) {
+        const std::uint64_t left = o_.max_executions - report_.executions;
+        if (left == 0) { // not explored: the budget was spent
+            stopped_ = true;
+            return false;
         }
+        const std::uint64_t r = std::min(t.runs, left);
+        for (auto& [key, records] : t.records) {
+            Record* best = nullptr;
+            for (Record& rec : records)
+                if (rec.run < r)
+                    best = &rec;
+            if (!best)
+                continue;
+            auto [it, fresh] = kept_.try_emplace(key);
+            if (fresh || best->steps < it->second.steps)
+                it->second = {std::move(best->f), best->steps};
+        }
+        classes_.insert(t.classes.begin(), t.classes.begin() + static_cast<std::ptrdiff_t>(r));
+        report_.executions += r;
+        pruned_ = pruned_ || t.pruned;
+        if (t.uncontrolled && r == t.runs) {
+            uncontrolled_ = true;
+            return false;
+        }
+        if (r < t.runs || !t.exhausted || (r == left && !t.ended_at_last)) {
+            stopped_ = true;
+            return false;
+        }
+        return true;
+    }
+
+    // The report of what was merged.
+    explore_report report(const TaskTree& tree) {
+        explore_report out = std::move(report_);
         const bool sampled =
             !o_.replay.empty() || o_.mode == explore_mode::random || o_.mode == explore_mode::pct;
         bool hit_bound = false;
-        for (auto& [key, k] : kept) {
+        for (auto& [key, k] : kept_) {
             hit_bound = hit_bound || std::get<0>(key) == "bound";
-            report.findings.push_back(std::move(k.f));
+            out.findings.push_back(std::move(k.f));
         }
         // Naive: every run counts (as `sfgc check` counts them); dpor delivers one run a class.
-        report.classes = o_.mode == explore_mode::naive || o_.max_preemptions ? report.executions
-                                                                              : classes_.size();
-        report.complete = !sampled && !stopped && !pruned && !hit_bound && !uncontrolled;
-        return report;
+        out.classes =
+            o_.mode == explore_mode::naive || o_.max_preemptions ? out.executions : classes_.size();
+        out.complete =
+            !sampled && !tree.stopped() && !stopped_ && !pruned_ && !hit_bound && !uncontrolled_;
+        return out;
     }
 
     // What a run leaves to the exploring thread, shared with the run thread, which outlives the
@@ -850,7 +930,12 @@ private:
     // Shared with the run threads: a run left to a stuck thread keeps it.
     std::shared_ptr<const std::function<void()>> body_;
     explore_options o_;
-    bool stuck_ = false; // a probe run was uncontrolled
+    bool stuck_ = false;   // a probe run was uncontrolled
+    bool divided_ = false; // the search is divided into tasks (dpor and naive, unbounded)
+    // What commit() merged so far.
+    explore_report report_;
+    std::map<Key, Kept> kept_;
+    bool stopped_ = false, pruned_ = false, uncontrolled_ = false;
     std::unique_ptr<RunThread> run_thread_;
     ControllerPtr controller_; // see controller()
     std::vector<OwnFinding> main_findings_;

@@ -76,6 +76,29 @@ public:
 
     bool pruned() const override { return pruned_; }
 
+    // The choices left at the shallowest level that has any, each a child task's root.
+    void hand_off(std::vector<TaskRoot>& out) override {
+        if (bound_) // a bounded search is one task: its preemptions are not in a root
+            return;
+        for (std::size_t level = 0; level < stack_.size(); ++level) {
+            Level& l = stack_[level];
+            if (l.index + 1 >= l.options.size())
+                continue;
+            TaskRoot c;
+            c.prefix = root_.prefix;
+            for (std::size_t i = 0; i < level; ++i)
+                c.prefix.push_back(stack_[i].options[stack_[i].index]);
+            const std::size_t known = std::min(keys_.size(), c.prefix.size());
+            c.keys.assign(keys_.begin(), keys_.begin() + static_cast<std::ptrdiff_t>(known));
+            for (std::size_t j = l.index + 1; j < l.options.size(); ++j) {
+                out.push_back(c);
+                out.back().prefix.push_back(l.options[j]);
+            }
+            l.options.resize(l.index + 1);
+            return;
+        }
+    }
+
 private:
     struct Level {
         std::vector<std::uint32_t> enabled, options;

@@ -41,6 +41,8 @@ struct Decision {
     const Model* model = nullptr;
 };
 
+struct TaskRoot;
+
 class Strategy {
 public:
     virtual ~Strategy() = default;
@@ -67,12 +69,18 @@ public:
     virtual bool next_run() = 0;
     // Whether the preemption bound left some schedule out.
     virtual bool pruned() const { return false; }
+    // After a run has ended and before next_run(): the alternatives left at the shallowest node
+    // of its stack that has any become the roots of child tasks (docs/explore.md, "More than one
+    // process"; sfg/runtime/engine/task_tree.hpp), which this search explores no more. Their
+    // paths are the caller's to set. Dpor and naive without a preemption bound; none otherwise.
+    virtual void hand_off(std::vector<TaskRoot>&) {}
 };
 
 // A subtree of the search (docs/explore.md, "More than one process"): the threads of the steps
 // that reach its root from the start, and dpor's sleep set there (by thread). The root of the
 // whole search has neither.
 struct TaskRoot {
+    std::vector<std::uint32_t> path; // its place in the task tree (engine/task_tree.hpp)
     std::vector<std::uint32_t> prefix;
     std::vector<std::uint8_t> sleep;
     std::vector<StepKey> keys; // the prefix's steps as the probe that found the root took them

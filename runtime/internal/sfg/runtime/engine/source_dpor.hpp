@@ -127,6 +127,37 @@ public:
         return out;
     }
 
+    // A budget of executions is spent (task_tree.hpp): the alternatives left at the shallowest
+    // started node that has any — every enabled thread awake there (`enabled(node, out)` lists
+    // them, ascending) — are handed on as tasks, `visit(depth, thread, sleep)` in thread order,
+    // each with the sleep set it would have had had they been explored in that order after the
+    // ones explored. They then sleep there, so this search explores them no more, and a race
+    // reversed at this node or above later is covered (every enabled thread there is explored or
+    // asleep). The nodes below stay this search's. More branches than Algorithm 1 would take, so
+    // some may end sleep-set blocked; never a class explored twice or missed.
+    template <class Enabled, class Visit>
+    void hand_off(Enabled&& enabled, Visit&& visit) {
+        std::vector<std::uint32_t> ready;
+        Step step;
+        for (std::size_t d = 0; d < frames_.size(); ++d) {
+            Frame& f = frames_[d];
+            if (!f.started)
+                return;
+            enabled(f.node, ready);
+            bool any = false;
+            for (std::uint32_t q : ready) {
+                if (at(f.sleep, q) || !sys_.next(f.node, q, step))
+                    continue;
+                any = true;
+                std::vector<std::uint8_t> sleep = sleep_after(f, q, step);
+                set(f.sleep, q, std::uint8_t{1});
+                visit(d, q, std::move(sleep));
+            }
+            if (any)
+                return;
+        }
+    }
+
     // Algorithm 1, lines 6-13: p's step `step` is taken at the deepest node: its races are
     // reversed, p sleeps there from now on, and a node below is pushed with the sleeping threads
     // whose steps are independent of it. The driver fills the new node (frames().back().node).
