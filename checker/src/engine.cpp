@@ -341,23 +341,13 @@ std::vector<Task> top_tasks(const Exploration& x) {
 std::vector<Task> shard_tasks(std::vector<Task> top, std::uint32_t k, std::uint32_t n) {
     if (n <= 1)
         return top;
-    std::vector<std::size_t> order(top.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return top[a].estimate > top[b].estimate;
-    });
-    std::vector<std::uint64_t> load(n, 0);
-    std::vector<std::uint8_t> mine(top.size(), 0);
-    for (std::size_t i : order) {
-        const std::size_t s =
-            static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-        load[s] = saturating_add(load[s], saturating_add(top[i].estimate, 1)); // 0s spread too
-        mine[i] = s + 1 == k;
-    }
+    std::vector<std::uint64_t> estimates;
+    for (const Task& t : top)
+        estimates.push_back(t.estimate);
+    const std::vector<std::uint32_t> part = engine::deal_to_parts(estimates, n);
     std::vector<Task> out;
     for (std::size_t i = 0; i < top.size(); ++i)
-        if (mine[i])
+        if (part[i] == k)
             out.push_back(std::move(top[i]));
     return out;
 }

@@ -321,3 +321,49 @@ TEST_CASE("explore: jobs 1, 2 and 3 give the same report" * volume) {
     CHECK(divided >= 10);
     CHECK(with_findings >= 4);
 }
+
+// Parts of one search for machines of their own (docs/explore.md, "More than one machine"): the
+// top tasks dealt to the parts, each exploring its tasks' whole subtrees, so the parts' executions
+// and classes add up to the whole search's, their findings' keys make up its keys, and each part
+// is complete when the whole is.
+TEST_CASE("explore: the parts of a sharded search add up to the whole" * volume) {
+    int divided = 0;
+    for (std::uint64_t seed = 21; seed <= 30; ++seed) {
+        const Body b = random_body(seed);
+        for (const sfg::explore_mode mode : {sfg::explore_mode::dpor, sfg::explore_mode::naive}) {
+            sfg::explore_options o;
+            o.mode = mode;
+            o.task_budget = 4;
+            std::uint64_t whole_classes = 0;
+            const sfg::explore_report whole =
+                sfg::explore_detail::explore_counting(nullptr, body_of(b), o, whole_classes);
+            INFO("seed " << seed << "\n" << whole.to_string());
+            REQUIRE(whole.complete);
+            for (const unsigned n : {2u, 3u}) {
+                std::uint64_t executions = 0, classes = 0, busy = 0;
+                std::set<std::tuple<std::string, std::string, std::string>> found;
+                for (unsigned k = 1; k <= n; ++k) {
+                    o.shard = k;
+                    o.shards = n;
+                    std::uint64_t part_classes = 0;
+                    const sfg::explore_report part =
+                        sfg::explore_detail::explore_counting(nullptr, body_of(b), o, part_classes);
+                    INFO("part " << k << " of " << n << "\n" << part.to_string());
+                    CHECK(part.complete);
+                    executions += part.executions;
+                    classes += part_classes;
+                    busy += part.executions > 0;
+                    const auto part_keys = keys(part);
+                    found.insert(part_keys.begin(), part_keys.end());
+                }
+                o.shard = o.shards = 1;
+                CHECK(executions == whole.executions);
+                if (mode == sfg::explore_mode::dpor) // a class in one part only
+                    CHECK(classes == whole_classes);
+                CHECK(found == keys(whole));
+                divided += busy > 1;
+            }
+        }
+    }
+    CHECK(divided >= 20);
+}

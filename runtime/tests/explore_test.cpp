@@ -477,7 +477,8 @@ TEST_CASE("explore: SFG_EXPLORE overrides the options; bad values are refused") 
     const sfg::explore_report bounded = sfg::explore(lost_update);
     ::unsetenv("SFG_EXPLORE");
     CHECK(!bounded.complete);
-    for (const char* bad : {"mode=fast", "max_steps=ten", "colour=red", "seed"}) {
+    for (const char* bad : {"mode=fast", "max_steps=ten", "colour=red", "seed", "shard=2",
+                            "shard=0/2", "shard=3/2", "shard=1/0", "shard=a/b"}) {
         ::setenv("SFG_EXPLORE", bad, 1);
         CHECK_THROWS_AS(sfg::explore(lost_update), std::invalid_argument);
     }

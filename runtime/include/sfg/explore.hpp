@@ -44,6 +44,9 @@ struct explore_options {
     // dpor, naive: every this many runs a task hands the rest of its search's top on as tasks
     // (0: never); the report depends on it, not on `jobs`.
     std::uint64_t task_budget = 64;
+    // Part `shard` of `shards` (1-based; docs/explore.md, "More than one machine"): only that
+    // part's share of the search, whose reports add up to the whole one's.
+    unsigned shard = 1, shards = 1;
     std::string replay; // non-empty (or env SFG_REPLAY): run that one schedule
     // A thread that runs this long without reaching an sfg operation while the others wait is
     // "uncontrolled", and the exploration stops (0: never looked at).

@@ -62,6 +62,15 @@ explore_mode parse_mode(const std::string& v) {
                                 "' is none of dpor, naive, random, pct");
 }
 
+// shard=K/N: part K of N.
+void parse_shard(const std::string& v, explore_options& o) {
+    const std::size_t slash = v.find('/');
+    if (slash == std::string::npos)
+        throw std::invalid_argument("SFG_EXPLORE: shard='" + v + "' is not K/N");
+    o.shard = static_cast<unsigned>(parse_number("shard", v.substr(0, slash)));
+    o.shards = static_cast<unsigned>(parse_number("shard", v.substr(slash + 1)));
+}
+
 // SFG_EXPLORE overrides the options a test gives, as SFG_OPTIONS does a session's; SFG_REPLAY
 // sets the schedule to replay.
 void apply_environment(explore_options& o) {
@@ -83,6 +92,8 @@ void apply_environment(explore_options& o) {
                 o.jobs = static_cast<unsigned>(parse_number(key, value));
             else if (key == "task_budget")
                 o.task_budget = parse_number(key, value);
+            else if (key == "shard")
+                parse_shard(value, o);
             else if (key == "analyses")
                 o.analyses = value;
             else if (key == "uncontrolled_after_ms")
@@ -91,7 +102,7 @@ void apply_environment(explore_options& o) {
                 throw std::invalid_argument("SFG_EXPLORE: unknown option '" + key +
                                             "' (known: mode, max_executions, max_steps, "
                                             "max_preemptions, seed, pct_depth, jobs, task_budget, "
-                                            "analyses, uncontrolled_after_ms)");
+                                            "shard, analyses, uncontrolled_after_ms)");
         });
     if (const char* env = std::getenv("SFG_REPLAY"); env && *env)
         o.replay = env;
@@ -405,9 +416,18 @@ public:
         // Bounded searches, replays and the sampling modes are one task.
         divided_ = o_.replay.empty() && !o_.max_preemptions &&
                    (o_.mode == explore_mode::dpor || o_.mode == explore_mode::naive);
-        std::vector<TaskRoot> top = divided_ ? split() : std::vector<TaskRoot>{TaskRoot{}};
+        std::vector<std::uint64_t> weights{std::uint64_t{1} << 62};
+        std::vector<TaskRoot> top = divided_ ? split(weights) : std::vector<TaskRoot>{TaskRoot{}};
         for (std::uint32_t i = 0; i < top.size(); ++i)
             top[i].path = {i};
+        if (o_.shards > 1) { // this part's top tasks (an undivided search: all in part 1)
+            const std::vector<std::uint32_t> part = engine::deal_to_parts(weights, o_.shards);
+            std::vector<TaskRoot> mine;
+            for (std::size_t i = 0; i < top.size(); ++i)
+                if (part[i] == o_.shard)
+                    mine.push_back(std::move(top[i]));
+            top = std::move(mine);
+        }
         TaskTree tree(std::move(top));
         // After an uncontrolled probe, stuck threads of this process may hold locks a fork copies.
         if (can_fork && o_.jobs > 1 && divided_ && !stuck_) {
@@ -440,7 +460,9 @@ private:
 
     // The tasks, level by level: each task not yet a leaf is replaced by the children of its
     // first node with a choice (one probe run finds it), until there are split_target of them.
-    std::vector<TaskRoot> split() {
+    // `weights`: each task's share of the search as if every choice split it evenly (what the
+    // parts of `shards` are dealt by).
+    std::vector<TaskRoot> split(std::vector<std::uint64_t>& weights) {
         std::vector<TaskRoot> tasks{TaskRoot{}};
         std::vector<std::uint8_t> leaf{0};
         std::size_t probes = 0;
@@ -448,6 +470,7 @@ private:
             more = false;
             std::vector<TaskRoot> next;
             std::vector<std::uint8_t> next_leaf;
+            std::vector<std::uint64_t> next_weights;
             for (std::size_t i = 0; i < tasks.size(); ++i) {
                 std::optional<SplitNode> node;
                 if (!leaf[i] && next.size() + (tasks.size() - i) < split_target &&
@@ -460,16 +483,19 @@ private:
                 if (!node) {
                     next.push_back(std::move(tasks[i]));
                     next_leaf.push_back(leaf[i]);
+                    next_weights.push_back(weights[i]);
                     continue;
                 }
                 for (TaskRoot& c : node->children) {
                     next.push_back(std::move(c));
                     next_leaf.push_back(0);
+                    next_weights.push_back(weights[i] / node->children.size());
                 }
                 more = true;
             }
             tasks = std::move(next);
             leaf = std::move(next_leaf);
+            weights = std::move(next_weights);
         }
         return tasks;
     }
@@ -949,6 +975,9 @@ explore_report explore_counting(const spec* s, std::function<void()> body, explo
     apply_environment(o);
     if (!body)
         throw std::invalid_argument("sfg::explore: no body");
+    if (o.shards == 0 || o.shard == 0 || o.shard > o.shards)
+        throw std::invalid_argument(fmt::format(
+            "sfg::explore: shard {} of {}: a part is 1 to the number of parts", o.shard, o.shards));
     Exploration x(s, std::move(body), std::move(o));
     explore_report r = x.run();
     distinct_classes = x.distinct_classes();

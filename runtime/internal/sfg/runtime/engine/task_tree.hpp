@@ -11,8 +11,10 @@
 // thread: its user locks it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -127,5 +129,32 @@ private:
     std::vector<std::pair<Node*, std::size_t>> cursor_;
     bool stopped_ = false;
 };
+
+// The top tasks dealt to n parts of a search (for machines of their own: `sfgc check --shard`,
+// explore's `shard`): each task's part, 1..n, by its estimated size `weights[i]`, the largest
+// first to the part with the least so far (ties: the earlier task, the lower part; a task
+// estimated 0 still counts 1).
+inline std::vector<std::uint32_t> deal_to_parts(const std::vector<std::uint64_t>& weights,
+                                                std::uint32_t n) {
+    std::vector<std::uint32_t> part(weights.size(), 1);
+    if (n <= 1)
+        return part;
+    std::vector<std::size_t> order(weights.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+    const auto add = [](std::uint64_t a, std::uint64_t b) {
+        return a + b < a ? std::numeric_limits<std::uint64_t>::max() : a + b;
+    };
+    std::vector<std::uint64_t> load(n, 0);
+    for (std::size_t i : order) {
+        const auto s =
+            static_cast<std::uint32_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        load[s] = add(load[s], add(weights[i], 1));
+        part[i] = s + 1;
+    }
+    return part;
+}
 
 } // namespace sfg::engine
