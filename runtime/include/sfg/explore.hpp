@@ -43,7 +43,7 @@ struct explore_options {
     unsigned jobs = 1; // processes exploring (dpor, naive; docs/explore.md): the same report
     // dpor, naive: every this many runs a task hands the rest of its search's top on as tasks
     // (0: never); the report depends on it, not on `jobs`.
-    std::uint64_t task_budget = 64;
+    std::uint64_t task_budget = 256;
     // Part `shard` of `shards` (1-based; docs/explore.md, "More than one machine"): only that
     // part's share of the search, whose reports add up to the whole one's.
     unsigned shard = 1, shards = 1;
