@@ -154,9 +154,7 @@ bool Controller::run(RunThread& rt, std::function<void()> job) {
     // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex go):
     // a little longer for the run to end (what the job does after it is not stuck), then it is
     // left to its threads.
-    if (job_done_ ||
-        explorer_cv_.wait_for(lk, uncontrolled_after_ / 4 + std::chrono::milliseconds(1),
-                              [&] { return job_done_ || !in_run_; })) {
+    if (job_done_ || explorer_cv_.wait_for(lk, grace(), [&] { return job_done_ || !in_run_; })) {
         explorer_cv_.wait(lk, [&] { return job_done_; });
         return true;
     }
@@ -172,17 +170,24 @@ bool Controller::run(RunThread& rt, std::function<void()> job) {
 
 // A thread that holds the baton and reaches no sfg operation for uncontrolled_after_ (blocked on
 // a std::mutex, sleeping, in I/O) stalls the run: it is reported, and the run given up, which
-// unwinds the waiting threads (what they hold may be what it waits for).
+// unwinds the waiting threads (what they hold may be what it waits for). A run given up whose
+// threads have not all ended a grace period later (an unwinding blocked outside sfg) is
+// uncontrolled too (docs/explore.md, "What it refuses").
 void Controller::watch() {
     std::unique_lock lk(mu_);
     std::uint64_t seen = progress_;
     auto since = std::chrono::steady_clock::now();
     while (!stopping_) {
-        watch_cv_.wait_for(lk, uncontrolled_after_ / 4 + std::chrono::milliseconds(1));
+        watch_cv_.wait_for(lk, grace());
         const auto now = std::chrono::steady_clock::now();
-        if (progress_ != seen || !in_run_ || abandon_) {
+        if (progress_ != seen || !in_run_ || uncontrolled_) {
             seen = progress_;
             since = now;
+            continue;
+        }
+        if (abandon_) {
+            if (now - since >= grace())
+                unwinding_stuck();
             continue;
         }
         if (now - since < uncontrolled_after_)
@@ -206,6 +211,36 @@ void Controller::watch() {
                             "computes for long: the exploration stops",
                             name, uncontrolled_after_.count(), last));
     }
+}
+
+std::chrono::milliseconds Controller::grace() const {
+    return uncontrolled_after_ / 4 + std::chrono::milliseconds(1);
+}
+
+// Under mu_: the run was given up, and a thread of it has not ended since: not one waiting for
+// others to end (a join, the body's end), which are named only when none else is left.
+void Controller::unwinding_stuck() {
+    std::string name = "?";
+    for (const bool any : {false, true}) {
+        for (const auto& t : threads_)
+            if (t->status != Status::ended && (any || !t->joining)) {
+                name = t->name;
+                break;
+            }
+        if (name != "?")
+            break;
+    }
+    // The reason it was given up: the last finding (give_up's), none for a blocked run.
+    const std::string why = blocked_ || findings_.empty() ? "" : " (" + findings_.back().kind + ")";
+    uncontrolled_ = true;
+    blocked_ = false; // reported: an execution, as a run cut by the watchdog is
+    findings_.push_back(
+        {"uncontrolled", name,
+         fmt::format("uncontrolled: thread {} did not end within {} ms after the run was given "
+                     "up{}: its unwinding is blocked on something sfg does not control (a "
+                     "std::mutex in a destructor, a sleep, I/O): the exploration stops",
+                     name, grace().count(), why)});
+    explorer_cv_.notify_all();
 }
 
 std::uint32_t Controller::me() const {
@@ -356,8 +391,10 @@ detail::Scheduled Controller::point(const detail::Point& p) {
             return detail::Scheduled::silent;
         throw detail::abandoned_run{};
     };
-    if (abandon_)
+    if (abandon_) {
+        ++progress_; // unwinding: the watchdog waits for the run's end
         return given_up();
+    }
     Thread& th = *threads_[t];
     th.pending = p;
     th.object = object_of(p);
@@ -405,7 +442,7 @@ void Controller::add_thread(std::string name) {
         t->status = Status::fresh;
         t->pending = {}; // next: written by its first point before anything reads it (parked)
         t->object.clear();
-        t->yielded = t->attempt_ok = t->sleeping = t->holds = false;
+        t->yielded = t->attempt_ok = t->sleeping = t->holds = t->joining = false;
         t->reads.clear();
         t->sleeps_on = &t->cv;
     }
@@ -506,11 +543,17 @@ void Controller::await(const detail::GroupImpl& g) {
     if (it == groups_.end())
         return;
     const std::vector<std::uint32_t> ids = it->second;
+    const std::uint32_t t = me();
+    const bool mine = t < threads_.size();
+    if (mine)
+        threads_[t]->joining = true;
     done_cv_.wait(lk, [&] {
         return !in_run_ || std::all_of(ids.begin(), ids.end(), [&](std::uint32_t u) {
             return u >= threads_.size() || threads_[u]->status == Status::ended;
         });
     });
+    if (mine && t < threads_.size())
+        threads_[t]->joining = false;
 }
 
 void Controller::thread_ends(std::exception_ptr error) {

@@ -135,6 +135,7 @@ private:
         bool holds = false;                       // an await's condition, as last peeked
         std::vector<const detail::object*> reads; // the volatiles that peek loaded
         bool sleeping = false; // waiting on *sleeps_on: a hand-off must notify it
+        bool joining = false;  // in await(): waiting for other threads to end
         std::condition_variable cv;
         std::condition_variable* sleeps_on = &cv; // a worker's, until it runs the thread
     };
@@ -171,6 +172,9 @@ private:
     std::uint32_t intern(Namespace space, const std::string& name);
     void event_of(Event& e, std::uint32_t t, const detail::Point& p);
     void watch();
+    // How long a run has to end once it is given up (uncontrolled, or any other reason).
+    std::chrono::milliseconds grace() const;
+    void unwinding_stuck();
     void serve(Worker& w);
 
     Strategy* strategy_;
