@@ -294,21 +294,27 @@ bool Controller::run_ends() {
     return true;
 }
 
-std::uint64_t Controller::object_key(std::uint32_t object) const {
-    std::uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a
-    const auto it = object_names_.find(object);
-    if (it != object_names_.end())
-        for (const unsigned char c : it->second)
-            h = (h ^ c) * 0x100000001b3ULL;
-    return h;
-}
-
 std::uint32_t Controller::intern(Namespace space, const std::string& name) {
     const auto [it, fresh] =
         objects_.try_emplace({space, name}, static_cast<std::uint32_t>(objects_.size()));
-    if (fresh)
-        object_names_[it->second] = name;
+    if (fresh) {
+        object_names_.push_back(name);
+        std::uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a
+        for (const unsigned char c : name)
+            h = (h ^ c) * 0x100000001b3ULL;
+        object_keys_.push_back(h);
+    }
     return it->second;
+}
+
+// A step's objects are mostly those of the steps before: found by address, without the search
+// by name.
+std::uint32_t Controller::intern(Namespace space, const detail::object& o) {
+    Met& m = met_[(reinterpret_cast<std::uintptr_t>(&o) >> 4) % met_.size()];
+    if (m.at == &o && m.space == space && object_names_[m.number] == o.name)
+        return m.number;
+    m = {&o, space, intern(space, o.name)};
+    return m.number;
 }
 
 // The step as the engine sees it (docs/explore.md, "Dependence"): a condition variable's wait is
@@ -328,7 +334,7 @@ void Controller::event_of(Event& e, std::uint32_t t, const detail::Point& p) {
     if (p.yield || p.await) // an await's actions: peek()
         return;
     const auto on = [&](Op op, const detail::object* o) {
-        e.actions.push_back({op, intern(op_info(op).space, o->name)});
+        e.actions.push_back({op, intern(op_info(op).space, *o)});
     };
     switch (p.op) {
     case Op::fork:
@@ -725,7 +731,7 @@ void Controller::peek(Thread& th) {
         if (std::find(vars.begin(), vars.begin() + static_cast<std::ptrdiff_t>(i), vars[i]) !=
             vars.begin() + static_cast<std::ptrdiff_t>(i))
             continue;
-        th.next.actions.push_back({Op::vol_read, intern(Namespace::volatile_, vars[i]->name)});
+        th.next.actions.push_back({Op::vol_read, intern(Namespace::volatile_, *vars[i])});
         th.object += (th.object.empty() ? "" : ",") + vars[i]->name;
     }
 }

@@ -12,6 +12,7 @@
 #include "sfg/explore.hpp"
 #include "sfg/runtime/live/control.hpp"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -100,8 +101,8 @@ public:
     std::span<const Event> events() const { return {events_.data(), steps_}; }
     std::vector<std::uint32_t> schedule() const;
     const std::vector<std::string>& thread_names() const { return names_; }
-    // An object's number in events() as a hash of its name: the same in every controller.
-    std::uint64_t object_key(std::uint32_t object) const;
+    // Each object's number in events() as a hash of its name: the same in every controller.
+    std::span<const std::uint64_t> object_keys() const { return object_keys_; }
     const std::vector<OwnFinding>& findings() const { return findings_; }
     // An assert of sfg::check in the calling thread (a thread of the run).
     void check_failed(const std::string& what, const char* file, std::uint32_t line);
@@ -170,6 +171,7 @@ private:
     std::string describe_wait(std::uint32_t t) const;
     std::string object_of(const detail::Point& p) const;
     std::uint32_t intern(Namespace space, const std::string& name);
+    std::uint32_t intern(Namespace space, const detail::object& o);
     void event_of(Event& e, std::uint32_t t, const detail::Point& p);
     void watch();
     // How long a run has to end once it is given up (uncontrolled, or any other reason).
@@ -216,7 +218,16 @@ private:
     // Objects by namespace and name, numbered in the order the exploration meets them (the same
     // in every run of a deterministic body).
     std::map<std::pair<Namespace, std::string>, std::uint32_t> objects_;
-    std::map<std::uint32_t, std::string> object_names_;
+    std::vector<std::string> object_names_;  // by number
+    std::vector<std::uint64_t> object_keys_; // by number
+    // The objects met last by address, for intern(): checked by kind and name, since a run's
+    // objects may be where an earlier run's were.
+    struct Met {
+        const detail::object* at = nullptr;
+        Namespace space{};
+        std::uint32_t number = 0;
+    };
+    std::array<Met, 64> met_{};
 };
 
 } // namespace sfg::explore_detail
