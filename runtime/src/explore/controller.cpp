@@ -10,6 +10,11 @@
 #include <utility>
 
 #include <sched.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace sfg::explore_detail {
 
@@ -51,6 +56,22 @@ void batch() {
 #endif
 }
 } // namespace
+
+#if defined(__linux__)
+void Wakeup::sleep() {
+    // Returns at once when notify() came first (the word is 1), else when woken or spuriously.
+    syscall(SYS_futex, &word_, FUTEX_WAIT_PRIVATE, 0, nullptr, nullptr, 0);
+}
+
+void Wakeup::notify() {
+    word_.store(1, std::memory_order_release);
+    syscall(SYS_futex, &word_, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+#else
+void Wakeup::notify() {
+    cv_.notify_all();
+}
+#endif
 
 RunThread::RunThread()
     : thread_([this] {
@@ -114,7 +135,7 @@ Controller::~Controller() {
         std::lock_guard lk(mu_); // every run has ended: the workers wait for a job
         for (const auto& w : workers_) {
             w->quit = true;
-            w->cv.notify_one();
+            w->cv.notify();
         }
     }
     for (const auto& w : workers_)
@@ -427,13 +448,13 @@ void Controller::hand(std::uint32_t t) {
 }
 
 // Notified with mu_ let go: woken under it, the thread would find mu_ held and sleep again on it
-// (on one CPU, twice the switches; glibc's condition variables do not requeue). Every cv a thread
-// sleeps on lives as long as the controller (Threads are reused, workers kept), so one woken
-// meanwhile by something else is no harm.
+// (on one CPU, twice the switches). Every Wakeup a thread sleeps on lives as long as the
+// controller (Threads are reused, workers kept), so one woken meanwhile by something else is no
+// harm: it looks again and sleeps again.
 void Controller::wake(std::unique_lock<std::mutex>& lk) {
-    if (std::condition_variable* cv = std::exchange(wake_, nullptr)) {
+    if (Wakeup* cv = std::exchange(wake_, nullptr)) {
         lk.unlock();
-        cv->notify_one();
+        cv->notify();
         lk.lock();
     }
 }
@@ -519,7 +540,7 @@ void Controller::launch(const detail::GroupImpl& g, std::size_t index, std::func
     th.sleeping = true;
     th.sleeps_on = &w->cv;
     if (abandon_)
-        w->cv.notify_one();
+        w->cv.notify();
 }
 
 void Controller::serve(Worker& w) {
@@ -670,7 +691,7 @@ void Controller::decide() {
         blocked_ = true;
         abandon_ = true;
         for (const auto& t : threads_)
-            t->sleeps_on->notify_all();
+            t->sleeps_on->notify();
         done_cv_.notify_all();
         return;
     }
@@ -826,7 +847,7 @@ void Controller::give_up(std::string kind, std::string var, std::string message)
     findings_.push_back({std::move(kind), std::move(var), std::move(message)});
     abandon_ = true;
     for (const auto& t : threads_)
-        t->sleeps_on->notify_all();
+        t->sleeps_on->notify();
     done_cv_.notify_all();
     explorer_cv_.notify_all(); // uncontrolled: the exploring thread stops waiting for the run
 }

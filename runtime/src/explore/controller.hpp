@@ -72,6 +72,38 @@ private:
     std::thread thread_;
 };
 
+// How a thread of a run sleeps until it is handed the baton: on Linux a futex word of its own, so
+// that a hand-off is one futex wake and one futex wait, without a condition variable's own
+// bookkeeping (bench/README.md, "Per execution, third round"); elsewhere a condition variable.
+// Whatever it waits for is guarded by the controller's mutex.
+class Wakeup {
+public:
+    // With `lk` held: returns once `done()` holds, sleeping until notify() meanwhile.
+    template <class Done>
+    void wait(std::unique_lock<std::mutex>& lk, Done done) {
+#if defined(__linux__)
+        while (!done()) {
+            word_.store(0, std::memory_order_relaxed); // before the unlock: a notify() after it
+            lk.unlock();                               // finds 0 and sets 1
+            sleep();
+            lk.lock();
+        }
+#else
+        cv_.wait(lk, done);
+#endif
+    }
+    // Wakes the waiter, if any (after what it waits for was changed under the mutex).
+    void notify();
+
+private:
+#if defined(__linux__)
+    void sleep();
+    std::atomic<std::uint32_t> word_{0};
+#else
+    std::condition_variable cv_;
+#endif
+};
+
 class Controller final : public detail::Control {
 public:
     // `uncontrolled_after`: how long a thread may run without reaching an sfg operation while
@@ -137,13 +169,13 @@ private:
         std::vector<const detail::object*> reads; // the volatiles that peek loaded
         bool sleeping = false; // waiting on *sleeps_on: a hand-off must notify it
         bool joining = false;  // in await(): waiting for other threads to end
-        std::condition_variable cv;
-        std::condition_variable* sleeps_on = &cv; // a worker's, until it runs the thread
+        Wakeup cv;
+        Wakeup* sleeps_on = &cv; // a worker's, until it runs the thread
     };
     // An OS thread of the controller's that runs the threads of its runs, one after the other
     // (launch()), so that a run creates none.
     struct Worker {
-        std::condition_variable cv;
+        Wakeup cv;
         std::function<void()> job; // launched, to run once the baton comes
         bool quit = false;
         std::thread thread;
@@ -185,7 +217,7 @@ private:
     std::condition_variable done_cv_;
     std::vector<std::unique_ptr<Thread>> threads_;
     std::vector<std::unique_ptr<Thread>> spare_; // of earlier runs: their cvs stay valid
-    std::condition_variable* wake_ = nullptr;    // to notify once mu_ is let go (hand())
+    Wakeup* wake_ = nullptr;                     // to notify once mu_ is let go (hand())
     std::vector<std::uint32_t> enabled_;         // decide()'s
     std::vector<const Event*> next_;
     std::vector<std::uint8_t> yielded_;
