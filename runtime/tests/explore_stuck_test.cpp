@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -48,6 +49,17 @@ const sfg::explore_finding* find(const sfg::explore_report& r, const std::string
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Explores `body` in `jobs` processes, promptly: a stuck run is left within seconds.
+sfg::explore_report promptly(const std::function<void()>& body, sfg::explore_mode m,
+                             unsigned jobs) {
+    sfg::explore_options o = quick(m);
+    o.jobs = jobs;
+    const auto start = std::chrono::steady_clock::now();
+    sfg::explore_report r = sfg::explore(body, o);
+    CHECK(seconds_since(start) < 5);
+    return r;
 }
 
 } // namespace
@@ -157,11 +169,7 @@ TEST_CASE("explore stuck: in a worker process (jobs 2 and 3), the same report, p
     };
     sfg::explore_report reports[2];
     for (unsigned jobs : {2u, 3u}) {
-        sfg::explore_options o = quick(sfg::explore_mode::dpor);
-        o.jobs = jobs;
-        const auto start = std::chrono::steady_clock::now();
-        reports[jobs - 2] = sfg::explore(body, o);
-        CHECK(seconds_since(start) < 5);
+        reports[jobs - 2] = promptly(body, sfg::explore_mode::dpor, jobs);
         const sfg::explore_finding* f = find(reports[jobs - 2], "uncontrolled");
         if (in_process) {
             CHECK(f == nullptr);
@@ -208,11 +216,7 @@ TEST_CASE("explore stuck: a deadlock whose unwinding blocks on a std::mutex held
     };
     sfg::explore_report reports[2];
     for (unsigned jobs : {1u, 2u}) {
-        sfg::explore_options o = quick(sfg::explore_mode::naive);
-        o.jobs = jobs;
-        const auto start = std::chrono::steady_clock::now();
-        reports[jobs - 1] = sfg::explore(body, o);
-        CHECK(seconds_since(start) < 5);
+        reports[jobs - 1] = promptly(body, sfg::explore_mode::naive, jobs);
         const sfg::explore_report& r = reports[jobs - 1];
         REQUIRE(find(r, "deadlock") != nullptr);
         const sfg::explore_finding* f = find(r, "uncontrolled");
