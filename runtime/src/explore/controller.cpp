@@ -429,8 +429,7 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     ++progress_;
     th.status = Status::parked; // its first point, if it was fresh, goes on with the decision
     decide();
-    wake(lk);
-    park(lk, t);
+    park(lk, t); // wakes the thread decide() handed the baton to
     if (abandon_)
         return given_up();
     return detail::Scheduled::run;
@@ -479,12 +478,15 @@ void Controller::add_thread(std::string name) {
 
 template <class Ready>
 void Controller::wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Ready ready) {
-    if (abandon_ || ready())
+    if (abandon_ || ready()) {
+        wake(lk);
         return;
+    }
     Thread& th = *threads_[t];
     th.sleeping = true;
     th.sleeps_on = &th.cv;
-    th.cv.wait(lk, [&] { return abandon_ || ready(); });
+    th.cv.wait(
+        lk, [&] { return abandon_ || ready(); }, std::exchange(wake_, nullptr));
     th.sleeping = false;
 }
 

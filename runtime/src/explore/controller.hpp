@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <sched.h>
@@ -78,17 +79,27 @@ private:
 // Whatever it waits for is guarded by the controller's mutex.
 class Wakeup {
 public:
-    // With `lk` held: returns once `done()` holds, sleeping until notify() meanwhile.
+    // With `lk` held: returns once `done()` holds, sleeping until notify() meanwhile. `first`
+    // (the thread handed the baton) is notified once the mutex is let go, before the sleep: one
+    // unlock for both.
     template <class Done>
-    void wait(std::unique_lock<std::mutex>& lk, Done done) {
+    void wait(std::unique_lock<std::mutex>& lk, Done done, Wakeup* first = nullptr) {
 #if defined(__linux__)
         while (!done()) {
             word_.store(0, std::memory_order_relaxed); // before the unlock: a notify() after it
             lk.unlock();                               // finds 0 and sets 1
+            if (first)
+                std::exchange(first, nullptr)->notify();
             sleep();
             lk.lock();
         }
-#else
+#endif
+        if (first) {
+            lk.unlock();
+            first->notify();
+            lk.lock();
+        }
+#if !defined(__linux__)
         cv_.wait(lk, done);
 #endif
     }
@@ -183,9 +194,9 @@ private:
 
     std::uint32_t me() const;
     void park(std::unique_lock<std::mutex>& lk, std::uint32_t t);
-    // The baton to t (a futex wake only when t sleeps, by wake() once mu_ is let go); t's wait
-    // for it, until `ready` holds or the run is given up. No spinning: on a loaded machine it
-    // takes the core from the thread that is to run.
+    // The baton to t (a futex wake only when t sleeps, by wake() or wait_turn() once mu_ is let
+    // go); t's wait for it, until `ready` holds or the run is given up. No spinning: on a loaded
+    // machine it takes the core from the thread that is to run.
     void hand(std::uint32_t t);
     void wake(std::unique_lock<std::mutex>& lk);
     void add_thread(std::string name); // a fresh one, or a spare one reset
