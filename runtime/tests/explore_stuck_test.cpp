@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -48,6 +49,17 @@ const sfg::explore_finding* find(const sfg::explore_report& r, const std::string
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Explores `body` in `jobs` processes, promptly: a stuck run is left within seconds.
+sfg::explore_report promptly(const std::function<void()>& body, sfg::explore_mode m,
+                             unsigned jobs) {
+    sfg::explore_options o = quick(m);
+    o.jobs = jobs;
+    const auto start = std::chrono::steady_clock::now();
+    sfg::explore_report r = sfg::explore(body, o);
+    CHECK(seconds_since(start) < 5);
+    return r;
 }
 
 } // namespace
@@ -157,11 +169,7 @@ TEST_CASE("explore stuck: in a worker process (jobs 2 and 3), the same report, p
     };
     sfg::explore_report reports[2];
     for (unsigned jobs : {2u, 3u}) {
-        sfg::explore_options o = quick(sfg::explore_mode::dpor);
-        o.jobs = jobs;
-        const auto start = std::chrono::steady_clock::now();
-        reports[jobs - 2] = sfg::explore(body, o);
-        CHECK(seconds_since(start) < 5);
+        reports[jobs - 2] = promptly(body, sfg::explore_mode::dpor, jobs);
         const sfg::explore_finding* f = find(reports[jobs - 2], "uncontrolled");
         if (in_process) {
             CHECK(f == nullptr);
@@ -181,4 +189,42 @@ TEST_CASE("explore stuck: in a worker process (jobs 2 and 3), the same report, p
     REQUIRE(reports[0].findings.size() == reports[1].findings.size());
     for (std::size_t i = 0; i < reports[0].findings.size(); ++i)
         CHECK(reports[0].findings[i].schedule == reports[1].findings[i].schedule);
+}
+
+TEST_CASE("explore stuck: a deadlock whose unwinding blocks on a std::mutex held for good") {
+    // Held by this thread for good (and so in a worker process, a fork of this one): a destructor
+    // of t that takes it while t unwinds from the deadlock blocks for good.
+    static auto* outside = new std::mutex;
+    outside->lock();
+    const auto body = [] {
+        sfg::mutex a("a"), b("b");
+        sfg::thread t("t", [&] {
+            struct Unwinding {
+                ~Unwinding() {
+                    if (std::uncaught_exceptions() > 0)
+                        const std::lock_guard g(*outside);
+                }
+            } const u;
+            std::lock_guard g(a);
+            std::lock_guard h(b);
+        });
+        {
+            std::lock_guard g(b);
+            std::lock_guard h(a);
+        }
+        t.join();
+    };
+    sfg::explore_report reports[2];
+    for (unsigned jobs : {1u, 2u}) {
+        reports[jobs - 1] = promptly(body, sfg::explore_mode::naive, jobs);
+        const sfg::explore_report& r = reports[jobs - 1];
+        REQUIRE(find(r, "deadlock") != nullptr);
+        const sfg::explore_finding* f = find(r, "uncontrolled");
+        REQUIRE(f != nullptr);
+        CHECK(f->var == "t"); // not main, which waits to join it
+        CHECK(f->message.find("thread t did not end within 26 ms after the run was given up "
+                              "(deadlock)") != std::string::npos);
+        CHECK(!r.complete);
+    }
+    CHECK(reports[0].to_string() == reports[1].to_string());
 }

@@ -10,6 +10,11 @@
 #include <utility>
 
 #include <sched.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace sfg::explore_detail {
 
@@ -51,6 +56,22 @@ void batch() {
 #endif
 }
 } // namespace
+
+#if defined(__linux__)
+void Wakeup::sleep() {
+    // Returns at once when notify() came first (the word is 1), else when woken or spuriously.
+    syscall(SYS_futex, &word_, FUTEX_WAIT_PRIVATE, 0, nullptr, nullptr, 0);
+}
+
+void Wakeup::notify() {
+    word_.store(1, std::memory_order_release);
+    syscall(SYS_futex, &word_, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+#else
+void Wakeup::notify() {
+    cv_.notify_all();
+}
+#endif
 
 RunThread::RunThread()
     : thread_([this] {
@@ -114,7 +135,7 @@ Controller::~Controller() {
         std::lock_guard lk(mu_); // every run has ended: the workers wait for a job
         for (const auto& w : workers_) {
             w->quit = true;
-            w->cv.notify_one();
+            w->cv.notify();
         }
     }
     for (const auto& w : workers_)
@@ -154,9 +175,7 @@ bool Controller::run(RunThread& rt, std::function<void()> job) {
     // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex go):
     // a little longer for the run to end (what the job does after it is not stuck), then it is
     // left to its threads.
-    if (job_done_ ||
-        explorer_cv_.wait_for(lk, uncontrolled_after_ / 4 + std::chrono::milliseconds(1),
-                              [&] { return job_done_ || !in_run_; })) {
+    if (job_done_ || explorer_cv_.wait_for(lk, grace(), [&] { return job_done_ || !in_run_; })) {
         explorer_cv_.wait(lk, [&] { return job_done_; });
         return true;
     }
@@ -172,17 +191,24 @@ bool Controller::run(RunThread& rt, std::function<void()> job) {
 
 // A thread that holds the baton and reaches no sfg operation for uncontrolled_after_ (blocked on
 // a std::mutex, sleeping, in I/O) stalls the run: it is reported, and the run given up, which
-// unwinds the waiting threads (what they hold may be what it waits for).
+// unwinds the waiting threads (what they hold may be what it waits for). A run given up whose
+// threads have not all ended a grace period later (an unwinding blocked outside sfg) is
+// uncontrolled too (docs/explore.md, "What it refuses").
 void Controller::watch() {
     std::unique_lock lk(mu_);
     std::uint64_t seen = progress_;
     auto since = std::chrono::steady_clock::now();
     while (!stopping_) {
-        watch_cv_.wait_for(lk, uncontrolled_after_ / 4 + std::chrono::milliseconds(1));
+        watch_cv_.wait_for(lk, grace());
         const auto now = std::chrono::steady_clock::now();
-        if (progress_ != seen || !in_run_ || abandon_) {
+        if (progress_ != seen || !in_run_ || uncontrolled_) {
             seen = progress_;
             since = now;
+            continue;
+        }
+        if (abandon_) {
+            if (now - since >= grace())
+                unwinding_stuck();
             continue;
         }
         if (now - since < uncontrolled_after_)
@@ -206,6 +232,36 @@ void Controller::watch() {
                             "computes for long: the exploration stops",
                             name, uncontrolled_after_.count(), last));
     }
+}
+
+std::chrono::milliseconds Controller::grace() const {
+    return uncontrolled_after_ / 4 + std::chrono::milliseconds(1);
+}
+
+// Under mu_: the run was given up, and a thread of it has not ended since: not one waiting for
+// others to end (a join, the body's end), which are named only when none else is left.
+void Controller::unwinding_stuck() {
+    std::string name = "?";
+    for (const bool any : {false, true}) {
+        for (const auto& t : threads_)
+            if (t->status != Status::ended && (any || !t->joining)) {
+                name = t->name;
+                break;
+            }
+        if (name != "?")
+            break;
+    }
+    // The reason it was given up: the last finding (give_up's), none for a blocked run.
+    const std::string why = blocked_ || findings_.empty() ? "" : " (" + findings_.back().kind + ")";
+    uncontrolled_ = true;
+    blocked_ = false; // reported: an execution, as a run cut by the watchdog is
+    findings_.push_back(
+        {"uncontrolled", name,
+         fmt::format("uncontrolled: thread {} did not end within {} ms after the run was given "
+                     "up{}: its unwinding is blocked on something sfg does not control (a "
+                     "std::mutex in a destructor, a sleep, I/O): the exploration stops",
+                     name, grace().count(), why)});
+    explorer_cv_.notify_all();
 }
 
 std::uint32_t Controller::me() const {
@@ -259,21 +315,27 @@ bool Controller::run_ends() {
     return true;
 }
 
-std::uint64_t Controller::object_key(std::uint32_t object) const {
-    std::uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a
-    const auto it = object_names_.find(object);
-    if (it != object_names_.end())
-        for (const unsigned char c : it->second)
-            h = (h ^ c) * 0x100000001b3ULL;
-    return h;
-}
-
 std::uint32_t Controller::intern(Namespace space, const std::string& name) {
     const auto [it, fresh] =
         objects_.try_emplace({space, name}, static_cast<std::uint32_t>(objects_.size()));
-    if (fresh)
-        object_names_[it->second] = name;
+    if (fresh) {
+        object_names_.push_back(name);
+        std::uint64_t h = 0xcbf29ce484222325ULL; // FNV-1a
+        for (const unsigned char c : name)
+            h = (h ^ c) * 0x100000001b3ULL;
+        object_keys_.push_back(h);
+    }
     return it->second;
+}
+
+// A step's objects are mostly those of the steps before: found by address, without the search
+// by name.
+std::uint32_t Controller::intern(Namespace space, const detail::object& o) {
+    Met& m = met_[(reinterpret_cast<std::uintptr_t>(&o) >> 4) % met_.size()];
+    if (m.at == &o && m.space == space && object_names_[m.number] == o.name)
+        return m.number;
+    m = {&o, space, intern(space, o.name)};
+    return m.number;
 }
 
 // The step as the engine sees it (docs/explore.md, "Dependence"): a condition variable's wait is
@@ -293,7 +355,7 @@ void Controller::event_of(Event& e, std::uint32_t t, const detail::Point& p) {
     if (p.yield || p.await) // an await's actions: peek()
         return;
     const auto on = [&](Op op, const detail::object* o) {
-        e.actions.push_back({op, intern(op_info(op).space, o->name)});
+        e.actions.push_back({op, intern(op_info(op).space, *o)});
     };
     switch (p.op) {
     case Op::fork:
@@ -356,8 +418,10 @@ detail::Scheduled Controller::point(const detail::Point& p) {
             return detail::Scheduled::silent;
         throw detail::abandoned_run{};
     };
-    if (abandon_)
+    if (abandon_) {
+        ++progress_; // unwinding: the watchdog waits for the run's end
         return given_up();
+    }
     Thread& th = *threads_[t];
     th.pending = p;
     th.object = object_of(p);
@@ -365,8 +429,7 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     ++progress_;
     th.status = Status::parked; // its first point, if it was fresh, goes on with the decision
     decide();
-    wake(lk);
-    park(lk, t);
+    park(lk, t); // wakes the thread decide() handed the baton to
     if (abandon_)
         return given_up();
     return detail::Scheduled::run;
@@ -384,13 +447,13 @@ void Controller::hand(std::uint32_t t) {
 }
 
 // Notified with mu_ let go: woken under it, the thread would find mu_ held and sleep again on it
-// (on one CPU, twice the switches; glibc's condition variables do not requeue). Every cv a thread
-// sleeps on lives as long as the controller (Threads are reused, workers kept), so one woken
-// meanwhile by something else is no harm.
+// (on one CPU, twice the switches). Every Wakeup a thread sleeps on lives as long as the
+// controller (Threads are reused, workers kept), so one woken meanwhile by something else is no
+// harm: it looks again and sleeps again.
 void Controller::wake(std::unique_lock<std::mutex>& lk) {
-    if (std::condition_variable* cv = std::exchange(wake_, nullptr)) {
+    if (Wakeup* cv = std::exchange(wake_, nullptr)) {
         lk.unlock();
-        cv->notify_one();
+        cv->notify();
         lk.lock();
     }
 }
@@ -405,7 +468,7 @@ void Controller::add_thread(std::string name) {
         t->status = Status::fresh;
         t->pending = {}; // next: written by its first point before anything reads it (parked)
         t->object.clear();
-        t->yielded = t->attempt_ok = t->sleeping = t->holds = false;
+        t->yielded = t->attempt_ok = t->sleeping = t->holds = t->joining = false;
         t->reads.clear();
         t->sleeps_on = &t->cv;
     }
@@ -415,12 +478,15 @@ void Controller::add_thread(std::string name) {
 
 template <class Ready>
 void Controller::wait_turn(std::unique_lock<std::mutex>& lk, std::uint32_t t, Ready ready) {
-    if (abandon_ || ready())
+    if (abandon_ || ready()) {
+        wake(lk);
         return;
+    }
     Thread& th = *threads_[t];
     th.sleeping = true;
     th.sleeps_on = &th.cv;
-    th.cv.wait(lk, [&] { return abandon_ || ready(); });
+    th.cv.wait(
+        lk, [&] { return abandon_ || ready(); }, std::exchange(wake_, nullptr));
     th.sleeping = false;
 }
 
@@ -476,7 +542,7 @@ void Controller::launch(const detail::GroupImpl& g, std::size_t index, std::func
     th.sleeping = true;
     th.sleeps_on = &w->cv;
     if (abandon_)
-        w->cv.notify_one();
+        w->cv.notify();
 }
 
 void Controller::serve(Worker& w) {
@@ -506,11 +572,17 @@ void Controller::await(const detail::GroupImpl& g) {
     if (it == groups_.end())
         return;
     const std::vector<std::uint32_t> ids = it->second;
+    const std::uint32_t t = me();
+    const bool mine = t < threads_.size();
+    if (mine)
+        threads_[t]->joining = true;
     done_cv_.wait(lk, [&] {
         return !in_run_ || std::all_of(ids.begin(), ids.end(), [&](std::uint32_t u) {
             return u >= threads_.size() || threads_[u]->status == Status::ended;
         });
     });
+    if (mine && t < threads_.size())
+        threads_[t]->joining = false;
 }
 
 void Controller::thread_ends(std::exception_ptr error) {
@@ -621,7 +693,7 @@ void Controller::decide() {
         blocked_ = true;
         abandon_ = true;
         for (const auto& t : threads_)
-            t->sleeps_on->notify_all();
+            t->sleeps_on->notify();
         done_cv_.notify_all();
         return;
     }
@@ -682,7 +754,7 @@ void Controller::peek(Thread& th) {
         if (std::find(vars.begin(), vars.begin() + static_cast<std::ptrdiff_t>(i), vars[i]) !=
             vars.begin() + static_cast<std::ptrdiff_t>(i))
             continue;
-        th.next.actions.push_back({Op::vol_read, intern(Namespace::volatile_, vars[i]->name)});
+        th.next.actions.push_back({Op::vol_read, intern(Namespace::volatile_, *vars[i])});
         th.object += (th.object.empty() ? "" : ",") + vars[i]->name;
     }
 }
@@ -777,7 +849,7 @@ void Controller::give_up(std::string kind, std::string var, std::string message)
     findings_.push_back({std::move(kind), std::move(var), std::move(message)});
     abandon_ = true;
     for (const auto& t : threads_)
-        t->sleeps_on->notify_all();
+        t->sleeps_on->notify();
     done_cv_.notify_all();
     explorer_cv_.notify_all(); // uncontrolled: the exploring thread stops waiting for the run
 }

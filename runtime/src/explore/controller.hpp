@@ -12,6 +12,7 @@
 #include "sfg/explore.hpp"
 #include "sfg/runtime/live/control.hpp"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -24,6 +25,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <sched.h>
@@ -71,6 +73,48 @@ private:
     std::thread thread_;
 };
 
+// How a thread of a run sleeps until it is handed the baton: on Linux a futex word of its own, so
+// that a hand-off is one futex wake and one futex wait, without a condition variable's own
+// bookkeeping (bench/README.md, "Per execution, third round"); elsewhere a condition variable.
+// Whatever it waits for is guarded by the controller's mutex.
+class Wakeup {
+public:
+    // With `lk` held: returns once `done()` holds, sleeping until notify() meanwhile. `first`
+    // (the thread handed the baton) is notified once the mutex is let go, before the sleep: one
+    // unlock for both.
+    template <class Done>
+    void wait(std::unique_lock<std::mutex>& lk, Done done, Wakeup* first = nullptr) {
+#if defined(__linux__)
+        while (!done()) {
+            word_.store(0, std::memory_order_relaxed); // before the unlock: a notify() after it
+            lk.unlock();                               // finds 0 and sets 1
+            if (first)
+                std::exchange(first, nullptr)->notify();
+            sleep();
+            lk.lock();
+        }
+#endif
+        if (first) {
+            lk.unlock();
+            first->notify();
+            lk.lock();
+        }
+#if !defined(__linux__)
+        cv_.wait(lk, done);
+#endif
+    }
+    // Wakes the waiter, if any (after what it waits for was changed under the mutex).
+    void notify();
+
+private:
+#if defined(__linux__)
+    void sleep();
+    std::atomic<std::uint32_t> word_{0};
+#else
+    std::condition_variable cv_;
+#endif
+};
+
 class Controller final : public detail::Control {
 public:
     // `uncontrolled_after`: how long a thread may run without reaching an sfg operation while
@@ -100,8 +144,8 @@ public:
     std::span<const Event> events() const { return {events_.data(), steps_}; }
     std::vector<std::uint32_t> schedule() const;
     const std::vector<std::string>& thread_names() const { return names_; }
-    // An object's number in events() as a hash of its name: the same in every controller.
-    std::uint64_t object_key(std::uint32_t object) const;
+    // Each object's number in events() as a hash of its name: the same in every controller.
+    std::span<const std::uint64_t> object_keys() const { return object_keys_; }
     const std::vector<OwnFinding>& findings() const { return findings_; }
     // An assert of sfg::check in the calling thread (a thread of the run).
     void check_failed(const std::string& what, const char* file, std::uint32_t line);
@@ -135,13 +179,14 @@ private:
         bool holds = false;                       // an await's condition, as last peeked
         std::vector<const detail::object*> reads; // the volatiles that peek loaded
         bool sleeping = false; // waiting on *sleeps_on: a hand-off must notify it
-        std::condition_variable cv;
-        std::condition_variable* sleeps_on = &cv; // a worker's, until it runs the thread
+        bool joining = false;  // in await(): waiting for other threads to end
+        Wakeup cv;
+        Wakeup* sleeps_on = &cv; // a worker's, until it runs the thread
     };
     // An OS thread of the controller's that runs the threads of its runs, one after the other
     // (launch()), so that a run creates none.
     struct Worker {
-        std::condition_variable cv;
+        Wakeup cv;
         std::function<void()> job; // launched, to run once the baton comes
         bool quit = false;
         std::thread thread;
@@ -149,9 +194,9 @@ private:
 
     std::uint32_t me() const;
     void park(std::unique_lock<std::mutex>& lk, std::uint32_t t);
-    // The baton to t (a futex wake only when t sleeps, by wake() once mu_ is let go); t's wait
-    // for it, until `ready` holds or the run is given up. No spinning: on a loaded machine it
-    // takes the core from the thread that is to run.
+    // The baton to t (a futex wake only when t sleeps, by wake() or wait_turn() once mu_ is let
+    // go); t's wait for it, until `ready` holds or the run is given up. No spinning: on a loaded
+    // machine it takes the core from the thread that is to run.
     void hand(std::uint32_t t);
     void wake(std::unique_lock<std::mutex>& lk);
     void add_thread(std::string name); // a fresh one, or a spare one reset
@@ -169,8 +214,12 @@ private:
     std::string describe_wait(std::uint32_t t) const;
     std::string object_of(const detail::Point& p) const;
     std::uint32_t intern(Namespace space, const std::string& name);
+    std::uint32_t intern(Namespace space, const detail::object& o);
     void event_of(Event& e, std::uint32_t t, const detail::Point& p);
     void watch();
+    // How long a run has to end once it is given up (uncontrolled, or any other reason).
+    std::chrono::milliseconds grace() const;
+    void unwinding_stuck();
     void serve(Worker& w);
 
     Strategy* strategy_;
@@ -179,7 +228,7 @@ private:
     std::condition_variable done_cv_;
     std::vector<std::unique_ptr<Thread>> threads_;
     std::vector<std::unique_ptr<Thread>> spare_; // of earlier runs: their cvs stay valid
-    std::condition_variable* wake_ = nullptr;    // to notify once mu_ is let go (hand())
+    Wakeup* wake_ = nullptr;                     // to notify once mu_ is let go (hand())
     std::vector<std::uint32_t> enabled_;         // decide()'s
     std::vector<const Event*> next_;
     std::vector<std::uint8_t> yielded_;
@@ -212,7 +261,16 @@ private:
     // Objects by namespace and name, numbered in the order the exploration meets them (the same
     // in every run of a deterministic body).
     std::map<std::pair<Namespace, std::string>, std::uint32_t> objects_;
-    std::map<std::uint32_t, std::string> object_names_;
+    std::vector<std::string> object_names_;  // by number
+    std::vector<std::uint64_t> object_keys_; // by number
+    // The objects met last by address, for intern(): checked by kind and name, since a run's
+    // objects may be where an earlier run's were.
+    struct Met {
+        const detail::object* at = nullptr;
+        Namespace space{};
+        std::uint32_t number = 0;
+    };
+    std::array<Met, 64> met_{};
 };
 
 } // namespace sfg::explore_detail

@@ -4,8 +4,6 @@
 #include "explore/dependence.hpp"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 #include <utility>
 
 namespace sfg::explore_detail {
@@ -37,23 +35,36 @@ bool dependent(const Event& a, const Event& b) {
     return false;
 }
 
-ClassId foata_class(std::span<const Event> run,
-                    const std::function<std::uint64_t(std::uint32_t)>& object_key) {
-    // (namespace, object, generation): each generation of a barrier an object of its own.
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, engine::FoataLevels> objects;
-    const auto thread = [&](std::uint32_t u) -> engine::FoataLevels& {
-        return objects[{static_cast<std::uint32_t>(Namespace::thread), u, 0}];
+ClassId foata_class(std::span<const Event> run, std::span<const std::uint64_t> object_keys,
+                    FoataScratch& scratch) {
+    scratch.threads.clear();
+    scratch.objects.clear();
+    scratch.rounds.clear();
+    const auto grown = [](std::vector<engine::FoataLevels>& v,
+                          std::uint32_t i) -> engine::FoataLevels& {
+        if (i >= v.size())
+            v.resize(std::size_t{i} + 1);
+        return v[i];
+    };
+    // (object, generation): each generation of a barrier an object of its own.
+    const auto object = [&](std::uint32_t o, std::uint32_t generation) -> engine::FoataLevels& {
+        if (generation == 0)
+            return grown(scratch.objects, o);
+        for (FoataScratch::Round& r : scratch.rounds)
+            if (r.object == o && r.generation == generation)
+                return r.levels;
+        scratch.rounds.push_back({o, generation, {}});
+        return scratch.rounds.back().levels;
     };
     const auto accesses = [&](std::size_t i, auto&& visit) {
         const Event& e = run[i];
-        visit(thread(e.thread), true, std::uint8_t{0});
+        visit(grown(scratch.threads, e.thread), true, std::uint8_t{0});
         const OpInfo& named = op_info(e.op); // fork: exclusive, join: shared, on each name
         for (std::uint32_t u : e.names)
-            visit(thread(u), named.access == Access::exclusive, std::uint8_t{0});
+            visit(grown(scratch.threads, u), named.access == Access::exclusive, std::uint8_t{0});
         for (const Action& a : e.actions) {
             const OpInfo& op = op_info(a.op);
-            visit(objects[{static_cast<std::uint32_t>(op.space), a.object, e.generation}],
-                  op.access == Access::exclusive, op.phase);
+            visit(object(a.object, e.generation), op.access == Access::exclusive, op.phase);
         }
     };
     const auto content = [&](std::size_t i, auto&& add) {
@@ -61,7 +72,7 @@ ClassId foata_class(std::span<const Event> run,
         add(static_cast<std::uint64_t>(e.op) << 8 | (e.yield ? 1u : 0u));
         for (const Action& a : e.actions) {
             add(static_cast<std::uint64_t>(a.op));
-            add(object_key(a.object));
+            add(object_keys[a.object]);
         }
     };
     return engine::foata_class(

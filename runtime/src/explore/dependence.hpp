@@ -80,9 +80,20 @@ bool dependent(const Event& a, const Event& b);
 
 // The Mazurkiewicz class of a run under `dependent`: a 128-bit hash of its Foata normal form.
 using ClassId = engine::ClassId;
-// `object_key` names an object the same way in every run and process (its numbers are those of
-// one controller: the order it met the objects in).
-ClassId foata_class(std::span<const Event> run,
-                    const std::function<std::uint64_t(std::uint32_t)>& object_key);
+// The levels of each thread and object, kept between runs, so that a run's class allocates
+// nothing once they have grown: objects by number (each object's number is its own, whatever its
+// namespace), a barrier's rounds apart.
+struct FoataScratch {
+    std::vector<engine::FoataLevels> threads, objects;
+    struct Round {
+        std::uint32_t object = 0, generation = 0;
+        engine::FoataLevels levels;
+    };
+    std::vector<Round> rounds;
+};
+// `object_keys[o]` names object o the same way in every run and process (its numbers are those
+// of one controller: the order it met the objects in).
+ClassId foata_class(std::span<const Event> run, std::span<const std::uint64_t> object_keys,
+                    FoataScratch& scratch);
 
 } // namespace sfg::explore_detail

@@ -162,15 +162,19 @@ public:
         // A run cut before the node it reached (a bound, nondeterminism, a sleep-set block) keeps
         // the frames it took; the node it stopped at has nothing more.
         auto& frames = dpor_.frames();
-        while (frames.size() > dpor_.events().size() + 1)
+        while (frames.size() > dpor_.events().size() + 1) {
+            keep(frames.back().node);
             frames.pop_back();
+        }
     }
 
     bool next_run() override {
         // Back to the deepest node with a thread to explore that does not sleep there.
         auto& frames = dpor_.frames();
-        while (!frames.empty() && !(frames.back().started && dpor_.next_choice()))
+        while (!frames.empty() && !(frames.back().started && dpor_.next_choice())) {
+            keep(frames.back().node);
             dpor_.pop();
+        }
         keys_.resize(std::min(keys_.size(), root_.prefix.size() + dpor_.events().size()));
         return !frames.empty();
     }
@@ -201,9 +205,13 @@ public:
     }
 
 private:
-    static void fill(Node& n, const Decision& d) {
+    void fill(Node& n, const Decision& d) {
         n.model = *d.model;
         const std::size_t threads = d.next->size();
+        if (n.threads.capacity() == 0 && !spare_.empty()) {
+            n.threads = std::move(spare_.back());
+            spare_.pop_back();
+        }
         n.threads.assign(threads, NodeThread{});
         for (std::size_t t = 0; t < threads; ++t)
             if (const Event* e = (*d.next)[t]) {
@@ -214,7 +222,15 @@ private:
             n.threads[t].enabled = true;
     }
 
+    // A node's threads, kept when it is popped for the next node filled: their vectors' storage
+    // serves again (a node is made at every step).
+    void keep(Node& n) {
+        if (n.threads.capacity() > 0)
+            spare_.push_back(std::move(n.threads));
+    }
+
     TaskRoot root_;
+    std::vector<std::vector<NodeThread>> spare_;
     LiveSystem sys_;
     LiveSystem::Engine dpor_{sys_};
     std::vector<StepKey> keys_; // the last run's steps

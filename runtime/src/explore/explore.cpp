@@ -536,8 +536,7 @@ private:
             r.ended_at_last = !ctl.blocked();
             if (!ctl.blocked()) {
                 ++r.runs;
-                r.classes.push_back(
-                    foata_class(ctl.events(), [&](std::uint32_t o) { return ctl.object_key(o); }));
+                r.classes.push_back(foata_class(ctl.events(), ctl.object_keys(), foata_));
             }
         };
         // The runs, one after the other on the run thread; the last one's state, for this thread
@@ -966,6 +965,7 @@ private:
     ControllerPtr controller_; // see controller()
     std::vector<OwnFinding> main_findings_;
     std::set<ClassId> classes_;
+    FoataScratch foata_;
 };
 
 } // namespace
