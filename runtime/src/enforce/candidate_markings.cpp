@@ -102,7 +102,7 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
 }
 
 void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes) {
-    if (op.kind == ColourOp::exit && op.after_rcv) {
+    if (op.kind != ColourOp::close && !(op.kind == ColourOp::exit && !op.after_rcv)) {
         if (explicit_coloured_ == unknown_count) {
             explicit_coloured_ = 0;
             for (const VarState& var : vars_)
@@ -112,11 +112,10 @@ void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShap
             return;
     }
     for (VarIx v : coloured(m)) {
-        const VarState& var = vars_[v];
         // Products: a departure's kills were done by its rcv step (FactoredShape::Move::dead),
-        // and an arrival moves only the tokens waiting for the arriving thread.
-        if (var.factored && ((op.kind == ColourOp::exit && op.after_rcv) ||
-                             (op.kind == ColourOp::enter && !var.products.may_wait(op.thread))))
+        // and arrivals arm nothing (FactoredCandidates::colour_step).
+        if (vars_[v].factored && op.kind != ColourOp::close &&
+            !(op.kind == ColourOp::exit && !op.after_rcv))
             continue;
         colour_step(v, m, op, shapes);
     }
@@ -128,7 +127,7 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     if (var.factored) {
         for (const auto& [b, cm] : colours_[var.colour].colour_masks)
             if (b == m)
-                var.products.colour_step(factored_[var.shape], shapes[var.shape], cm, op);
+                var.products.colour_step(factored_[var.shape], cm, op);
         return;
     }
     const NetShape& s = shapes[var.shape];
@@ -151,6 +150,27 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     var.set = a.colour_step(var.set, a.intern_moves(colour_moves_), s);
     grown(var.shape, before);
     collect_if_full(shapes);
+}
+
+const FactoredCandidates& CandidateMarkings::armed(const VarState& var) const {
+    if (var.colour == none || !rounds_)
+        return var.products;
+    bool copied = false;
+    for (const auto& [b, cm] : colours_[var.colour].colour_masks) {
+        if (b.ix() >= rounds_->size() || (*rounds_)[b.ix()].open == 0)
+            continue;
+        armed_inside_.clear();
+        for (NetThread u : (*rounds_)[b.ix()].inside) {
+            if (armed_inside_.size() <= u.ix())
+                armed_inside_.resize(u.ix() + 1, 0);
+            armed_inside_[u.ix()] = 1;
+        }
+        if (!copied)
+            armed_ = var.products;
+        copied = true;
+        armed_.arm(factored_[var.shape], cm, armed_inside_);
+    }
+    return copied ? armed_ : var.products;
 }
 
 // Where ColourOp op on barrier m moves the token on p; none: it dies.
@@ -214,7 +234,7 @@ void CandidateMarkings::start(VarState& var, const NetShape& s) {
 }
 
 void CandidateMarkings::unfactor(VarState& var, const NetShapes& shapes) {
-    var.products.materialize(factored_[var.shape], var.cands);
+    armed(var).materialize(factored_[var.shape], var.cands);
     var.factored = false;
     explicit_coloured_ = unknown_count;
     ++unfactored_;
@@ -292,7 +312,7 @@ bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
 
 bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const TransitionIx> trs,
                                            bool& fired, const NetShapes& shapes) {
-    const int r = var.products.sync_step(factored_[var.shape], trs, inside_);
+    const int r = var.products.sync_step(factored_[var.shape], trs);
     if (r < 0 || var.products.crowd() > max_products_)
         unfactor(var, shapes); // (r >= 0: the step is done, its result leaves the products)
     fired = r > 0;

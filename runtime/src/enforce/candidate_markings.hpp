@@ -14,6 +14,8 @@
 #include "net_shape.hpp"
 #include "sync_index.hpp"
 
+#include "sfg/runtime/hb/barrier_generations.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +23,13 @@
 #include <vector>
 
 namespace sfg::enforce {
+
+// A barrier's open generation and the named threads inside it (docs/enforcement.md, "Barrier
+// rounds"); `open` is 0 from a close to the next arrival.
+struct BarrierRound {
+    BarrierGenerations::Generation open = 0;
+    std::vector<NetThread> inside;
+};
 
 class CandidateMarkings {
 public:
@@ -42,7 +51,7 @@ public:
     CandidateView candidates(VarIx v, CandidateSet& scratch) const {
         const VarState& var = vars_[v];
         if (var.factored) {
-            var.products.materialize(factored_[var.shape], scratch);
+            armed(var).materialize(factored_[var.shape], scratch);
             return scratch.view();
         }
         if (!var.set.valid())
@@ -56,7 +65,7 @@ public:
         const VarState& var = vars_[v];
         if (!var.factored)
             return candidates(v, scratch);
-        var.products.representatives(factored_[var.shape], t, scratch);
+        armed(var).representatives(factored_[var.shape], t, scratch);
         return scratch.view();
     }
     std::uint64_t count(VarIx v) const {
@@ -90,11 +99,12 @@ public:
         return m.ix() < coloured_.size() ? std::span<const VarIx>(coloured_[m.ix()])
                                          : std::span<const VarIx>();
     }
-    // During an arrival's steps: the threads inside the barrier's open generation (by
-    // NetThread), whose tokens a barrier edge's sync arms at once in products (sync_step).
-    void set_inside(std::span<const std::uint8_t> inside) { inside_ = inside; }
+    // The barriers' rounds (by MechIx), as the coordinator keeps them: products arm their
+    // waiting tokens late (FactoredCandidates::colour_step), and show them armed by these.
+    void watch_rounds(const std::vector<BarrierRound>* rounds) { rounds_ = rounds; }
     // The colour moves of an op on barrier m (ColourOp) on the candidates of every variable
-    // with edges on m.
+    // with edges on m. A close comes before the closing departure's rcv steps (the moves
+    // commute; products arm there what that rcv may fire).
     void colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
     // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
@@ -121,6 +131,10 @@ private:
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
     void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
+    // A factored variable's products with the waiting tokens of the threads inside their
+    // barrier's open generation armed, as the other representations hold them (a copy in
+    // armed_ when some are).
+    const FactoredCandidates& armed(const VarState& var) const;
     // colour_step on explicit candidates `from`, into next_; false when nothing moves.
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
                          const ColourOp& op);
@@ -178,10 +192,12 @@ private:
     // kill at the rcv step); counted again after a variable starts or leaves its products.
     static constexpr std::size_t unknown_count = ~std::size_t{0};
     std::size_t explicit_coloured_ = unknown_count;
-    std::vector<Colours> colours_;         // VarState::colour
-    std::span<const std::uint8_t> inside_; // set_inside
+    std::vector<Colours> colours_;                      // VarState::colour
+    const std::vector<BarrierRound>* rounds_ = nullptr; // watch_rounds
 
     // Scratch.
+    mutable FactoredCandidates armed_;
+    mutable std::vector<std::uint8_t> armed_inside_;
     CandidateSet next_, successors_;
     CandidateBuilder builder_;
     std::vector<PlaceIx> fired_, tmp_;

@@ -220,17 +220,21 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     }
     if (rounds.size() <= m.ix())
         rounds.resize(m.ix() + 1);
-    Round& round = rounds[m.ix()];
+    BarrierRound& round = rounds[m.ix()];
     if (t.valid() && arrived.size() <= t.ix())
         arrived.resize(t.ix() + 1);
     if (!enter) {
+        if (left.closes) // (before the rcv steps: products arm there what they may fire)
+            markings.colour_steps(m, {ColourOp::close, NetThread::none(), round_flags(m, {})},
+                                  shapes);
         coloured_steps(found);
         if (t.valid()) {
             colour_step(m, {ColourOp::exit, t, {}});
             arrived[t] = {};
         }
         if (left.closes) {
-            colour_step(m, {ColourOp::close, NetThread::none(), {}});
+            for (GroupIx gi : groups.coloured(m))
+                groups.colour_step(gi, m, {ColourOp::close, NetThread::none(), {}});
             round.open = 0;
         }
         count_fired();
@@ -238,8 +242,9 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     }
     if (round.open != g) {
         round.open = g;
-        for (NetThread u : round.inside)
-            inside_flags[u.ix()] = 0;
+        if (flags_of == m)
+            for (NetThread u : round.inside)
+                inside_flags[u.ix()] = 0;
         round.inside.clear();
     }
     if (t.valid()) {
@@ -250,22 +255,25 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
         arrived[t] = {m, g};
         round.inside.push_back(t);
     }
-    // The flags of this round's threads (kept set between its arrivals: a barrier op on another
-    // barrier clears and sets its own).
+    const std::span<const std::uint8_t> flags = round_flags(m, t);
+    coloured_steps(found);
+    colour_step(m, {ColourOp::enter, t, flags});
+    count_fired();
+}
+
+// The flags of the round's threads (kept set between its arrivals: a barrier op on another
+// barrier clears and sets its own).
+std::span<const std::uint8_t> Enforcer::Impl::round_flags(MechIx m, NetThread arriving) {
     if (inside_flags.size() < names.thread_count())
         inside_flags.resize(names.thread_count(), 0);
     if (flags_of != m) {
         std::fill(inside_flags.begin(), inside_flags.end(), 0);
         flags_of = m;
-        for (NetThread u : round.inside)
+        for (NetThread u : rounds[m.ix()].inside)
             inside_flags[u.ix()] = 1;
-    } else if (t.valid()) // the others' are set: one flag an arrival, not a round's (1,024)
-        inside_flags[t.ix()] = 1;
-    markings.set_inside(inside_flags);
-    coloured_steps(found);
-    markings.set_inside({});
-    colour_step(m, {ColourOp::enter, t, inside_flags});
-    count_fired();
+    } else if (arriving.valid()) // the others' are set: one flag an arrival, not a round's
+        inside_flags[arriving.ix()] = 1;
+    return inside_flags;
 }
 
 // A barrier op's steps: the largest candidate set is counted after its colour steps
@@ -389,6 +397,7 @@ Enforcer::Enforcer(EnforceOptions options) : impl_(std::make_unique<Impl>()) {
     impl_->options = options;
     impl_->markings.configure(options.factor_candidates, options.max_factored_products,
                               options.memoize_candidates, options.candidate_memo_bytes);
+    impl_->markings.watch_rounds(&impl_->rounds);
 }
 
 Enforcer::~Enforcer() = default;

@@ -122,7 +122,7 @@ struct ColourOp {
     enum Kind : std::uint8_t { enter, exit, close };
     Kind kind = enter;
     NetThread thread;                     // enter, exit
-    std::span<const std::uint8_t> inside; // enter: by NetThread, inside the open generation
+    std::span<const std::uint8_t> inside; // enter, close: by NetThread, inside the generation
     // exit: after the departure's rcv step (products kill there at once: Move::dead), or
     // before an arrival (the armed tokens of a generation the thread left without a departure).
     bool after_rcv = true;
