@@ -436,7 +436,7 @@ void FactoredCandidates::settle(const FactoredShape& f, const ColourMasks& cm,
         i += w + 1;
     }
     if (changed)
-        normalize(f);
+        count_ = unknown;
 }
 
 void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held) {
