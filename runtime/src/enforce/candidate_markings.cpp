@@ -65,6 +65,10 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
         if (coloured_[m.ix()].empty() || coloured_[m.ix()].back() != v)
             coloured_[m.ix()].push_back(v);
     }
+    for (PlaceIx p : s.coloured_places)
+        if (s.colour_kind[p] == NetShape::waiting)
+            col.waiting.push_back(
+                {p, col.edge_barrier[s.colour_edge[p].ix()], s.place_thread[p], s.twin[p]});
     const FactoredShape* f =
         factor_ && factored_[var.shape].factorable ? &factored_[var.shape] : nullptr;
     if (!f)
@@ -102,7 +106,10 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
 }
 
 void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes) {
-    if (op.kind != ColourOp::close && !(op.kind == ColourOp::exit && !op.after_rcv)) {
+    if (op.kind == ColourOp::enter) // (the close arms)
+        return;
+    const bool after_rcv = op.kind == ColourOp::exit && op.after_rcv;
+    if (after_rcv) {
         if (explicit_coloured_ == unknown_count) {
             explicit_coloured_ = 0;
             for (const VarState& var : vars_)
@@ -112,10 +119,8 @@ void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShap
             return;
     }
     for (VarIx v : coloured(m)) {
-        // Products: a departure's kills were done by its rcv step (FactoredShape::Move::dead),
-        // and arrivals arm nothing (FactoredCandidates::colour_step).
-        if (vars_[v].factored && op.kind != ColourOp::close &&
-            !(op.kind == ColourOp::exit && !op.after_rcv))
+        // Products: a departure's kills were done by its rcv step (FactoredShape::Move::dead).
+        if (after_rcv && vars_[v].factored)
             continue;
         colour_step(v, m, op, shapes);
     }
@@ -152,25 +157,64 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     collect_if_full(shapes);
 }
 
+bool CandidateMarkings::inside_flags(MechIx b) const {
+    if (!rounds_ || b.ix() >= rounds_->size() || (*rounds_)[b.ix()].open == 0 ||
+        (*rounds_)[b.ix()].inside.empty())
+        return false;
+    armed_inside_.clear();
+    for (NetThread u : (*rounds_)[b.ix()].inside) {
+        if (armed_inside_.size() <= u.ix())
+            armed_inside_.resize(u.ix() + 1, 0);
+        armed_inside_[u.ix()] = 1;
+    }
+    return true;
+}
+
 const FactoredCandidates& CandidateMarkings::armed(const VarState& var) const {
-    if (var.colour == none || !rounds_)
+    if (var.colour == none)
         return var.products;
     bool copied = false;
     for (const auto& [b, cm] : colours_[var.colour].colour_masks) {
-        if (b.ix() >= rounds_->size() || (*rounds_)[b.ix()].open == 0)
+        if (!inside_flags(b))
             continue;
-        armed_inside_.clear();
-        for (NetThread u : (*rounds_)[b.ix()].inside) {
-            if (armed_inside_.size() <= u.ix())
-                armed_inside_.resize(u.ix() + 1, 0);
-            armed_inside_[u.ix()] = 1;
-        }
         if (!copied)
             armed_ = var.products;
         copied = true;
         armed_.arm(factored_[var.shape], cm, armed_inside_);
     }
     return copied ? armed_ : var.products;
+}
+
+CandidateView CandidateMarkings::armed(const VarState& var, CandidateView from,
+                                       CandidateSet& scratch) const {
+    if (var.colour == none || !rounds_)
+        return from;
+    // The W places whose thread is inside (their twins), sorted by place.
+    std::vector<std::pair<PlaceIx, PlaceIx>> arm;
+    for (const Colours::Waiting& w : colours_[var.colour].waiting)
+        if (w.barrier.ix() < rounds_->size() && (*rounds_)[w.barrier.ix()].open != 0) {
+            const auto& inside = (*rounds_)[w.barrier.ix()].inside;
+            if (std::find(inside.begin(), inside.end(), w.thread) != inside.end())
+                arm.emplace_back(w.place, w.twin);
+        }
+    if (arm.empty())
+        return from;
+    std::sort(arm.begin(), arm.end());
+    CandidateSet out;
+    CandidateBuilder builder;
+    builder.start(out, from.count());
+    std::vector<PlaceIx> m;
+    from.for_each([&](std::span<const PlaceIx> mk) {
+        m.assign(mk.begin(), mk.end());
+        for (PlaceIx& p : m)
+            if (auto it = std::lower_bound(arm.begin(), arm.end(), std::pair(p, PlaceIx(0)));
+                it != arm.end() && it->first == p)
+                p = it->second;
+        std::sort(m.begin(), m.end());
+        builder.add(m);
+    });
+    scratch.swap(out);
+    return scratch.view();
 }
 
 // Where ColourOp op on barrier m moves the token on p; none: it dies.
@@ -180,11 +224,14 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
     if (kind == NetShape::uncoloured || edge_barrier[s.colour_edge[p].ix()] != m)
         return p;
     const NetThread u = s.place_thread[p];
-    if (op.kind == ColourOp::close)
+    if (op.kind == ColourOp::close) {
+        if (kind == NetShape::waiting && op.is_inside(u))
+            return s.twin[p];
         return kind == NetShape::armed ? p : PlaceIx::none();
+    }
     if (op.kind == ColourOp::exit)
         return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
-    return kind == NetShape::waiting && op.is_inside(u) ? s.twin[p] : p; // enter
+    return p; // enter: nothing (the close arms)
 }
 
 // Each candidate's tokens on the edges of barrier m, moved as ColourOp says; a token that dies
@@ -234,7 +281,7 @@ void CandidateMarkings::start(VarState& var, const NetShape& s) {
 }
 
 void CandidateMarkings::unfactor(VarState& var, const NetShapes& shapes) {
-    armed(var).materialize(factored_[var.shape], var.cands);
+    var.products.materialize(factored_[var.shape], var.cands);
     var.factored = false;
     explicit_coloured_ = unknown_count;
     ++unfactored_;

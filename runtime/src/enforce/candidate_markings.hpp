@@ -48,6 +48,8 @@ public:
     void reset(const NetShapes& shapes);
 
     // The candidates of v (materialized into scratch when memoized); valid until the next step.
+    // Waiting tokens of threads inside their barrier's open generation are shown armed, as
+    // the reference holds them (colour_steps).
     CandidateView candidates(VarIx v, CandidateSet& scratch) const {
         const VarState& var = vars_[v];
         if (var.factored) {
@@ -55,9 +57,9 @@ public:
             return scratch.view();
         }
         if (!var.set.valid())
-            return var.cands.view();
-        automata_[var.shape].materialize(var.set, scratch);
-        return scratch.view();
+            return armed(var, var.cands.view(), scratch);
+        automata_[var.shape].materialize(var.set, armed_set_);
+        return armed(var, armed_set_.view(), scratch);
     }
     // Candidates of v from which the explanation of t's access is the same as from all of them
     // (FactoredCandidates::representatives), into scratch; valid until the next step.
@@ -103,8 +105,12 @@ public:
     // waiting tokens late (FactoredCandidates::colour_step), and show them armed by these.
     void watch_rounds(const std::vector<BarrierRound>* rounds) { rounds_ = rounds; }
     // The colour moves of an op on barrier m (ColourOp) on the candidates of every variable
-    // with edges on m. A close comes before the closing departure's rcv steps (the moves
-    // commute; products arm there what that rcv may fire).
+    // with edges on m, armed late (docs/enforcement.md, "Barrier rounds"): a barrier edge's
+    // sync leaves every receiver's token waiting (W) and no arrival moves it; the generation's
+    // close arms the tokens of the threads inside it and kills the others'. Until then a
+    // waiting token of a thread inside the open generation stands for its armed twin (the
+    // candidates show it so). A close comes before the closing departure's rcv steps (the
+    // moves commute; the close arms what that rcv may fire).
     void colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
     // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
@@ -128,13 +134,26 @@ private:
     // edges its positions (factored). Apart from VarState, which every variable has.
     struct Colours {
         std::vector<MechIx> edge_barrier;
+        // Its W places: each with its barrier, thread and armed twin (for the candidates).
+        struct Waiting {
+            PlaceIx place;
+            MechIx barrier;
+            NetThread thread;
+            PlaceIx twin;
+        };
+        std::vector<Waiting> waiting;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
     void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A factored variable's products with the waiting tokens of the threads inside their
-    // barrier's open generation armed, as the other representations hold them (a copy in
-    // armed_ when some are).
+    // barrier's open generation armed (a copy in armed_ when some are).
     const FactoredCandidates& armed(const VarState& var) const;
+    // The same for explicit candidates `from` (into scratch when some are; from may be a view
+    // of armed_set_).
+    CandidateView armed(const VarState& var, CandidateView from, CandidateSet& scratch) const;
+    // Flags (by NetThread) of the threads inside barrier b's open generation into
+    // armed_inside_; false when none is.
+    bool inside_flags(MechIx b) const;
     // colour_step on explicit candidates `from`, into next_; false when nothing moves.
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
                          const ColourOp& op);
@@ -198,6 +217,7 @@ private:
     // Scratch.
     mutable FactoredCandidates armed_;
     mutable std::vector<std::uint8_t> armed_inside_;
+    mutable CandidateSet armed_set_;
     CandidateSet next_, successors_;
     CandidateBuilder builder_;
     std::vector<PlaceIx> fired_, tmp_;
