@@ -83,23 +83,22 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
             auto it = std::find_if(col.colour_masks.begin(), col.colour_masks.end(),
                                    [&](const auto& cm) { return cm.first == m; });
             if (it == col.colour_masks.end()) {
-                ColourMasks cm;
-                cm.sent.assign(coords, 0);
-                cm.armed.assign(coords, 0);
-                cm.waiting.assign(coords, 0);
-                col.colour_masks.emplace_back(m, std::move(cm));
+                col.colour_masks.emplace_back(m, ColourMasks{});
                 it = col.colour_masks.end() - 1;
+                it->second.at.resize(coords);
             }
+            ColourMasks::Coord& at = it->second.at[g];
             const std::uint64_t b = std::uint64_t{1} << bit;
             switch (s.colour_kind[p]) {
             case NetShape::sent:
-                it->second.sent[g] |= b;
+                at.sent |= b;
                 break;
             case NetShape::armed:
-                it->second.armed[g] |= b;
+                at.armed |= b;
                 break;
             default:
-                it->second.waiting[g] |= b;
+                at.waiting |= b;
+                at.twins |= f->twin_bit[p];
                 break;
             }
         }

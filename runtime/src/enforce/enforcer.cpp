@@ -288,7 +288,8 @@ void Enforcer::Impl::coloured_steps(std::span<const Subscription> found) {
         ++stats.variable_visits;
         if (markings.sync_step(sub, shapes)) {
             ++stats.candidate_updates;
-            fired_vars.push_back(sub.var());
+            if (options.count_candidates)
+                fired_vars.push_back(sub.var());
         }
     }
 }

@@ -126,16 +126,15 @@ bool factor_positions(const NetShape& s, FactoredShape& f) {
         }
     }
     f.dead_bit.assign(coords, 0);
-    f.twin_bit.resize(coords);
+    f.twin_bit.assign(s.coloured ? np : 0, 0);
     for (std::uint32_t g = 0; g < coords && s.coloured; ++g) { // no place: position none
         if (f.position[g].size() == 64)
             return false;
-        f.twin_bit[g].assign(f.position[g].size() + 1, 0);
-        for (std::size_t bit = 0; bit < f.position[g].size(); ++bit) // arming: along the track
-            if (const PlaceIx p = f.position[g][bit]; s.colour_kind[p] == NetShape::waiting) {
+        for (PlaceIx p : f.position[g]) // arming moves a token along its track
+            if (s.colour_kind[p] == NetShape::waiting) {
                 if (f.place_coord[s.twin[p]] != g)
                     return false;
-                f.twin_bit[g][bit] = f.place_bit[s.twin[p]];
+                f.twin_bit[p] = f.place_bit[s.twin[p]];
             }
         f.dead_bit[g] = std::uint64_t{1} << f.position[g].size();
         f.position[g].push_back(PlaceIx::none());
@@ -390,8 +389,8 @@ void FactoredCandidates::colour_step(const FactoredShape& f, const ColourMasks& 
         if (const std::uint32_t c = f.coord_of(a, op.thread); c != FactoredShape::none) {
             const std::uint32_t g = f.first[a] + c;
             std::uint64_t& m = data_[i + 1 + c];
-            if ((m & cm.armed[g]) != 0) {
-                m = (m & ~cm.armed[g]) | f.dead_bit[g];
+            if (const std::uint64_t armed = cm.at[g].armed; (m & armed) != 0) {
+                m = (m & ~armed) | f.dead_bit[g];
                 changed = true;
             }
         }
@@ -416,22 +415,29 @@ void FactoredCandidates::settle(const FactoredShape& f, const ColourMasks& cm,
         const std::uint32_t w = f.width(a), first = f.first[a];
         std::uint64_t* masks = data_.data() + i + 1;
         for (std::uint32_t c = 0; c < w; ++c) {
-            const std::uint32_t g = first + c;
+            const ColourMasks::Coord& at = cm.at[first + c];
             const std::uint64_t m = masks[c];
-            const std::uint64_t waiting = m & cm.waiting[g];
-            const NetThread u = f.coord_thread[g];
-            const bool in = u.ix() < inside.size() && inside[u.ix()];
-            const std::uint64_t arm = in ? waiting : 0;
-            const std::uint64_t kill = close ? (m & cm.sent[g]) | (waiting & ~arm) : 0;
+            std::uint64_t arm = m & at.waiting, kill = close ? m & at.sent : 0;
             if ((kill | arm) == 0)
                 continue;
+            if (arm != 0) {
+                const NetThread u = f.coord_thread[first + c];
+                if (u.ix() >= inside.size() || !inside[u.ix()]) {
+                    kill |= close ? arm : 0;
+                    arm = 0;
+                }
+            }
             std::uint64_t to = m & ~(kill | arm);
             if (kill)
-                to |= f.dead_bit[g];
-            for (std::uint64_t x = arm; x != 0; x &= x - 1) // W[u:e] -> PreRcv[u:e]
-                to |= f.twin_bit[g][static_cast<std::size_t>(std::countr_zero(x))];
+                to |= f.dead_bit[first + c];
+            if (arm == at.waiting) // W[u:e] -> PreRcv[u:e]
+                to |= at.twins;
+            else
+                for (std::uint64_t x = arm; x != 0; x &= x - 1)
+                    to |= f.twin_bit[f.position[first + c]
+                                               [static_cast<std::size_t>(std::countr_zero(x))]];
+            changed = changed || to != m;
             masks[c] = to;
-            changed = true;
         }
         i += w + 1;
     }

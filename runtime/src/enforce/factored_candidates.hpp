@@ -44,9 +44,9 @@ struct FactoredShape {
     // Coloured shapes (NetShape::coloured): per coordinate the position of a dead token (no
     // place; a point of dead tokens only is no candidate); 0 for the others.
     std::vector<std::uint64_t> dead_bit;
-    // Coloured shapes: per coordinate, bit -> the position of the armed twin (PreRcv[t:e]) of a
-    // waiting position (W[t:e]); 0 for the others.
-    std::vector<std::vector<std::uint64_t>> twin_bit;
+    // Coloured shapes: per W[t:e] place the position of its armed twin PreRcv[t:e] (on the same
+    // track); 0 for the other places.
+    IndexVec<PlaceIx, std::uint64_t> twin_bit;
     std::uint32_t thread_count = 0;   // the width of coord_of
     std::uint32_t max_width = 0;      // the most threads of a mode
     std::vector<std::uint32_t> coord; // [a * thread_count + t]: t's coordinate in a (none)
@@ -89,9 +89,12 @@ struct FactoredShape {
 };
 
 // A variable's positions on the edges of one barrier, per coordinate: the sent (PostSnd),
-// armed (PreRcv) and waiting (W) ones.
+// armed (PreRcv) and waiting (W) ones, and the armed twins of all the waiting ones.
 struct ColourMasks {
-    std::vector<std::uint64_t> sent, armed, waiting;
+    struct Coord {
+        std::uint64_t sent = 0, armed = 0, waiting = 0, twins = 0;
+    };
+    std::vector<Coord> at;
 };
 
 // Builds the positions of s; factorable stays false unless every place, transition and initial
