@@ -66,9 +66,10 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
             coloured_[m.ix()].push_back(v);
     }
     for (PlaceIx p : s.coloured_places)
-        if (s.colour_kind[p] == NetShape::waiting)
-            col.waiting.push_back(
-                {p, col.edge_barrier[s.colour_edge[p].ix()], s.place_thread[p], s.twin[p]});
+        if (s.colour_kind[p] == NetShape::waiting || s.colour_kind[p] == NetShape::armed)
+            (s.colour_kind[p] == NetShape::waiting ? col.waiting : col.armed)
+                .push_back(
+                    {p, col.edge_barrier[s.colour_edge[p].ix()], s.place_thread[p], s.twin[p]});
     const FactoredShape* f =
         factor_ && factored_[var.shape].factorable ? &factored_[var.shape] : nullptr;
     if (!f)
@@ -144,10 +145,18 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     // inside the generation, not only on the set).
     colour_moves_.clear();
     CandidateAutomaton& a = automata_[var.shape];
-    for (PlaceIx p : s.coloured_places) // (only those the set's markings hold: fewer keys)
-        if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
-            q != p && a.may_hold(var.set, p))
-            colour_moves_.emplace_back(p, q);
+    // (Only the places the set's markings hold: fewer keys. An exit moves t's armed ones.)
+    if (op.kind == ColourOp::exit) {
+        for (const Colours::Token& at : colours_[var.colour].armed)
+            if (at.barrier == m && at.thread == op.thread && a.may_hold(var.set, at.place))
+                colour_moves_.emplace_back(at.place, PlaceIx::none());
+    } else {
+        for (PlaceIx p : s.coloured_places)
+            if (a.may_hold(var.set, p))
+                if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+                    q != p)
+                    colour_moves_.emplace_back(p, q);
+    }
     if (colour_moves_.empty())
         return;
     const std::size_t before = a.bytes();
@@ -184,33 +193,47 @@ const FactoredCandidates& CandidateMarkings::armed(const VarState& var) const {
     return copied ? armed_ : var.products;
 }
 
+bool CandidateMarkings::shown_moved(const VarState& var) const {
+    std::vector<std::pair<PlaceIx, PlaceIx>>& moved = shown_moved_;
+    moved.clear();
+    if (var.colour == none || !rounds_)
+        return false;
+    auto round = [&](MechIx b) { return b.ix() < rounds_->size() ? &(*rounds_)[b.ix()] : nullptr; };
+    for (const Colours::Token& w : colours_[var.colour].waiting)
+        if (const BarrierRound* r = round(w.barrier);
+            r && r->open != 0 &&
+            std::find(r->inside.begin(), r->inside.end(), w.thread) != r->inside.end())
+            moved.emplace_back(w.place, w.twin);
+    for (const Colours::Token& a : colours_[var.colour].armed)
+        if (const BarrierRound* r = round(a.barrier); r && r->has_left(a.thread))
+            moved.emplace_back(a.place, PlaceIx::none());
+    std::sort(moved.begin(), moved.end());
+    return !moved.empty();
+}
+
 CandidateView CandidateMarkings::armed(const VarState& var, CandidateView from,
                                        CandidateSet& scratch) const {
-    if (var.colour == none || !rounds_)
+    // The W places whose thread is inside go to their twins, the PreRcv places whose thread
+    // left to none.
+    if (!shown_moved(var))
         return from;
-    // The W places whose thread is inside (their twins), sorted by place.
-    std::vector<std::pair<PlaceIx, PlaceIx>> arm;
-    for (const Colours::Waiting& w : colours_[var.colour].waiting)
-        if (w.barrier.ix() < rounds_->size() && (*rounds_)[w.barrier.ix()].open != 0) {
-            const auto& inside = (*rounds_)[w.barrier.ix()].inside;
-            if (std::find(inside.begin(), inside.end(), w.thread) != inside.end())
-                arm.emplace_back(w.place, w.twin);
-        }
-    if (arm.empty())
-        return from;
-    std::sort(arm.begin(), arm.end());
+    const std::vector<std::pair<PlaceIx, PlaceIx>>& moved = shown_moved_;
     CandidateSet out;
     CandidateBuilder builder;
     builder.start(out, from.count());
     std::vector<PlaceIx> m;
     from.for_each([&](std::span<const PlaceIx> mk) {
-        m.assign(mk.begin(), mk.end());
-        for (PlaceIx& p : m)
-            if (auto it = std::lower_bound(arm.begin(), arm.end(), std::pair(p, PlaceIx(0)));
-                it != arm.end() && it->first == p)
-                p = it->second;
+        m.clear();
+        for (PlaceIx p : mk) {
+            const auto it = std::lower_bound(moved.begin(), moved.end(), std::pair(p, PlaceIx(0)));
+            if (it == moved.end() || it->first != p)
+                m.push_back(p);
+            else if (it->second.valid())
+                m.push_back(it->second);
+        }
         std::sort(m.begin(), m.end());
-        builder.add(m);
+        if (!m.empty())
+            builder.add(m);
     });
     scratch.swap(out);
     return scratch.view();

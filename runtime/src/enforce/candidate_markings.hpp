@@ -29,6 +29,11 @@ namespace sfg::enforce {
 struct BarrierRound {
     BarrierGenerations::Generation open = 0;
     std::vector<NetThread> inside;
+    // By NetThread: left the barrier since its last arrival there. The armed tokens its
+    // departure's rcv step did not fire are dead; explicit sets kill them at its next arrival
+    // (CandidateMarkings::colour_steps), and show them dead until then.
+    std::vector<std::uint8_t> left;
+    bool has_left(NetThread u) const { return u.ix() < left.size() && left[u.ix()]; }
 };
 
 class CandidateMarkings {
@@ -48,8 +53,9 @@ public:
     void reset(const NetShapes& shapes);
 
     // The candidates of v (materialized into scratch when memoized); valid until the next step.
-    // Waiting tokens of threads inside their barrier's open generation are shown armed, as
-    // the reference holds them (colour_steps).
+    // Waiting tokens of threads inside their barrier's open generation are shown armed, and
+    // armed tokens of threads that left the barrier dead, as the reference holds them
+    // (colour_steps).
     CandidateView candidates(VarIx v, CandidateSet& scratch) const {
         const VarState& var = vars_[v];
         if (var.factored) {
@@ -74,6 +80,8 @@ public:
         const VarState& var = vars_[v];
         if (var.factored)
             return var.products.count(factored_[var.shape]);
+        if (var.colour != none && shown_moved(var)) // (as shown: two may show as one)
+            return candidates(v, armed_set_).count();
         return var.set.valid() ? automata_[var.shape].count(var.set) : var.cands.count();
     }
     // Whether count(v) is cheap enough to take at every sync op: not for products of a mode of
@@ -134,23 +142,26 @@ private:
     // edges its positions (factored). Apart from VarState, which every variable has.
     struct Colours {
         std::vector<MechIx> edge_barrier;
-        // Its W places: each with its barrier, thread and armed twin (for the candidates).
-        struct Waiting {
+        // Its W and PreRcv places of barrier edges: each with its barrier, thread and twin.
+        struct Token {
             PlaceIx place;
             MechIx barrier;
             NetThread thread;
             PlaceIx twin;
         };
-        std::vector<Waiting> waiting;
+        std::vector<Token> waiting, armed;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
     void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A factored variable's products with the waiting tokens of the threads inside their
     // barrier's open generation armed (a copy in armed_ when some are).
     const FactoredCandidates& armed(const VarState& var) const;
-    // The same for explicit candidates `from` (into scratch when some are; from may be a view
-    // of armed_set_).
+    // The same for explicit candidates `from`, and their armed tokens of threads that left
+    // the barrier dropped (into scratch when some are; from may be a view of armed_set_).
     CandidateView armed(const VarState& var, CandidateView from, CandidateSet& scratch) const;
+    // The places armed(var, ...) moves (W to its twin, PreRcv to none) into shown_moved_,
+    // sorted; false when there are none.
+    bool shown_moved(const VarState& var) const;
     // Flags (by NetThread) of the threads inside barrier b's open generation into
     // armed_inside_; false when none is.
     bool inside_flags(MechIx b) const;
@@ -218,6 +229,7 @@ private:
     mutable FactoredCandidates armed_;
     mutable std::vector<std::uint8_t> armed_inside_;
     mutable CandidateSet armed_set_;
+    mutable std::vector<std::pair<PlaceIx, PlaceIx>> shown_moved_;
     CandidateSet next_, successors_;
     CandidateBuilder builder_;
     std::vector<PlaceIx> fired_, tmp_;

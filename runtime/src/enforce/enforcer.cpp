@@ -224,13 +224,19 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     if (t.valid() && arrived.size() <= t.ix())
         arrived.resize(t.ix() + 1);
     if (!enter) {
-        if (left.closes) // (before the rcv steps: products arm there what they may fire)
+        if (left.closes) // (before the rcv steps: the close arms what they may fire)
             markings.colour_steps(m, {ColourOp::close, NetThread::none(), round_flags(m, {})},
                                   shapes);
+        if (t.valid() && round.has_left(t)) // (no arrival since: its stale tokens may not fire)
+            markings.colour_steps(m, {ColourOp::exit, t, {}}, shapes);
         coloured_steps(found);
         if (t.valid()) {
-            colour_step(m, {ColourOp::exit, t, {}});
+            for (GroupIx gi : groups.coloured(m))
+                groups.colour_step(gi, m, {ColourOp::exit, t, {}});
             arrived[t] = {};
+            if (round.left.size() <= t.ix())
+                round.left.resize(names.thread_count(), 0);
+            round.left[t.ix()] = 1;
         }
         if (left.closes) {
             for (GroupIx gi : groups.coloured(m))
@@ -249,15 +255,27 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     }
     if (t.valid()) {
         // Arrived again without a departure, in a later generation: the armed tokens of the one
-        // it left are stale (its next departure is from this one).
+        // it left are stale (its next departure is from this one). After a departure, those
+        // its rcv step did not fire (explicit sets kill them here).
         if (arrived[t].barrier == m && arrived[t].generation != g)
             colour_step(m, {ColourOp::exit, t, {}, false});
+        else if (round.has_left(t))
+            markings.colour_steps(m, {ColourOp::exit, t, {}}, shapes);
+        if (round.has_left(t))
+            round.left[t.ix()] = 0;
         arrived[t] = {m, g};
         round.inside.push_back(t);
     }
-    const std::span<const std::uint8_t> flags = round_flags(m, t);
-    coloured_steps(found);
-    colour_step(m, {ColourOp::enter, t, flags});
+    if (groups.coloured(m).empty()) { // (the close rebuilds the flags)
+        if (flags_of == m)
+            flags_of = MechIx::none();
+        coloured_steps(found);
+    } else {
+        const std::span<const std::uint8_t> flags = round_flags(m, t);
+        coloured_steps(found);
+        for (GroupIx gi : groups.coloured(m))
+            groups.colour_step(gi, m, {ColourOp::enter, t, flags});
+    }
     count_fired();
 }
 
