@@ -119,22 +119,22 @@ void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShap
             return;
     }
     for (VarIx v : coloured(m)) {
-        // Products: a departure's kills were done by its rcv step (FactoredShape::Move::dead).
-        if (after_rcv && vars_[v].factored)
+        VarState& var = vars_[v];
+        if (!var.factored) {
+            colour_step(v, m, op, shapes);
             continue;
-        colour_step(v, m, op, shapes);
+        }
+        if (after_rcv) // (done by the departure's rcv step: FactoredShape::Move::dead)
+            continue;
+        for (const auto& [b, cm] : colours_[var.colour].colour_masks)
+            if (b == m)
+                var.products.colour_step(factored_[var.shape], cm, op);
     }
 }
 
 void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
                                     const NetShapes& shapes) {
     VarState& var = vars_[v];
-    if (var.factored) {
-        for (const auto& [b, cm] : colours_[var.colour].colour_masks)
-            if (b == m)
-                var.products.colour_step(factored_[var.shape], cm, op);
-        return;
-    }
     const NetShape& s = shapes[var.shape];
     if (!var.set.valid()) {
         if (colour_explicit(var, var.cands.view(), s, m, op))

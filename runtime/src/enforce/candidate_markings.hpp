@@ -152,6 +152,7 @@ private:
         std::vector<Token> waiting, armed;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
+    // An explicit (or memoized) set's colour step.
     void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A factored variable's products with the waiting tokens of the threads inside their
     // barrier's open generation armed (a copy in armed_ when some are).

@@ -243,7 +243,8 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
                 groups.colour_step(gi, m, {ColourOp::close, NetThread::none(), {}});
             round.open = 0;
         }
-        count_fired();
+        if (options.count_candidates)
+            count_fired();
         return;
     }
     if (round.open != g) {
@@ -276,7 +277,8 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
         for (GroupIx gi : groups.coloured(m))
             groups.colour_step(gi, m, {ColourOp::enter, t, flags});
     }
-    count_fired();
+    if (options.count_candidates)
+        count_fired();
 }
 
 // The flags of the round's threads (kept set between its arrivals: a barrier op on another
@@ -313,8 +315,6 @@ void Enforcer::Impl::coloured_steps(std::span<const Subscription> found) {
 }
 
 void Enforcer::Impl::count_fired() {
-    if (!options.count_candidates)
-        return;
     for (VarIx v : fired_vars)
         if (markings.countable(v))
             stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));

@@ -377,16 +377,12 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     return fired ? 1 : 0;
 }
 
-void FactoredCandidates::colour_step(const FactoredShape& f, const ColourMasks& cm,
-                                     const ColourOp& op) {
-    if (op.kind == ColourOp::enter)
-        return; // (the close arms)
-    if (op.kind == ColourOp::close)
-        return settle(f, cm, op.inside, true);
+// t's armed tokens die.
+void FactoredCandidates::kill_armed(const FactoredShape& f, const ColourMasks& cm, NetThread t) {
     bool changed = false;
-    for (std::size_t i = 0; i < data_.size();) { // exit: t's armed tokens die
+    for (std::size_t i = 0; i < data_.size();) {
         const ModeIx a(static_cast<std::uint32_t>(data_[i]));
-        if (const std::uint32_t c = f.coord_of(a, op.thread); c != FactoredShape::none) {
+        if (const std::uint32_t c = f.coord_of(a, t); c != FactoredShape::none) {
             const std::uint32_t g = f.first[a] + c;
             std::uint64_t& m = data_[i + 1 + c];
             if (const std::uint64_t armed = cm.at[g].armed; (m & armed) != 0) {
