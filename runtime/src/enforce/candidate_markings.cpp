@@ -87,6 +87,10 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
                 col.colour_masks.emplace_back(m, ColourMasks{});
                 it = col.colour_masks.end() - 1;
                 it->second.at.resize(coords);
+                for (std::size_t h = 0; h < coords; ++h) {
+                    it->second.at[h].dead = f->dead_bit[h];
+                    it->second.at[h].thread = f->coord_thread[h];
+                }
             }
             ColourMasks::Coord& at = it->second.at[g];
             const std::uint64_t b = std::uint64_t{1} << bit;

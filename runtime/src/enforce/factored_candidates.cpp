@@ -405,34 +405,31 @@ void FactoredCandidates::arm(const FactoredShape& f, const ColourMasks& cm,
 // every sent one die (nothing can sync or arm them any more).
 void FactoredCandidates::settle(const FactoredShape& f, const ColourMasks& cm,
                                 std::span<const std::uint8_t> inside, bool close) {
+    const std::uint8_t* in = inside.data();
+    const std::size_t n = inside.size();
     bool changed = false;
     for (std::size_t i = 0; i < data_.size();) {
         const ModeIx a(static_cast<std::uint32_t>(data_[i]));
-        const std::uint32_t w = f.width(a), first = f.first[a];
+        const std::uint32_t w = f.width(a);
+        const ColourMasks::Coord* at = cm.at.data() + f.first[a];
         std::uint64_t* masks = data_.data() + i + 1;
         for (std::uint32_t c = 0; c < w; ++c) {
-            const ColourMasks::Coord& at = cm.at[first + c];
             const std::uint64_t m = masks[c];
-            std::uint64_t arm = m & at.waiting, kill = close ? m & at.sent : 0;
+            std::uint64_t arm = m & at[c].waiting, kill = close ? m & at[c].sent : 0;
             if ((kill | arm) == 0)
                 continue;
-            if (arm != 0) {
-                const NetThread u = f.coord_thread[first + c];
-                if (u.ix() >= inside.size() || !inside[u.ix()]) {
-                    kill |= close ? arm : 0;
-                    arm = 0;
-                }
+            if (arm != 0 && (at[c].thread.ix() >= n || !in[at[c].thread.ix()])) {
+                kill |= close ? arm : 0;
+                arm = 0;
             }
-            std::uint64_t to = m & ~(kill | arm);
-            if (kill)
-                to |= f.dead_bit[first + c];
-            if (arm == at.waiting) // W[u:e] -> PreRcv[u:e]
-                to |= at.twins;
+            std::uint64_t to = (m & ~(kill | arm)) | (kill != 0 ? at[c].dead : 0);
+            if (arm == at[c].waiting) // W[u:e] -> PreRcv[u:e]
+                to |= at[c].twins;
             else
                 for (std::uint64_t x = arm; x != 0; x &= x - 1)
-                    to |= f.twin_bit[f.position[first + c]
+                    to |= f.twin_bit[f.position[f.first[a] + c]
                                                [static_cast<std::size_t>(std::countr_zero(x))]];
-            changed = changed || to != m;
+            changed = changed || (kill | arm) != 0;
             masks[c] = to;
         }
         i += w + 1;

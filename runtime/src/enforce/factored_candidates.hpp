@@ -89,10 +89,12 @@ struct FactoredShape {
 };
 
 // A variable's positions on the edges of one barrier, per coordinate: the sent (PostSnd),
-// armed (PreRcv) and waiting (W) ones, and the armed twins of all the waiting ones.
+// armed (PreRcv) and waiting (W) ones, the armed twins of all the waiting ones, and the
+// coordinate's dead position and thread (a close reads one record a coordinate).
 struct ColourMasks {
     struct Coord {
-        std::uint64_t sent = 0, armed = 0, waiting = 0, twins = 0;
+        std::uint64_t sent = 0, armed = 0, waiting = 0, twins = 0, dead = 0;
+        NetThread thread;
     };
     std::vector<Coord> at;
 };
