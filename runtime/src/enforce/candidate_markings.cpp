@@ -65,6 +65,11 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
         if (coloured_[m.ix()].empty() || coloured_[m.ix()].back() != v)
             coloured_[m.ix()].push_back(v);
     }
+    for (PlaceIx p : s.coloured_places)
+        if (s.colour_kind[p] == NetShape::waiting || s.colour_kind[p] == NetShape::armed)
+            (s.colour_kind[p] == NetShape::waiting ? col.waiting : col.armed)
+                .push_back(
+                    {p, col.edge_barrier[s.colour_edge[p].ix()], s.place_thread[p], s.twin[p]});
     const FactoredShape* f =
         factor_ && factored_[var.shape].factorable ? &factored_[var.shape] : nullptr;
     if (!f)
@@ -79,30 +84,36 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
             auto it = std::find_if(col.colour_masks.begin(), col.colour_masks.end(),
                                    [&](const auto& cm) { return cm.first == m; });
             if (it == col.colour_masks.end()) {
-                ColourMasks cm;
-                cm.sent.assign(coords, 0);
-                cm.armed.assign(coords, 0);
-                cm.waiting.assign(coords, 0);
-                col.colour_masks.emplace_back(m, std::move(cm));
+                col.colour_masks.emplace_back(m, ColourMasks{});
                 it = col.colour_masks.end() - 1;
+                it->second.at.resize(coords);
+                for (std::size_t h = 0; h < coords; ++h) {
+                    it->second.at[h].dead = f->dead_bit[h];
+                    it->second.at[h].thread = f->coord_thread[h];
+                }
             }
+            ColourMasks::Coord& at = it->second.at[g];
             const std::uint64_t b = std::uint64_t{1} << bit;
             switch (s.colour_kind[p]) {
             case NetShape::sent:
-                it->second.sent[g] |= b;
+                at.sent |= b;
                 break;
             case NetShape::armed:
-                it->second.armed[g] |= b;
+                at.armed |= b;
                 break;
             default:
-                it->second.waiting[g] |= b;
+                at.waiting |= b;
+                at.twins |= f->twin_bit[p];
                 break;
             }
         }
 }
 
 void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes) {
-    if (op.kind == ColourOp::exit && op.after_rcv) {
+    if (op.kind == ColourOp::enter) // (the close arms)
+        return;
+    const bool after_rcv = op.kind == ColourOp::exit && op.after_rcv;
+    if (after_rcv) {
         if (explicit_coloured_ == unknown_count) {
             explicit_coloured_ = 0;
             for (const VarState& var : vars_)
@@ -112,25 +123,22 @@ void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShap
             return;
     }
     for (VarIx v : coloured(m)) {
-        const VarState& var = vars_[v];
-        // Products: a departure's kills were done by its rcv step (FactoredShape::Move::dead),
-        // and an arrival moves only the tokens waiting for the arriving thread.
-        if (var.factored && ((op.kind == ColourOp::exit && op.after_rcv) ||
-                             (op.kind == ColourOp::enter && !var.products.may_wait(op.thread))))
+        VarState& var = vars_[v];
+        if (!var.factored) {
+            colour_step(v, m, op, shapes);
             continue;
-        colour_step(v, m, op, shapes);
+        }
+        if (after_rcv) // (done by the departure's rcv step: FactoredShape::Move::dead)
+            continue;
+        for (const auto& [b, cm] : colours_[var.colour].colour_masks)
+            if (b == m)
+                var.products.colour_step(factored_[var.shape], cm, op);
     }
 }
 
 void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
                                     const NetShapes& shapes) {
     VarState& var = vars_[v];
-    if (var.factored) {
-        for (const auto& [b, cm] : colours_[var.colour].colour_masks)
-            if (b == m)
-                var.products.colour_step(factored_[var.shape], shapes[var.shape], cm, op);
-        return;
-    }
     const NetShape& s = shapes[var.shape];
     if (!var.set.valid()) {
         if (colour_explicit(var, var.cands.view(), s, m, op))
@@ -141,16 +149,98 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     // inside the generation, not only on the set).
     colour_moves_.clear();
     CandidateAutomaton& a = automata_[var.shape];
-    for (PlaceIx p : s.coloured_places) // (only those the set's markings hold: fewer keys)
-        if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
-            q != p && a.may_hold(var.set, p))
-            colour_moves_.emplace_back(p, q);
+    // (Only the places the set's markings hold: fewer keys. An exit moves t's armed ones.)
+    if (op.kind == ColourOp::exit) {
+        for (const Colours::Token& at : colours_[var.colour].armed)
+            if (at.barrier == m && at.thread == op.thread && a.may_hold(var.set, at.place))
+                colour_moves_.emplace_back(at.place, PlaceIx::none());
+    } else {
+        for (PlaceIx p : s.coloured_places)
+            if (a.may_hold(var.set, p))
+                if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+                    q != p)
+                    colour_moves_.emplace_back(p, q);
+    }
     if (colour_moves_.empty())
         return;
     const std::size_t before = a.bytes();
     var.set = a.colour_step(var.set, a.intern_moves(colour_moves_), s);
     grown(var.shape, before);
     collect_if_full(shapes);
+}
+
+bool CandidateMarkings::inside_flags(MechIx b) const {
+    if (!rounds_ || b.ix() >= rounds_->size() || (*rounds_)[b.ix()].open == 0 ||
+        (*rounds_)[b.ix()].inside.empty())
+        return false;
+    armed_inside_.clear();
+    for (NetThread u : (*rounds_)[b.ix()].inside) {
+        if (armed_inside_.size() <= u.ix())
+            armed_inside_.resize(u.ix() + 1, 0);
+        armed_inside_[u.ix()] = 1;
+    }
+    return true;
+}
+
+const FactoredCandidates& CandidateMarkings::armed(const VarState& var) const {
+    if (var.colour == none)
+        return var.products;
+    bool copied = false;
+    for (const auto& [b, cm] : colours_[var.colour].colour_masks) {
+        if (!inside_flags(b))
+            continue;
+        if (!copied)
+            armed_ = var.products;
+        copied = true;
+        armed_.arm(factored_[var.shape], cm, armed_inside_);
+    }
+    return copied ? armed_ : var.products;
+}
+
+bool CandidateMarkings::shown_moved(const VarState& var) const {
+    std::vector<std::pair<PlaceIx, PlaceIx>>& moved = shown_moved_;
+    moved.clear();
+    if (var.colour == none || !rounds_)
+        return false;
+    auto round = [&](MechIx b) { return b.ix() < rounds_->size() ? &(*rounds_)[b.ix()] : nullptr; };
+    for (const Colours::Token& w : colours_[var.colour].waiting)
+        if (const BarrierRound* r = round(w.barrier);
+            r && r->open != 0 &&
+            std::find(r->inside.begin(), r->inside.end(), w.thread) != r->inside.end())
+            moved.emplace_back(w.place, w.twin);
+    for (const Colours::Token& a : colours_[var.colour].armed)
+        if (const BarrierRound* r = round(a.barrier); r && r->has_left(a.thread))
+            moved.emplace_back(a.place, PlaceIx::none());
+    std::sort(moved.begin(), moved.end());
+    return !moved.empty();
+}
+
+CandidateView CandidateMarkings::armed(const VarState& var, CandidateView from,
+                                       CandidateSet& scratch) const {
+    // The W places whose thread is inside go to their twins, the PreRcv places whose thread
+    // left to none.
+    if (!shown_moved(var))
+        return from;
+    const std::vector<std::pair<PlaceIx, PlaceIx>>& moved = shown_moved_;
+    CandidateSet out;
+    CandidateBuilder builder;
+    builder.start(out, from.count());
+    std::vector<PlaceIx> m;
+    from.for_each([&](std::span<const PlaceIx> mk) {
+        m.clear();
+        for (PlaceIx p : mk) {
+            const auto it = std::lower_bound(moved.begin(), moved.end(), std::pair(p, PlaceIx(0)));
+            if (it == moved.end() || it->first != p)
+                m.push_back(p);
+            else if (it->second.valid())
+                m.push_back(it->second);
+        }
+        std::sort(m.begin(), m.end());
+        if (!m.empty())
+            builder.add(m);
+    });
+    scratch.swap(out);
+    return scratch.view();
 }
 
 // Where ColourOp op on barrier m moves the token on p; none: it dies.
@@ -160,11 +250,14 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
     if (kind == NetShape::uncoloured || edge_barrier[s.colour_edge[p].ix()] != m)
         return p;
     const NetThread u = s.place_thread[p];
-    if (op.kind == ColourOp::close)
+    if (op.kind == ColourOp::close) {
+        if (kind == NetShape::waiting && op.is_inside(u))
+            return s.twin[p];
         return kind == NetShape::armed ? p : PlaceIx::none();
+    }
     if (op.kind == ColourOp::exit)
         return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
-    return kind == NetShape::waiting && op.is_inside(u) ? s.twin[p] : p; // enter
+    return p; // enter: nothing (the close arms)
 }
 
 // Each candidate's tokens on the edges of barrier m, moved as ColourOp says; a token that dies
@@ -292,7 +385,7 @@ bool CandidateMarkings::sync_step(VarIx v, std::span<const TransitionIx> trs,
 
 bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const TransitionIx> trs,
                                            bool& fired, const NetShapes& shapes) {
-    const int r = var.products.sync_step(factored_[var.shape], trs, inside_);
+    const int r = var.products.sync_step(factored_[var.shape], trs);
     if (r < 0 || var.products.crowd() > max_products_)
         unfactor(var, shapes); // (r >= 0: the step is done, its result leaves the products)
     fired = r > 0;

@@ -14,6 +14,8 @@
 #include "net_shape.hpp"
 #include "sync_index.hpp"
 
+#include "sfg/runtime/hb/barrier_generations.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +23,18 @@
 #include <vector>
 
 namespace sfg::enforce {
+
+// A barrier's open generation and the named threads inside it (docs/enforcement.md, "Barrier
+// rounds"); `open` is 0 from a close to the next arrival.
+struct BarrierRound {
+    BarrierGenerations::Generation open = 0;
+    std::vector<NetThread> inside;
+    // By NetThread: left the barrier since its last arrival there. The armed tokens its
+    // departure's rcv step did not fire are dead; explicit sets kill them at its next arrival
+    // (CandidateMarkings::colour_steps), and show them dead until then.
+    std::vector<std::uint8_t> left;
+    bool has_left(NetThread u) const { return u.ix() < left.size() && left[u.ix()]; }
+};
 
 class CandidateMarkings {
 public:
@@ -39,16 +53,19 @@ public:
     void reset(const NetShapes& shapes);
 
     // The candidates of v (materialized into scratch when memoized); valid until the next step.
+    // Waiting tokens of threads inside their barrier's open generation are shown armed, and
+    // armed tokens of threads that left the barrier dead, as the reference holds them
+    // (colour_steps).
     CandidateView candidates(VarIx v, CandidateSet& scratch) const {
         const VarState& var = vars_[v];
         if (var.factored) {
-            var.products.materialize(factored_[var.shape], scratch);
+            armed(var).materialize(factored_[var.shape], scratch);
             return scratch.view();
         }
         if (!var.set.valid())
-            return var.cands.view();
-        automata_[var.shape].materialize(var.set, scratch);
-        return scratch.view();
+            return armed(var, var.cands.view(), scratch);
+        automata_[var.shape].materialize(var.set, armed_set_);
+        return armed(var, armed_set_.view(), scratch);
     }
     // Candidates of v from which the explanation of t's access is the same as from all of them
     // (FactoredCandidates::representatives), into scratch; valid until the next step.
@@ -56,13 +73,15 @@ public:
         const VarState& var = vars_[v];
         if (!var.factored)
             return candidates(v, scratch);
-        var.products.representatives(factored_[var.shape], t, scratch);
+        armed(var).representatives(factored_[var.shape], t, scratch);
         return scratch.view();
     }
     std::uint64_t count(VarIx v) const {
         const VarState& var = vars_[v];
         if (var.factored)
             return var.products.count(factored_[var.shape]);
+        if (var.colour != none && shown_moved(var)) // (as shown: two may show as one)
+            return candidates(v, armed_set_).count();
         return var.set.valid() ? automata_[var.shape].count(var.set) : var.cands.count();
     }
     // Whether count(v) is cheap enough to take at every sync op: not for products of a mode of
@@ -90,11 +109,16 @@ public:
         return m.ix() < coloured_.size() ? std::span<const VarIx>(coloured_[m.ix()])
                                          : std::span<const VarIx>();
     }
-    // During an arrival's steps: the threads inside the barrier's open generation (by
-    // NetThread), whose tokens a barrier edge's sync arms at once in products (sync_step).
-    void set_inside(std::span<const std::uint8_t> inside) { inside_ = inside; }
+    // The barriers' rounds (by MechIx), as the coordinator keeps them: products arm their
+    // waiting tokens late (FactoredCandidates::colour_step), and show them armed by these.
+    void watch_rounds(const std::vector<BarrierRound>* rounds) { rounds_ = rounds; }
     // The colour moves of an op on barrier m (ColourOp) on the candidates of every variable
-    // with edges on m.
+    // with edges on m, armed late (docs/enforcement.md, "Barrier rounds"): a barrier edge's
+    // sync leaves every receiver's token waiting (W) and no arrival moves it; the generation's
+    // close arms the tokens of the threads inside it and kills the others'. Until then a
+    // waiting token of a thread inside the open generation stands for its armed twin (the
+    // candidates show it so). A close comes before the closing departure's rcv steps (the
+    // moves commute; the close arms what that rcv may fire).
     void colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
     // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
@@ -118,9 +142,30 @@ private:
     // edges its positions (factored). Apart from VarState, which every variable has.
     struct Colours {
         std::vector<MechIx> edge_barrier;
+        // Its W and PreRcv places of barrier edges: each with its barrier, thread and twin.
+        struct Token {
+            PlaceIx place;
+            MechIx barrier;
+            NetThread thread;
+            PlaceIx twin;
+        };
+        std::vector<Token> waiting, armed;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
     };
+    // An explicit (or memoized) set's colour step.
     void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
+    // A factored variable's products with the waiting tokens of the threads inside their
+    // barrier's open generation armed (a copy in armed_ when some are).
+    const FactoredCandidates& armed(const VarState& var) const;
+    // The same for explicit candidates `from`, and their armed tokens of threads that left
+    // the barrier dropped (into scratch when some are; from may be a view of armed_set_).
+    CandidateView armed(const VarState& var, CandidateView from, CandidateSet& scratch) const;
+    // The places armed(var, ...) moves (W to its twin, PreRcv to none) into shown_moved_,
+    // sorted; false when there are none.
+    bool shown_moved(const VarState& var) const;
+    // Flags (by NetThread) of the threads inside barrier b's open generation into
+    // armed_inside_; false when none is.
+    bool inside_flags(MechIx b) const;
     // colour_step on explicit candidates `from`, into next_; false when nothing moves.
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
                          const ColourOp& op);
@@ -178,10 +223,14 @@ private:
     // kill at the rcv step); counted again after a variable starts or leaves its products.
     static constexpr std::size_t unknown_count = ~std::size_t{0};
     std::size_t explicit_coloured_ = unknown_count;
-    std::vector<Colours> colours_;         // VarState::colour
-    std::span<const std::uint8_t> inside_; // set_inside
+    std::vector<Colours> colours_;                      // VarState::colour
+    const std::vector<BarrierRound>* rounds_ = nullptr; // watch_rounds
 
     // Scratch.
+    mutable FactoredCandidates armed_;
+    mutable std::vector<std::uint8_t> armed_inside_;
+    mutable CandidateSet armed_set_;
+    mutable std::vector<std::pair<PlaceIx, PlaceIx>> shown_moved_;
     CandidateSet next_, successors_;
     CandidateBuilder builder_;
     std::vector<PlaceIx> fired_, tmp_;

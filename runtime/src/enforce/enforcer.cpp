@@ -220,52 +220,80 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     }
     if (rounds.size() <= m.ix())
         rounds.resize(m.ix() + 1);
-    Round& round = rounds[m.ix()];
+    BarrierRound& round = rounds[m.ix()];
     if (t.valid() && arrived.size() <= t.ix())
         arrived.resize(t.ix() + 1);
     if (!enter) {
+        if (left.closes) // (before the rcv steps: the close arms what they may fire)
+            markings.colour_steps(m, {ColourOp::close, NetThread::none(), round_flags(m, {})},
+                                  shapes);
+        if (t.valid() && round.has_left(t)) // (no arrival since: its stale tokens may not fire)
+            markings.colour_steps(m, {ColourOp::exit, t, {}}, shapes);
         coloured_steps(found);
         if (t.valid()) {
-            colour_step(m, {ColourOp::exit, t, {}});
+            for (GroupIx gi : groups.coloured(m))
+                groups.colour_step(gi, m, {ColourOp::exit, t, {}});
             arrived[t] = {};
+            if (round.left.size() <= t.ix())
+                round.left.resize(names.thread_count(), 0);
+            round.left[t.ix()] = 1;
         }
         if (left.closes) {
-            colour_step(m, {ColourOp::close, NetThread::none(), {}});
+            for (GroupIx gi : groups.coloured(m))
+                groups.colour_step(gi, m, {ColourOp::close, NetThread::none(), {}});
             round.open = 0;
         }
-        count_fired();
+        if (options.count_candidates)
+            count_fired();
         return;
     }
     if (round.open != g) {
         round.open = g;
-        for (NetThread u : round.inside)
-            inside_flags[u.ix()] = 0;
+        if (flags_of == m)
+            for (NetThread u : round.inside)
+                inside_flags[u.ix()] = 0;
         round.inside.clear();
     }
     if (t.valid()) {
         // Arrived again without a departure, in a later generation: the armed tokens of the one
-        // it left are stale (its next departure is from this one).
+        // it left are stale (its next departure is from this one). After a departure, those
+        // its rcv step did not fire (explicit sets kill them here).
         if (arrived[t].barrier == m && arrived[t].generation != g)
             colour_step(m, {ColourOp::exit, t, {}, false});
+        else if (round.has_left(t))
+            markings.colour_steps(m, {ColourOp::exit, t, {}}, shapes);
+        if (round.has_left(t))
+            round.left[t.ix()] = 0;
         arrived[t] = {m, g};
         round.inside.push_back(t);
     }
-    // The flags of this round's threads (kept set between its arrivals: a barrier op on another
-    // barrier clears and sets its own).
+    if (groups.coloured(m).empty()) { // (the close rebuilds the flags)
+        if (flags_of == m)
+            flags_of = MechIx::none();
+        coloured_steps(found);
+    } else {
+        const std::span<const std::uint8_t> flags = round_flags(m, t);
+        coloured_steps(found);
+        for (GroupIx gi : groups.coloured(m))
+            groups.colour_step(gi, m, {ColourOp::enter, t, flags});
+    }
+    if (options.count_candidates)
+        count_fired();
+}
+
+// The flags of the round's threads (kept set between its arrivals: a barrier op on another
+// barrier clears and sets its own).
+std::span<const std::uint8_t> Enforcer::Impl::round_flags(MechIx m, NetThread arriving) {
     if (inside_flags.size() < names.thread_count())
         inside_flags.resize(names.thread_count(), 0);
     if (flags_of != m) {
         std::fill(inside_flags.begin(), inside_flags.end(), 0);
         flags_of = m;
-        for (NetThread u : round.inside)
+        for (NetThread u : rounds[m.ix()].inside)
             inside_flags[u.ix()] = 1;
-    } else if (t.valid()) // the others' are set: one flag an arrival, not a round's (1,024)
-        inside_flags[t.ix()] = 1;
-    markings.set_inside(inside_flags);
-    coloured_steps(found);
-    markings.set_inside({});
-    colour_step(m, {ColourOp::enter, t, inside_flags});
-    count_fired();
+    } else if (arriving.valid()) // the others' are set: one flag an arrival, not a round's
+        inside_flags[arriving.ix()] = 1;
+    return inside_flags;
 }
 
 // A barrier op's steps: the largest candidate set is counted after its colour steps
@@ -280,14 +308,13 @@ void Enforcer::Impl::coloured_steps(std::span<const Subscription> found) {
         ++stats.variable_visits;
         if (markings.sync_step(sub, shapes)) {
             ++stats.candidate_updates;
-            fired_vars.push_back(sub.var());
+            if (options.count_candidates)
+                fired_vars.push_back(sub.var());
         }
     }
 }
 
 void Enforcer::Impl::count_fired() {
-    if (!options.count_candidates)
-        return;
     for (VarIx v : fired_vars)
         if (markings.countable(v))
             stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
@@ -389,6 +416,7 @@ Enforcer::Enforcer(EnforceOptions options) : impl_(std::make_unique<Impl>()) {
     impl_->options = options;
     impl_->markings.configure(options.factor_candidates, options.max_factored_products,
                               options.memoize_candidates, options.candidate_memo_bytes);
+    impl_->markings.watch_rounds(&impl_->rounds);
 }
 
 Enforcer::~Enforcer() = default;

@@ -65,11 +65,7 @@ struct Enforcer::Impl {
     // Barrier rounds (docs/enforcement.md, "Barrier rounds"): the generations hb uses, and per
     // barrier mechanism the named threads inside its open generation.
     BarrierGenerations generations;
-    struct Round {
-        BarrierGenerations::Generation open = 0;
-        std::vector<NetThread> inside;
-    };
-    std::vector<Round> rounds; // by MechIx
+    std::vector<enforce::BarrierRound> rounds; // by MechIx
     // The barrier and generation each thread waits in, if any.
     struct Waiting {
         MechIx barrier;
@@ -118,6 +114,8 @@ struct Enforcer::Impl {
     // benter / bexit: the snd / rcv transitions, then the colours (ColourOp).
     [[gnu::noinline]] void on_barrier_sync(const Event& e, NetThread t, const OpInfo& op);
     void colour_step(MechIx m, const enforce::ColourOp& op);
+    // inside_flags for the round of barrier m.
+    std::span<const std::uint8_t> round_flags(MechIx m, NetThread arriving);
     void coloured_steps(std::span<const Subscription> found);
     void count_fired();
     void on_thread_set_sync(const Event& e, NetThread t, const OpInfo& op);

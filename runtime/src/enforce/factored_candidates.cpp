@@ -126,13 +126,16 @@ bool factor_positions(const NetShape& s, FactoredShape& f) {
         }
     }
     f.dead_bit.assign(coords, 0);
-    f.waiting_bits.assign(coords, 0);
+    f.twin_bit.assign(s.coloured ? np : 0, 0);
     for (std::uint32_t g = 0; g < coords && s.coloured; ++g) { // no place: position none
         if (f.position[g].size() == 64)
             return false;
-        for (std::size_t bit = 0; bit < f.position[g].size(); ++bit)
-            if (s.colour_kind[f.position[g][bit]] == NetShape::waiting)
-                f.waiting_bits[g] |= std::uint64_t{1} << bit;
+        for (PlaceIx p : f.position[g]) // arming moves a token along its track
+            if (s.colour_kind[p] == NetShape::waiting) {
+                if (f.place_coord[s.twin[p]] != g)
+                    return false;
+                f.twin_bit[p] = f.place_bit[s.twin[p]];
+            }
         f.dead_bit[g] = std::uint64_t{1} << f.position[g].size();
         f.position[g].push_back(PlaceIx::none());
     }
@@ -170,19 +173,6 @@ bool factor_syncs(const NetShape& s, FactoredShape& f, SyncPlaces& sp) {
         f.bits.insert(f.bits.end(), pre.begin() + 1, pre.end());
         sy.post = static_cast<std::uint32_t>(f.bits.size());
         f.bits.insert(f.bits.end(), post.begin() + 1, post.end());
-        sy.post_armed = sy.post;
-        if (s.coloured) {
-            std::vector<PlaceIx> armed;
-            for (PlaceIx p : s.post(r))
-                armed.push_back(s.colour_kind[p] == NetShape::waiting ? s.twin[p] : p);
-            if (armed != std::vector<PlaceIx>(s.post(r).begin(), s.post(r).end())) {
-                std::vector<std::uint64_t> point;
-                if (!point_of(f, s, armed, point))
-                    return false;
-                sy.post_armed = static_cast<std::uint32_t>(f.bits.size());
-                f.bits.insert(f.bits.end(), point.begin() + 1, point.end());
-            }
-        }
         sp.of[r.ix()] = static_cast<std::uint32_t>(f.syncs.size());
         f.mode_syncs[sy.from].push_back(sp.of[r.ix()]);
         f.syncs.push_back(sy);
@@ -284,7 +274,6 @@ FactoredShape factor(const NetShape& s) {
 void FactoredCandidates::assign(const FactoredShape& f,
                                 std::span<const std::vector<std::uint64_t>> points) {
     data_.clear();
-    waiting_ = 0;
     for (const auto& p : points)
         data_.insert(data_.end(), p.begin(), p.end());
     normalize(f);
@@ -336,8 +325,7 @@ bool FactoredCandidates::memory_step(const FactoredShape& f, NetThread t, bool w
     return true;
 }
 
-int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const TransitionIx> trs,
-                                  std::span<const std::uint8_t> inside) {
+int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const TransitionIx> trs) {
     for (std::size_t i = 0; i < trs.size(); ++i)
         for (std::size_t j = i + 1; j < trs.size(); ++j) {
             const FactoredShape::Move &x = f.moves[trs[i]], &y = f.moves[trs[j]];
@@ -377,22 +365,7 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     }
     for (std::uint32_t k : targets) {
         const FactoredShape::Sync& sy = f.syncs[k];
-        std::span<const std::uint64_t> point(f.bits.data() + sy.post, f.width(sy.to));
-        if (sy.post_armed != sy.post && !inside.empty()) { // receivers inside: armed at once
-            armed_.assign(point.begin(), point.end());
-            for (std::uint32_t c = 0; c < armed_.size(); ++c) {
-                const NetThread u = f.coord_thread[f.first[sy.to] + c];
-                if (u.ix() < inside.size() && inside[u.ix()])
-                    armed_[c] = f.bits[sy.post_armed + c];
-                else if (armed_[c] != f.bits[sy.post_armed + c])
-                    mark_waiting(u);
-            }
-            point = armed_;
-        } else if (sy.post_armed != sy.post) {
-            for (std::uint32_t c = 0; c < point.size(); ++c)
-                if (point[c] != f.bits[sy.post_armed + c])
-                    mark_waiting(f.coord_thread[f.first[sy.to] + c]);
-        }
+        const std::span<const std::uint64_t> point(f.bits.data() + sy.post, f.width(sy.to));
         if (contains(f, sy.to, point))
             continue;
         data_.push_back(sy.to.v);
@@ -404,53 +377,65 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     return fired ? 1 : 0;
 }
 
-bool FactoredCandidates::colour_step(const FactoredShape& f, const NetShape& s,
-                                     const ColourMasks& cm, const ColourOp& op) {
-    if (op.kind == ColourOp::enter && !may_wait(op.thread)) // (sync_step armed those inside)
-        return false;
+// t's armed tokens die.
+void FactoredCandidates::kill_armed(const FactoredShape& f, const ColourMasks& cm, NetThread t) {
     bool changed = false;
-    std::uint64_t still = 0; // close: the threads left waiting; enter: whether t still is
-    if (op.kind == ColourOp::close)
-        waiting_ = 0;
+    for (std::size_t i = 0; i < data_.size();) {
+        const ModeIx a(static_cast<std::uint32_t>(data_[i]));
+        if (const std::uint32_t c = f.coord_of(a, t); c != FactoredShape::none) {
+            const std::uint32_t g = f.first[a] + c;
+            std::uint64_t& m = data_[i + 1 + c];
+            if (const std::uint64_t armed = cm.at[g].armed; (m & armed) != 0) {
+                m = (m & ~armed) | f.dead_bit[g];
+                changed = true;
+            }
+        }
+        i += f.width(a) + 1;
+    }
+    if (changed)
+        normalize(f);
+}
+
+void FactoredCandidates::arm(const FactoredShape& f, const ColourMasks& cm,
+                             std::span<const std::uint8_t> inside) {
+    settle(f, cm, inside, false);
+}
+
+// Arms the waiting tokens of the threads inside; with `close`, the other waiting tokens and
+// every sent one die (nothing can sync or arm them any more).
+void FactoredCandidates::settle(const FactoredShape& f, const ColourMasks& cm,
+                                std::span<const std::uint8_t> inside, bool close) {
+    const std::uint8_t* in = inside.data();
+    const std::size_t n = inside.size();
+    bool changed = false;
     for (std::size_t i = 0; i < data_.size();) {
         const ModeIx a(static_cast<std::uint32_t>(data_[i]));
         const std::uint32_t w = f.width(a);
-        std::uint32_t c = 0, end = w; // close: every coordinate; else t's
-        if (op.kind != ColourOp::close) {
-            c = f.coord_of(a, op.thread);
-            end = c == FactoredShape::none ? c : c + 1;
-        }
-        for (; c < end; ++c) {
-            const std::uint32_t g = f.first[a] + c;
-            std::uint64_t& m = data_[i + 1 + c];
-            std::uint64_t kill = 0, arm = 0;
-            if (op.kind == ColourOp::close)
-                kill = m & (cm.sent[g] | cm.waiting[g]);
-            else if (op.kind == ColourOp::exit)
-                kill = m & cm.armed[g];
-            else
-                arm = m & cm.waiting[g];
-            if (op.kind == ColourOp::close && (m & ~kill & f.waiting_bits[g]) != 0)
-                mark_waiting(f.coord_thread[g]);
-            still |= m & ~arm & f.waiting_bits[g];
+        const ColourMasks::Coord* at = cm.at.data() + f.first[a];
+        std::uint64_t* masks = data_.data() + i + 1;
+        for (std::uint32_t c = 0; c < w; ++c) {
+            const std::uint64_t m = masks[c];
+            std::uint64_t arm = m & at[c].waiting, kill = close ? m & at[c].sent : 0;
             if ((kill | arm) == 0)
                 continue;
-            m &= ~(kill | arm);
-            if (kill)
-                m |= f.dead_bit[g];
-            for (; arm != 0; arm &= arm - 1) { // W[t:e] -> PreRcv[t:e]
-                const PlaceIx wp = f.position[g][static_cast<std::size_t>(std::countr_zero(arm))];
-                m |= f.place_bit[s.twin[wp]];
+            if (arm != 0 && (at[c].thread.ix() >= n || !in[at[c].thread.ix()])) {
+                kill |= close ? arm : 0;
+                arm = 0;
             }
-            changed = true;
+            std::uint64_t to = (m & ~(kill | arm)) | (kill != 0 ? at[c].dead : 0);
+            if (arm == at[c].waiting) // W[u:e] -> PreRcv[u:e]
+                to |= at[c].twins;
+            else
+                for (std::uint64_t x = arm; x != 0; x &= x - 1)
+                    to |= f.twin_bit[f.position[f.first[a] + c]
+                                               [static_cast<std::size_t>(std::countr_zero(x))]];
+            changed = changed || (kill | arm) != 0;
+            masks[c] = to;
         }
         i += w + 1;
     }
-    if (op.kind == ColourOp::enter && still == 0 && op.thread.v < 63)
-        waiting_ &= ~(std::uint64_t{1} << op.thread.v);
     if (changed)
-        normalize(f);
-    return changed;
+        count_ = unknown;
 }
 
 void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held) {
@@ -467,7 +452,6 @@ void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write,
     data_.swap(scratch_);
     crowd_ = 1; // one product per mode
     count_ = unknown;
-    waiting_ = 0;
 }
 
 void FactoredCandidates::normalize(const FactoredShape& f) {

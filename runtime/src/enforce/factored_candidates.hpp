@@ -44,8 +44,9 @@ struct FactoredShape {
     // Coloured shapes (NetShape::coloured): per coordinate the position of a dead token (no
     // place; a point of dead tokens only is no candidate); 0 for the others.
     std::vector<std::uint64_t> dead_bit;
-    // Coloured shapes: per coordinate the positions of waiting tokens (W) on any barrier.
-    std::vector<std::uint64_t> waiting_bits;
+    // Coloured shapes: per W[t:e] place the position of its armed twin PreRcv[t:e] (on the same
+    // track); 0 for the other places.
+    IndexVec<PlaceIx, std::uint64_t> twin_bit;
     std::uint32_t thread_count = 0;   // the width of coord_of
     std::uint32_t max_width = 0;      // the most threads of a mode
     std::vector<std::uint32_t> coord; // [a * thread_count + t]: t's coordinate in a (none)
@@ -65,10 +66,7 @@ struct FactoredShape {
     // A sync transition: •sync as one bit per coordinate of `from`, sync• likewise for `to`.
     struct Sync {
         ModeIx from, to;
-        std::uint32_t pre = 0, post = 0; // into bits
-        // sync• with a barrier edge's receivers armed (W[t:e] -> PreRcv[t:e]), for those inside
-        // the generation at the sync (ColourOp); post itself when the edge is not a barrier's.
-        std::uint32_t post_armed = 0;
+        std::uint32_t pre = 0, post = 0; // into bits (a barrier edge's: its receivers wait)
     };
     std::vector<Sync> syncs;
     // The syncs out of a mode: one per SFG edge out of it, whose •sync is the edge's PostSnd
@@ -91,9 +89,14 @@ struct FactoredShape {
 };
 
 // A variable's positions on the edges of one barrier, per coordinate: the sent (PostSnd),
-// armed (PreRcv) and waiting (W) ones.
+// armed (PreRcv) and waiting (W) ones, the armed twins of all the waiting ones, and the
+// coordinate's dead position and thread (a close reads one record a coordinate).
 struct ColourMasks {
-    std::vector<std::uint64_t> sent, armed, waiting;
+    struct Coord {
+        std::uint64_t sent = 0, armed = 0, waiting = 0, twins = 0, dead = 0;
+        NetThread thread;
+    };
+    std::vector<Coord> at;
 };
 
 // Builds the positions of s; factorable stays false unless every place, transition and initial
@@ -113,18 +116,22 @@ public:
     // [SKIP], [SEND], [RECEIVE] and [SYNC] for the transitions trs of one op. Returns 1 when a
     // transition fired, 0 when none did, -1 (the set unchanged) when trs move two threads of
     // one mode: one op fires one transition per marking, which a product cannot say.
-    // `inside` (by NetThread): the threads inside the open generation of the barrier the op is
-    // on; a barrier edge's sync arms their tokens at once (ColourOp: the arrival's colour step
-    // then has only the arriving thread's tokens to arm).
-    int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs,
-                  std::span<const std::uint8_t> inside = {});
-    // The colour moves of a barrier op (ColourOp), forced on every candidate; returns whether
-    // the set changed.
-    bool colour_step(const FactoredShape& f, const NetShape& s, const ColourMasks& cm,
-                     const ColourOp& op);
-    // Whether t may have a token waiting (W) for its arrival: an arrival of a thread without
-    // one has no colour moves (most arrivals of a barrier-heavy trace).
-    bool may_wait(NetThread t) const { return (waiting_ >> waiting_slot(t)) & 1; }
+    int sync_step(const FactoredShape& f, std::span<const TransitionIx> trs);
+    // Products arm late (docs/enforcement.md, "Barrier rounds"): a barrier edge's sync leaves
+    // every receiver's token waiting (W), and no arrival moves it; the generation's close arms
+    // the tokens of the threads inside it and kills the others'. Until then a waiting token of
+    // a thread inside the open generation stands for its armed twin (arm() on a copy gives the
+    // candidates of the other representations).
+    // ColourOp::close (op.inside: the closing generation's threads) and ColourOp::exit (t's
+    // armed tokens die) on the tokens of one barrier's edges, forced on every candidate.
+    void colour_step(const FactoredShape& f, const ColourMasks& cm, const ColourOp& op) {
+        if (op.kind == ColourOp::close)
+            settle(f, cm, op.inside, true);
+        else if (op.kind == ColourOp::exit)
+            kill_armed(f, cm, op.thread);
+    }
+    // The waiting tokens of the threads inside (by NetThread) moved to their armed twins.
+    void arm(const FactoredShape& f, const ColourMasks& cm, std::span<const std::uint8_t> inside);
     // The re-synchronized state { P(a) | a permits the access } (docs/enforcement.md).
     void resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held = {});
 
@@ -154,6 +161,9 @@ private:
         }
     }
     std::uint64_t count_points(const FactoredShape& f) const;
+    void kill_armed(const FactoredShape& f, const ColourMasks& cm, NetThread t);
+    void settle(const FactoredShape& f, const ColourMasks& cm, std::span<const std::uint8_t> inside,
+                bool close);
     bool contains(const FactoredShape& f, ModeIx a, std::span<const std::uint64_t> point) const;
     // Products of one mode that are subsets of another are dropped, and two that differ in one
     // coordinate merged, so that sets stay a few products.
@@ -173,15 +183,10 @@ private:
 
     std::vector<std::uint64_t> data_;
     std::size_t crowd_ = 0;
-    // The threads that may have a token waiting (W), one bit each (bit 63: threads 63 and up),
-    // set where a sync leaves one and cleared where a colour step moves or kills the last.
-    std::uint64_t waiting_ = 0;
-    static std::uint32_t waiting_slot(NetThread t) { return t.v < 63 ? t.v : 63; }
-    void mark_waiting(NetThread t) { waiting_ |= std::uint64_t{1} << waiting_slot(t); }
     static constexpr std::uint64_t unknown = ~std::uint64_t{0};
     mutable std::uint64_t count_ = unknown; // count(), once asked
     // Scratch.
-    std::vector<std::uint64_t> scratch_, armed_;
+    std::vector<std::uint64_t> scratch_;
     std::vector<std::uint32_t> targets_, offsets_;
     mutable std::vector<std::uint32_t> count_offsets_;
     mutable std::vector<std::uint64_t> count_inter_;

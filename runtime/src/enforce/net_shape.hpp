@@ -122,9 +122,10 @@ struct ColourOp {
     enum Kind : std::uint8_t { enter, exit, close };
     Kind kind = enter;
     NetThread thread;                     // enter, exit
-    std::span<const std::uint8_t> inside; // enter: by NetThread, inside the open generation
-    // exit: after the departure's rcv step (products kill there at once: Move::dead), or
-    // before an arrival (the armed tokens of a generation the thread left without a departure).
+    std::span<const std::uint8_t> inside; // enter, close: by NetThread, inside the generation
+    // exit: the tokens the departure's rcv step did not fire, which products killed in that
+    // step (Move::dead) and the explicit sets at the thread's next arrival on the barrier; false:
+    // before an arrival that follows an arrival without a departure (every representation).
     bool after_rcv = true;
     bool is_inside(NetThread u) const { return u.ix() < inside.size() && inside[u.ix()]; }
 };
