@@ -164,7 +164,7 @@ public:
         auto& frames = dpor_.frames();
         while (frames.size() > dpor_.events().size() + 1) {
             keep(frames.back().node);
-            frames.pop_back();
+            dpor_.pop(); // a frame without its event: the frame alone
         }
     }
 
