@@ -24,6 +24,8 @@
 //                       whether `steps`, then s, can be taken in turn from the node
 //   bool reversible(const SourceDpor<System>&, std::size_t i, std::uint32_t p, const Step& s)
 //                       whether p's step s can run before events()[i] (it may call simulate())
+//   bool never_reversed(const Step& s)  (optional) reversible() is false, or started_by() true,
+//                       for every event s depends on: a blocked s's race analysis is skipped
 #pragma once
 
 #include <algorithm>
@@ -258,6 +260,13 @@ private:
             v.resize(i + 1, T{});
         v[i] = x;
     }
+    // Whether System says that step's races are never reversed (analyze() would reverse none).
+    bool never_reversed(const Step& step) const {
+        if constexpr (requires { sys_.never_reversed(step); })
+            return sys_.never_reversed(step);
+        else
+            return false;
+    }
     // A popped frame's or event's vector, emptied, with its storage (or a new one).
     template <class T>
     static std::vector<T> spare(std::vector<std::vector<T>>& pool) {
@@ -300,8 +309,8 @@ private:
         const std::size_t n = sys_.threads(f.node);
         for (std::uint32_t q = 0; q < n; ++q)
             if (!sys_.enabled(f.node, q) && sys_.next(f.node, q, q_step) &&
-                sys_.dependent(last, q_step))
-                analyze(q, q_step, clock);
+                sys_.dependent(last, q_step) && !never_reversed(q_step))
+                analyze(q, q_step, clock); // its clock is not kept: only its races count
     }
 
     // Algorithm 1, lines 7-10 for the race events()[i] ⋖ (p's step with `clock`): unless some
