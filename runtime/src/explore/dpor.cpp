@@ -71,6 +71,11 @@ public:
         return m.enabled(step);
     }
 
+    // A join depends on the events of the threads it joins, on forks and joins that name them or
+    // its own thread (dependence.cpp; it has no action), and reversible() refuses each of those
+    // but the fork that started its thread, program order: a blocked join reverses no race.
+    static bool never_reversed(const Event& step) { return step.op == Op::join; }
+
     // The first change: can p's step run before events()[i]?
     static bool reversible(const Engine& d, std::size_t i, std::uint32_t p, const Event& step) {
         const Event& e = d.events()[i].step;
@@ -164,7 +169,7 @@ public:
         auto& frames = dpor_.frames();
         while (frames.size() > dpor_.events().size() + 1) {
             keep(frames.back().node);
-            frames.pop_back();
+            dpor_.pop(); // a frame without its event: the frame alone
         }
     }
 

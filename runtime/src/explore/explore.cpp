@@ -890,11 +890,11 @@ private:
             st.s->close();
         else if (st.error && !ctl.abandoned())
             main_error(ctl, st.error);
-        const std::vector<finding> session_findings = st.s->findings();
         if (ctl.blocked() || !into) { // no execution (dpor: equivalent to one explored)
             main_findings_.clear();
             return;
         }
+        const std::vector<finding> session_findings = st.s->findings();
         // Written out only for a finding that is kept (most runs repeat a finding of a run no
         // longer than theirs).
         std::optional<std::string> schedule, table;

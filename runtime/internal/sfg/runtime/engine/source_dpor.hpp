@@ -24,6 +24,8 @@
 //                       whether `steps`, then s, can be taken in turn from the node
 //   bool reversible(const SourceDpor<System>&, std::size_t i, std::uint32_t p, const Step& s)
 //                       whether p's step s can run before events()[i] (it may call simulate())
+//   bool never_reversed(const Step& s)  (optional) reversible() is false, or started_by() true,
+//                       for every event s depends on: a blocked s's race analysis is skipped
 #pragma once
 
 #include <algorithm>
@@ -63,7 +65,8 @@ public:
 
     // Starts a search at `root` with a sleep set (a task's; empty: none).
     void reset(Node root, std::vector<std::uint8_t> sleep) {
-        frames_.clear();
+        while (!frames_.empty())
+            pop();
         events_.clear();
         evidx_.clear();
         Frame f;
@@ -119,11 +122,8 @@ public:
     // The sleep set after p's step `step` from frame f: the sleeping threads whose next steps are
     // independent of it (Algorithm 1, line 12).
     std::vector<std::uint8_t> sleep_after(const Frame& f, std::uint32_t p, const Step& step) const {
-        std::vector<std::uint8_t> out(f.sleep.size(), 0);
-        Step q_step;
-        for (std::uint32_t q = 0; q < f.sleep.size(); ++q)
-            out[q] = f.sleep[q] && q != p && sys_.next(f.node, q, q_step) &&
-                     !sys_.dependent(q_step, step);
+        std::vector<std::uint8_t> out;
+        sleep_after(f, p, step, out);
         return out;
     }
 
@@ -161,18 +161,24 @@ public:
     // Algorithm 1, lines 6-13: p's step `step` is taken at the deepest node: its races are
     // reversed, p sleeps there from now on, and a node below is pushed with the sleeping threads
     // whose steps are independent of it. The driver fills the new node (frames().back().node).
+    // A step is taken at every node of every run: the new frame's and event's vectors are those
+    // of popped ones (spare()), so that a step allocates nothing once the search is as deep as
+    // it gets.
     void take(std::uint32_t p, const Step& step) {
         Frame& f = frames_.back();
-        std::vector<std::uint8_t> sleep = sleep_after(f, p, step);
+        Frame next;
+        next.sleep = spare(spare8_);
+        sleep_after(f, p, step, next.sleep);
         set(f.sleep, p, std::uint8_t{1});
         Event ev;
         ev.step = step;
         ev.thread = p;
         ev.pos = at(f.count, p);
+        ev.clock = spare(spare32_);
         analyze(p, step, ev.clock);
-        Frame next;
-        next.sleep = std::move(sleep);
-        next.count = f.count; // f is invalid from the push on
+        next.backtrack = spare(spare8_);
+        next.count = spare(spare32_);
+        next.count.assign(f.count.begin(), f.count.end()); // f is invalid from the push on
         set(next.count, p, at(next.count, p) + 1);
         events_.push_back(std::move(ev));
         if (evidx_.size() <= p)
@@ -182,10 +188,16 @@ public:
     }
 
     // Back from the deepest node (and from the event that led to it).
+    // Its vectors are kept for the next take().
     void pop() {
+        Frame& f = frames_.back();
+        keep(spare8_, f.backtrack);
+        keep(spare8_, f.sleep);
+        keep(spare32_, f.count);
         frames_.pop_back();
         if (!events_.empty() && frames_.size() == events_.size()) {
             evidx_[events_.back().thread].pop_back();
+            keep(spare32_, events_.back().clock);
             events_.pop_back();
         }
     }
@@ -195,11 +207,15 @@ public:
     // before it. Sets `clock` to the step's happens-before clock and reverses each race.
     void analyze(std::uint32_t p, const Step& step, std::vector<std::uint32_t>& clock) {
         // `seen`: what happens before the step through program order and reversible races.
-        std::vector<std::uint32_t> seen;
+        // Members, kept across calls (analyze is not reentered: reverse() and System's
+        // functions do not call it).
+        std::vector<std::uint32_t>& seen = seen_;
+        std::vector<std::size_t>& races = races_;
+        seen.clear();
+        races.clear();
         if (p < evidx_.size() && !evidx_[p].empty())
             seen = events_[evidx_[p].back()].clock;
         clock = seen;
-        std::vector<std::size_t> races;
         for (std::size_t i = events_.size(); i-- > 0;) {
             const Event& e = events_[i];
             if (e.thread == p || at(seen, e.thread) > e.pos)
@@ -225,7 +241,8 @@ public:
     // Whether `step` can be taken after pre(E, e).notdep(e, E), e = events()[i]: the events after
     // e that do not happen after it, run from the node before e.
     bool simulate(std::size_t i, const Step& step) const {
-        std::vector<const Step*> notdep;
+        std::vector<const Step*>& notdep = notdep_;
+        notdep.clear();
         for (std::size_t k = i + 1; k < events_.size(); ++k)
             if (!after(k, i))
                 notdep.push_back(&events_[k].step);
@@ -243,6 +260,36 @@ private:
             v.resize(i + 1, T{});
         v[i] = x;
     }
+    // Whether System says that step's races are never reversed (analyze() would reverse none).
+    bool never_reversed(const Step& step) const {
+        if constexpr (requires { sys_.never_reversed(step); })
+            return sys_.never_reversed(step);
+        else
+            return false;
+    }
+    // A popped frame's or event's vector, emptied, with its storage (or a new one).
+    template <class T>
+    static std::vector<T> spare(std::vector<std::vector<T>>& pool) {
+        if (pool.empty())
+            return {};
+        std::vector<T> v = std::move(pool.back());
+        pool.pop_back();
+        v.clear();
+        return v;
+    }
+    template <class T>
+    static void keep(std::vector<std::vector<T>>& pool, std::vector<T>& v) {
+        if (v.capacity() > 0)
+            pool.push_back(std::move(v));
+    }
+    void sleep_after(const Frame& f, std::uint32_t p, const Step& step,
+                     std::vector<std::uint8_t>& out) const {
+        out.assign(f.sleep.size(), 0);
+        Step& q_step = q_step_;
+        for (std::uint32_t q = 0; q < f.sleep.size(); ++q)
+            out[q] = f.sleep[q] && q != p && sys_.next(f.node, q, q_step) &&
+                     !sys_.dependent(q_step, step);
+    }
     static void join(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& c) {
         if (into.size() < c.size())
             into.resize(c.size(), 0);
@@ -257,13 +304,13 @@ private:
             return;
         const Frame& f = frames_.back();
         const Step& last = events_.back().step;
-        std::vector<std::uint32_t> clock;
+        std::vector<std::uint32_t>& clock = blocked_clock_;
         Step q_step;
         const std::size_t n = sys_.threads(f.node);
         for (std::uint32_t q = 0; q < n; ++q)
             if (!sys_.enabled(f.node, q) && sys_.next(f.node, q, q_step) &&
-                sys_.dependent(last, q_step))
-                analyze(q, q_step, clock);
+                sys_.dependent(last, q_step) && !never_reversed(q_step))
+                analyze(q, q_step, clock); // its clock is not kept: only its races count
     }
 
     // Algorithm 1, lines 7-10 for the race events()[i] ⋖ (p's step with `clock`): unless some
@@ -274,7 +321,8 @@ private:
         const Event& e = events_[i];
         const std::vector<std::uint32_t>& upto = frames_[i + 1].count; // events up to e
         const std::size_t nt = std::max(evidx_.size(), std::size_t{p} + 1);
-        std::vector<std::uint32_t> initials;
+        std::vector<std::uint32_t>& initials = initials_;
+        initials.clear();
         bool p_in_notdep = false;
         for (std::uint32_t t = 0; t < nt; ++t) {
             if (t == e.thread || t >= evidx_.size() || at(upto, t) >= evidx_[t].size())
@@ -317,6 +365,13 @@ private:
     std::vector<Event> events_;
     std::vector<std::vector<std::size_t>> evidx_; // [thread]: its events' indices in events_
     std::vector<std::size_t> none_;
+    // Storage kept across steps: popped frames' and events' vectors (pop, take), and scratch.
+    std::vector<std::vector<std::uint8_t>> spare8_;
+    std::vector<std::vector<std::uint32_t>> spare32_;
+    std::vector<std::uint32_t> seen_, blocked_clock_, initials_;
+    std::vector<std::size_t> races_;
+    mutable std::vector<const Step*> notdep_;
+    mutable Step q_step_;
 };
 
 } // namespace sfg::engine
