@@ -93,27 +93,27 @@ for n in sizes:
 # falls on each; the enforcer's ns per event is taken run by run (with less without), and its
 # ratio to the first size's in the same run.
 names = ("none", "ex", "lock")
+execs = lambda n: 1000 if n <= 256 else 100
 times = {(n, name): [] for n in check_sizes for name in names}
 for _ in range(runs):
     for n in check_sizes:
         for name in names:
             times[n, name].append(cpu(["check", f"{d}/check_{name}{n}.sfg", "--mode", "random",
-                                       "--max-executions", str(1000 if n <= 256 else 100)]))
+                                       "--max-executions", str(execs(n))]))
 print(f"{'sfgc check, workers':26} {'executions':>24} {'ms/execution':>13} "
       f"{'enforcer ns/event':>24} {'ratio to ' + str(check_sizes[0]):>20}")
 for n in check_sizes:
-    execs = 1000 if n <= 256 else 100
     for name in names:
         label = f"{n} " + {"ex": "[EX(each W)]^m", "lock": "LOCK(m: W)",
                            "none": "no discipline"}[name]
-        cost = lambda m: [(a - b) / execs / (6 * m + 2) * 1e9
+        cost = lambda m: [(a - b) / execs(m) / (6 * m + 2) * 1e9
                           for a, b in zip(times[m, name], times[m, "none"])]
         enforcer = ratio = ""
         if name != "none":
             enforcer = f"{med(cost(n)):.1f} ({min(cost(n)):.1f}-{max(cost(n)):.1f})"
             rs = [a / b for a, b in zip(cost(n), cost(check_sizes[0]))]
             ratio = f"{med(rs):.2f} ({min(rs):.2f}-{max(rs):.2f})"
-        print(f"{label:26} {span(times[n, name]):>24} {med(times[n, name]) / execs * 1e3:13.3f} "
+        print(f"{label:26} {span(times[n, name]):>24} {med(times[n, name]) / execs(n) * 1e3:13.3f} "
               f"{enforcer:>24} {ratio:>20}")
 print(f"{'barrier discipline, workers':26} {'sfgc trace':>24} {'one round':>24} {'ns/event':>9}")
 for n in sizes:
