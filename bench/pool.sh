@@ -5,13 +5,14 @@
 # seconds (user + system) of `sfgc trace --analysis enforce`, median and range of RUNS runs, and
 # of the same on a trace of one round (reading the spec and compiling its n^2 edges, past 64
 # workers one edge family); ns per event of the difference. Then `sfgc check --mode random` of a
-# program of n such workers forked by main for each n of CHECK_SIZES (1,000 executions, 100 past
-# 256 workers), with each discipline and without one: ms per execution, and the enforcer's ns
-# per event (with the discipline less without, over the execution's 6n + 2 events) and its
-# ratio to the first size's, run by run, median (min-max). Last, the
-# barrier discipline over the pool, `var x : [RS(W) ▷^b EX(w0)]^b;` with `barrier b(W);`: rounds
-# in which every worker reads x, all pass b, w0 writes x, all pass b again (`sfgc trace
-# --analysis enforce` on EVENTS events, less one round, as above).
+# program of n such workers forked by main for each n of CHECK_SIZES (10,000 executions up to 16
+# workers, where the enforcer's part is a few µs an execution, 1,000 up to 256, 100 past), with
+# each discipline and without one: ms per execution, and the enforcer's ns per event (with the
+# discipline less without, over the execution's 6n + 2 events) and its ratio to the first
+# size's, run by run, median (min-max). Last, the barrier discipline over the pool,
+# `var x : [RS(W) ▷^b EX(w0)]^b;` with `barrier b(W);`: rounds in which every worker reads x,
+# all pass b, w0 writes x, all pass b again (`sfgc trace --analysis enforce` on EVENTS events,
+# less one round, as above).
 #
 # Usage: bench/pool.sh [SFGC [EVENTS [RUNS [SIZES [CHECK_SIZES]]]]]
 #   defaults: build/sfgc/sfgc, 1000000, 3, "8 64 65 256 1024", "8 100 256 1024"
@@ -93,7 +94,7 @@ for n in sizes:
 # falls on each; the enforcer's ns per event is taken run by run (with less without), and its
 # ratio to the first size's in the same run.
 names = ("none", "ex", "lock")
-execs = lambda n: 1000 if n <= 256 else 100
+execs = lambda n: 10000 if n <= 16 else 1000 if n <= 256 else 100
 times = {(n, name): [] for n in check_sizes for name in names}
 for _ in range(runs):
     for n in check_sizes:
