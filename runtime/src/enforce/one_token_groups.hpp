@@ -174,8 +174,8 @@ private:
     };
     static constexpr std::uint32_t no_column = 0xffffffffu;
     // A group of more than 16 rows is *wide*: its sets of rows are sorted lists of rows apart
-    // from LazyVariable (a pool's variable stands on a row or two of 1,024, whose bit sets would
-    // be 16 words to scan), and its table holds its live rows alone (WideTable). Past 16 rows
+    // from LazyVariable (a pool's variable stands on a row or two of 1,025, whose bit sets would
+    // be 17 words to scan), and its table holds its live rows alone (WideTable). Past 16 rows
     // merging whole columns costs more than following the live rows (bench_enforce's BM_Pool, a
     // pool of 8 to 256 workers).
     static bool wide(const Group& g) { return g.rows > wide_from; }
