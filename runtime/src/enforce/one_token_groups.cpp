@@ -480,7 +480,9 @@ bool OneTokenGroups::step(GroupIx g, std::span<const ReachRule> rules, std::uint
 // start time reaches it now; a later move fills it again from its source, as any column), a
 // waiting token that is armed moves its column into its PreRcv twin's.
 void OneTokenGroups::colour_step(GroupIx g, MechIx m, const ColourOp& op) {
-    const auto [reach, stride] = table_of(g);
+    const std::pair<std::uint64_t*, std::size_t> table = table_of(g);
+    std::uint64_t* const reach = table.first;
+    const std::size_t stride = table.second;
     auto column = [&](std::uint32_t c) { return reach + std::size_t{c} * stride; };
     const auto [begin, end] = colour_range_[g.ix()];
     const std::span<const ColourColumn> cols(colour_cols_.data() + begin,
