@@ -5,19 +5,24 @@
 # seconds (user + system) of `sfgc trace --analysis enforce`, median and range of RUNS runs, and
 # of the same on a trace of one round (reading the spec and compiling its n^2 edges, past 64
 # workers one edge family); ns per event of the difference. Then `sfgc check --mode random` of a
-# program of n such workers forked by main for each n of CHECK_SIZES (1,000 executions, 100 past
-# 256 workers), with each discipline and without one: ms per execution, and the enforcer's ns
-# per event (with the discipline less without, over the execution's 6n + 2 events).
+# program of n such workers forked by main for each n of CHECK_SIZES (10,000 executions up to 16
+# workers, where the enforcer's part is a few µs an execution, 1,000 up to 256, 100 past), with
+# each discipline and without one: ms per execution, and the enforcer's ns per event (with the
+# discipline less without, over the execution's 6n + 2 events) and its ratio to the first
+# size's, run by run, median (min-max). Last, the barrier discipline over the pool,
+# `var x : [RS(W) ▷^b EX(w0)]^b;` with `barrier b(W);`: rounds in which every worker reads x,
+# all pass b, w0 writes x, all pass b again (`sfgc trace --analysis enforce` on EVENTS events,
+# less one round, as above).
 #
 # Usage: bench/pool.sh [SFGC [EVENTS [RUNS [SIZES [CHECK_SIZES]]]]]
-#   defaults: build/sfgc/sfgc, 1000000, 3, "8 64 65 256 1024", "8 100 1024"
+#   defaults: build/sfgc/sfgc, 1000000, 3, "8 64 65 256 1024", "8 100 256 1024"
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 sfgc=${1:-$root/build/sfgc/sfgc}
 events=${2:-1000000}
 runs=${3:-3}
 sizes=${4:-8 64 65 256 1024}
-check_sizes=${5:-8 100 1024}
+check_sizes=${5:-8 100 256 1024}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
@@ -32,6 +37,16 @@ for n in sizes:
     for name, disc in (("ex", "[EX(each W)]^m"), ("lock", "LOCK(m: W)")):
         with open(f"{d}/{name}{n}.sfg", "w") as f:
             f.write(head(ws) + f"var x : {disc};\n")
+    with open(f"{d}/bar{n}.sfg", "w") as f:
+        f.write(head(ws) + "barrier b(W);\nvar x : [RS(W) ▷^b EX(w0)]^b;\n")
+    def barrier_round():
+        passes = [f"{w}|benter(b)" for w in ws] + [f"{w}|bexit(b)" for w in ws]
+        return [f"{w}|r(x)" for w in ws] + passes + ["w0|w(x)"] + passes
+    with open(f"{d}/bar_one{n}.std", "w") as f:
+        f.write("\n".join(barrier_round()) + "\n")
+    with open(f"{d}/bar_pool{n}.std", "w") as f:
+        one = barrier_round()
+        f.write("\n".join(one * max(1, events // len(one))) + "\n")
     rng = random.Random(7)
     with open(f"{d}/one{n}.std", "w") as f:
         f.write("w0|acq(m)\nw0|w(x)\nw0|rel(m)\n")
@@ -75,23 +90,42 @@ for n in sizes:
         label = f"{n} {'[EX(each W)]^m' if name == 'ex' else 'LOCK(m: W)'}"
         print(f"{label:26} {span(full):>24} {span(one):>24} "
               f"{(med(full) - med(one)) / events * 1e9:9.1f}")
-print(f"{'sfgc check, workers':26} {'executions':>24} {'ms/execution':>14} {'ns/event':>9}")
-for n in check_sizes:
-    execs = 1000 if n <= 256 else 100
-    base = None
-    # The three interleaved, run by run, so that a slow stretch of a shared machine falls on each.
-    names = ("none", "ex", "lock")
-    all_times = {name: [] for name in names}
-    for _ in range(runs):
+# Every size and discipline interleaved, run by run, so that a slow stretch of a shared machine
+# falls on each; the enforcer's ns per event is taken run by run (with less without), and its
+# ratio to the first size's in the same run.
+names = ("none", "ex", "lock")
+execs = lambda n: 10000 if n <= 16 else 1000 if n <= 256 else 100
+times = {(n, name): [] for n in check_sizes for name in names}
+for _ in range(runs):
+    for n in check_sizes:
         for name in names:
-            all_times[name].append(cpu(["check", f"{d}/check_{name}{n}.sfg", "--mode", "random",
-                                        "--max-executions", str(execs)]))
+            times[n, name].append(cpu(["check", f"{d}/check_{name}{n}.sfg", "--mode", "random",
+                                       "--max-executions", str(execs(n))]))
+print(f"{'sfgc check, workers':26} {'executions':>24} {'ms/execution':>13} "
+      f"{'enforcer ns/event':>24} {'ratio to ' + str(check_sizes[0]):>20}")
+for n in check_sizes:
     for name in names:
-        times = all_times[name]
         label = f"{n} " + {"ex": "[EX(each W)]^m", "lock": "LOCK(m: W)",
                            "none": "no discipline"}[name]
-        per = med(times) / execs
-        base = per if base is None else base
-        enforcer = "" if name == "none" else f"{(per - base) / (6 * n + 2) * 1e9:9.1f}"
-        print(f"{label:26} {span(times):>24} {per * 1e3:14.3f} {enforcer:>9}")
+        cost = lambda m: [(a - b) / execs(m) / (6 * m + 2) * 1e9
+                          for a, b in zip(times[m, name], times[m, "none"])]
+        enforcer = ratio = ""
+        if name != "none":
+            enforcer = f"{med(cost(n)):.1f} ({min(cost(n)):.1f}-{max(cost(n)):.1f})"
+            rs = [a / b for a, b in zip(cost(n), cost(check_sizes[0]))]
+            ratio = f"{med(rs):.2f} ({min(rs):.2f}-{max(rs):.2f})"
+        print(f"{label:26} {span(times[n, name]):>24} {med(times[n, name]) / execs(n) * 1e3:13.3f} "
+              f"{enforcer:>24} {ratio:>20}")
+print(f"{'barrier discipline, workers':26} {'sfgc trace':>24} {'one round':>24} {'ns/event':>9}")
+for n in sizes:
+    trace = f"{d}/bar_pool{n}.std"
+    events = sum(1 for _ in open(trace))
+    spec = ["--spec", f"{d}/bar{n}.sfg", "--analysis", "enforce"]
+    full, one = [], []
+    for _ in range(runs):
+        full.append(cpu(["trace", trace] + spec))
+        one.append(cpu(["trace", f"{d}/bar_one{n}.std"] + spec))
+    label = f"{n} [RS(W) ▷^b EX(w0)]^b"
+    print(f"{label:26} {span(full):>24} {span(one):>24} "
+          f"{(med(full) - med(one)) / events * 1e9:9.1f}")
 PY

@@ -106,10 +106,14 @@ GroupIx OneTokenGroups::group_for(ShapeIx shape, const NetShape& s,
     }
     store_tables(grp, s, block, sums.members_of);
     add_colour_columns(gi, s, edge_mechs, block);
-    live_.emplace_back();
+    wide_.emplace_back();
     if (wide(grp)) {
-        live_.back().count.assign(grp.rows, 0);
-        live_.back().at.assign(grp.rows, 0);
+        WideTable& wt = wide_.back();
+        wt.count.assign(grp.rows, 0);
+        wt.slot.assign(grp.rows, WideTable::no_slot);
+        for (std::uint32_t p = 0; p < grp.rows; ++p)
+            if ((s.initial_rows[p / 64] >> (p % 64)) & 1)
+                wt.initial.push_back(p);
     }
     groups_.push_back(std::move(grp));
     index.invalidate();
@@ -173,7 +177,8 @@ void OneTokenGroups::store_tables(Group& grp, const NetShape& s,
                                   const std::vector<std::vector<std::uint32_t>>& members_of) {
     constexpr std::size_t line_words = cache_line / sizeof(std::uint64_t);
     grp.reach_at = (reach_pool_.size() + line_words - 1) / line_words * line_words;
-    reach_pool_.resize(grp.reach_at + std::size_t{grp.stride} * grp.cols, 0);
+    if (!wide(grp)) // a wide group's table is its WideTable
+        reach_pool_.resize(grp.reach_at + std::size_t{grp.stride} * grp.cols, 0);
     grp.u32_at = u32_pool_.size();
     for (PlaceIx p : s.row_place)
         u32_pool_.push_back(block[p]);
@@ -209,16 +214,24 @@ void OneTokenGroups::add_colour_columns(GroupIx gi, const NetShape& s,
 void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
     permit_stride_ = threads;
     permits_.assign(groups_.size() * 2 * permit_stride_, 0);
-    wide_permits_.clear();
+    wide_permit_rows_.clear();
+    wide_permit_begin_.clear();
     wide_permit_at_.assign(groups_.size(), 0);
     for (GroupIx g : groups_.indices()) {
         const NetShape& s = shapes[groups_[g].shape];
-        if (wide(groups_[g])) { // both tables, whole, padded to every thread
-            wide_permit_at_[g.ix()] = wide_permits_.size();
-            for (const auto* bits : {&s.permit_read, &s.permit_write}) {
-                wide_permits_.insert(wide_permits_.end(), bits->begin(), bits->end());
-                wide_permits_.resize(wide_permits_.size() + threads * s.row_words - bits->size());
-            }
+        if (wide(groups_[g])) { // both tables as lists, every thread's (empty past the shape's)
+            wide_permit_at_[g.ix()] = wide_permit_begin_.size();
+            for (const auto* bits : {&s.permit_read, &s.permit_write})
+                for (std::size_t t = 0; t < threads; ++t) {
+                    wide_permit_begin_.push_back(
+                        static_cast<std::uint32_t>(wide_permit_rows_.size()));
+                    for (std::size_t w = t * s.row_words;
+                         w < (t + 1) * s.row_words && w < bits->size(); ++w)
+                        for (std::uint64_t b = (*bits)[w]; b; b &= b - 1)
+                            wide_permit_rows_.push_back(static_cast<std::uint32_t>(
+                                (w - t * s.row_words) * 64 + std::countr_zero(b)));
+                }
+            wide_permit_begin_.push_back(static_cast<std::uint32_t>(wide_permit_rows_.size()));
             continue;
         }
         std::copy(s.permit_read.begin(), s.permit_read.end(),
@@ -230,106 +243,151 @@ void OneTokenGroups::freeze(const NetShapes& shapes, std::size_t threads) {
 }
 
 void OneTokenGroups::reset(const NetShapes& shapes, std::uint64_t now) {
-    for (LiveRows& live : live_) {
-        std::fill(live.count.begin(), live.count.end(), 0);
-        live.list.clear();
+    for (WideTable& wt : wide_) {
+        std::fill(wt.count.begin(), wt.count.end(), 0);
+        std::fill(wt.slot.begin(), wt.slot.end(), WideTable::no_slot);
+        wt.live = 0;
+        wt.free.clear();
+        for (std::uint32_t k = wt.cap; k-- > 0;)
+            wt.free.push_back(k);
     }
     for (VarIx v : lazy_.indices()) {
         const GroupIx g = var_group_[v];
         if (!g.valid())
             continue;
-        const std::vector<std::uint64_t>& initial = shapes[groups_[g].shape].initial_rows;
         if (!wide(groups_[g]))
-            lazy_[v] = {now, initial[0]};
+            lazy_[v] = {now, shapes[groups_[g].shape].initial_rows[0]};
         else {
-            std::copy(initial.begin(), initial.end(),
-                      wide_rows_.begin() + static_cast<std::ptrdiff_t>(lazy_[v].rows));
-            live_rows(g, initial.data(), +1);
+            wide_rows_[lazy_[v].rows] = wide_[g.ix()].initial;
+            live_rows(g, wide_rows_[lazy_[v].rows], +1);
         }
         lazy_[v].since = now;
     }
-    for (const Group& g : groups_)
-        if (!wide(g)) // small: cleared, so that what a step changes is what it did on this trace
-            std::fill_n(reach_of(g), std::size_t{g.stride} * g.cols, 0);
+    // Small tables cleared, so that what a step changes is what it did on this trace.
+    for (GroupIx g : groups_.indices()) {
+        const Group& grp = groups_[g];
+        if (wide(grp))
+            fit(g, 0);
+        else
+            std::fill_n(reach_of(grp), std::size_t{grp.stride} * grp.cols, 0);
+    }
 }
 
-const std::uint64_t* OneTokenGroups::wide_permitting(GroupIx g, NetThread t, bool write) const {
+std::span<const std::uint32_t> OneTokenGroups::wide_permitting(GroupIx g, NetThread t,
+                                                               bool write) const {
     if (!t.valid() || t.ix() >= permit_stride_)
-        return nullptr;
-    return wide_permits_.data() + wide_permit_at_[g.ix()] +
-           (write * permit_stride_ + t.ix()) * row_words(groups_[g]);
+        return {};
+    const std::size_t k = wide_permit_at_[g.ix()] + write * permit_stride_ + t.ix();
+    return {wide_permit_rows_.data() + wide_permit_begin_[k],
+            wide_permit_rows_.data() + wide_permit_begin_[k + 1]};
 }
 
-void OneTokenGroups::live_rows(GroupIx g, const std::uint64_t* rows, int delta) {
-    LiveRows& live = live_[g.ix()];
-    for (std::size_t w = 0; w < row_words(groups_[g]); ++w)
-        for (std::uint64_t bits = rows[w]; bits; bits &= bits - 1) {
-            const auto p = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
-            if (delta > 0 && live.count[p]++ == 0) {
-                live.at[p] = static_cast<std::uint32_t>(live.list.size());
-                live.list.push_back(p);
-            } else if (delta < 0 && --live.count[p] == 0) {
-                live.at[live.list.back()] = live.at[p];
-                live.list[live.at[p]] = live.list.back();
-                live.list.pop_back();
+// A row that comes alive takes a free slot, keeping whatever it holds (written before now, so as
+// good as 0 to the variables that come to the row now).
+void OneTokenGroups::live_rows(GroupIx g, std::span<const std::uint32_t> rows, int delta) {
+    WideTable& wt = wide_[g.ix()];
+    if (delta < 0) {
+        for (std::uint32_t p : rows)
+            if (--wt.count[p] == 0) {
+                wt.free.push_back(wt.slot[p]);
+                wt.slot[p] = WideTable::no_slot;
+                --wt.live;
             }
+        return;
+    }
+    std::uint32_t coming = 0; // one relayout for them all (a pool's initial rows: every row)
+    for (std::uint32_t p : rows)
+        coming += wt.count[p] == 0;
+    fit(g, coming);
+    for (std::uint32_t p : rows)
+        if (wt.count[p]++ == 0) {
+            wt.slot[p] = wt.free.back();
+            wt.free.pop_back();
+            ++wt.live;
         }
 }
 
-bool OneTokenGroups::reaches(const Group& g, const std::uint64_t* rows, std::uint64_t since,
-                             const std::uint64_t* col, std::uint32_t row) const {
-    for (std::size_t w = 0; w < row_words(g); ++w)
-        for (std::uint64_t bits = rows[w]; bits; bits &= bits - 1) {
-            const auto p = static_cast<std::uint32_t>(w * 64 + std::countr_zero(bits));
-            if (p == row || since < col[p])
-                return true;
+// A relayout costs the live rows' entries, cols x live words, and at most once a table's
+// size, to allocate its spare (entries are never cleared). Slots double when the live rows
+// need more, and shrink to twice the live rows when these fill under an eighth of them (many
+// variables spread over the rows, then gathered on a few; a pool's variable at its initial
+// rows, every row, then at its first accessor's).
+void OneTokenGroups::fit(GroupIx g, std::uint32_t coming) {
+    const WideTable& wt = wide_[g.ix()];
+    const std::uint32_t need = wt.live + coming;
+    auto round = [](std::uint32_t k) {
+        return std::max(column_lanes, (k + column_lanes - 1) / column_lanes * column_lanes);
+    };
+    if (need > wt.cap)
+        relayout(g, round(std::max(need, 2 * wt.cap)));
+    else if (wt.cap > column_lanes && std::size_t{need} * 8 < wt.cap)
+        relayout(g, round(2 * need));
+}
+
+void OneTokenGroups::relayout(GroupIx g, std::uint32_t cap) {
+    WideTable& wt = wide_[g.ix()];
+    const std::uint32_t cols = groups_[g].cols;
+    if (wt.spare.size() < std::size_t{cols} * cap)
+        wt.spare.resize(std::size_t{cols} * cap, 0);
+    wt.moved.clear(); // old slot, new slot
+    for (std::uint32_t& slot : wt.slot)
+        if (slot != WideTable::no_slot) {
+            wt.moved.emplace_back(slot, static_cast<std::uint32_t>(wt.moved.size()));
+            slot = wt.moved.back().second;
         }
+    for (std::uint32_t c = 0; c < cols; ++c)
+        for (const auto& [from, to] : wt.moved)
+            wt.spare[std::size_t{c} * cap + to] = wt.reach[std::size_t{c} * wt.cap + from];
+    std::swap(wt.reach, wt.spare);
+    wt.cap = cap;
+    wt.free.clear();
+    for (std::uint32_t k = cap; k-- > wt.live;)
+        wt.free.push_back(k);
+}
+
+bool OneTokenGroups::reaches(std::span<const std::uint32_t> rows, std::uint64_t since,
+                             const std::uint64_t* col, const std::uint32_t* slot_of) const {
+    for (std::uint32_t p : rows)
+        if (since < col[slot_of[p]])
+            return true;
     return false;
 }
 
-// memory_step in a wide group: the same, word by word, keeping the live rows.
+// memory_step in a wide group: the same, row by row, keeping the live rows.
 bool OneTokenGroups::wide_memory_step(VarIx v, GroupIx g, NetThread t, bool write,
                                       std::uint64_t now) {
     const Group& grp = groups_[g];
-    const std::size_t words = row_words(grp);
     LazyVariable& lz = lazy_[v];
-    std::uint64_t* rows = wide_rows_.data() + lz.rows;
-    const std::uint64_t* want = wide_permitting(g, t, write);
-    if (!want)
-        return false;
-    wide_kept_.assign(words, 0);
-    bool any = false;
-    for (std::size_t w = 0; w < words; ++w) {
-        std::uint64_t kept = want[w] & rows[w];
-        for (std::uint64_t qs = want[w] & ~kept; qs; qs &= qs - 1) {
-            const auto q = static_cast<std::uint32_t>(w * 64 + std::countr_zero(qs));
-            const std::uint64_t* col =
-                reach_of(grp) + std::size_t{row_column_of(grp)[q]} * grp.stride;
-            if (reaches(grp, rows, lz.since, col, NetShape::no_row))
-                kept |= std::uint64_t{1} << (q % 64);
-        }
-        wide_kept_[w] = kept;
-        any = any || kept;
+    RowList& rows = wide_rows_[lz.rows];
+    const WideTable& wt = wide_[g.ix()];
+    wide_kept_.clear();
+    for (std::uint32_t q : wide_permitting(g, t, write)) {
+        const std::uint64_t* col = wt.reach.data() + std::size_t{row_column_of(grp)[q]} * wt.cap;
+        if (std::binary_search(rows.begin(), rows.end(), q) ||
+            reaches(rows, lz.since, col, wt.slot.data()))
+            wide_kept_.push_back(q);
     }
-    if (!any)
+    if (wide_kept_.empty())
         return false;
-    live_rows(g, rows, -1);
-    std::copy(wide_kept_.begin(), wide_kept_.end(), rows);
-    live_rows(g, rows, +1);
+    set_wide_rows(g, rows, wide_kept_);
     lz.since = now;
     return true;
 }
 
 void OneTokenGroups::wide_resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t now) {
-    const std::uint64_t* want = wide_permitting(g, t, write);
-    const std::size_t words = row_words(groups_[g]);
-    if (!want || std::all_of(want, want + words, [](std::uint64_t w) { return w == 0; }))
+    const std::span<const std::uint32_t> want = wide_permitting(g, t, write);
+    if (want.empty())
         return;
-    std::uint64_t* rows = wide_rows_.data() + lazy_[v].rows;
-    live_rows(g, rows, -1);
-    std::copy(want, want + words, rows);
-    live_rows(g, rows, +1);
+    set_wide_rows(g, wide_rows_[lazy_[v].rows], want);
     lazy_[v].since = now;
+}
+
+// The new rows counted in before the old ones out, so that a row in both keeps its slot.
+void OneTokenGroups::set_wide_rows(GroupIx g, RowList& rows, std::span<const std::uint32_t> to) {
+    live_rows(g, to, +1);
+    live_rows(g, rows, -1);
+    rows.assign(to.begin(), to.end());
+    fit(g, 0);
 }
 
 namespace {
@@ -358,20 +416,22 @@ merge_max(std::uint64_t* __restrict dst, const std::uint64_t* __restrict src, st
 }
 
 // The rules of one op on one group's table (OneTokenGroups::step); returns whether it changed.
-// One dispatch per op, not per rule.
-// SFG_SIMD (docs/architecture.md): an AVX2 clone beside the default one, chosen at load time;
-// both compile this same loop, the default clone is what builds without SFG_SIMD run.
-SFG_AVX2_CLONE
-bool apply_rules(std::uint64_t* const reach, std::size_t stride,
+// own(row): the row's index in a column, or no_row where no variable stands on it (a wide
+// group's row without a slot: nothing reads its entries). One dispatch per op, not per rule.
+template <class Own>
+[[gnu::always_inline]] inline bool
+apply_rules_with(std::uint64_t* const reach, std::size_t stride,
                  const std::uint32_t* const summary_begin, const std::uint32_t* const summaries,
-                 std::span<const ReachRule> rules, std::uint64_t now) {
+                 std::span<const ReachRule> rules, std::uint64_t now, Own own) {
     bool changed = false;
     for (const ReachRule& r : rules) {
         std::uint64_t* dst = reach + std::size_t{r.dst} * stride;
         bool grew = merge_max(dst, reach + std::size_t{r.src} * stride, stride);
         if (r.own != ReachRule::no_row) { // p = p': any start before now reaches dst
-            grew |= dst[r.own] != now;
-            dst[r.own] = now;
+            if (const std::uint32_t at = own(r.own); at != ReachRule::no_row) {
+                grew |= dst[at] != now;
+                dst[at] = now;
+            }
         }
         if (grew) // keep the summaries dst is a member of current
             for (std::uint32_t k = summary_begin[r.dst]; k < summary_begin[r.dst + 1]; ++k)
@@ -380,36 +440,23 @@ bool apply_rules(std::uint64_t* const reach, std::size_t stride,
     }
     return changed;
 }
-// apply_rules at the live rows alone (a wide group, OneTokenGroups).
-bool apply_rules_live(std::uint64_t* const reach, std::size_t stride,
-                      const std::uint32_t* const summary_begin,
-                      const std::uint32_t* const summaries, std::span<const ReachRule> rules,
-                      std::uint64_t now, std::span<const std::uint32_t> live) {
-    bool changed = false;
-    for (const ReachRule& r : rules) {
-        std::uint64_t* dst = reach + std::size_t{r.dst} * stride;
-        const std::uint64_t* src = reach + std::size_t{r.src} * stride;
-        bool grew = false;
-        for (std::uint32_t p : live)
-            if (src[p] > dst[p]) {
-                dst[p] = src[p];
-                grew = true;
-            }
-        if (r.own != ReachRule::no_row) {
-            grew |= dst[r.own] != now;
-            dst[r.own] = now;
-        }
-        if (grew)
-            for (std::uint32_t k = summary_begin[r.dst]; k < summary_begin[r.dst + 1]; ++k) {
-                std::uint64_t* sum = reach + std::size_t{summaries[k]} * stride;
-                for (std::uint32_t p : live)
-                    sum[p] = std::max(sum[p], dst[p]);
-                if (r.own != ReachRule::no_row)
-                    sum[r.own] = std::max(sum[r.own], now);
-            }
-        changed |= grew;
-    }
-    return changed;
+// SFG_SIMD (docs/architecture.md): an AVX2 clone beside the default one, chosen at load time;
+// both compile this same loop, the default clone is what builds without SFG_SIMD run.
+SFG_AVX2_CLONE
+bool apply_rules(std::uint64_t* const reach, std::size_t stride,
+                 const std::uint32_t* const summary_begin, const std::uint32_t* const summaries,
+                 std::span<const ReachRule> rules, std::uint64_t now) {
+    return apply_rules_with(reach, stride, summary_begin, summaries, rules, now,
+                            [](std::uint32_t row) { return row; });
+}
+// A wide group's: rows by their slots.
+SFG_AVX2_CLONE
+bool apply_rules_slots(std::uint64_t* const reach, std::size_t cap,
+                       const std::uint32_t* const summary_begin,
+                       const std::uint32_t* const summaries, std::span<const ReachRule> rules,
+                       std::uint64_t now, const std::uint32_t* const slot_of) {
+    return apply_rules_with(reach, cap, summary_begin, summaries, rules, now,
+                            [slot_of](std::uint32_t row) { return slot_of[row]; });
 }
 } // namespace
 
@@ -419,21 +466,24 @@ bool apply_rules_live(std::uint64_t* const reach, std::size_t stride,
 // apart), so the order of the rules does not matter.
 bool OneTokenGroups::step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now) {
     const Group& grp = groups_[g];
-    if (wide(grp) && live_[g.ix()].list.size() * 8 < grp.rows)
-        return apply_rules_live(reach_of(grp), grp.stride, summary_begin_of(grp),
-                                summary_begin_of(grp) + grp.cols + 1, rules, now,
-                                live_[g.ix()].list);
-    return apply_rules(reach_of(grp), grp.stride, summary_begin_of(grp),
-                       summary_begin_of(grp) + grp.cols + 1, rules, now);
+    const std::uint32_t* summary_begin = summary_begin_of(grp);
+    if (wide(grp)) {
+        WideTable& wt = wide_[g.ix()];
+        return apply_rules_slots(wt.reach.data(), wt.cap, summary_begin,
+                                 summary_begin + grp.cols + 1, rules, now, wt.slot.data());
+    }
+    return apply_rules(reach_of(grp), grp.stride, summary_begin, summary_begin + grp.cols + 1,
+                       rules, now);
 }
 
 // The colour moves (ColourOp) as column operations: a token that dies empties its column (no
 // start time reaches it now; a later move fills it again from its source, as any column), a
 // waiting token that is armed moves its column into its PreRcv twin's.
 void OneTokenGroups::colour_step(GroupIx g, MechIx m, const ColourOp& op) {
-    const Group& grp = groups_[g];
-    std::uint64_t* reach = reach_of(grp);
-    auto column = [&](std::uint32_t c) { return reach + std::size_t{c} * grp.stride; };
+    const std::pair<std::uint64_t*, std::size_t> table = table_of(g);
+    std::uint64_t* const reach = table.first;
+    const std::size_t stride = table.second;
+    auto column = [&](std::uint32_t c) { return reach + std::size_t{c} * stride; };
     const auto [begin, end] = colour_range_[g.ix()];
     const std::span<const ColourColumn> cols(colour_cols_.data() + begin,
                                              colour_cols_.data() + end);
@@ -445,7 +495,7 @@ void OneTokenGroups::colour_step(GroupIx g, MechIx m, const ColourOp& op) {
                           : op.kind == ColourOp::exit ? !waiting && cc.thread == op.thread
                                                       : false;
         if (dies)
-            std::fill(column(cc.col), column(cc.col) + grp.stride, 0);
+            std::fill(column(cc.col), column(cc.col) + stride, 0);
     }
     if (op.kind != ColourOp::enter)
         return;
@@ -453,27 +503,37 @@ void OneTokenGroups::colour_step(GroupIx g, MechIx m, const ColourOp& op) {
         if (cc.mech == m && cc.armed != no_column && op.is_inside(cc.thread)) {
             std::uint64_t* w = column(cc.col);
             std::uint64_t* a = column(cc.armed);
-            for (std::uint32_t p = 0; p < grp.stride; ++p)
+            for (std::size_t p = 0; p < stride; ++p)
                 a[p] = std::max(a[p], w[p]);
-            std::fill(w, w + grp.stride, 0);
+            std::fill(w, w + stride, 0);
         }
 }
 
 void OneTokenGroups::materialize(VarIx v, const NetShapes& shapes, CandidateSet& out) const {
     const LazyVariable& lz = lazy_[v];
-    const Group& grp = groups_[var_group_[v]];
+    const GroupIx g = var_group_[v];
+    const Group& grp = groups_[g];
     const NetShape& s = shapes[grp.shape];
-    const std::uint64_t* rows = wide(grp) ? wide_rows_.data() + lz.rows : &lz.rows;
+    // The variable's rows, as a list (a small group's: its bits), and their slots.
+    RowList small_rows;
+    for (std::uint64_t bits = wide(grp) ? 0 : lz.rows; bits; bits &= bits - 1)
+        small_rows.push_back(static_cast<std::uint32_t>(std::countr_zero(bits)));
+    const RowList& rows = wide(grp) ? wide_rows_[lz.rows] : small_rows;
+    RowList identity(wide(grp) ? 0 : grp.rows);
+    for (std::uint32_t p = 0; p < identity.size(); ++p)
+        identity[p] = p;
+    const std::uint32_t* slot_of = wide(grp) ? wide_[g.ix()].slot.data() : identity.data();
+    const std::uint64_t* reach = wide(grp) ? wide_[g.ix()].reach.data() : reach_of(grp);
+    const std::size_t stride = wide(grp) ? wide_[g.ix()].cap : grp.stride;
     // Per storage column (a pool's n^2 PreRcv places are n columns), then per place.
     std::vector<std::uint8_t> reached(grp.cols);
     for (std::uint32_t c = 0; c < grp.cols; ++c)
-        reached[c] = reaches(grp, rows, lz.since, reach_of(grp) + std::size_t{c} * grp.stride,
-                             NetShape::no_row);
+        reached[c] = reaches(rows, lz.since, reach + std::size_t{c} * stride, slot_of);
     out.clear();
     for (const PlaceIx q : s.col_place) {
         const std::uint32_t row = s.place_row[q];
         if (reached[grp.column[q]] ||
-            (row != NetShape::no_row && (rows[row / 64] >> (row % 64)) & 1))
+            (row != NetShape::no_row && std::binary_search(rows.begin(), rows.end(), row)))
             out.push(std::span<const PlaceIx>(&q, 1));
     }
 }

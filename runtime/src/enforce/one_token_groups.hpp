@@ -16,8 +16,10 @@
 //
 // Only the rows some variable stands on are read: a variable that comes to row p at time i
 // reads only entries above i, and every entry written before i is at most i. So a wide group's
-// table is updated at the *live* rows alone (a pool of n workers under [EX(each W)]^m: a few
-// rows, not n, per op), and a row that comes alive needs no clearing.
+// table holds the *live* rows alone, each in a slot of its own while some variable stands on it
+// (a pool of n workers under [EX(each W)]^m: a few slots, not n rows, and an op merges columns
+// of a few words), and a slot that a row takes over needs no clearing: whatever it holds was
+// written before.
 //
 // Columns that the same rules always write from the same sources hold the same values (all start
 // at 0), so they share storage: in [tl]^m, the PreRcv places that one thread's rel(m) fills
@@ -35,6 +37,7 @@
 #include <map>
 #include <new>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace sfg::enforce {
@@ -73,7 +76,7 @@ struct ReachRule {
 // A lazy variable's state, in an array of its own (a memory op reads nothing else of the
 // variable; 16 bytes, so a thousand fit in L1): its candidates as of its last memory op, at time
 // `since`: the places of the rows in `rows`. A wide group (more than 16 rows, such as a pool's
-// `[EX(each W)]^m`) keeps its variables' rows apart, `rows` being their offset in a pool of words.
+// `[EX(each W)]^m`) keeps its variables' rows apart, `rows` being their index in a list of lists.
 struct alignas(16) LazyVariable {
     std::uint64_t since = 0;
     std::uint64_t rows = 0;
@@ -93,15 +96,14 @@ public:
         if (!wide(groups_[g]))
             return lazy_.push_back(LazyVariable{now, s.initial_rows[0]});
         lazy_.push_back(LazyVariable{now, wide_rows_.size()});
-        wide_rows_.insert(wide_rows_.end(), s.initial_rows.begin(), s.initial_rows.end());
-        live_rows(g, s.initial_rows.data(), +1);
+        wide_rows_.push_back(wide_[g.ix()].initial);
+        live_rows(g, wide_rows_.back(), +1);
     }
     // Every group's rows permitting each access, by thread (after threads or groups changed).
     void freeze(const NetShapes& shapes, std::size_t threads);
     // Every variable back at its initial rows at time `now`, later than every time before. A
-    // wide group's table is not cleared: its entries are all earlier than now, which is as good
-    // as 0 (a candidate needs an entry later than its variable's time), and clearing a pool of
-    // 1,024 workers' 8 MB would be most of a short run's cost (sfgc check, bench/README.md).
+    // wide group's slots are not cleared: their entries are all earlier than now, which is as
+    // good as 0 (a candidate needs an entry later than its variable's time).
     void reset(const NetShapes& shapes, std::uint64_t now);
 
     std::span<const ReachRule> rules(const Subscription& sub) const {
@@ -136,7 +138,8 @@ public:
         if (want)
             lazy_[v] = {now, want};
     }
-    // A sync op's rules on group g at time now; returns whether the table changed.
+    // A sync op's rules on group g at time now; returns whether the table changed (in a wide
+    // group: some slot's entry, live or not).
     bool step(GroupIx g, std::span<const ReachRule> rules, std::uint64_t now);
     // The groups with edges on barrier m (NetShape::coloured), and the colour moves of an op on
     // m on one of them.
@@ -158,7 +161,7 @@ private:
         // u32_pool_), so that a group's state is a few adjacent cache lines and variables
         // visited in order stream through memory (bench_enforce's round robin):
         //   reach_pool_[reach_at ..]: reach[p][q] at [column[q] * stride + row(p)], stride x cols
-        //   words;
+        //   words (a wide group's is a WideTable of its own);
         //   u32_pool_[u32_at ..]: the column of each row's own place (rows entries), then
         //   summary_begin (cols + 1 entries), then the summaries.
         std::size_t reach_at = 0;
@@ -170,26 +173,39 @@ private:
         // grows.
     };
     static constexpr std::uint32_t no_column = 0xffffffffu;
-    // A group of more than 16 rows is *wide*: its sets of rows are NetShape::row_words words
-    // apart from LazyVariable, and its table is updated at the live rows. Past 16 rows merging
-    // whole columns costs more than following the live rows (bench_enforce's BM_Pool, a pool of
-    // 8 to 256 workers).
+    // A group of more than 16 rows is *wide*: its sets of rows are sorted lists of rows apart
+    // from LazyVariable (a pool's variable stands on a row or two of 1,025, whose bit sets would
+    // be 17 words to scan), and its table holds its live rows alone (WideTable). Past 16 rows
+    // merging whole columns costs more than following the live rows (bench_enforce's BM_Pool, a
+    // pool of 8 to 256 workers).
     static bool wide(const Group& g) { return g.rows > wide_from; }
     static constexpr std::uint32_t wide_from = 16;
-    static std::size_t row_words(const Group& g) { return (std::size_t{g.rows} + 63) / 64; }
+    using RowList = std::vector<std::uint32_t>;
     // The rows of wide group g that permit the access (none: t is unknown).
-    const std::uint64_t* wide_permitting(GroupIx g, NetThread t, bool write) const;
+    std::span<const std::uint32_t> wide_permitting(GroupIx g, NetThread t, bool write) const;
     [[gnu::noinline]] bool wide_memory_step(VarIx v, GroupIx g, NetThread t, bool write,
                                             std::uint64_t now);
     void wide_resync(VarIx v, GroupIx g, NetThread t, bool write, std::uint64_t now);
-    // Counts the rows of a wide group's variable in (+1) or out (-1) of its live rows.
-    void live_rows(GroupIx g, const std::uint64_t* rows, int delta);
-    // Whether a row of `rows` (row_words words) reaches column col since `since`, or is `row`.
-    bool reaches(const Group& g, const std::uint64_t* rows, std::uint64_t since,
-                 const std::uint64_t* col, std::uint32_t row) const;
+    // Counts the rows of a wide group's variable in (+1) or out (-1) of its live rows, giving a
+    // row that comes alive a slot and taking it from one that dies.
+    void live_rows(GroupIx g, std::span<const std::uint32_t> rows, int delta);
+    // A wide group's variable's rows become `to`.
+    void set_wide_rows(GroupIx g, RowList& rows, std::span<const std::uint32_t> to);
+    // Room in a wide group's table for `coming` more live rows; fewer slots when the live rows
+    // fill under an eighth of them.
+    void fit(GroupIx g, std::uint32_t coming);
+    // Whether a row of a wide group's `rows` reaches column col (indexed by slot) since `since`.
+    bool reaches(std::span<const std::uint32_t> rows, std::uint64_t since, const std::uint64_t* col,
+                 const std::uint32_t* slot_of) const;
 
     std::uint64_t* reach_of(const Group& g) { return reach_pool_.data() + g.reach_at; }
     const std::uint64_t* reach_of(const Group& g) const { return reach_pool_.data() + g.reach_at; }
+    // Group g's table and its words per column, wide or not.
+    std::pair<std::uint64_t*, std::size_t> table_of(GroupIx g) {
+        if (wide(groups_[g]))
+            return {wide_[g.ix()].reach.data(), wide_[g.ix()].cap};
+        return {reach_of(groups_[g]), groups_[g].stride};
+    }
     const std::uint32_t* row_column_of(const Group& g) const { return u32_pool_.data() + g.u32_at; }
     const std::uint32_t* summary_begin_of(const Group& g) const {
         return u32_pool_.data() + g.u32_at + g.rows;
@@ -243,19 +259,28 @@ private:
     // thread t at [(group * 2 + write) * permit_stride_ + t] (every thread is below the stride).
     std::vector<std::uint64_t> permits_;
     std::size_t permit_stride_ = 0;
-    // Wide groups: their permitting rows, row_words words an entry, at wide_permit_at_[group]
-    // + ((write * permit_stride_) + t) * row_words; their variables' rows (LazyVariable::rows);
-    // a memory op's kept rows.
-    std::vector<std::uint64_t> wide_permits_;
+    // Wide groups: their permitting rows, those of entry k = wide_permit_at_[group] + write *
+    // permit_stride_ + t at wide_permit_rows_[wide_permit_begin_[k] .. wide_permit_begin_[k +
+    // 1]); their variables' rows (LazyVariable::rows); a memory op's kept rows.
+    std::vector<std::uint32_t> wide_permit_rows_, wide_permit_begin_;
     std::vector<std::size_t> wide_permit_at_;
-    std::vector<std::uint64_t> wide_rows_;
-    std::vector<std::uint64_t> wide_kept_;
-    // By group (empty but for wide ones): how many variables stand on each row, and the rows on
-    // which some does (`list`, with each row's index in it, `at`).
-    struct LiveRows {
-        std::vector<std::uint32_t> count, list, at;
+    std::vector<RowList> wide_rows_;
+    RowList wide_kept_;
+    // By group (empty but for wide ones): the table of the live rows, reach[p][q] at
+    // [column[q] * cap + slot[p]] (cap slots, a multiple of column_lanes), and the storage of
+    // the next layout; how many variables stand on each row, each live row's slot (no_slot:
+    // the row is not live) and the free slots; the initial rows.
+    struct WideTable {
+        static constexpr std::uint32_t no_slot = NetShape::no_row;
+        std::vector<std::uint64_t, LineAllocator<std::uint64_t>> reach, spare;
+        std::uint32_t cap = 0, live = 0;
+        std::vector<std::uint32_t> count, slot, free;
+        RowList initial;
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> moved; // relayout's
     };
-    std::vector<LiveRows> live_;
+    // A wide table of `cap` slots, the live rows' entries moved to slots 0, 1, ... in row order.
+    void relayout(GroupIx g, std::uint32_t cap);
+    std::vector<WideTable> wide_;
 };
 
 inline bool OneTokenGroups::memory_step(VarIx v, GroupIx g, NetThread t, bool write,

@@ -24,10 +24,15 @@ void SyncIndex::freeze(std::size_t mechanisms, std::size_t threads) {
     for (std::size_t m = 0; m < mechanisms; ++m)
         key_begin_[m + 1] += key_begin_[m];
     // A direct table (mechanism, thread, role) -> key when it is small: a sync op then costs one
-    // load instead of a binary search.
+    // load instead of a binary search. Past half the L2 cache only if at least one entry in 64 is
+    // a key: a pool of 1,024 workers forked one by one has 1,024 fork mechanisms, each with keys
+    // for two threads, whose table (16 MB) would miss at every lookup (bench/README.md, "thread
+    // pools").
     stride_ = 2 * threads;
     dense_.clear();
-    if (mechanisms * stride_ <= (std::size_t{1} << 22)) {
+    const std::size_t entries = mechanisms * stride_;
+    if (entries <= (std::size_t{1} << 18) ||
+        (entries <= (std::size_t{1} << 22) && entries <= 64 * keys_.size())) {
         dense_.assign(mechanisms * stride_, {});
         for (std::size_t m = 0; m < mechanisms; ++m)
             for (std::uint32_t k = key_begin_[m]; k < key_begin_[m + 1]; ++k)
