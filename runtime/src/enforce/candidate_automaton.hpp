@@ -55,6 +55,11 @@ public:
     bool may_hold(SetIx x, PlaceIx p) const {
         return (sets_[x].places >> std::min<std::uint32_t>(p.v, 63)) & 1;
     }
+    // Whether some marking of x may hold one of the places of `places` (bit p for p < 63, bit
+    // 63 for the others).
+    bool may_hold_any(SetIx x, std::uint64_t places) const {
+        return (sets_[x].places & places) != 0;
+    }
 
     // L =o=> L' for a sync op firing one of the transitions l, and for a memory op.
     std::uint32_t sync_step(SetIx x, TrListIx l, const NetShape& s);
@@ -75,6 +80,9 @@ private:
         std::uint32_t size;
         std::uint64_t hash;
         std::uint64_t read, write; // the threads (below 64) it permits to read, to write
+        // Its places (p < 63), bit 63: others; a set's are their union, taken without reading
+        // its markings' places (a set is interned at most steps that are not memoized).
+        std::uint64_t places;
     };
     struct SetInfo {
         std::size_t begin; // in set_data_

@@ -70,6 +70,15 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
             (s.colour_kind[p] == NetShape::waiting ? col.waiting : col.armed)
                 .push_back(
                     {p, col.edge_barrier[s.colour_edge[p].ix()], s.place_thread[p], s.twin[p]});
+    for (const Colours::Token& at : col.armed) {
+        auto it = std::find_if(col.armed_places.begin(), col.armed_places.end(),
+                               [&](const auto& ap) { return ap.first == at.barrier; });
+        if (it == col.armed_places.end())
+            it = col.armed_places.insert(it, {at.barrier, {}});
+        if (it->second.size() <= at.thread.ix())
+            it->second.resize(at.thread.ix() + 1, 0);
+        it->second[at.thread.ix()] |= std::uint64_t{1} << std::min<std::uint32_t>(at.place.v, 63);
+    }
     const FactoredShape* f =
         factor_ && factored_[var.shape].factorable ? &factored_[var.shape] : nullptr;
     if (!f)
@@ -151,13 +160,16 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     CandidateAutomaton& a = automata_[var.shape];
     // (Only the places the set's markings hold: fewer keys. An exit moves t's armed ones.)
     if (op.kind == ColourOp::exit) {
+        if (!a.may_hold_any(var.set, colours_[var.colour].armed_of(m, op.thread)))
+            return;
         for (const Colours::Token& at : colours_[var.colour].armed)
             if (at.barrier == m && at.thread == op.thread && a.may_hold(var.set, at.place))
                 colour_moves_.emplace_back(at.place, PlaceIx::none());
     } else {
         for (PlaceIx p : s.coloured_places)
             if (a.may_hold(var.set, p))
-                if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+                if (const PlaceIx q =
+                        colour_moved(colours_[var.colour].edge_barrier, s, m, op, round(m), p);
                     q != p)
                     colour_moves_.emplace_back(p, q);
     }
@@ -202,7 +214,6 @@ bool CandidateMarkings::shown_moved(const VarState& var) const {
     moved.clear();
     if (var.colour == none || !rounds_)
         return false;
-    auto round = [&](MechIx b) { return b.ix() < rounds_->size() ? &(*rounds_)[b.ix()] : nullptr; };
     for (const Colours::Token& w : colours_[var.colour].waiting)
         if (const BarrierRound* r = round(w.barrier);
             r && r->open != 0 &&
@@ -243,9 +254,13 @@ CandidateView CandidateMarkings::armed(const VarState& var, CandidateView from,
     return scratch.view();
 }
 
-// Where ColourOp op on barrier m moves the token on p; none: it dies.
+// Where ColourOp op on barrier m moves the token on p; none: it dies. A close also kills the
+// armed tokens of the threads that left the barrier since (`round`): explicit sets keep them
+// until then, as their sets then repeat from round to round as without colours, and they
+// cannot fire before (a departure comes after its generation's close).
 PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s,
-                                        MechIx m, const ColourOp& op, PlaceIx p) {
+                                        MechIx m, const ColourOp& op, const BarrierRound* round,
+                                        PlaceIx p) {
     const auto kind = s.colour_kind[p];
     if (kind == NetShape::uncoloured || edge_barrier[s.colour_edge[p].ix()] != m)
         return p;
@@ -253,7 +268,7 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
     if (op.kind == ColourOp::close) {
         if (kind == NetShape::waiting && op.is_inside(u))
             return s.twin[p];
-        return kind == NetShape::armed ? p : PlaceIx::none();
+        return kind == NetShape::armed && !(round && round->has_left(u)) ? p : PlaceIx::none();
     }
     if (op.kind == ColourOp::exit)
         return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
@@ -264,8 +279,9 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
 // leaves the marking, and a marking left empty is no candidate.
 bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from, const NetShape& s,
                                         MechIx m, const ColourOp& op) {
+    const BarrierRound* r = round(m);
     auto moved = [&](PlaceIx p) {
-        return colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+        return colour_moved(colours_[var.colour].edge_barrier, s, m, op, r, p);
     };
     bool any = false;
     from.for_each([&](std::span<const PlaceIx> mk) {

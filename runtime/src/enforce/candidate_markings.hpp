@@ -29,9 +29,10 @@ namespace sfg::enforce {
 struct BarrierRound {
     BarrierGenerations::Generation open = 0;
     std::vector<NetThread> inside;
-    // By NetThread: left the barrier since its last arrival there. The armed tokens its
-    // departure's rcv step did not fire are dead; explicit sets kill them at its next arrival
-    // (CandidateMarkings::colour_steps), and show them dead until then.
+    // By NetThread: left the barrier since its last close. The armed tokens its departure's
+    // rcv step did not fire are dead; explicit sets kill them at the next close (or at a
+    // second departure without an arrival; CandidateMarkings::colour_steps), and show them
+    // dead until then.
     std::vector<std::uint8_t> left;
     bool has_left(NetThread u) const { return u.ix() < left.size() && left[u.ix()]; }
 };
@@ -151,6 +152,16 @@ private:
         };
         std::vector<Token> waiting, armed;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
+        // Per barrier, by NetThread: its armed places as CandidateAutomaton::may_hold_any
+        // takes them, so that a departure's or an arrival's colour step on a set that holds
+        // none of them is one test (most are).
+        std::vector<std::pair<MechIx, std::vector<std::uint64_t>>> armed_places;
+        std::uint64_t armed_of(MechIx b, NetThread t) const {
+            for (const auto& [m, by_thread] : armed_places)
+                if (m == b)
+                    return t.ix() < by_thread.size() ? by_thread[t.ix()] : 0;
+            return 0;
+        }
     };
     // An explicit (or memoized) set's colour step.
     void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
@@ -170,7 +181,11 @@ private:
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
                          const ColourOp& op);
     static PlaceIx colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s, MechIx m,
-                                const ColourOp& op, PlaceIx p);
+                                const ColourOp& op, const BarrierRound* round, PlaceIx p);
+    // Barrier m's round, if the coordinator keeps one.
+    const BarrierRound* round(MechIx m) const {
+        return rounds_ && m.ix() < rounds_->size() ? &(*rounds_)[m.ix()] : nullptr;
+    }
     void index_colours(VarIx v, VarState& var, const NetShape& s,
                        std::span<const MechIx> edge_mechs);
     static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write,
