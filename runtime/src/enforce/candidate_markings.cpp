@@ -1,6 +1,7 @@
 #include "candidate_markings.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace sfg::enforce {
 
@@ -66,8 +67,10 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
             coloured_[m.ix()].push_back(v);
     }
     for (PlaceIx p : s.coloured_places)
-        if (s.colour_kind[p] == NetShape::waiting || s.colour_kind[p] == NetShape::armed)
-            (s.colour_kind[p] == NetShape::waiting ? col.waiting : col.armed)
+        if (s.colour_kind[p] != NetShape::uncoloured)
+            (s.colour_kind[p] == NetShape::waiting ? col.waiting
+             : s.colour_kind[p] == NetShape::armed ? col.armed
+                                                   : col.sent)
                 .push_back(
                     {p, col.edge_barrier[s.colour_edge[p].ix()], s.place_thread[p], s.twin[p]});
     for (const Colours::Token& at : col.armed) {
@@ -78,6 +81,16 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
         if (it->second.size() <= at.thread.ix())
             it->second.resize(at.thread.ix() + 1, 0);
         it->second[at.thread.ix()] |= std::uint64_t{1} << std::min<std::uint32_t>(at.place.v, 63);
+    }
+    for (PlaceIx p : s.coloured_places) {
+        const MechIx m = col.edge_barrier[s.colour_edge[p].ix()];
+        auto it = std::find_if(col.barrier_places.begin(), col.barrier_places.end(),
+                               [&](const auto& bp) { return bp.barrier == m; });
+        if (it == col.barrier_places.end())
+            it = col.barrier_places.insert(it, {m});
+        const std::uint64_t bit = std::uint64_t{1} << std::min<std::uint32_t>(p.v, 63);
+        it->all |= bit;
+        it->sent |= s.colour_kind[p] == NetShape::sent ? bit : 0;
     }
     const FactoredShape* f =
         factor_ && factored_[var.shape].factorable ? &factored_[var.shape] : nullptr;
@@ -122,7 +135,7 @@ void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShap
     if (op.kind == ColourOp::enter) // (the close arms)
         return;
     const bool after_rcv = op.kind == ColourOp::exit && op.after_rcv;
-    if (after_rcv) {
+    if (after_rcv || op.kind == ColourOp::open) {
         if (explicit_coloured_ == unknown_count) {
             explicit_coloured_ = 0;
             for (const VarState& var : vars_)
@@ -137,7 +150,7 @@ void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShap
             colour_step(v, m, op, shapes);
             continue;
         }
-        if (after_rcv) // (done by the departure's rcv step: FactoredShape::Move::dead)
+        if (after_rcv || op.kind == ColourOp::open) // (products: in the rcv step, at the close)
             continue;
         for (const auto& [b, cm] : colours_[var.colour].colour_masks)
             if (b == m)
@@ -166,18 +179,41 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
             if (at.barrier == m && at.thread == op.thread && a.may_hold(var.set, at.place))
                 colour_moves_.emplace_back(at.place, PlaceIx::none());
     } else {
-        for (PlaceIx p : s.coloured_places)
-            if (a.may_hold(var.set, p))
-                if (const PlaceIx q =
-                        colour_moved(colours_[var.colour].edge_barrier, s, m, op, round(m), p);
-                    q != p)
-                    colour_moves_.emplace_back(p, q);
+        const Colours::BarrierPlaces bp = colours_[var.colour].places_of(m);
+        const std::uint64_t held =
+            a.places(var.set) & (op.kind == ColourOp::open ? bp.sent : bp.all);
+        if (held == 0)
+            return;
+        const BarrierRound* r = round(m);
+        auto move = [&](PlaceIx p) {
+            if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, r, p);
+                q != p)
+                colour_moves_.emplace_back(p, q);
+        };
+        if (held >> 63) { // (places past 62: each one's own test)
+            for (PlaceIx p : s.coloured_places)
+                if (a.may_hold(var.set, p))
+                    move(p);
+        } else {
+            for (std::uint64_t b = held; b != 0; b &= b - 1)
+                move(PlaceIx(static_cast<std::uint32_t>(std::countr_zero(b))));
+        }
     }
     if (colour_moves_.empty())
         return;
-    const std::size_t before = a.bytes();
-    var.set = a.colour_step(var.set, a.intern_moves(colour_moves_), s);
-    grown(var.shape, before);
+    Colours& col = colours_[var.colour];
+    auto recent = std::find_if(col.recent_moves.begin(), col.recent_moves.end(),
+                               [&](const auto& r) { return r.first == colour_moves_; });
+    if (recent == col.recent_moves.end()) {
+        if (col.recent_moves.size() < 4)
+            recent = col.recent_moves.emplace(recent);
+        else
+            recent = col.recent_moves.begin() + static_cast<std::ptrdiff_t>(col.next_recent++ % 4);
+        recent->first = colour_moves_;
+        recent->second = a.intern_moves(colour_moves_);
+    }
+    var.set = a.colour_step(var.set, recent->second, s);
+    grown(var.shape);
     collect_if_full(shapes);
 }
 
@@ -222,6 +258,9 @@ bool CandidateMarkings::shown_moved(const VarState& var) const {
     for (const Colours::Token& a : colours_[var.colour].armed)
         if (const BarrierRound* r = round(a.barrier); r && r->has_left(a.thread))
             moved.emplace_back(a.place, PlaceIx::none());
+    for (const Colours::Token& a : colours_[var.colour].sent)
+        if (const BarrierRound* r = round(a.barrier); r && r->open == 0)
+            moved.emplace_back(a.place, PlaceIx::none());
     std::sort(moved.begin(), moved.end());
     return !moved.empty();
 }
@@ -229,7 +268,7 @@ bool CandidateMarkings::shown_moved(const VarState& var) const {
 CandidateView CandidateMarkings::armed(const VarState& var, CandidateView from,
                                        CandidateSet& scratch) const {
     // The W places whose thread is inside go to their twins, the PreRcv places whose thread
-    // left to none.
+    // left to none, and so do the PostSnd places of a closed round.
     if (!shown_moved(var))
         return from;
     const std::vector<std::pair<PlaceIx, PlaceIx>>& moved = shown_moved_;
@@ -268,8 +307,13 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
     if (op.kind == ColourOp::close) {
         if (kind == NetShape::waiting && op.is_inside(u))
             return s.twin[p];
-        return kind == NetShape::armed && !(round && round->has_left(u)) ? p : PlaceIx::none();
+        if (kind == NetShape::armed)
+            return round && round->has_left(u) ? PlaceIx::none() : p;
+        return kind == NetShape::sent ? p
+                                      : PlaceIx::none(); // (sent: dead from now, killed at open)
     }
+    if (op.kind == ColourOp::open)
+        return kind == NetShape::sent ? PlaceIx::none() : p;
     if (op.kind == ColourOp::exit)
         return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
     return p; // enter: nothing (the close arms)
@@ -315,10 +359,9 @@ void CandidateMarkings::start(VarState& var, const NetShape& s) {
     for (const auto& m : s.initial)
         var.cands.push(m);
     if (memoized(s)) { // the automaton is kept across resets: its steps do not depend on the trace
-        const std::size_t before = automata_[var.shape].bytes();
         var.set = automata_[var.shape].intern(var.cands.view(), s);
         var.cands.clear();
-        grown(var.shape, before);
+        grown(var.shape);
     }
 }
 
@@ -329,10 +372,9 @@ void CandidateMarkings::unfactor(VarState& var, const NetShapes& shapes) {
     ++unfactored_;
     if (!memoized(shapes[var.shape]))
         return;
-    const std::size_t before = automata_[var.shape].bytes();
     var.set = automata_[var.shape].intern(var.cands.view(), shapes[var.shape]);
     var.cands.clear();
-    grown(var.shape, before);
+    grown(var.shape);
     collect_if_full(shapes);
 }
 
@@ -411,10 +453,9 @@ bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const Transi
 // A step of var's automaton: looked up, or computed as successors() does and memoized.
 bool CandidateMarkings::memo_sync_step(VarState& var, TrListIx l, const NetShapes& shapes) {
     CandidateAutomaton& a = automata_[var.shape];
-    const std::size_t before = a.bytes();
     const std::uint32_t to = a.sync_step(var.set, l, shapes[var.shape]);
     var.set = SetIx(to & ~CandidateAutomaton::changed_bit);
-    grown(var.shape, before);
+    grown(var.shape);
     collect_if_full(shapes);
     return to & CandidateAutomaton::changed_bit;
 }
@@ -424,11 +465,10 @@ bool CandidateMarkings::memo_memory_step(VarState& var, NetThread t, bool write,
     if (!t.valid())
         return false;
     CandidateAutomaton& a = automata_[var.shape];
-    const std::size_t before = a.bytes();
     const std::uint32_t to = a.memory_step(var.set, t, write, shapes[var.shape]);
     if (to != SetIx::none_value)
         var.set = SetIx(to);
-    grown(var.shape, before);
+    grown(var.shape);
     collect_if_full(shapes);
     return to != SetIx::none_value;
 }
@@ -455,9 +495,8 @@ void CandidateMarkings::resync(VarIx v, NetThread t, bool write, HeldLocks held,
     if (!any)
         return;
     if (var.set.valid()) {
-        const std::size_t before = automata_[var.shape].bytes();
         var.set = automata_[var.shape].intern(next_.view(), s);
-        grown(var.shape, before);
+        grown(var.shape);
         collect_if_full(shapes);
     } else {
         var.cands.swap(next_);
@@ -479,7 +518,7 @@ void CandidateMarkings::collect(const NetShapes& shapes) {
     automata_bytes_ = 0;
     for (ShapeIx sh : automata_.indices()) {
         automata_[sh].collect(live[sh.ix()], shapes[sh], keep_markings);
-        automata_bytes_ += automata_[sh].bytes();
+        automata_bytes_ += automata_[sh].growth(); // (all of it: a new accounting)
     }
     live_bytes_ = automata_bytes_ - (keep_markings ? marking_bytes : 0);
     ++collections_;

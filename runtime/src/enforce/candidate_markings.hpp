@@ -55,8 +55,8 @@ public:
 
     // The candidates of v (materialized into scratch when memoized); valid until the next step.
     // Waiting tokens of threads inside their barrier's open generation are shown armed, and
-    // armed tokens of threads that left the barrier dead, as the reference holds them
-    // (colour_steps).
+    // armed tokens of threads that left the barrier and sent tokens of a closed round dead, as
+    // the reference holds them (colour_steps).
     CandidateView candidates(VarIx v, CandidateSet& scratch) const {
         const VarState& var = vars_[v];
         if (var.factored) {
@@ -143,19 +143,37 @@ private:
     // edges its positions (factored). Apart from VarState, which every variable has.
     struct Colours {
         std::vector<MechIx> edge_barrier;
-        // Its W and PreRcv places of barrier edges: each with its barrier, thread and twin.
+        // Its W, PreRcv and PostSnd places of barrier edges: each with its barrier, thread and
+        // twin.
         struct Token {
             PlaceIx place;
             MechIx barrier;
             NetThread thread;
             PlaceIx twin;
         };
-        std::vector<Token> waiting, armed;
+        std::vector<Token> waiting, armed, sent;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
         // Per barrier, by NetThread: its armed places as CandidateAutomaton::may_hold_any
         // takes them, so that a departure's or an arrival's colour step on a set that holds
         // none of them is one test (most are).
         std::vector<std::pair<MechIx, std::vector<std::uint64_t>>> armed_places;
+        // Likewise per barrier its sent places, and all its places.
+        struct BarrierPlaces {
+            MechIx barrier;
+            std::uint64_t sent = 0, all = 0;
+        };
+        std::vector<BarrierPlaces> barrier_places;
+        BarrierPlaces places_of(MechIx b) const {
+            for (const BarrierPlaces& bp : barrier_places)
+                if (bp.barrier == b)
+                    return bp;
+            return {};
+        }
+        // The moves of its last memoized colour steps (a few) and their ids: its closes move
+        // the same places round after round, and then need no interning.
+        std::vector<std::pair<std::vector<CandidateAutomaton::ColourMove>, std::uint32_t>>
+            recent_moves;
+        std::size_t next_recent = 0;
         std::uint64_t armed_of(MechIx b, NetThread t) const {
             for (const auto& [m, by_thread] : armed_places)
                 if (m == b)
@@ -169,7 +187,8 @@ private:
     // barrier's open generation armed (a copy in armed_ when some are).
     const FactoredCandidates& armed(const VarState& var) const;
     // The same for explicit candidates `from`, and their armed tokens of threads that left
-    // the barrier dropped (into scratch when some are; from may be a view of armed_set_).
+    // the barrier and sent tokens of a closed round dropped (into scratch when some are; from
+    // may be a view of armed_set_).
     CandidateView armed(const VarState& var, CandidateView from, CandidateSet& scratch) const;
     // The places armed(var, ...) moves (W to its twin, PreRcv to none) into shown_moved_,
     // sorted; false when there are none.
@@ -212,10 +231,8 @@ private:
     // From products to an explicit set (memoized or not), the same candidates.
     void unfactor(VarState& var, const NetShapes& shapes);
     bool memo_memory_step(VarState& var, NetThread t, bool write, const NetShapes& shapes);
-    // The automaton of shape sh took the bytes beyond `before`.
-    void grown(ShapeIx sh, std::size_t before) {
-        automata_bytes_ += automata_[sh].bytes() - before;
-    }
+    // After a step of the automaton of shape sh: the bytes it took.
+    void grown(ShapeIx sh) { automata_bytes_ += automata_[sh].growth(); }
     // Over the limit: every automaton keeps only the sets variables are in.
     void collect_if_full(const NetShapes& shapes) {
         if (automata_bytes_ > live_bytes_ + limit_)

@@ -250,6 +250,8 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
         return;
     }
     if (round.open != g) {
+        if (round.open == 0) // (the close left explicit sets' sent tokens: they die now)
+            markings.colour_steps(m, {ColourOp::open, t, {}}, shapes);
         round.open = g;
         if (flags_of == m)
             for (NetThread u : round.inside)
