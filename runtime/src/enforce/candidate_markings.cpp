@@ -323,14 +323,35 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
 // leaves the marking, and a marking left empty is no candidate.
 bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from, const NetShape& s,
                                         MechIx m, const ColourOp& op) {
+    // The op's moves, once per place (sorted), and those below 64 as a mask: most places of
+    // most markings do not move.
     const BarrierRound* r = round(m);
+    colour_moves_.clear();
+    std::uint64_t near = 0;
+    bool far = false;
+    for (PlaceIx p : s.coloured_places)
+        if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, r, p);
+            q != p) {
+            colour_moves_.emplace_back(p, q);
+            if (p.v < 64)
+                near |= std::uint64_t{1} << p.v;
+            else
+                far = true;
+        }
+    if (colour_moves_.empty())
+        return false;
+    auto moves = [&](PlaceIx p) { return p.v < 64 ? (near >> p.v & 1) != 0 : far; };
     auto moved = [&](PlaceIx p) {
-        return colour_moved(colours_[var.colour].edge_barrier, s, m, op, r, p);
+        if (!moves(p))
+            return p;
+        const auto it =
+            std::lower_bound(colour_moves_.begin(), colour_moves_.end(), std::pair(p, PlaceIx(0)));
+        return it == colour_moves_.end() || it->first != p ? p : it->second;
     };
     bool any = false;
     from.for_each([&](std::span<const PlaceIx> mk) {
         for (PlaceIx p : mk)
-            any = any || moved(p) != p;
+            any = any || (moves(p) && moved(p) != p);
     });
     if (!any)
         return false;
