@@ -119,7 +119,9 @@ public:
     // close arms the tokens of the threads inside it and kills the others'. Until then a
     // waiting token of a thread inside the open generation stands for its armed twin (the
     // candidates show it so). A close comes before the closing departure's rcv steps (the
-    // moves commute; the close arms what that rcv may fire).
+    // moves commute; the close arms what that rcv may fire). Explicit sets keep the sent
+    // tokens a close kills until the next generation's first arrival (ColourOp::open), and a
+    // departure's unfired armed tokens until the next close, and show them dead meanwhile.
     void colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
     // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
