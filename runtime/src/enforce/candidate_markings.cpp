@@ -163,7 +163,7 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     VarState& var = vars_[v];
     const NetShape& s = shapes[var.shape];
     if (!var.set.valid()) {
-        if (colour_explicit(var, var.cands.view(), s, m, op))
+        if (colour_explicit(var, var.cands.view(), s, m, op, &var.cands))
             var.cands.swap(next_);
         return;
     }
@@ -322,13 +322,13 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
 // Each candidate's tokens on the edges of barrier m, moved as ColourOp says; a token that dies
 // leaves the marking, and a marking left empty is no candidate.
 bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from, const NetShape& s,
-                                        MechIx m, const ColourOp& op) {
+                                        MechIx m, const ColourOp& op, CandidateSet* in_place) {
     // The op's moves, once per place (sorted), and those below 64 as a mask: most places of
     // most markings do not move.
     const BarrierRound* r = round(m);
     colour_moves_.clear();
-    std::uint64_t near = 0;
-    bool far = false;
+    std::uint64_t near = 0, targets = 0, dies = 0;
+    bool far = false, renames = true; // renames: every place moved below 64
     for (PlaceIx p : s.coloured_places)
         if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, r, p);
             q != p) {
@@ -337,6 +337,11 @@ bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from,
                 near |= std::uint64_t{1} << p.v;
             else
                 far = true;
+            renames = renames && p.v < 64 && (!q.valid() || q.v < 64);
+            if (q.valid() && q.v < 64)
+                targets |= std::uint64_t{1} << q.v;
+            if (!q.valid() && p.v < 64)
+                dies |= std::uint64_t{1} << p.v;
         }
     if (colour_moves_.empty())
         return false;
@@ -350,11 +355,29 @@ bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from,
     };
     bool any = false;
     from.for_each([&](std::span<const PlaceIx> mk) {
-        for (PlaceIx p : mk)
+        for (PlaceIx p : mk) {
             any = any || (moves(p) && moved(p) != p);
+            renames = renames && (p.v >= 64 || ((targets | dies) >> p.v & 1) == 0);
+        }
     });
     if (!any)
         return false;
+    if (renames && in_place) {
+        // No held token dies and no marking holds a place a token moves to: the markings stay
+        // distinct, each of its size, and are rewritten where they are (as when a close arms
+        // the one waiting token of a large set).
+        in_place->rewrite([&](std::span<PlaceIx> mk) {
+            bool changed = false;
+            for (PlaceIx& p : mk)
+                if (moves(p)) {
+                    p = moved(p);
+                    changed = true;
+                }
+            if (changed)
+                std::sort(mk.begin(), mk.end());
+        });
+        return false;
+    }
     builder_.start(next_, from.count());
     from.for_each([&](std::span<const PlaceIx> mk) {
         fired_.clear();

@@ -198,9 +198,10 @@ private:
     // Flags (by NetThread) of the threads inside barrier b's open generation into
     // armed_inside_; false when none is.
     bool inside_flags(MechIx b) const;
-    // colour_step on explicit candidates `from`, into next_; false when nothing moves.
+    // colour_step on explicit candidates `from`, into next_; false when nothing moves, or
+    // when the moves only rename places and were made in `in_place` (the set `from` views).
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
-                         const ColourOp& op);
+                         const ColourOp& op, CandidateSet* in_place);
     static PlaceIx colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s, MechIx m,
                                 const ColourOp& op, const BarrierRound* round, PlaceIx p);
     // Barrier m's round, if the coordinator keeps one.
