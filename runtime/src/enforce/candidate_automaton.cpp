@@ -52,12 +52,14 @@ MarkingIx CandidateAutomaton::intern_marking(std::span<const PlaceIx> m, const N
         return MarkingIx(marking_slots_[slot] - 1);
 
     const MarkingIx id = markings_.next_index();
-    MarkingInfo info{marking_data_.size(), static_cast<std::uint32_t>(m.size()), hash, 0, 0};
-    for (PlaceIx p : m)
+    MarkingInfo info{marking_data_.size(), static_cast<std::uint32_t>(m.size()), hash, 0, 0, 0};
+    for (PlaceIx p : m) {
+        info.places |= std::uint64_t{1} << std::min<std::uint32_t>(p.v, 63);
         if (const NetThread t = s.acc_thread[p]; t.valid() && t.v < 64) {
             info.read |= std::uint64_t{1} << t.v;
             info.write |= s.acc_ex[p] ? std::uint64_t{1} << t.v : 0;
         }
+    }
     markings_.push_back(info);
     marking_data_.insert(marking_data_.end(), m.begin(), m.end());
     successors_.resize(s.net.transitions.size());
@@ -113,8 +115,7 @@ SetIx CandidateAutomaton::intern_sorted(std::span<const MarkingIx> ids) {
         for (MarkingIx m : ids) {
             info.read_all &= markings_[m].read;
             info.write_all &= markings_[m].write;
-            for (PlaceIx p : marking(m))
-                info.places |= std::uint64_t{1} << std::min<std::uint32_t>(p.v, 63);
+            info.places |= markings_[m].places;
         }
     }
     sets_.push_back(info);

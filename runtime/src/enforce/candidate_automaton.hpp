@@ -55,6 +55,13 @@ public:
     bool may_hold(SetIx x, PlaceIx p) const {
         return (sets_[x].places >> std::min<std::uint32_t>(p.v, 63)) & 1;
     }
+    // Whether some marking of x may hold one of the places of `places` (bit p for p < 63, bit
+    // 63 for the others).
+    bool may_hold_any(SetIx x, std::uint64_t places) const {
+        return (sets_[x].places & places) != 0;
+    }
+    // Those places of x (bit p for p < 63, bit 63 for the others).
+    std::uint64_t places(SetIx x) const { return sets_[x].places; }
 
     // L =o=> L' for a sync op firing one of the transitions l, and for a memory op.
     std::uint32_t sync_step(SetIx x, TrListIx l, const NetShape& s);
@@ -64,6 +71,18 @@ public:
     // (with their successors).
     std::size_t bytes() const;
     std::size_t marking_bytes() const;
+    // The bytes() taken since the last call; read only when something was added since (most
+    // steps are looked up and add nothing).
+    std::size_t growth() {
+        const std::size_t revision =
+            memo_used_ + sets_.size() + markings_.size() + successor_bytes_;
+        if (revision == accounted_revision_)
+            return 0;
+        accounted_revision_ = revision;
+        const std::size_t now = bytes(), grew = now - accounted_bytes_;
+        accounted_bytes_ = now;
+        return grew;
+    }
     // Keeps the sets the pointers in live name (renumbering them there) and forgets every other
     // set and every memoized step of a set; the markings and their successors too unless
     // keep_markings (else only those of the kept sets are kept).
@@ -75,6 +94,9 @@ private:
         std::uint32_t size;
         std::uint64_t hash;
         std::uint64_t read, write; // the threads (below 64) it permits to read, to write
+        // Its places (p < 63), bit 63: others; a set's are their union, taken without reading
+        // its markings' places (a set is interned at most steps that are not memoized).
+        std::uint64_t places;
     };
     struct SetInfo {
         std::size_t begin; // in set_data_
@@ -138,6 +160,8 @@ private:
     std::vector<std::uint32_t> moves_begin_{0};
     std::unordered_multimap<std::uint64_t, std::uint32_t> moves_ids_; // by hash
     static constexpr std::uint32_t colour_tag = 1u << 30;             // memo keys of colour steps
+
+    std::size_t accounted_revision_ = 0, accounted_bytes_ = 0; // growth()
 
     // Scratch.
     std::vector<MarkingIx> ids_, merged_;

@@ -1,6 +1,7 @@
 #include "candidate_markings.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace sfg::enforce {
 
@@ -66,10 +67,31 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
             coloured_[m.ix()].push_back(v);
     }
     for (PlaceIx p : s.coloured_places)
-        if (s.colour_kind[p] == NetShape::waiting || s.colour_kind[p] == NetShape::armed)
-            (s.colour_kind[p] == NetShape::waiting ? col.waiting : col.armed)
+        if (s.colour_kind[p] != NetShape::uncoloured)
+            (s.colour_kind[p] == NetShape::waiting ? col.waiting
+             : s.colour_kind[p] == NetShape::armed ? col.armed
+                                                   : col.sent)
                 .push_back(
                     {p, col.edge_barrier[s.colour_edge[p].ix()], s.place_thread[p], s.twin[p]});
+    for (const Colours::Token& at : col.armed) {
+        auto it = std::find_if(col.armed_places.begin(), col.armed_places.end(),
+                               [&](const auto& ap) { return ap.first == at.barrier; });
+        if (it == col.armed_places.end())
+            it = col.armed_places.insert(it, {at.barrier, {}});
+        if (it->second.size() <= at.thread.ix())
+            it->second.resize(at.thread.ix() + 1, 0);
+        it->second[at.thread.ix()] |= std::uint64_t{1} << std::min<std::uint32_t>(at.place.v, 63);
+    }
+    for (PlaceIx p : s.coloured_places) {
+        const MechIx m = col.edge_barrier[s.colour_edge[p].ix()];
+        auto it = std::find_if(col.barrier_places.begin(), col.barrier_places.end(),
+                               [&](const auto& bp) { return bp.barrier == m; });
+        if (it == col.barrier_places.end())
+            it = col.barrier_places.insert(it, {m});
+        const std::uint64_t bit = std::uint64_t{1} << std::min<std::uint32_t>(p.v, 63);
+        it->all |= bit;
+        it->sent |= s.colour_kind[p] == NetShape::sent ? bit : 0;
+    }
     const FactoredShape* f =
         factor_ && factored_[var.shape].factorable ? &factored_[var.shape] : nullptr;
     if (!f)
@@ -113,7 +135,7 @@ void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShap
     if (op.kind == ColourOp::enter) // (the close arms)
         return;
     const bool after_rcv = op.kind == ColourOp::exit && op.after_rcv;
-    if (after_rcv) {
+    if (after_rcv || op.kind == ColourOp::open) {
         if (explicit_coloured_ == unknown_count) {
             explicit_coloured_ = 0;
             for (const VarState& var : vars_)
@@ -128,7 +150,7 @@ void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShap
             colour_step(v, m, op, shapes);
             continue;
         }
-        if (after_rcv) // (done by the departure's rcv step: FactoredShape::Move::dead)
+        if (after_rcv || op.kind == ColourOp::open) // (products: in the rcv step, at the close)
             continue;
         for (const auto& [b, cm] : colours_[var.colour].colour_masks)
             if (b == m)
@@ -141,7 +163,7 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     VarState& var = vars_[v];
     const NetShape& s = shapes[var.shape];
     if (!var.set.valid()) {
-        if (colour_explicit(var, var.cands.view(), s, m, op))
+        if (colour_explicit(var, var.cands.view(), s, m, op, &var.cands))
             var.cands.swap(next_);
         return;
     }
@@ -151,21 +173,47 @@ void CandidateMarkings::colour_step(VarIx v, MechIx m, const ColourOp& op,
     CandidateAutomaton& a = automata_[var.shape];
     // (Only the places the set's markings hold: fewer keys. An exit moves t's armed ones.)
     if (op.kind == ColourOp::exit) {
+        if (!a.may_hold_any(var.set, colours_[var.colour].armed_of(m, op.thread)))
+            return;
         for (const Colours::Token& at : colours_[var.colour].armed)
             if (at.barrier == m && at.thread == op.thread && a.may_hold(var.set, at.place))
                 colour_moves_.emplace_back(at.place, PlaceIx::none());
     } else {
-        for (PlaceIx p : s.coloured_places)
-            if (a.may_hold(var.set, p))
-                if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
-                    q != p)
-                    colour_moves_.emplace_back(p, q);
+        const Colours::BarrierPlaces bp = colours_[var.colour].places_of(m);
+        const std::uint64_t held =
+            a.places(var.set) & (op.kind == ColourOp::open ? bp.sent : bp.all);
+        if (held == 0)
+            return;
+        const BarrierRound* r = round(m);
+        auto move = [&](PlaceIx p) {
+            if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, r, p);
+                q != p)
+                colour_moves_.emplace_back(p, q);
+        };
+        if (held >> 63) { // (places past 62: each one's own test)
+            for (PlaceIx p : s.coloured_places)
+                if (a.may_hold(var.set, p))
+                    move(p);
+        } else {
+            for (std::uint64_t b = held; b != 0; b &= b - 1)
+                move(PlaceIx(static_cast<std::uint32_t>(std::countr_zero(b))));
+        }
     }
     if (colour_moves_.empty())
         return;
-    const std::size_t before = a.bytes();
-    var.set = a.colour_step(var.set, a.intern_moves(colour_moves_), s);
-    grown(var.shape, before);
+    Colours& col = colours_[var.colour];
+    auto recent = std::find_if(col.recent_moves.begin(), col.recent_moves.end(),
+                               [&](const auto& r) { return r.first == colour_moves_; });
+    if (recent == col.recent_moves.end()) {
+        if (col.recent_moves.size() < 4)
+            recent = col.recent_moves.emplace(recent);
+        else
+            recent = col.recent_moves.begin() + static_cast<std::ptrdiff_t>(col.next_recent++ % 4);
+        recent->first = colour_moves_;
+        recent->second = a.intern_moves(colour_moves_);
+    }
+    var.set = a.colour_step(var.set, recent->second, s);
+    grown(var.shape);
     collect_if_full(shapes);
 }
 
@@ -202,7 +250,6 @@ bool CandidateMarkings::shown_moved(const VarState& var) const {
     moved.clear();
     if (var.colour == none || !rounds_)
         return false;
-    auto round = [&](MechIx b) { return b.ix() < rounds_->size() ? &(*rounds_)[b.ix()] : nullptr; };
     for (const Colours::Token& w : colours_[var.colour].waiting)
         if (const BarrierRound* r = round(w.barrier);
             r && r->open != 0 &&
@@ -211,6 +258,9 @@ bool CandidateMarkings::shown_moved(const VarState& var) const {
     for (const Colours::Token& a : colours_[var.colour].armed)
         if (const BarrierRound* r = round(a.barrier); r && r->has_left(a.thread))
             moved.emplace_back(a.place, PlaceIx::none());
+    for (const Colours::Token& a : colours_[var.colour].sent)
+        if (const BarrierRound* r = round(a.barrier); r && r->open == 0)
+            moved.emplace_back(a.place, PlaceIx::none());
     std::sort(moved.begin(), moved.end());
     return !moved.empty();
 }
@@ -218,7 +268,7 @@ bool CandidateMarkings::shown_moved(const VarState& var) const {
 CandidateView CandidateMarkings::armed(const VarState& var, CandidateView from,
                                        CandidateSet& scratch) const {
     // The W places whose thread is inside go to their twins, the PreRcv places whose thread
-    // left to none.
+    // left to none, and so do the PostSnd places of a closed round.
     if (!shown_moved(var))
         return from;
     const std::vector<std::pair<PlaceIx, PlaceIx>>& moved = shown_moved_;
@@ -243,9 +293,13 @@ CandidateView CandidateMarkings::armed(const VarState& var, CandidateView from,
     return scratch.view();
 }
 
-// Where ColourOp op on barrier m moves the token on p; none: it dies.
+// Where ColourOp op on barrier m moves the token on p; none: it dies. A close also kills the
+// armed tokens of the threads that left the barrier since (`round`): explicit sets keep them
+// until then, as their sets then repeat from round to round as without colours, and they
+// cannot fire before (a departure comes after its generation's close).
 PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s,
-                                        MechIx m, const ColourOp& op, PlaceIx p) {
+                                        MechIx m, const ColourOp& op, const BarrierRound* round,
+                                        PlaceIx p) {
     const auto kind = s.colour_kind[p];
     if (kind == NetShape::uncoloured || edge_barrier[s.colour_edge[p].ix()] != m)
         return p;
@@ -253,8 +307,13 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
     if (op.kind == ColourOp::close) {
         if (kind == NetShape::waiting && op.is_inside(u))
             return s.twin[p];
-        return kind == NetShape::armed ? p : PlaceIx::none();
+        if (kind == NetShape::armed)
+            return round && round->has_left(u) ? PlaceIx::none() : p;
+        return kind == NetShape::sent ? p
+                                      : PlaceIx::none(); // (sent: dead from now, killed at open)
     }
+    if (op.kind == ColourOp::open)
+        return kind == NetShape::sent ? PlaceIx::none() : p;
     if (op.kind == ColourOp::exit)
         return kind == NetShape::armed && u == op.thread ? PlaceIx::none() : p;
     return p; // enter: nothing (the close arms)
@@ -263,17 +322,62 @@ PlaceIx CandidateMarkings::colour_moved(std::span<const MechIx> edge_barrier, co
 // Each candidate's tokens on the edges of barrier m, moved as ColourOp says; a token that dies
 // leaves the marking, and a marking left empty is no candidate.
 bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from, const NetShape& s,
-                                        MechIx m, const ColourOp& op) {
+                                        MechIx m, const ColourOp& op, CandidateSet* in_place) {
+    // The op's moves, once per place (sorted), and those below 64 as a mask: most places of
+    // most markings do not move.
+    const BarrierRound* r = round(m);
+    colour_moves_.clear();
+    std::uint64_t near = 0, targets = 0, dies = 0;
+    bool far = false, renames = true; // renames: every place moved below 64
+    for (PlaceIx p : s.coloured_places)
+        if (const PlaceIx q = colour_moved(colours_[var.colour].edge_barrier, s, m, op, r, p);
+            q != p) {
+            colour_moves_.emplace_back(p, q);
+            if (p.v < 64)
+                near |= std::uint64_t{1} << p.v;
+            else
+                far = true;
+            renames = renames && p.v < 64 && (!q.valid() || q.v < 64);
+            if (q.valid() && q.v < 64)
+                targets |= std::uint64_t{1} << q.v;
+            if (!q.valid() && p.v < 64)
+                dies |= std::uint64_t{1} << p.v;
+        }
+    if (colour_moves_.empty())
+        return false;
+    auto moves = [&](PlaceIx p) { return p.v < 64 ? (near >> p.v & 1) != 0 : far; };
     auto moved = [&](PlaceIx p) {
-        return colour_moved(colours_[var.colour].edge_barrier, s, m, op, p);
+        if (!moves(p))
+            return p;
+        const auto it =
+            std::lower_bound(colour_moves_.begin(), colour_moves_.end(), std::pair(p, PlaceIx(0)));
+        return it == colour_moves_.end() || it->first != p ? p : it->second;
     };
     bool any = false;
     from.for_each([&](std::span<const PlaceIx> mk) {
-        for (PlaceIx p : mk)
-            any = any || moved(p) != p;
+        for (PlaceIx p : mk) {
+            any = any || (moves(p) && moved(p) != p);
+            renames = renames && (p.v >= 64 || ((targets | dies) >> p.v & 1) == 0);
+        }
     });
     if (!any)
         return false;
+    if (renames && in_place) {
+        // No held token dies and no marking holds a place a token moves to: the markings stay
+        // distinct, each of its size, and are rewritten where they are (as when a close arms
+        // the one waiting token of a large set).
+        in_place->rewrite([&](std::span<PlaceIx> mk) {
+            bool changed = false;
+            for (PlaceIx& p : mk)
+                if (moves(p)) {
+                    p = moved(p);
+                    changed = true;
+                }
+            if (changed)
+                std::sort(mk.begin(), mk.end());
+        });
+        return false;
+    }
     builder_.start(next_, from.count());
     from.for_each([&](std::span<const PlaceIx> mk) {
         fired_.clear();
@@ -299,10 +403,9 @@ void CandidateMarkings::start(VarState& var, const NetShape& s) {
     for (const auto& m : s.initial)
         var.cands.push(m);
     if (memoized(s)) { // the automaton is kept across resets: its steps do not depend on the trace
-        const std::size_t before = automata_[var.shape].bytes();
         var.set = automata_[var.shape].intern(var.cands.view(), s);
         var.cands.clear();
-        grown(var.shape, before);
+        grown(var.shape);
     }
 }
 
@@ -313,10 +416,9 @@ void CandidateMarkings::unfactor(VarState& var, const NetShapes& shapes) {
     ++unfactored_;
     if (!memoized(shapes[var.shape]))
         return;
-    const std::size_t before = automata_[var.shape].bytes();
     var.set = automata_[var.shape].intern(var.cands.view(), shapes[var.shape]);
     var.cands.clear();
-    grown(var.shape, before);
+    grown(var.shape);
     collect_if_full(shapes);
 }
 
@@ -395,10 +497,9 @@ bool CandidateMarkings::factored_sync_step(VarState& var, std::span<const Transi
 // A step of var's automaton: looked up, or computed as successors() does and memoized.
 bool CandidateMarkings::memo_sync_step(VarState& var, TrListIx l, const NetShapes& shapes) {
     CandidateAutomaton& a = automata_[var.shape];
-    const std::size_t before = a.bytes();
     const std::uint32_t to = a.sync_step(var.set, l, shapes[var.shape]);
     var.set = SetIx(to & ~CandidateAutomaton::changed_bit);
-    grown(var.shape, before);
+    grown(var.shape);
     collect_if_full(shapes);
     return to & CandidateAutomaton::changed_bit;
 }
@@ -408,11 +509,10 @@ bool CandidateMarkings::memo_memory_step(VarState& var, NetThread t, bool write,
     if (!t.valid())
         return false;
     CandidateAutomaton& a = automata_[var.shape];
-    const std::size_t before = a.bytes();
     const std::uint32_t to = a.memory_step(var.set, t, write, shapes[var.shape]);
     if (to != SetIx::none_value)
         var.set = SetIx(to);
-    grown(var.shape, before);
+    grown(var.shape);
     collect_if_full(shapes);
     return to != SetIx::none_value;
 }
@@ -439,9 +539,8 @@ void CandidateMarkings::resync(VarIx v, NetThread t, bool write, HeldLocks held,
     if (!any)
         return;
     if (var.set.valid()) {
-        const std::size_t before = automata_[var.shape].bytes();
         var.set = automata_[var.shape].intern(next_.view(), s);
-        grown(var.shape, before);
+        grown(var.shape);
         collect_if_full(shapes);
     } else {
         var.cands.swap(next_);
@@ -463,7 +562,7 @@ void CandidateMarkings::collect(const NetShapes& shapes) {
     automata_bytes_ = 0;
     for (ShapeIx sh : automata_.indices()) {
         automata_[sh].collect(live[sh.ix()], shapes[sh], keep_markings);
-        automata_bytes_ += automata_[sh].bytes();
+        automata_bytes_ += automata_[sh].growth(); // (all of it: a new accounting)
     }
     live_bytes_ = automata_bytes_ - (keep_markings ? marking_bytes : 0);
     ++collections_;

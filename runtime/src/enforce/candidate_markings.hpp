@@ -29,9 +29,10 @@ namespace sfg::enforce {
 struct BarrierRound {
     BarrierGenerations::Generation open = 0;
     std::vector<NetThread> inside;
-    // By NetThread: left the barrier since its last arrival there. The armed tokens its
-    // departure's rcv step did not fire are dead; explicit sets kill them at its next arrival
-    // (CandidateMarkings::colour_steps), and show them dead until then.
+    // By NetThread: left the barrier since its last close. The armed tokens its departure's
+    // rcv step did not fire are dead; explicit sets kill them at the next close (or at a
+    // second departure without an arrival; CandidateMarkings::colour_steps), and show them
+    // dead until then.
     std::vector<std::uint8_t> left;
     bool has_left(NetThread u) const { return u.ix() < left.size() && left[u.ix()]; }
 };
@@ -54,8 +55,8 @@ public:
 
     // The candidates of v (materialized into scratch when memoized); valid until the next step.
     // Waiting tokens of threads inside their barrier's open generation are shown armed, and
-    // armed tokens of threads that left the barrier dead, as the reference holds them
-    // (colour_steps).
+    // armed tokens of threads that left the barrier and sent tokens of a closed round dead, as
+    // the reference holds them (colour_steps).
     CandidateView candidates(VarIx v, CandidateSet& scratch) const {
         const VarState& var = vars_[v];
         if (var.factored) {
@@ -118,7 +119,9 @@ public:
     // close arms the tokens of the threads inside it and kills the others'. Until then a
     // waiting token of a thread inside the open generation stands for its armed twin (the
     // candidates show it so). A close comes before the closing departure's rcv steps (the
-    // moves commute; the close arms what that rcv may fire).
+    // moves commute; the close arms what that rcv may fire). Explicit sets keep the sent
+    // tokens a close kills until the next generation's first arrival (ColourOp::open), and a
+    // departure's unfired armed tokens until the next close, and show them dead meanwhile.
     void colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes);
     // A memory op ([WRITE EXCLUSIVE], [READ EXCLUSIVE], [READ SHARED], [WRITE LOCKED],
     // [READ LOCKED] with the locks t holds); false: a violation, the candidates left as they
@@ -142,15 +145,43 @@ private:
     // edges its positions (factored). Apart from VarState, which every variable has.
     struct Colours {
         std::vector<MechIx> edge_barrier;
-        // Its W and PreRcv places of barrier edges: each with its barrier, thread and twin.
+        // Its W, PreRcv and PostSnd places of barrier edges: each with its barrier, thread and
+        // twin.
         struct Token {
             PlaceIx place;
             MechIx barrier;
             NetThread thread;
             PlaceIx twin;
         };
-        std::vector<Token> waiting, armed;
+        std::vector<Token> waiting, armed, sent;
         std::vector<std::pair<MechIx, ColourMasks>> colour_masks;
+        // Per barrier, by NetThread: its armed places as CandidateAutomaton::may_hold_any
+        // takes them, so that a departure's or an arrival's colour step on a set that holds
+        // none of them is one test (most are).
+        std::vector<std::pair<MechIx, std::vector<std::uint64_t>>> armed_places;
+        // Likewise per barrier its sent places, and all its places.
+        struct BarrierPlaces {
+            MechIx barrier;
+            std::uint64_t sent = 0, all = 0;
+        };
+        std::vector<BarrierPlaces> barrier_places;
+        BarrierPlaces places_of(MechIx b) const {
+            for (const BarrierPlaces& bp : barrier_places)
+                if (bp.barrier == b)
+                    return bp;
+            return {};
+        }
+        // The moves of its last memoized colour steps (a few) and their ids: its closes move
+        // the same places round after round, and then need no interning.
+        std::vector<std::pair<std::vector<CandidateAutomaton::ColourMove>, std::uint32_t>>
+            recent_moves;
+        std::size_t next_recent = 0;
+        std::uint64_t armed_of(MechIx b, NetThread t) const {
+            for (const auto& [m, by_thread] : armed_places)
+                if (m == b)
+                    return t.ix() < by_thread.size() ? by_thread[t.ix()] : 0;
+            return 0;
+        }
     };
     // An explicit (or memoized) set's colour step.
     void colour_step(VarIx v, MechIx m, const ColourOp& op, const NetShapes& shapes);
@@ -158,7 +189,8 @@ private:
     // barrier's open generation armed (a copy in armed_ when some are).
     const FactoredCandidates& armed(const VarState& var) const;
     // The same for explicit candidates `from`, and their armed tokens of threads that left
-    // the barrier dropped (into scratch when some are; from may be a view of armed_set_).
+    // the barrier and sent tokens of a closed round dropped (into scratch when some are; from
+    // may be a view of armed_set_).
     CandidateView armed(const VarState& var, CandidateView from, CandidateSet& scratch) const;
     // The places armed(var, ...) moves (W to its twin, PreRcv to none) into shown_moved_,
     // sorted; false when there are none.
@@ -166,11 +198,16 @@ private:
     // Flags (by NetThread) of the threads inside barrier b's open generation into
     // armed_inside_; false when none is.
     bool inside_flags(MechIx b) const;
-    // colour_step on explicit candidates `from`, into next_; false when nothing moves.
+    // colour_step on explicit candidates `from`, into next_; false when nothing moves, or
+    // when the moves only rename places and were made in `in_place` (the set `from` views).
     bool colour_explicit(const VarState& var, CandidateView from, const NetShape& s, MechIx m,
-                         const ColourOp& op);
+                         const ColourOp& op, CandidateSet* in_place);
     static PlaceIx colour_moved(std::span<const MechIx> edge_barrier, const NetShape& s, MechIx m,
-                                const ColourOp& op, PlaceIx p);
+                                const ColourOp& op, const BarrierRound* round, PlaceIx p);
+    // Barrier m's round, if the coordinator keeps one.
+    const BarrierRound* round(MechIx m) const {
+        return rounds_ && m.ix() < rounds_->size() ? &(*rounds_)[m.ix()] : nullptr;
+    }
     void index_colours(VarIx v, VarState& var, const NetShape& s,
                        std::span<const MechIx> edge_mechs);
     static bool permits(const NetShape& s, std::span<const PlaceIx> m, NetThread t, bool write,
@@ -197,10 +234,8 @@ private:
     // From products to an explicit set (memoized or not), the same candidates.
     void unfactor(VarState& var, const NetShapes& shapes);
     bool memo_memory_step(VarState& var, NetThread t, bool write, const NetShapes& shapes);
-    // The automaton of shape sh took the bytes beyond `before`.
-    void grown(ShapeIx sh, std::size_t before) {
-        automata_bytes_ += automata_[sh].bytes() - before;
-    }
+    // After a step of the automaton of shape sh: the bytes it took.
+    void grown(ShapeIx sh) { automata_bytes_ += automata_[sh].growth(); }
     // Over the limit: every automaton keeps only the sets variables are in.
     void collect_if_full(const NetShapes& shapes) {
         if (automata_bytes_ > live_bytes_ + limit_)

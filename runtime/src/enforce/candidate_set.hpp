@@ -72,6 +72,13 @@ public:
         data_.resize(w);
         count_ = kept;
     }
+    // Applies f to each marking's places in place (it keeps their number and sorts them); the
+    // caller knows that the markings stay distinct.
+    template <class F>
+    void rewrite(F&& f) {
+        for (std::size_t i = 0; i < data_.size(); i += std::size_t{data_[i].v} + 1)
+            f(std::span<PlaceIx>(data_.data() + i + 1, data_[i].v));
+    }
     void swap(CandidateSet& o) {
         data_.swap(o.data_);
         std::swap(count_, o.count_);

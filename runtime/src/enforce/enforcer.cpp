@@ -224,10 +224,12 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     if (t.valid() && arrived.size() <= t.ix())
         arrived.resize(t.ix() + 1);
     if (!enter) {
-        if (left.closes) // (before the rcv steps: the close arms what they may fire)
+        if (left.closes) { // (before the rcv steps: the close arms what they may fire)
             markings.colour_steps(m, {ColourOp::close, NetThread::none(), round_flags(m, {})},
                                   shapes);
-        if (t.valid() && round.has_left(t)) // (no arrival since: its stale tokens may not fire)
+            std::fill(round.left.begin(), round.left.end(), 0); // (their stale tokens died)
+        }
+        if (t.valid() && round.has_left(t)) // (left again, no close since: stale tokens)
             markings.colour_steps(m, {ColourOp::exit, t, {}}, shapes);
         coloured_steps(found);
         if (t.valid()) {
@@ -248,6 +250,8 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
         return;
     }
     if (round.open != g) {
+        if (round.open == 0) // (the close left explicit sets' sent tokens: they die now)
+            markings.colour_steps(m, {ColourOp::open, t, {}}, shapes);
         round.open = g;
         if (flags_of == m)
             for (NetThread u : round.inside)
@@ -257,13 +261,9 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     if (t.valid()) {
         // Arrived again without a departure, in a later generation: the armed tokens of the one
         // it left are stale (its next departure is from this one). After a departure, those
-        // its rcv step did not fire (explicit sets kill them here).
+        // its rcv step did not fire are killed by the next close (explicit sets).
         if (arrived[t].barrier == m && arrived[t].generation != g)
             colour_step(m, {ColourOp::exit, t, {}, false});
-        else if (round.has_left(t))
-            markings.colour_steps(m, {ColourOp::exit, t, {}}, shapes);
-        if (round.has_left(t))
-            round.left[t.ix()] = 0;
         arrived[t] = {m, g};
         round.inside.push_back(t);
     }

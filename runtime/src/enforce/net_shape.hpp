@@ -117,14 +117,16 @@ struct NetShape {
 // (docs/enforcement.md, "Barrier rounds"): after an arrival, the waiting tokens of the threads
 // inside the open generation are armed; at a departure of t, t's armed tokens that did not fire
 // die (and so they do before an arrival of t that follows an arrival without a departure); at
-// the first departure of a generation, its sent and waiting tokens die.
+// the first departure of a generation, its sent and waiting tokens die. Explicit sets keep the
+// sent ones until the next generation's first arrival (`open`): none can sync before, and their
+// sets then repeat from round to round (CandidateMarkings::colour_steps).
 struct ColourOp {
-    enum Kind : std::uint8_t { enter, exit, close };
+    enum Kind : std::uint8_t { enter, exit, close, open };
     Kind kind = enter;
     NetThread thread;                     // enter, exit
     std::span<const std::uint8_t> inside; // enter, close: by NetThread, inside the generation
     // exit: the tokens the departure's rcv step did not fire, which products killed in that
-    // step (Move::dead) and the explicit sets at the thread's next arrival on the barrier; false:
+    // step (Move::dead) and the explicit sets at the barrier's next close; false:
     // before an arrival that follows an arrival without a departure (every representation).
     bool after_rcv = true;
     bool is_inside(NetThread u) const { return u.ix() < inside.size() && inside[u.ix()]; }
