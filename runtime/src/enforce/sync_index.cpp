@@ -28,15 +28,33 @@ void SyncIndex::freeze(std::size_t mechanisms, std::size_t threads) {
     // a key: a pool of 1,024 workers forked one by one has 1,024 fork mechanisms, each with keys
     // for two threads, whose table (16 MB) would miss at every lookup (bench/README.md, "thread
     // pools").
+    // Otherwise a row only for each mechanism with a key for at least one entry in 64 of its row
+    // (the pool's lock, with a key for every worker and role), within the same 2^22 entries; the
+    // others' few keys are searched.
     stride_ = 2 * threads;
     dense_.clear();
+    rows_.clear();
     const std::size_t entries = mechanisms * stride_;
+    const auto fill = [&](std::size_t m, std::size_t row) {
+        for (std::uint32_t k = key_begin_[m]; k < key_begin_[m + 1]; ++k)
+            dense_[row * stride_ + keys_[k].thread_role] = {keys_[k].sub_begin, keys_[k].sub_end};
+    };
     if (entries <= (std::size_t{1} << 18) ||
         (entries <= (std::size_t{1} << 22) && entries <= 64 * keys_.size())) {
-        dense_.assign(mechanisms * stride_, {});
+        dense_.assign(entries, {});
         for (std::size_t m = 0; m < mechanisms; ++m)
-            for (std::uint32_t k = key_begin_[m]; k < key_begin_[m + 1]; ++k)
-                dense_[m * stride_ + keys_[k].thread_role] = {keys_[k].sub_begin, keys_[k].sub_end};
+            fill(m, m);
+    } else {
+        rows_.assign(mechanisms, no_row);
+        std::uint32_t n = 0;
+        for (std::size_t m = 0; m < mechanisms; ++m)
+            if (64 * (key_begin_[m + 1] - key_begin_[m]) >= stride_ &&
+                (std::size_t{n} + 1) * stride_ <= (std::size_t{1} << 22))
+                rows_[m] = n++;
+        dense_.assign(std::size_t{n} * stride_, {});
+        for (std::size_t m = 0; m < mechanisms; ++m)
+            if (rows_[m] != no_row)
+                fill(m, rows_[m]);
     }
     dirty_ = false;
 }

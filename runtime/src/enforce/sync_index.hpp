@@ -54,9 +54,12 @@ public:
     // The subscriptions of one key: distinct variables and groups (each merges its transitions
     // or rules of one key into one subscription).
     std::span<const Subscription> find(MechIx mech, NetThread t, Role role) const {
+        std::size_t row = mech.ix();
+        if (!rows_.empty() && (row = rows_[mech.ix()]) == no_row)
+            return find_sparse(mech, t, role);
         if (dense_.empty())
             return find_sparse(mech, t, role);
-        const Range r = dense_[mech.ix() * stride_ + (t.ix() << 1 | role_bit(role))];
+        const Range r = dense_[row * stride_ + (t.ix() << 1 | role_bit(role))];
         return {subs_.data() + r.begin, subs_.data() + r.end};
     }
 
@@ -82,8 +85,12 @@ private:
     struct Range {
         std::uint32_t begin = 0, end = 0;
     };
-    std::vector<Range> dense_; // [mech * stride_ + thread_role] -> its subscriptions
+    std::vector<Range> dense_; // [row * stride_ + thread_role] -> its subscriptions
     std::size_t stride_ = 0;
+    // Empty: dense_ has a row per mechanism (row = mech). Else the row of each mechanism that has
+    // one (no_row: its keys are searched), when the whole table would be too large and sparse.
+    static constexpr std::uint32_t no_row = 0xffffffffu;
+    std::vector<std::uint32_t> rows_;
 };
 
 } // namespace sfg::enforce
