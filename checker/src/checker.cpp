@@ -4,6 +4,7 @@
 #include "engine.hpp"
 
 #include "sfg/runtime/analyses.hpp"
+#include "sfg/runtime/engine/progress_line.hpp"
 #include "sfg/runtime/trace.hpp"
 #include "sfg/runtime/trace/ill_formed.hpp"
 #include "sfg/runtime/trace/well_formed.hpp"
@@ -423,40 +424,6 @@ private:
     Checker checker_;
 };
 
-struct ProgressInfo {
-    std::uint64_t executions = 0, estimate = 0;
-};
-
-// "N executions, R/s, ~T in all" on stderr (docs/programs.md): T is Knuth's estimate of the
-// executions of the whole search, refined by more random probes every time it is shown.
-class ProgressLine {
-public:
-    ~ProgressLine() {
-        if (shown_)
-            std::fputs("\r\033[K", stderr);
-    }
-    void show(const ProgressInfo& p) {
-        const double secs =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-        if (secs < 1.0)
-            return; // a short search shows nothing
-        std::string line =
-            fmt::format("{} executions, {:.0f}/s", p.executions, p.executions / secs);
-        if (p.estimate > 0) {
-            const double done = 100.0 * static_cast<double>(p.executions) /
-                                static_cast<double>(std::max(p.estimate, p.executions));
-            line += fmt::format(", ~{} in all (estimate), {:.0f}% done", p.estimate, done);
-        }
-        std::fprintf(stderr, "\r\033[K%s", line.c_str());
-        std::fflush(stderr);
-        shown_ = true;
-    }
-
-private:
-    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-    bool shown_ = false;
-};
-
 } // namespace
 
 CheckPartial explore_model(const Model& model, const CheckOptions& options, bool* fell_back) {
@@ -478,12 +445,9 @@ CheckPartial explore_model(const Model& model, const CheckOptions& options, bool
     double probe_mean = 0; // of every probe so far (a progress line needs no more precision)
     std::uint64_t probes = 0;
     std::atomic<std::uint64_t> delivered{0};
-    std::optional<ProgressLine> line;
-    if (options.progress)
-        line.emplace();
+    // "N executions, R/s, ~T in all": T is Knuth's estimate, refined by more probes every tick.
+    engine::ProgressLine line(options.progress);
     auto tick = [&] {
-        if (!line)
-            return;
         if (probed) {
             // About 20 ms of probing per tick; the threads keep the cores meanwhile.
             const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
@@ -495,12 +459,12 @@ CheckPartial explore_model(const Model& model, const CheckOptions& options, bool
             } while (std::chrono::steady_clock::now() < until);
             estimate_sum = static_cast<std::uint64_t>(std::min(probe_mean, 1.8e19));
         }
-        line->show(ProgressInfo{delivered.load(std::memory_order_relaxed), estimate_sum});
+        line.show(delivered.load(std::memory_order_relaxed), estimate_sum, true);
     };
     CheckPartial out;
     explore_tasks(
         x, std::move(tasks), [&] { return std::make_unique<CheckerSink>(in); }, out, delivered,
-        line ? std::function<void()>(tick) : std::function<void()>());
+        line.enabled() ? std::function<void()>(tick) : std::function<void()>());
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include "explore/exploration.hpp"
 #include "explore/strategy.hpp"
 
+#include "sfg/runtime/engine/progress_line.hpp"
 #include "sfg/runtime/engine/task_tree.hpp"
 
 #include "sfg/explore.hpp"
@@ -551,6 +552,8 @@ private:
                         return; // left: nothing here is the run thread's any more
                     finish(ctl, *st, &r, false);
                     count();
+                    if (!in_worker_) // this process explores: what it merged and this task's
+                        progress_.show(report_.executions + r.runs, sampled_total());
                     if (divided_ && o_.task_budget && r.ended_at_last &&
                         r.runs % o_.task_budget == 0 && !ctl.uncontrolled())
                         hand_off(*strategy, root, r);
@@ -682,6 +685,7 @@ private:
         };
         // The path of the first uncontrolled task: the tasks after it are not needed.
         std::optional<std::vector<std::uint32_t>> cut;
+        std::uint64_t delivered = 0; // the workers' executions so far, for the progress line
         const auto give = [&](Worker& w) {
             TaskTree::Node* t = tree.take(cut ? &*cut : nullptr);
             if (!t)
@@ -726,6 +730,8 @@ private:
                     if (size >> 63) // the worker's task threw
                         throw std::runtime_error(payload);
                     TaskResult r = decode(payload);
+                    delivered += r.runs;
+                    progress_.show(delivered);
                     TaskTree::Node& t = *w.task;
                     w.task = nullptr;
                     --busy_workers;
@@ -766,6 +772,7 @@ private:
 
     [[noreturn]] void work(int in, int out, int cpu) {
         pin(cpu);                    // the controller runs its runs on the CPU it starts on
+        in_worker_ = true;           // the parent draws the progress line
         (void)run_thread_.release(); // the parent's: its thread is not in this process
         (void)controller_.release(); // nor are the parent's controller's threads
         std::signal(SIGPIPE, SIG_IGN);
@@ -831,6 +838,13 @@ private:
             return false;
         }
         return true;
+    }
+
+    // A sampling search's executions, known before it starts (the progress line's "in all").
+    std::uint64_t sampled_total() const {
+        const bool sampled =
+            o_.replay.empty() && (o_.mode == explore_mode::random || o_.mode == explore_mode::pct);
+        return sampled ? o_.max_executions : 0;
     }
 
     // The report of what was merged.
@@ -966,6 +980,10 @@ private:
     std::vector<OwnFinding> main_findings_;
     std::set<ClassId> classes_;
     FoataScratch foata_;
+    // On standard error when it is a terminal (docs/explore.md, "Progress"); erased before the
+    // report is returned.
+    engine::ProgressLine progress_;
+    bool in_worker_ = false; // this process is one of `jobs` workers
 };
 
 } // namespace
