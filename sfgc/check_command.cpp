@@ -19,6 +19,7 @@
 #include "sfg/checker/report.hpp"
 #include "sfg/compiler/compile.hpp"
 #include "sfg/compiler/render.hpp"
+#include "sfg/explore.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -154,14 +155,68 @@ bool make_trace_dir(const std::string& dir) {
     return true;
 }
 
+// Whether `text` is a part that sfg::explore wrote (part_file), not one of `sfgc check`'s.
+bool is_explore_part(const std::string& text) {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    return j.is_object() && j.contains("sfg_explore_part");
+}
+
+// The parts of an sfg::explore search (docs/explore.md, "More than one machine"), merged by the
+// runtime: its report as explore_report::to_string() prints it, or as JSON.
+int run_explore_merge(const std::vector<std::string>& paths, const std::string& format,
+                      const std::string& trace_out) {
+    if (!trace_out.empty()) {
+        fmt::print(stderr, "sfgc check: error: --trace-out: sfg::explore's parts hold no "
+                           "traces (its findings' replay strings run them again)\n");
+        return 2;
+    }
+    sfg::explore_report r;
+    try {
+        r = sfg::merge_explore_parts(paths);
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "sfgc check: error: {}\n", e.what());
+        return 2;
+    }
+    if (format == "json") {
+        nlohmann::ordered_json j;
+        j["executions"] = r.executions;
+        j["classes"] = r.classes;
+        j["complete"] = r.complete;
+        nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+        for (const sfg::explore_finding& f : r.findings)
+            findings.push_back({{"kind", f.kind},
+                                {"analysis", f.analysis},
+                                {"var", f.var},
+                                {"message", f.message},
+                                {"schedule", f.schedule}});
+        j["findings"] = std::move(findings);
+        std::cout << json_text(j) << '\n';
+    } else {
+        std::cout << r.to_string();
+    }
+    std::cout.flush();
+    return r.findings.empty() ? 0 : 1;
+}
+
 // `sfgc check --merge PART...`: the report of the whole search from its parts.
 int run_merge(const std::vector<std::string>& paths, const std::string& format,
               const std::string& trace_out) {
     std::vector<sfg::checker::Part> parts;
+    std::vector<std::string> explore_parts, check_parts;
     for (const std::string& path : paths) {
         std::optional<std::string> text = read_input(path);
         if (!text)
             return 2;
+        (is_explore_part(*text) ? explore_parts : check_parts).push_back(path);
+        if (!explore_parts.empty() && !check_parts.empty()) {
+            fmt::print(stderr,
+                       "sfgc check: error: cannot merge: '{}' is a part of an sfg::explore "
+                       "search, '{}' one of sfgc check's\n",
+                       explore_parts.front(), check_parts.front());
+            return 2;
+        }
+        if (!explore_parts.empty())
+            continue;
         try {
             parts.push_back(sfg::checker::read_part(path, *text));
         } catch (const sfg::checker::PartError& e) {
@@ -169,6 +224,8 @@ int run_merge(const std::vector<std::string>& paths, const std::string& format,
             return 2;
         }
     }
+    if (!explore_parts.empty())
+        return run_explore_merge(explore_parts, format, trace_out);
     if (std::string problem = sfg::checker::check_parts(parts); !problem.empty()) {
         fmt::print(stderr, "sfgc check: error: cannot merge: {}\n", problem);
         return 2;
@@ -284,7 +341,7 @@ void add_search_options(CLI::App& app, CheckArgs& a) {
         ->check(shard_spec());
     app.add_option("--merge", a.merge,
                    "report the whole search from its parts (the --format json of --shard K/N "
-                   "for K = 1..N), instead of exploring")
+                   "for K = 1..N, or the part_file of sfg::explore), instead of exploring")
         ->expected(1, -1)
         ->option_text("PART...");
     app.add_option("--task-budget", a.task_budget,

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <set>
@@ -325,9 +326,13 @@ TEST_CASE("explore: jobs 1, 2 and 3 give the same report" * volume) {
 // Parts of one search for machines of their own (docs/explore.md, "More than one machine"): the
 // top tasks dealt to the parts, each exploring its tasks' whole subtrees, so the parts' executions
 // and classes add up to the whole search's, their findings' keys make up its keys, and each part
-// is complete when the whole is.
+// is complete when the whole is. The parts' files merge into exactly the whole search's report,
+// the shortest schedules (and the first among equally short ones) included.
 TEST_CASE("explore: the parts of a sharded search add up to the whole" * volume) {
-    int divided = 0;
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / "sfg_explore_dpor_parts";
+    std::filesystem::create_directories(dir);
+    int divided = 0, merged_findings = 0;
     for (std::uint64_t seed = 21; seed <= 30; ++seed) {
         const Body b = random_body(seed);
         for (const sfg::explore_mode mode : {sfg::explore_mode::dpor, sfg::explore_mode::naive}) {
@@ -342,9 +347,12 @@ TEST_CASE("explore: the parts of a sharded search add up to the whole" * volume)
             for (const unsigned n : {2u, 3u}) {
                 std::uint64_t executions = 0, classes = 0, busy = 0;
                 std::set<std::tuple<std::string, std::string, std::string>> found;
-                for (unsigned k = 1; k <= n; ++k) {
+                std::vector<std::string> files;
+                for (unsigned k = n; k >= 1; --k) { // any order
                     o.shard = k;
                     o.shards = n;
+                    files.push_back((dir / ("part_" + std::to_string(k) + ".json")).string());
+                    o.part_file = files.back();
                     std::uint64_t part_classes = 0;
                     const sfg::explore_report part =
                         sfg::explore_detail::explore_counting(nullptr, body_of(b), o, part_classes);
@@ -357,13 +365,21 @@ TEST_CASE("explore: the parts of a sharded search add up to the whole" * volume)
                     found.insert(part_keys.begin(), part_keys.end());
                 }
                 o.shard = o.shards = 1;
+                o.part_file.clear();
                 CHECK(executions == whole.executions);
                 if (mode == sfg::explore_mode::dpor) // a class in one part only
                     CHECK(classes == whole_classes);
                 CHECK(found == keys(whole));
                 divided += busy > 1;
+                const sfg::explore_report merged = sfg::merge_explore_parts(files);
+                CHECK(merged.to_string() == whole.to_string());
+                CHECK(merged.executions == whole.executions);
+                CHECK(merged.classes == whole.classes);
+                CHECK(merged.complete == whole.complete);
+                merged_findings += !merged.findings.empty();
             }
         }
     }
     CHECK(divided >= 20);
+    CHECK(merged_findings >= 8);
 }

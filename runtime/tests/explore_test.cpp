@@ -12,6 +12,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -483,6 +484,87 @@ TEST_CASE("explore: SFG_EXPLORE overrides the options; bad values are refused") 
         CHECK_THROWS_AS(sfg::explore(lost_update), std::invalid_argument);
     }
     ::unsetenv("SFG_EXPLORE");
+}
+
+// The parts of a search on machines of their own (docs/explore.md, "More than one machine"):
+// each writes its part_file, and the parts merge into the whole search's report; files that are
+// not the parts of one search are refused, naming the file and the problem.
+TEST_CASE(
+    "explore: parts written to files merge into the whole; parts that do not fit are refused") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "sfg_explore_parts";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const auto part = [&](const std::string& name, void (*body)(), unsigned k, unsigned n,
+                          sfg::explore_options o = {}) {
+        o.shard = k;
+        o.shards = n;
+        o.part_file = (dir / name).string();
+        sfg::explore(body, o);
+        return o.part_file;
+    };
+    const sfg::explore_report whole = sfg::explore(lost_update);
+    REQUIRE(whole.findings.size() == 1);
+    const std::string p1 = part("p1.json", lost_update, 1, 2);
+    const std::string p2 = part("p2.json", lost_update, 2, 2);
+    const sfg::explore_report merged = sfg::merge_explore_parts({p2, p1});
+    CHECK(merged.to_string() == whole.to_string());
+    CHECK(merged.classes == whole.classes);
+    // One part of one: the whole search itself.
+    CHECK(sfg::merge_explore_parts({part("all.json", lost_update, 1, 1)}).to_string() ==
+          whole.to_string());
+    const auto refused = [](const std::vector<std::string>& files, const std::string& why) {
+        CAPTURE(why);
+        try {
+            sfg::merge_explore_parts(files);
+            FAIL("merged");
+        } catch (const std::invalid_argument& e) {
+            const std::string what = e.what();
+            CAPTURE(what);
+            CHECK(what.find(why) != std::string::npos);
+        }
+    };
+    refused({p1}, "part 2 of 2 is missing");
+    refused({p1, p2, p1}, "part 1 of 2 is given twice");
+    refused({}, "no parts");
+    sfg::explore_options other;
+    other.max_steps = 500;
+    refused({p1, part("o2.json", lost_update, 2, 2, other)},
+            "different options (mode=dpor analyses=enforce,hb max_executions=1000000 "
+            "max_steps=100000");
+    refused({p1, part("h2.json", handshake, 2, 2)}, "divided the search differently");
+    refused({p1, part("t3.json", lost_update, 3, 3)}, "is part 3 of 3, but");
+    const auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream((dir / name).string()) << text;
+        return (dir / name).string();
+    };
+    refused({p1, (dir / "none.json").string()}, "cannot open file");
+    refused({p1, write("text.json", "a part?")}, "not JSON");
+    refused({p1, write("report.json", R"({"executions": 6})")}, "no \"sfg_explore_part\"");
+    refused({p1, write("v9.json", R"({"sfg_explore_part": 9})")}, "format 9");
+    std::ifstream in(p2);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(text.find("\"executions\""), 12, "\"execution\"");
+    refused({p1, write("broken.json", text)}, "no \"executions\"");
+    // "%n": each exploration of the process its own file.
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    sfg::explore_options numbered;
+    numbered.part_file = (dir / "n_%n.json").string();
+    sfg::explore(lost_update, numbered);
+    sfg::explore(handshake, numbered);
+    std::vector<std::string> names;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir))
+        names.push_back(e.path().filename().string());
+    REQUIRE(names.size() == 2);
+    CHECK(names[0] != names[1]);
+    CHECK(names[0].rfind("n_", 0) == 0);
+    CHECK(names[0].find('%') == std::string::npos);
+    // An unwritable part file is an error, not a silent loss.
+    sfg::explore_options nowhere;
+    nowhere.part_file = (dir / "no_such_dir" / "p.json").string();
+    CHECK_THROWS_AS(sfg::explore(lost_update, nowhere), std::runtime_error);
+    fs::remove_all(dir);
 }
 
 TEST_CASE("explore: await hands a payload over through a flag, one step, no race") {

@@ -47,6 +47,9 @@ struct explore_options {
     // Part `shard` of `shards` (1-based; docs/explore.md, "More than one machine"): only that
     // part's share of the search, whose reports add up to the whole one's.
     unsigned shard = 1, shards = 1;
+    // Non-empty: the part is also written to this file, for merge_explore_parts or `sfgc check
+    // --merge` ("%n" in it: this exploration's number in the process, from 1).
+    std::string part_file;
     std::string replay; // non-empty (or env SFG_REPLAY): run that one schedule
     // A thread that runs this long without reaching an sfg operation while the others wait is
     // "uncontrolled", and the exploration stops (0: never looked at).
@@ -86,6 +89,10 @@ inline explore_report explore(const spec&, std::function<void()> body, explore_o
 #else
 explore_report explore(const spec& s, std::function<void()> body, explore_options o = {});
 explore_report explore(std::function<void()> body, explore_options o = {}); // no spec
+// The report of a whole search from the files its N parts wrote (part_file; parts 1..N of one
+// search, in any order): executions and classes add up, each finding key keeps the shortest run
+// of any part. std::invalid_argument naming the file and the problem when they do not fit.
+explore_report merge_explore_parts(const std::vector<std::string>& files);
 #endif
 
 // Thrown by a false sfg::check under sfg::explore, after the "assert" finding is recorded: it

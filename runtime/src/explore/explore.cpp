@@ -4,6 +4,7 @@
 #include "explore/controller.hpp"
 #include "explore/dependence.hpp"
 #include "explore/exploration.hpp"
+#include "explore/part.hpp"
 #include "explore/strategy.hpp"
 
 #include "sfg/runtime/engine/progress_line.hpp"
@@ -21,6 +22,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -97,13 +99,16 @@ void apply_environment(explore_options& o) {
                 parse_shard(value, o);
             else if (key == "analyses")
                 o.analyses = value;
+            else if (key == "part_file")
+                o.part_file = value;
             else if (key == "uncontrolled_after_ms")
                 o.uncontrolled_after_ms = parse_number(key, value);
             else
                 throw std::invalid_argument("SFG_EXPLORE: unknown option '" + key +
                                             "' (known: mode, max_executions, max_steps, "
                                             "max_preemptions, seed, pct_depth, jobs, task_budget, "
-                                            "shard, analyses, uncontrolled_after_ms)");
+                                            "shard, part_file, analyses, "
+                                            "uncontrolled_after_ms)");
         });
     if (const char* env = std::getenv("SFG_REPLAY"); env && *env)
         o.replay = env;
@@ -153,6 +158,8 @@ using Key = std::tuple<std::string, std::string, std::string>; // kind, analysis
 struct Kept {
     explore_finding f;
     std::size_t steps = 0;
+    std::vector<std::uint32_t> path; // where in the canonical order: the task's path, its run
+    std::uint64_t run = 0;
 };
 
 // One key's findings in a task, each from a shorter run than the one before, with the number of
@@ -421,6 +428,7 @@ public:
         std::vector<TaskRoot> top = divided_ ? split(weights) : std::vector<TaskRoot>{TaskRoot{}};
         for (std::uint32_t i = 0; i < top.size(); ++i)
             top[i].path = {i};
+        division_ = division(top);
         if (o_.shards > 1) { // this part's top tasks (an undivided search: all in part 1)
             const std::vector<std::uint32_t> part = engine::deal_to_parts(weights, o_.shards);
             std::vector<TaskRoot> mine;
@@ -441,13 +449,16 @@ public:
                 for (TaskRoot& c : r.children)
                     tree.hand_on(*n, std::move(c));
                 r.children.clear();
-                tree.done(*n, std::move(r), [&](TaskTree::Node& c) { return commit(*c.result); });
+                tree.done(*n, std::move(r),
+                          [&](TaskTree::Node& c) { return commit(*c.result, c.task.path); });
             }
         }
         return report(tree);
     }
 
     std::uint64_t distinct_classes() const { return classes_.size(); }
+    // After run(), with part_file: the part to write.
+    const ExplorePart& part() const { return part_; }
 
 private:
     // Takes a controller for a task's or a probe's runs.
@@ -458,6 +469,16 @@ private:
         Installed(const Installed&) = delete;
         Installed& operator=(const Installed&) = delete;
     };
+
+    // The top of the search as the probe runs divided it, all parts' tasks (what tells the parts of
+    // one search from those of another body's with the same options).
+    static std::string division(const std::vector<TaskRoot>& top) {
+        std::uint64_t h = engine::hash_mix(0x5f9e, top.size());
+        for (const TaskRoot& t : top)
+            for (const char c : encode(t))
+                h = engine::hash_mix(h, static_cast<unsigned char>(c));
+        return fmt::format("{}:{:016x}", top.size(), h);
+    }
 
     // The tasks, level by level: each task not yet a leaf is replaced by the children of its
     // first node with a choice (one probe run finds it), until there are split_target of them.
@@ -747,7 +768,7 @@ private:
                         tree.hand_on(t, std::move(c));
                     r.children.clear();
                     tree.done(t, std::move(r),
-                              [&](TaskTree::Node& c) { return commit(*c.result); });
+                              [&](TaskTree::Node& c) { return commit(*c.result, c.task.path); });
                 }
             }
         } catch (...) {
@@ -808,7 +829,7 @@ private:
     // Merges one task's result, in canonical order, cut where one process exploring the tasks in
     // turn would have stopped; false there (max_executions, a task cut short, an uncontrolled
     // run).
-    bool commit(TaskResult& t) {
+    bool commit(TaskResult& t, const std::vector<std::uint32_t>& path) {
         const std::uint64_t left = o_.max_executions - report_.executions;
         if (left == 0) { // not explored: the budget was spent
             stopped_ = true;
@@ -824,7 +845,7 @@ private:
                 continue;
             auto [it, fresh] = kept_.try_emplace(key);
             if (fresh || best->steps < it->second.steps)
-                it->second = {std::move(best->f), best->steps};
+                it->second = {std::move(best->f), best->steps, path, best->run};
         }
         classes_.insert(t.classes.begin(), t.classes.begin() + static_cast<std::ptrdiff_t>(r));
         report_.executions += r;
@@ -855,13 +876,26 @@ private:
         bool hit_bound = false;
         for (auto& [key, k] : kept_) {
             hit_bound = hit_bound || std::get<0>(key) == "bound";
+            if (!o_.part_file.empty())
+                part_.findings.push_back({k.f, k.steps, k.path, k.run});
             out.findings.push_back(std::move(k.f));
         }
         // Naive: every run counts (as `sfgc check` counts them); dpor delivers one run a class.
-        out.classes =
-            o_.mode == explore_mode::naive || o_.max_preemptions ? out.executions : classes_.size();
+        const bool by_executions = o_.mode == explore_mode::naive || o_.max_preemptions;
+        out.classes = by_executions ? out.executions : classes_.size();
         out.complete =
             !sampled && !tree.stopped() && !stopped_ && !pruned_ && !hit_bound && !uncontrolled_;
+        if (!o_.part_file.empty()) {
+            part_.index = o_.shard;
+            part_.count = o_.shards;
+            part_.options = options_text(o_, spec_ != nullptr);
+            part_.division = division_;
+            part_.executions = out.executions;
+            part_.classes_are_executions = by_executions;
+            if (!by_executions)
+                part_.classes.assign(classes_.begin(), classes_.end());
+            part_.complete = out.complete;
+        }
         return out;
     }
 
@@ -980,6 +1014,8 @@ private:
     std::vector<OwnFinding> main_findings_;
     std::set<ClassId> classes_;
     FoataScratch foata_;
+    std::string division_; // of the whole search (parts of one search have the same)
+    ExplorePart part_;
     // On standard error when it is a terminal (docs/explore.md, "Progress"); erased before the
     // report is returned.
     engine::ProgressLine progress_;
@@ -996,9 +1032,22 @@ explore_report explore_counting(const spec* s, std::function<void()> body, explo
     if (o.shards == 0 || o.shard == 0 || o.shard > o.shards)
         throw std::invalid_argument(fmt::format(
             "sfg::explore: shard {} of {}: a part is 1 to the number of parts", o.shard, o.shards));
+    // Numbered in the order they are called, so that "%n" names each exploration's part.
+    static std::atomic<std::uint64_t> explorations{0};
+    const std::uint64_t number = ++explorations;
+    std::string part_file = o.part_file;
+    for (std::size_t at = 0; (at = part_file.find("%n", at)) != std::string::npos;)
+        part_file.replace(at, 2, std::to_string(number));
     Exploration x(s, std::move(body), std::move(o));
     explore_report r = x.run();
     distinct_classes = x.distinct_classes();
+    if (!part_file.empty()) {
+        std::ofstream out(part_file, std::ios::binary | std::ios::trunc);
+        out << write_part(x.part());
+        if (!out.flush())
+            throw std::runtime_error(
+                fmt::format("sfg::explore: cannot write the part to '{}'", part_file));
+    }
     return r;
 }
 
