@@ -486,6 +486,49 @@ TEST_CASE("explore: SFG_EXPLORE overrides the options; bad values are refused") 
     ::unsetenv("SFG_EXPLORE");
 }
 
+// An sfg object that outlives a run (the test's own, a static of the body, one shared by two
+// explorations) carries its state (a value, a lock's holder) from run to run: a misuse finding
+// naming it, and the exploration stops, instead of findings the body does not have.
+TEST_CASE("explore: an sfg object used by two runs is a misuse; the exploration stops") {
+    const auto refused = [](const sfg::explore_report& r, const std::string& name) {
+        INFO(r.to_string());
+        REQUIRE(r.findings.size() == 1);
+        CHECK(r.findings[0].kind == "misuse");
+        CHECK(r.findings[0].var == name);
+        CHECK(r.findings[0].message.find("'" + name + "' was used by an earlier run") !=
+              std::string::npos);
+        CHECK_FALSE(r.complete);
+        CHECK(r.executions <= 2); // the run that used it first, and the next
+    };
+    sfg::volatile_var<int> outside("outside", 0);
+    sfg::mutex m("m");
+    const auto body = [&] {
+        sfg::thread t("t", [&] { outside.store(outside.load() + 1); });
+        m.lock(); // and never unlocked: a holder that would carry over
+        outside.store(1);
+        t.join();
+    };
+    refused(sfg::explore(body), "m");
+    for (const sfg::explore_mode md : {sfg::explore_mode::naive, sfg::explore_mode::random})
+        refused(sfg::explore(body, mode(md)), "m");
+    refused(sfg::explore(
+                [] {
+                    static sfg::shared<int> counter("counter", 0);
+                    counter = counter.load() + 1;
+                },
+                mode(sfg::explore_mode::random)),
+            "counter");
+    // One run each, but the same object in both explorations.
+    sfg::explore_options once = mode(sfg::explore_mode::random);
+    once.max_executions = 1;
+    sfg::volatile_var<int> between("between", 0);
+    const auto store = [&] { between.store(1); };
+    CHECK(sfg::explore(store, once).findings.empty());
+    refused(sfg::explore(store, once), "between");
+    // Objects of the body itself, at the same address every run: no finding.
+    CHECK(sfg::explore(lost_update).findings.size() == 1);
+}
+
 // The parts of a search on machines of their own (docs/explore.md, "More than one machine"):
 // each writes its part_file, and the parts merge into the whole search's report; files that are
 // not the parts of one search are refused, naming the file and the problem.

@@ -248,6 +248,9 @@ struct object {
     // (the session's serial << 32) | the id in it; 0: none yet. One word, so that an access
     // queued without the runtime's lock reads both at once.
     mutable std::atomic<std::uint64_t> cache{0};
+    // Under sfg::explore, the run that last used it (0: none): an object used by two runs lives
+    // outside the body, and its state would carry over from run to run.
+    mutable std::atomic<std::uint64_t> explored_run{0};
 };
 // A mutex's object: also the thread holding it (locking it twice is a misuse).
 struct lock_object : object {

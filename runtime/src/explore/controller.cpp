@@ -270,6 +270,9 @@ std::uint32_t Controller::me() const {
 
 void Controller::begin_run() {
     std::lock_guard lk(mu_);
+    static std::atomic<std::uint64_t> runs{0}; // of every controller: explorations differ too
+    run_number_ = ++runs;
+    refused_ = false;
     for (std::unique_ptr<Thread>& t : threads_)
         spare_.push_back(std::move(t));
     threads_.clear();
@@ -421,6 +424,23 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     if (abandon_) {
         ++progress_; // unwinding: the watchdog waits for the run's end
         return given_up();
+    }
+    for (const detail::object* o : {p.obj, p.lock}) {
+        const std::uint64_t used = o ? o->explored_run.load(std::memory_order_relaxed) : 0;
+        if (!o || used == run_number_)
+            continue;
+        if (used != 0) { // used by an earlier run: not this run's object
+            refused_ = true;
+            give_up("misuse", o->name,
+                    fmt::format("misuse: '{}' was used by an earlier run: it lives outside the "
+                                "body (a global, a static, an object of the test's), so what it "
+                                "holds (a value, a lock's holder) carries over from run to run "
+                                "and the runs are not independent; create the body's sfg objects "
+                                "inside the body: the exploration stops",
+                                o->name));
+            return given_up();
+        }
+        o->explored_run.store(run_number_, std::memory_order_relaxed);
     }
     Thread& th = *threads_[t];
     th.pending = p;

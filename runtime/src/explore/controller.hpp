@@ -154,6 +154,9 @@ public:
     bool blocked() const { return blocked_; }
     // A thread of the run ran too long without an sfg operation: the exploration stops.
     bool uncontrolled() const { return uncontrolled_; }
+    // A run met an sfg object an earlier run used (docs/explore.md, "What it refuses"): the
+    // exploration stops.
+    bool refused() const { return refused_; }
 
     // detail::Control
     detail::Scheduled point(const detail::Point& p) override;
@@ -236,7 +239,8 @@ private:
     std::vector<std::string> names_;
     std::atomic<std::uint32_t> current_{0}; // the baton's holder (written under mu_)
     std::atomic<bool> abandon_{false};      // written under mu_
-    bool blocked_ = false, uncontrolled_ = false;
+    bool blocked_ = false, uncontrolled_ = false, refused_ = false;
+    std::uint64_t run_number_ = 0; // this run's, unique in the process (detail::object's stamp)
     bool in_run_ = false, stopping_ = false;
     std::uint64_t progress_ = 0; // bumped whenever the baton moves
     std::chrono::milliseconds uncontrolled_after_;

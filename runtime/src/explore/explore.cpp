@@ -488,7 +488,7 @@ private:
         std::vector<TaskRoot> tasks{TaskRoot{}};
         std::vector<std::uint8_t> leaf{0};
         std::size_t probes = 0;
-        for (bool more = true; more && tasks.size() < split_target && !stuck_;) {
+        for (bool more = true; more && tasks.size() < split_target && !stuck_ && !refused_;) {
             more = false;
             std::vector<TaskRoot> next;
             std::vector<std::uint8_t> next_leaf;
@@ -496,7 +496,7 @@ private:
             for (std::size_t i = 0; i < tasks.size(); ++i) {
                 std::optional<SplitNode> node;
                 if (!leaf[i] && next.size() + (tasks.size() - i) < split_target &&
-                    probes < max_probes && !stuck_) {
+                    probes < max_probes && !stuck_ && !refused_) {
                     ++probes;
                     node = probe(tasks[i]);
                     if (!node)
@@ -545,6 +545,10 @@ private:
             stuck_ = true;
             return std::nullopt;
         }
+        if (ctl->refused()) { // likewise: an object shared by two runs
+            refused_ = true;
+            return std::nullopt;
+        }
         return node;
     }
 
@@ -578,7 +582,7 @@ private:
                     if (divided_ && o_.task_budget && r.ended_at_last &&
                         r.runs % o_.task_budget == 0 && !ctl.uncontrolled())
                         hand_off(*strategy, root, r);
-                    more = !ctl.uncontrolled() && strategy->next_run();
+                    more = !ctl.uncontrolled() && !ctl.refused() && strategy->next_run();
                 }
             } catch (...) {
                 failure = std::current_exception();
@@ -592,7 +596,7 @@ private:
             std::rethrow_exception(failure);
         }
         r.uncontrolled = ctl.uncontrolled();
-        r.exhausted = !more && !r.uncontrolled;
+        r.exhausted = !more && !r.uncontrolled && !ctl.refused();
         r.pruned = strategy->pruned();
         return r;
     }
@@ -1004,6 +1008,7 @@ private:
     std::shared_ptr<const std::function<void()>> body_;
     explore_options o_;
     bool stuck_ = false;   // a probe run was uncontrolled
+    bool refused_ = false; // a probe run met an object of an earlier run
     bool divided_ = false; // the search is divided into tasks (dpor and naive, unbounded)
     // What commit() merged so far.
     explore_report report_;
