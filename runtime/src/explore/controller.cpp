@@ -120,9 +120,8 @@ void RunThread::serve() {
     }
 }
 
-Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
-                       std::chrono::milliseconds uncontrolled_after)
-    : strategy_(&strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
+Controller::Controller(std::uint64_t max_steps, std::chrono::milliseconds uncontrolled_after)
+    : max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
     if (uncontrolled_after_.count() > 0)
         watchdog_ = std::thread([this] { watch(); });
 #if defined(__linux__)
@@ -171,13 +170,16 @@ bool Controller::run(RunThread& rt, std::function<void()> job) {
         explorer_cv_.notify_all();
     });
     std::unique_lock lk(mu_);
-    explorer_cv_.wait(lk, [&] { return job_done_ || uncontrolled_; });
-    // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex go):
-    // a little longer for the run to end (what the job does after it is not stuck), then it is
-    // left to its threads.
-    if (job_done_ || explorer_cv_.wait_for(lk, grace(), [&] { return job_done_ || !in_run_; })) {
-        explorer_cv_.wait(lk, [&] { return job_done_; });
-        return true;
+    // Woken only for the job's end and for an uncontrolled run (give_up(), run_ends()).
+    for (;;) {
+        explorer_cv_.wait(lk, [&] { return job_done_ || (uncontrolled_ && in_run_); });
+        if (job_done_)
+            return true;
+        // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex
+        // go): a little longer for the run to end (the job then goes on, not stuck), else it is
+        // left to its threads.
+        if (!explorer_cv_.wait_for(lk, grace(), [&] { return job_done_ || !in_run_; }))
+            break;
     }
     orphaned_ = true;
     stopping_ = true;
@@ -851,7 +853,8 @@ void Controller::give_up(std::string kind, std::string var, std::string message)
     for (const auto& t : threads_)
         t->sleeps_on->notify();
     done_cv_.notify_all();
-    explorer_cv_.notify_all(); // uncontrolled: the exploring thread stops waiting for the run
+    if (uncontrolled_) // the exploring thread stops waiting for the run
+        explorer_cv_.notify_all();
 }
 
 } // namespace sfg::explore_detail
