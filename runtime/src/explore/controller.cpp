@@ -170,15 +170,20 @@ bool Controller::run(RunThread& rt, std::function<void()> job) {
         explorer_cv_.notify_all();
     });
     std::unique_lock lk(mu_);
-    // Woken only for the job's end and for an uncontrolled run (give_up(), run_ends()).
+    // Woken only for the job's end and for an uncontrolled run (give_up(), run_ends()). Runs are
+    // told apart by number: the one that ended in time may be followed by the next at once.
+    std::uint64_t waited = 0; // the run last found uncontrolled, by number
     for (;;) {
-        explorer_cv_.wait(lk, [&] { return job_done_ || (uncontrolled_ && in_run_); });
+        explorer_cv_.wait(
+            lk, [&] { return job_done_ || (uncontrolled_ && in_run_ && runs_ != waited); });
         if (job_done_)
             return true;
+        waited = runs_;
         // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex
         // go): a little longer for the run to end (the job then goes on, not stuck), else it is
         // left to its threads.
-        if (!explorer_cv_.wait_for(lk, grace(), [&] { return job_done_ || !in_run_; }))
+        if (!explorer_cv_.wait_for(lk, grace(),
+                                   [&] { return job_done_ || !in_run_ || runs_ != waited; }))
             break;
     }
     orphaned_ = true;
@@ -290,6 +295,7 @@ void Controller::begin_run() {
     groups_.clear();
     this_index = 0;
     in_run_ = true;
+    ++runs_;
     ++progress_;
     strategy_->begin_run();
 }

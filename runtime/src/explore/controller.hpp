@@ -238,6 +238,7 @@ private:
     std::atomic<bool> abandon_{false};      // written under mu_
     bool blocked_ = false, uncontrolled_ = false;
     bool in_run_ = false, stopping_ = false;
+    std::uint64_t runs_ = 0;     // begun
     std::uint64_t progress_ = 0; // bumped whenever the baton moves
     std::chrono::milliseconds uncontrolled_after_;
     std::condition_variable watch_cv_;
