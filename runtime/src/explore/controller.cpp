@@ -430,9 +430,10 @@ detail::Scheduled Controller::point(const detail::Point& p) {
             th.object = object_of(p);
             event_of(th.next, t, p);
             ++progress_;
-            th.status = Status::parked; // its first point, if it was fresh, goes on with the
-            decide();                   // decision
-            park(lk, t);                // wakes the thread decide() handed the baton to
+            // Its first point, if it was fresh, goes on with the decision.
+            th.status = Status::parked;
+            decide();
+            park(lk, t); // wakes the thread decide() handed the baton to
             if (!abandon_)
                 return detail::Scheduled::run;
         }

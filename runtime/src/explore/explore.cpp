@@ -468,6 +468,8 @@ private:
         bool done = false;
     };
 
+    // Worker processes explore the tasks; not after an uncontrolled probe: stuck threads of this
+    // process may hold locks a fork copies.
     bool forking() const { return can_fork && o_.jobs > 1 && divided_ && !stuck_; }
 
     // Every run of the exploration on the run thread, as one job (bench/README.md, "Per
