@@ -123,7 +123,9 @@ bool SessionImpl::serves(const spec* s, session_options o) const {
 
 void SessionImpl::reset(std::uint64_t new_serial) {
     serial = new_serial;
-    syms = Symbols{};
+    // Copied from an empty one, each table keeps its storage (a new one allocates its own).
+    static const Symbols none;
+    syms = none;
     for (const auto& a : analyses)
         a->reset(); // its sink may be a new one
     seen.assign(analyses.size(), 0);
