@@ -120,9 +120,8 @@ void RunThread::serve() {
     }
 }
 
-Controller::Controller(Strategy& strategy, std::uint64_t max_steps,
-                       std::chrono::milliseconds uncontrolled_after)
-    : strategy_(&strategy), max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
+Controller::Controller(std::uint64_t max_steps, std::chrono::milliseconds uncontrolled_after)
+    : max_steps_(max_steps), uncontrolled_after_(uncontrolled_after) {
     if (uncontrolled_after_.count() > 0)
         watchdog_ = std::thread([this] { watch(); });
 #if defined(__linux__)
@@ -171,13 +170,21 @@ bool Controller::run(RunThread& rt, std::function<void()> job) {
         explorer_cv_.notify_all();
     });
     std::unique_lock lk(mu_);
-    explorer_cv_.wait(lk, [&] { return job_done_ || uncontrolled_; });
-    // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex go):
-    // a little longer for the run to end (what the job does after it is not stuck), then it is
-    // left to its threads.
-    if (job_done_ || explorer_cv_.wait_for(lk, grace(), [&] { return job_done_ || !in_run_; })) {
-        explorer_cv_.wait(lk, [&] { return job_done_; });
-        return true;
+    // Woken only for the job's end and for an uncontrolled run (give_up(), run_ends()). Runs are
+    // told apart by number: the one that ended in time may be followed by the next at once.
+    std::uint64_t waited = 0; // the run last found uncontrolled, by number
+    for (;;) {
+        explorer_cv_.wait(
+            lk, [&] { return job_done_ || (uncontrolled_ && in_run_ && runs_ != waited); });
+        if (job_done_)
+            return true;
+        waited = runs_;
+        // Unwinding the other threads may free the stuck one (a std::lock_guard lets its mutex
+        // go): a little longer for the run to end (the job then goes on, not stuck), else it is
+        // left to its threads.
+        if (!explorer_cv_.wait_for(lk, grace(),
+                                   [&] { return job_done_ || !in_run_ || runs_ != waited; }))
+            break;
     }
     orphaned_ = true;
     stopping_ = true;
@@ -291,6 +298,7 @@ void Controller::begin_run() {
     groups_.clear();
     this_index = 0;
     in_run_ = true;
+    ++runs_;
     ++progress_;
     strategy_->begin_run();
 }
@@ -412,19 +420,38 @@ void Controller::check_failed(const std::string& what, const char* file, std::ui
 }
 
 detail::Scheduled Controller::point(const detail::Point& p) {
-    std::unique_lock lk(mu_);
-    const std::uint32_t t = me();
-    if (t == no_thread || t >= threads_.size())
-        return detail::Scheduled::run; // not a thread of the run: the session reports it
-    const auto given_up = [&] {
-        if (p.quiet || std::uncaught_exceptions() > 0)
-            return detail::Scheduled::silent;
-        throw detail::abandoned_run{};
-    };
-    if (abandon_) {
-        ++progress_; // unwinding: the watchdog waits for the run's end
-        return given_up();
+    {
+        std::unique_lock lk(mu_);
+        const std::uint32_t t = me();
+        if (t == no_thread || t >= threads_.size())
+            return detail::Scheduled::run; // not a thread of the run: the session reports it
+        if (abandon_) {
+            ++progress_; // unwinding: the watchdog waits for the run's end
+        } else if (!refuse_outlived(p)) {
+            Thread& th = *threads_[t];
+            th.pending = p;
+            th.object = object_of(p);
+            event_of(th.next, t, p);
+            ++progress_;
+            // Its first point, if it was fresh, goes on with the decision.
+            th.status = Status::parked;
+            decide();
+            park(lk, t); // wakes the thread decide() handed the baton to
+            if (!abandon_)
+                return detail::Scheduled::run;
+        }
     }
+    // Given up. Thrown here, with mu_ let go: the unwinding has no cleanup to land on in this
+    // frame, and so no second search of the unwind tables from it (bench/README.md, "Per
+    // execution, fifth round").
+    if (p.quiet || std::uncaught_exceptions() > 0)
+        return detail::Scheduled::silent;
+    throw detail::abandoned_run{};
+}
+
+// Under mu_: an object of the point that an earlier run used lives outside the body (docs/
+// explore.md, "What it refuses"): the run is given up with a misuse finding, and true.
+bool Controller::refuse_outlived(const detail::Point& p) {
     for (const detail::object* o : {p.obj, p.lock}) {
         const std::uint64_t used = o ? o->explored_run.load(std::memory_order_relaxed) : 0;
         if (!o || used == run_number_)
@@ -438,21 +465,11 @@ detail::Scheduled Controller::point(const detail::Point& p) {
                                 "and the runs are not independent; create the body's sfg objects "
                                 "inside the body: the exploration stops",
                                 o->name));
-            return given_up();
+            return true;
         }
         o->explored_run.store(run_number_, std::memory_order_relaxed);
     }
-    Thread& th = *threads_[t];
-    th.pending = p;
-    th.object = object_of(p);
-    event_of(th.next, t, p);
-    ++progress_;
-    th.status = Status::parked; // its first point, if it was fresh, goes on with the decision
-    decide();
-    park(lk, t); // wakes the thread decide() handed the baton to
-    if (abandon_)
-        return given_up();
-    return detail::Scheduled::run;
+    return false;
 }
 
 void Controller::park(std::unique_lock<std::mutex>& lk, std::uint32_t t) {
@@ -871,7 +888,8 @@ void Controller::give_up(std::string kind, std::string var, std::string message)
     for (const auto& t : threads_)
         t->sleeps_on->notify();
     done_cv_.notify_all();
-    explorer_cv_.notify_all(); // uncontrolled: the exploring thread stops waiting for the run
+    if (uncontrolled_) // the exploring thread stops waiting for the run
+        explorer_cv_.notify_all();
 }
 
 } // namespace sfg::explore_detail

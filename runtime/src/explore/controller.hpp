@@ -119,15 +119,15 @@ class Controller final : public detail::Control {
 public:
     // `uncontrolled_after`: how long a thread may run without reaching an sfg operation while
     // the others wait (a watchdog thread looks; 0: never).
-    Controller(Strategy& strategy, std::uint64_t max_steps,
-               std::chrono::milliseconds uncontrolled_after);
+    // Its strategy comes with use(), before a run.
+    Controller(std::uint64_t max_steps, std::chrono::milliseconds uncontrolled_after);
     ~Controller() override;
 
     // Runs `job` (runs, each begin_run(), the body, run_ends()) on `rt`, and waits until it is
     // done. False when a thread of a run was uncontrolled and the run did not end within a grace
-    // period after: the run is left to its threads (docs/explore.md, "What it refuses"), and so
-    // are `rt` (left) and the controller (orphaned), which must never be destroyed, since they
-    // may still call it; nothing of it changes after.
+    // period after (a run that does end in time lets the job go on): the run is left to its threads
+    // (docs/explore.md, "What it refuses"), and so are `rt` (left) and the controller (orphaned),
+    // which must never be destroyed, since they may still call it; nothing of it changes after.
     bool run(RunThread& rt, std::function<void()> job);
     // The next job's strategy (a controller serves the probes and tasks of an exploration in
     // turn, with its kept threads; not an orphaned one).
@@ -196,6 +196,7 @@ private:
     };
 
     std::uint32_t me() const;
+    bool refuse_outlived(const detail::Point& p);
     void park(std::unique_lock<std::mutex>& lk, std::uint32_t t);
     // The baton to t (a futex wake only when t sleeps, by wake() or wait_turn() once mu_ is let
     // go); t's wait for it, until `ready` holds or the run is given up. No spinning: on a loaded
@@ -225,7 +226,7 @@ private:
     void unwinding_stuck();
     void serve(Worker& w);
 
-    Strategy* strategy_;
+    Strategy* strategy_ = nullptr;
     std::uint64_t max_steps_;
     mutable std::mutex mu_;
     std::condition_variable done_cv_;
@@ -242,6 +243,7 @@ private:
     bool blocked_ = false, uncontrolled_ = false, refused_ = false;
     std::uint64_t run_number_ = 0; // this run's, unique in the process (detail::object's stamp)
     bool in_run_ = false, stopping_ = false;
+    std::uint64_t runs_ = 0;     // begun
     std::uint64_t progress_ = 0; // bumped whenever the baton moves
     std::chrono::milliseconds uncontrolled_after_;
     std::condition_variable watch_cv_;

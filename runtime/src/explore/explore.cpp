@@ -424,36 +424,11 @@ public:
         // Bounded searches, replays and the sampling modes are one task.
         divided_ = o_.replay.empty() && !o_.max_preemptions &&
                    (o_.mode == explore_mode::dpor || o_.mode == explore_mode::naive);
-        std::vector<std::uint64_t> weights{std::uint64_t{1} << 62};
-        std::vector<TaskRoot> top = divided_ ? split(weights) : std::vector<TaskRoot>{TaskRoot{}};
-        for (std::uint32_t i = 0; i < top.size(); ++i)
-            top[i].path = {i};
-        division_ = division(top);
-        if (o_.shards > 1) { // this part's top tasks (an undivided search: all in part 1)
-            const std::vector<std::uint32_t> part = engine::deal_to_parts(weights, o_.shards);
-            std::vector<TaskRoot> mine;
-            for (std::size_t i = 0; i < top.size(); ++i)
-                if (part[i] == o_.shard)
-                    mine.push_back(std::move(top[i]));
-            top = std::move(mine);
-        }
-        TaskTree tree(std::move(top));
-        // After an uncontrolled probe, stuck threads of this process may hold locks a fork copies.
-        if (can_fork && o_.jobs > 1 && divided_ && !stuck_) {
-            in_workers(tree);
-        } else {
-            // One task after the other in canonical order: each the next to merge, with exactly
-            // the budget left.
-            while (TaskTree::Node* n = tree.take()) {
-                TaskResult r = explore_task(n->task, o_.max_executions - report_.executions);
-                for (TaskRoot& c : r.children)
-                    tree.hand_on(*n, std::move(c));
-                r.children.clear();
-                tree.done(*n, std::move(r),
-                          [&](TaskTree::Node& c) { return commit(*c.result, c.task.path); });
-            }
-        }
-        return report(tree);
+        split_.done = !divided_;
+        drive_all();
+        if (forking())
+            in_workers(*tree_);
+        return report(*tree_);
     }
 
     std::uint64_t distinct_classes() const { return classes_.size(); }
@@ -470,6 +445,175 @@ private:
         Installed& operator=(const Installed&) = delete;
     };
 
+    // What a run leaves to the exploring thread, shared with the run thread, which outlives the
+    // exploration when the run is left to a stuck thread (Controller::run).
+    struct RunState {
+        std::optional<session> s;
+        std::exception_ptr error; // what the body ended with
+    };
+
+    // A probe's or a task's runs on the run thread, with what they leave to the exploring thread
+    // when the run thread is left to a stuck thread: shared, since that thread may return from
+    // the stuck run much later (and then touches nothing of it).
+    struct Unit {
+        bool probe = false;
+        std::unique_ptr<Strategy> strategy;
+        std::optional<SplitNode> node; // a probe's finding
+        TaskResult r;                  // a task's
+        std::shared_ptr<RunState> st;  // the last run's
+        bool more = true;              // a task's search goes on
+    };
+
+    // The splitting of the search into tasks, level by level: each task not yet a leaf is
+    // replaced by the children of its first node with a choice (one probe run finds it), until
+    // there are split_target of them. `weights`: each task's share of the search as if every
+    // choice split it evenly (what the parts of `shards` are dealt by). Kept here so that the
+    // split goes on where a probe left to a stuck thread stopped it.
+    struct Split {
+        std::vector<TaskRoot> tasks{TaskRoot{}}, next;
+        std::vector<std::uint8_t> leaf{0}, next_leaf;
+        std::vector<std::uint64_t> weights{std::uint64_t{1} << 62}, next_weights;
+        std::size_t i = 0, probes = 0;
+        bool more = false; // a task of this level was split
+        bool done = false;
+    };
+
+    // Worker processes explore the tasks; not after an uncontrolled probe: stuck threads of this
+    // process may hold locks a fork copies.
+    bool forking() const { return can_fork && o_.jobs > 1 && divided_ && !stuck_; }
+
+    // Every run of the exploration on the run thread, as one job (bench/README.md, "Per
+    // execution, fifth round": no hand-off between threads a probe or a task); the exploring
+    // thread waits for it. A run left to a stuck thread ends its probe or task here, and the
+    // rest goes on with a fresh controller and run thread.
+    void drive_all() {
+        for (;;) {
+            Controller& ctl = controller();
+            Installed in(ctl);
+            std::exception_ptr failure;
+            if (run_jobs(ctl, [this, &ctl, &failure] {
+                    try {
+                        drive(ctl); // false when left: nothing here is the run thread's any more
+                    } catch (...) {
+                        failure = std::current_exception();
+                    }
+                })) {
+                if (failure)
+                    std::rethrow_exception(failure);
+                return;
+            }
+            const std::shared_ptr<Unit> u = std::move(unit_);
+            if (u->probe) {
+                finish(ctl, *u->st, nullptr, true);
+                split_next(probe_found(*u, ctl), true);
+            } else {
+                end_task(*task_, task_result(*u, ctl, true));
+            }
+        }
+    }
+
+    // On the run thread: the exploration's runs from where they are: the split's probes, then,
+    // in one process, the tasks one after the other in canonical order, each the next to merge,
+    // with exactly the budget left. False when a run was left to a stuck thread (unit_ is its
+    // probe or task).
+    bool drive(Controller& ctl) {
+        if (!split_on(ctl))
+            return false;
+        if (!tree_)
+            tree_.emplace(top());
+        if (forking())
+            return true;
+        while (TaskTree::Node* n = tree_->take()) {
+            task_ = n;
+            const std::shared_ptr<Unit> u = unit_ = std::make_shared<Unit>();
+            u->strategy = make_strategy(o_, n->task);
+            ctl.use(*u->strategy);
+            if (!task_runs(*u, ctl, n->task, o_.max_executions - report_.executions))
+                return false;
+            end_task(*n, task_result(*u, ctl, false));
+        }
+        return true;
+    }
+
+    void end_task(TaskTree::Node& n, TaskResult r) {
+        for (TaskRoot& c : r.children)
+            tree_->hand_on(n, std::move(c));
+        r.children.clear();
+        tree_->done(n, std::move(r),
+                    [&](TaskTree::Node& c) { return commit(*c.result, c.task.path); });
+    }
+
+    // On the run thread: the split's probes from where it is; false when one was left.
+    bool split_on(Controller& ctl) {
+        Split& s = split_;
+        while (!s.done) {
+            if (s.i == 0 && (s.tasks.size() >= split_target || stuck_ || refused_)) {
+                s.done = true;
+                break;
+            }
+            const bool probing = !s.leaf[s.i] &&
+                                 s.next.size() + (s.tasks.size() - s.i) < split_target &&
+                                 s.probes < max_probes && !stuck_ && !refused_;
+            if (!probing) {
+                split_next(std::nullopt, false);
+                continue;
+            }
+            ++s.probes;
+            const std::shared_ptr<Unit> u = unit_ = std::make_shared<Unit>();
+            u->probe = true;
+            u->strategy = make_probe(s.tasks[s.i], o_.mode == explore_mode::dpor, u->node);
+            ctl.use(*u->strategy);
+            u->st = std::make_shared<RunState>();
+            if (!body_run(ctl, u->st))
+                return false;
+            finish(ctl, *u->st, nullptr, false);
+            split_next(probe_found(*u, ctl), true);
+        }
+        return true;
+    }
+
+    // A probe's run is done (or left): the node it found, none when the run ended first or was
+    // uncontrolled (the task that has this run reports it: no more probes).
+    std::optional<SplitNode> probe_found(Unit& u, const Controller& ctl) {
+        if (ctl.uncontrolled()) {
+            stuck_ = true;
+            return std::nullopt;
+        }
+        if (ctl.refused()) { // likewise: an object shared by two runs
+            refused_ = true;
+            return std::nullopt;
+        }
+        return std::move(u.node);
+    }
+
+    // The split's task i is done: replaced by `node`'s children, or kept (a leaf when `probed`
+    // found no node).
+    void split_next(std::optional<SplitNode> node, bool probed) {
+        Split& s = split_;
+        if (probed && !node)
+            s.leaf[s.i] = 1;
+        if (!node) {
+            s.next.push_back(std::move(s.tasks[s.i]));
+            s.next_leaf.push_back(s.leaf[s.i]);
+            s.next_weights.push_back(s.weights[s.i]);
+        } else {
+            for (TaskRoot& c : node->children) {
+                s.next.push_back(std::move(c));
+                s.next_leaf.push_back(0);
+                s.next_weights.push_back(s.weights[s.i] / node->children.size());
+            }
+            s.more = true;
+        }
+        if (++s.i < s.tasks.size())
+            return;
+        s.tasks = std::exchange(s.next, {});
+        s.leaf = std::exchange(s.next_leaf, {});
+        s.weights = std::exchange(s.next_weights, {});
+        s.i = 0;
+        s.done = !s.more;
+        s.more = false;
+    }
+
     // The top of the search as the probe runs divided it, all parts' tasks (what tells the parts of
     // one search from those of another body's with the same options).
     static std::string division(const std::vector<TaskRoot>& top) {
@@ -480,125 +624,83 @@ private:
         return fmt::format("{}:{:016x}", top.size(), h);
     }
 
-    // The tasks, level by level: each task not yet a leaf is replaced by the children of its
-    // first node with a choice (one probe run finds it), until there are split_target of them.
-    // `weights`: each task's share of the search as if every choice split it evenly (what the
-    // parts of `shards` are dealt by).
-    std::vector<TaskRoot> split(std::vector<std::uint64_t>& weights) {
-        std::vector<TaskRoot> tasks{TaskRoot{}};
-        std::vector<std::uint8_t> leaf{0};
-        std::size_t probes = 0;
-        for (bool more = true; more && tasks.size() < split_target && !stuck_ && !refused_;) {
-            more = false;
-            std::vector<TaskRoot> next;
-            std::vector<std::uint8_t> next_leaf;
-            std::vector<std::uint64_t> next_weights;
-            for (std::size_t i = 0; i < tasks.size(); ++i) {
-                std::optional<SplitNode> node;
-                if (!leaf[i] && next.size() + (tasks.size() - i) < split_target &&
-                    probes < max_probes && !stuck_ && !refused_) {
-                    ++probes;
-                    node = probe(tasks[i]);
-                    if (!node)
-                        leaf[i] = 1;
-                }
-                if (!node) {
-                    next.push_back(std::move(tasks[i]));
-                    next_leaf.push_back(leaf[i]);
-                    next_weights.push_back(weights[i]);
-                    continue;
-                }
-                for (TaskRoot& c : node->children) {
-                    next.push_back(std::move(c));
-                    next_leaf.push_back(0);
-                    next_weights.push_back(weights[i] / node->children.size());
-                }
-                more = true;
-            }
-            tasks = std::move(next);
-            leaf = std::move(next_leaf);
-            weights = std::move(next_weights);
+    // The split's tasks, numbered, this part's (shards).
+    std::vector<TaskRoot> top() {
+        std::vector<TaskRoot> top = std::move(split_.tasks);
+        for (std::uint32_t i = 0; i < top.size(); ++i)
+            top[i].path = {i};
+        division_ = division(top);
+        if (o_.shards > 1) { // this part's top tasks (an undivided search: all in part 1)
+            const std::vector<std::uint32_t> part =
+                engine::deal_to_parts(split_.weights, o_.shards);
+            std::vector<TaskRoot> mine;
+            for (std::size_t i = 0; i < top.size(); ++i)
+                if (part[i] == o_.shard)
+                    mine.push_back(std::move(top[i]));
+            top = std::move(mine);
         }
-        return tasks;
+        return top;
     }
 
-    std::optional<SplitNode> probe(const TaskRoot& root) {
-        std::optional<SplitNode> node;
-        std::unique_ptr<Strategy> strategy = make_probe(root, o_.mode == explore_mode::dpor, node);
-        Controller* const ctl = &controller(*strategy);
-        Installed in(*ctl);
-        std::shared_ptr<RunState> st;
-        std::exception_ptr failure;
-        if (!run_jobs(*ctl, [&] {
-                try {
-                    st = std::make_shared<RunState>();
-                    if (body_run(*ctl, st))
-                        finish(*ctl, *st, nullptr, false);
-                } catch (...) {
-                    failure = std::current_exception();
-                }
-            }))
-            finish(*ctl, *st, nullptr, true);
-        else if (failure)
-            std::rethrow_exception(failure);
-        if (ctl->uncontrolled()) { // the task that has this run reports it: no more probes
-            stuck_ = true;
-            return std::nullopt;
+    // On the run thread: a task's runs, up to `budget` of them; false when one was left.
+    bool task_runs(Unit& u, Controller& ctl, const TaskRoot& root, std::uint64_t budget) {
+        while (u.more && u.r.runs < budget) {
+            u.st = std::make_shared<RunState>();
+            if (!body_run(ctl, u.st))
+                return false;
+            finish(ctl, *u.st, &u.r, false);
+            count(ctl, u.r);
+            if (!in_worker_) // this process explores: what it merged and this task's
+                progress_.show(report_.executions + u.r.runs, sampled_total());
+            if (divided_ && o_.task_budget && u.r.ended_at_last && u.r.runs % o_.task_budget == 0 &&
+                !ctl.uncontrolled())
+                hand_off(*u.strategy, root, u.r);
+            u.more = !ctl.uncontrolled() && !ctl.refused() && u.strategy->next_run();
         }
-        if (ctl->refused()) { // likewise: an object shared by two runs
-            refused_ = true;
-            return std::nullopt;
-        }
-        return node;
+        return true;
     }
 
+    // After a run's findings are recorded.
+    void count(const Controller& ctl, TaskResult& r) {
+        r.ended_at_last = !ctl.blocked();
+        if (!ctl.blocked()) {
+            ++r.runs;
+            r.classes.push_back(foata_class(ctl.events(), ctl.object_keys(), foata_));
+        }
+    }
+
+    // A task's result once its runs are done, or `left` to a stuck thread (its last run's
+    // session is closed here).
+    TaskResult task_result(Unit& u, Controller& ctl, bool left) {
+        if (left) {
+            finish(ctl, *u.st, &u.r, true);
+            count(ctl, u.r);
+            u.more = false;
+        }
+        u.r.uncontrolled = ctl.uncontrolled();
+        u.r.exhausted = !u.more && !u.r.uncontrolled && !ctl.refused();
+        u.r.pruned = u.strategy->pruned();
+        return std::move(u.r);
+    }
+
+    // A task of a worker process, as a job of its own.
     TaskResult explore_task(const TaskRoot& root, std::uint64_t budget) {
-        std::unique_ptr<Strategy> strategy = make_strategy(o_, root);
-        Controller& ctl = controller(*strategy);
+        Controller& ctl = controller();
         Installed in(ctl);
-        TaskResult r;
-        bool more = true;
-        const auto count = [&] { // after a run's findings are recorded
-            r.ended_at_last = !ctl.blocked();
-            if (!ctl.blocked()) {
-                ++r.runs;
-                r.classes.push_back(foata_class(ctl.events(), ctl.object_keys(), foata_));
-            }
-        };
-        // The runs, one after the other on the run thread; the last one's state, for this thread
-        // to finish when it is left to a stuck thread.
-        std::shared_ptr<RunState> st;
+        const std::shared_ptr<Unit> u = std::make_shared<Unit>();
+        u->strategy = make_strategy(o_, root);
+        ctl.use(*u->strategy);
         std::exception_ptr failure;
-        const bool ended = run_jobs(ctl, [&] {
+        const bool ended = run_jobs(ctl, [&, u] {
             try {
-                while (more && r.runs < budget) {
-                    st = std::make_shared<RunState>();
-                    if (!body_run(ctl, st))
-                        return; // left: nothing here is the run thread's any more
-                    finish(ctl, *st, &r, false);
-                    count();
-                    if (!in_worker_) // this process explores: what it merged and this task's
-                        progress_.show(report_.executions + r.runs, sampled_total());
-                    if (divided_ && o_.task_budget && r.ended_at_last &&
-                        r.runs % o_.task_budget == 0 && !ctl.uncontrolled())
-                        hand_off(*strategy, root, r);
-                    more = !ctl.uncontrolled() && !ctl.refused() && strategy->next_run();
-                }
-            } catch (...) {
+                task_runs(*u, ctl, root, budget); // false when left: nothing here is the run
+            } catch (...) {                       // thread's any more
                 failure = std::current_exception();
             }
         });
-        if (!ended) {
-            finish(ctl, *st, &r, true);
-            count();
-            more = false;
-        } else if (failure) {
+        if (ended && failure)
             std::rethrow_exception(failure);
-        }
-        r.uncontrolled = ctl.uncontrolled();
-        r.exhausted = !more && !r.uncontrolled && !ctl.refused();
-        r.pruned = strategy->pruned();
-        return r;
+        return task_result(*u, ctl, !ended);
     }
 
     // Another budget of runs is spent: the strategy's alternatives at its shallowest node become
@@ -615,15 +717,12 @@ private:
 
     // The controller of the exploration's probes and tasks, one after the other, so that the OS
     // threads it keeps serve them all; a fresh one after one was left to a stuck thread.
-    Controller& controller(Strategy& strategy) {
+    Controller& controller() {
         if (controller_ && controller_->orphaned())
             controller_.reset(); // left, not destroyed (LeaveOrphaned)
-        if (!controller_) {
-            controller_.reset(new Controller(strategy, o_.max_steps,
-                                             std::chrono::milliseconds(o_.uncontrolled_after_ms)));
-            return *controller_;
-        }
-        controller_->use(strategy);
+        if (!controller_)
+            controller_.reset(
+                new Controller(o_.max_steps, std::chrono::milliseconds(o_.uncontrolled_after_ms)));
         return *controller_;
     }
 
@@ -903,13 +1002,6 @@ private:
         return out;
     }
 
-    // What a run leaves to the exploring thread, shared with the run thread, which outlives the
-    // exploration when the run is left to a stuck thread (Controller::run).
-    struct RunState {
-        std::optional<session> s;
-        std::exception_ptr error; // what the body ended with
-    };
-
     // On the run thread: a run's session, the body, the run's end. False when the run was left
     // to a stuck thread meanwhile: the job must then touch nothing of the exploration's.
     bool body_run(Controller& ctl, std::shared_ptr<RunState> st) {
@@ -1014,6 +1106,11 @@ private:
     explore_report report_;
     std::map<Key, Kept> kept_;
     bool stopped_ = false, pruned_ = false, uncontrolled_ = false;
+    Split split_;
+    std::optional<TaskTree> tree_; // the split's tasks, once it is done
+    // The probe or task whose runs are under way on the run thread, and the task's node.
+    std::shared_ptr<Unit> unit_;
+    TaskTree::Node* task_ = nullptr;
     std::unique_ptr<RunThread> run_thread_;
     ControllerPtr controller_; // see controller()
     std::vector<OwnFinding> main_findings_;

@@ -28,6 +28,9 @@ struct GlobalState {
     // Held by a session's opening and its whole closing (its checker thread stopped), taken
     // before the lock above.
     std::mutex lifecycle;
+    // The last closed session of a run of sfg::explore, owned here until the next run's opening
+    // takes it or another replaces it (session.cpp; SessionImpl::serves).
+    SessionImpl* spare = nullptr;
 };
 // Defined in record.cpp, with the recording that reads it on every event.
 GlobalState& global();

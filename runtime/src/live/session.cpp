@@ -19,6 +19,7 @@ namespace {
 std::unique_ptr<detail::SessionImpl> open_session(const spec* s, session_options o) {
     detail::GlobalState& g = detail::global();
     detail::HiddenScope hidden;
+    std::unique_ptr<detail::SessionImpl> stale; // a kept session not to serve: freed unlocked
     std::lock_guard opening(g.lifecycle);
     std::optional<finding> second;
     {
@@ -33,7 +34,13 @@ std::unique_ptr<detail::SessionImpl> open_session(const spec* s, session_options
         } else {
             if (g.next_serial > 0xffffffffu) // serials fit object::cache's upper half
                 g.next_serial = 1;
-            auto impl = std::make_unique<detail::SessionImpl>(g.next_serial++, s, std::move(o));
+            std::unique_ptr<detail::SessionImpl> impl(std::exchange(g.spare, nullptr));
+            if (impl && impl->serves(s, o)) {
+                impl->reset(g.next_serial++);
+            } else {
+                stale = std::move(impl);
+                impl = std::make_unique<detail::SessionImpl>(g.next_serial++, s, std::move(o));
+            }
             if (impl->queued()) // first: starting the checker thread may throw
                 detail::queue().open(impl.get());
             detail::this_thread = {impl->serial, impl->main_thread};
@@ -63,6 +70,15 @@ session::session(session_options o) : impl_(open_session(nullptr, std::move(o)))
 
 session::~session() {
     close();
+    if (!impl_->explored)
+        return;
+    // Kept for the next run of the exploration (open_session).
+    detail::GlobalState& g = detail::global();
+    detail::HiddenScope hidden;
+    std::unique_ptr<detail::SessionImpl> replaced; // freed unlocked
+    std::lock_guard keeping(g.lifecycle);
+    detail::EventLock lock;
+    replaced.reset(std::exchange(g.spare, impl_.release()));
 }
 
 void session::close() {

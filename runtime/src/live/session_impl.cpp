@@ -62,24 +62,14 @@ SessionImpl::SessionImpl(std::uint64_t serial, const spec* s, session_options o)
     if (spec_)
         for (const auto& [var, net] : spec_->impl().nets)
             inputs.disciplines.emplace_back(var, &net);
-    // Every sink goes to the fanout, and to one of two groups for split batches: the first
-    // analysis (the costliest, enforce, comes first when given first), and the rest.
-    std::size_t sinks = 0;
-    const auto add_sink = [&](Analysis& a) {
-        fanout.add(a);
-        (sinks++ == 0 ? first : second).add(a);
-    };
     const AnalysisList parsed = parse_analysis_list(options.analyses, true);
     if (parsed.unknown)
         throw std::invalid_argument(
             fmt::format("sfg::session: unknown analysis '{}' (choose from {})", *parsed.unknown,
                         analysis_names()));
-    for (const AnalysisInfo* info : parsed.analyses) {
-        if (info->needs_disciplines && !spec_)
-            continue;
-        analyses.push_back(make_analysis(info->name, inputs));
-        add_sink(analyses.back()->analysis());
-    }
+    for (const AnalysisInfo* info : parsed.analyses)
+        if (!info->needs_disciplines || spec_)
+            analyses.push_back(make_analysis(info->name, inputs));
     seen.assign(analyses.size(), 0);
     if (!text_trace::is_valid_name(Namespace::thread, options.main_thread))
         throw std::invalid_argument("sfg::session: main_thread '" + options.main_thread +
@@ -95,12 +85,63 @@ SessionImpl::SessionImpl(std::uint64_t serial, const spec* s, session_options o)
                                       spec_->hash());
         trace_file << "\n";
         writer = std::make_unique<TextTraceWriter>(trace_file);
-        add_sink(*writer);
     }
+    wire();
+}
+
+void SessionImpl::wire() {
+    // Every sink goes to the fanout, and to one of two groups for split batches: the first
+    // analysis (the costliest, enforce, comes first when given first), and the rest.
+    std::size_t sinks = 0;
+    const auto add_sink = [&](Analysis& a) {
+        fanout.add(a);
+        (sinks++ == 0 ? first : second).add(a);
+    };
+    for (const auto& a : analyses)
+        add_sink(a->analysis());
+    if (writer)
+        add_sink(*writer);
     split = queued() && sinks >= 2;
     stream = std::make_unique<WellFormedStream>(syms, split ? static_cast<Analysis&>(buffered)
                                                             : static_cast<Analysis&>(fanout));
     main_thread = syms.threads.intern(options.main_thread);
+}
+
+// Opening a session per run cost about a twentieth of a small exploration (bench/README.md,
+// "Per execution, fifth round"): the analyses' making, the options read again, the trace file's
+// stream. The spec is the same one (its nets, which enforce was built on, shared).
+bool SessionImpl::serves(const spec* s, session_options o) const {
+    if (!explored || writer || !closed || !control())
+        return false;
+    apply_environment(o);
+    o.policy = on_finding::collect;
+    if (o.policy != options.policy || o.analyses != options.analyses ||
+        o.main_thread != options.main_thread || o.trace_path != options.trace_path)
+        return false;
+    return s ? spec_ && &s->impl() == &spec_->impl() : !spec_;
+}
+
+void SessionImpl::reset(std::uint64_t new_serial) {
+    serial = new_serial;
+    // Copied from an empty one, each table keeps its storage (a new one allocates its own).
+    static const Symbols none;
+    syms = none;
+    for (const auto& a : analyses)
+        a->reset(); // its sink may be a new one
+    seen.assign(analyses.size(), 0);
+    fanout = Fanout{};
+    first = Fanout{};
+    second = Fanout{};
+    open_blocks.clear();
+    block_error.clear();
+    findings.clear();
+    expected.clear();
+    held_misuses.clear();
+    closed = false;
+    fresh.clear();
+    misuses.clear();
+    locations.clear();
+    wire();
 }
 
 void SessionImpl::analyse_buffered() {

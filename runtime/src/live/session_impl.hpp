@@ -36,6 +36,12 @@ namespace sfg::detail {
 struct SessionImpl {
     SessionImpl(std::uint64_t serial, const spec* s, session_options o);
 
+    // A closed session of a run of sfg::explore serves the next run (session.cpp keeps one):
+    // whether it can be opened again with `s` and `o` (the same spec, the same options once the
+    // environment's are applied, no trace file), and then, reset(), as if made anew.
+    bool serves(const spec* s, session_options o) const;
+    void reset(std::uint64_t serial);
+
     // The object's id in this session, interned (and its name checked) on first use.
     ObjId resolve(const object& o, ThreadId t);
     // The Symbols::queue_items id of an enq or deq of variable `item` on queue `q`, both resolved.
@@ -112,6 +118,9 @@ struct SessionImpl {
     // Runs both groups over the events being buffered, then forgets them (with no batch pending
     // in the EventQueue: the session has no checker thread running).
     void analyse_buffered();
+    // The sinks (the analyses, then the trace writer), the well-formedness checker over them and
+    // the main thread's name: the end of the constructor's work and of reset()'s.
+    void wire();
     // Names are added under EventLock and this lock, held exclusively; the second group of a
     // split batch reads them holding it shared, without EventLock.
     std::shared_mutex names_lock;
