@@ -82,7 +82,7 @@ void Enforcer::Impl::reset() {
     first.clear();
     all.clear();
     stats = {};
-    resolver.reset(nullptr);
+    resolver.next_trace();
 }
 
 bool Enforcer::Impl::count_violation(VarIx v) {
