@@ -102,10 +102,12 @@ private:
 // reads is a cache miss (bench/README.md, "thread pools").
 class ThreadRows {
 public:
-    struct Entry {
+    // A mechanism's usual one subscription is in its entry: a start reads one line, not two.
+    struct alignas(32) Entry {
         NetThread thread;                         // the mechanism's t (by member)
         std::uint32_t threads_begin, threads_end; // its U or S in threads_ (by t)
-        std::uint32_t subs_begin, subs_end;
+        std::uint32_t subs_begin, subs_count;     // in subs_ when more than one
+        Subscription one;                         // when one
     };
     // Rows are added in thread order: start_row() for each thread, then its entries.
     void clear() {
@@ -120,9 +122,10 @@ public:
             return;
         const auto at = [](std::size_t n) { return static_cast<std::uint32_t>(n); };
         entries_.push_back({t, at(threads_.size()), at(threads_.size() + set.size()),
-                            at(subs_.size()), at(subs_.size() + subs.size())});
+                            at(subs_.size()), at(subs.size()), subs.front()});
         threads_.insert(threads_.end(), set.begin(), set.end());
-        subs_.insert(subs_.end(), subs.begin(), subs.end());
+        if (subs.size() > 1)
+            subs_.insert(subs_.end(), subs.begin(), subs.end());
         ++row_begin_.back();
     }
 
@@ -135,7 +138,9 @@ public:
         return {threads_.data() + e.threads_begin, threads_.data() + e.threads_end};
     }
     std::span<const Subscription> subscriptions(const Entry& e) const {
-        return {subs_.data() + e.subs_begin, subs_.data() + e.subs_end};
+        if (e.subs_count == 1)
+            return {&e.one, 1};
+        return {subs_.data() + e.subs_begin, e.subs_count};
     }
 
 private:
