@@ -147,9 +147,12 @@ void Enforcer::Impl::apply_gathered() {
         ++stats.sync_ops_irrelevant;
         return;
     }
-    if (gathered.size() > 1)
-        std::sort(gathered.begin(), gathered.end(),
-                  [](const Subscription& a, const Subscription& b) { return a.target < b.target; });
+    // By target, to merge each one's; a pool's fork (n keys of one group) is already.
+    const auto by_target = [](const Subscription& a, const Subscription& b) {
+        return a.target < b.target;
+    };
+    if (!std::is_sorted(gathered.begin(), gathered.end(), by_target))
+        std::sort(gathered.begin(), gathered.end(), by_target);
     for (std::size_t i = 0; i < gathered.size();) {
         std::size_t j = i + 1;
         while (j < gathered.size() && gathered[j].target == gathered[i].target)

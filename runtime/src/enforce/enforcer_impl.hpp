@@ -5,6 +5,7 @@
 //                       their mechanisms
 //   Variables           the annotated variables
 //   SyncIndex           (mechanism, thread, role) -> the variables and groups a sync op visits
+//   ThreadRows          the same for fork, join, start and exit, by thread
 //   CandidateMarkings   Figure 4.15's candidate sets, one variable at a time: as products of
 //                       per-thread positions (FactoredCandidates), or explicit with their
 //                       steps memoized per NetShape (CandidateAutomaton)
