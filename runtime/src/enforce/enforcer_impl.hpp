@@ -51,9 +51,6 @@ struct Enforcer::Impl {
     enforce::NetShapes shapes;
     enforce::Variables vars;
     enforce::SyncIndex index;
-    // The index's keys of the fork and join mechanisms by thread (made with it, in freeze): a
-    // member's start and exit, and the fork and join of the mechanisms' own thread.
-    enforce::ThreadRows starts, exits, forks, joins;
     enforce::CandidateMarkings markings;
     enforce::OneTokenGroups groups;
     enforce::ViolationExplainer explainer{shapes, names, vars};
@@ -77,6 +74,11 @@ struct Enforcer::Impl {
     };
     enforce::IndexVec<NetThread, Waiting> arrived;
     MechIx flags_of; // the barrier whose round inside_flags holds
+
+    // The index's keys of the fork and join mechanisms by thread (made with it, in freeze): a
+    // member's start and exit, and the fork and join of the mechanisms' own thread. (After the
+    // members a memory op reads.)
+    enforce::ThreadRows starts, exits, forks, joins;
 
     // Scratch.
     std::vector<std::uint8_t> inside_flags; // by NetThread: inside the op's open generation
