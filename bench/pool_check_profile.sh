@@ -8,10 +8,13 @@
 # time, user and kernel), one run per size and round, the sizes' order rotated round by round so
 # that a slow stretch of a shared machine falls on each; the enforcer's time is its samples times
 # PERIOD, divided by executions x (6n + 2). The ratio to the first size is taken round by round.
+# `--jobs 1`: two explorations at once share the caches, which costs 1,024 workers' enforcer
+# 10-20% and 8 workers' nothing (one reason two earlier counts by hand disagreed; the other, too
+# few samples at 8 workers: bench/README.md, "thread pools").
 # Executions: 100,000 up to 16 workers, 1,000 up to 256, 200 past (each run 1.5 to 3.5 s; at 8
-# workers about 1,900 of the enforcer's samples, so that the ratios' denominator is not the
-# sampling's noise; 700 at 256, 1,400 at 1,024). The enforcer's setup (nets, index, groups; once a run, a few ms at 1,024 workers)
-# is included, spread over the run's executions.
+# workers about 1,800 of the enforcer's samples, so that the ratios' denominator is not the
+# sampling's noise; 650 at 256, 1,100 at 1,024). The enforcer's setup (nets, index, groups;
+# once a run, a few ms at 1,024 workers) is included, spread over the run's executions.
 #
 # Which samples are the enforcer's: those whose own symbol (perf's `sym`, demangled, parameters
 # and template arguments included) contains `sfg::enforce::` (runtime/src/enforce: the index,
