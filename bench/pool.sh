@@ -9,10 +9,11 @@
 # workers, where the enforcer's part is a few µs an execution, 1,000 up to 256, 100 past), with
 # each discipline and without one: ms per execution, and the enforcer's ns per event (with the
 # discipline less without, over the execution's 6n + 2 events) and its ratio to the first
-# size's, run by run, median (min-max). Last, the barrier discipline over the pool,
-# `var x : [RS(W) ▷^b EX(w0)]^b;` with `barrier b(W);`: rounds in which every worker reads x,
-# all pass b, w0 writes x, all pass b again (`sfgc trace --analysis enforce` on EVENTS events,
-# less one round, as above).
+# size's, run by run, median (min-max); the difference of two runs is the load's as much as the
+# enforcer's, which bench/pool_check_profile.sh measures by sampling. Last, the barrier
+# discipline over the pool, `var x : [RS(W) ▷^b EX(w0)]^b;` with `barrier b(W);`: rounds in
+# which every worker reads x, all pass b, w0 writes x, all pass b again (`sfgc trace --analysis
+# enforce` on EVENTS events, less one round, as above).
 #
 # Usage: bench/pool.sh [SFGC [EVENTS [RUNS [SIZES [CHECK_SIZES]]]]]
 #   defaults: build/sfgc/sfgc, 1000000, 3, "8 64 65 256 1024", "8 100 256 1024"

@@ -490,3 +490,26 @@ TEST_CASE("reset: the same enforcer checks a second trace from M0") {
     REQUIRE(enf.violations().size() == 1);
     CHECK(enf.violations()[0].event == 3);
 }
+
+// A model checker's executions share one Symbols, so the enforcer keeps its threads' names
+// resolved across reset(); another trace's Symbols at the same address must not inherit them.
+TEST_CASE("reset: threads resolved for one trace's names are not another's") {
+    Enforcer enf;
+    enf.add_variable("x", build_petri_net(seq(EX("T0"), lock("m"), EX("T1"))));
+    Trace tr = trace({"T0|w(x)", "T1|w(x)"}); // T1 writes before acquiring m
+    tr.feed(enf);
+    REQUIRE(enf.violations().size() == 1);
+    CHECK(enf.violations()[0].event == 2);
+    enf.reset();
+    tr.feed(enf); // the same Symbols: the same verdict
+    REQUIRE(enf.violations().size() == 1);
+    CHECK(enf.violations()[0].event == 2);
+    enf.reset();
+    const Symbols* at = &tr.syms;
+    tr = trace({"T1|w(x)", "T0|w(x)"}); // trace id 0 is T1 now
+    REQUIRE(&tr.syms == at);
+    tr.feed(enf);
+    REQUIRE(enf.violations().size() == 1);
+    CHECK(enf.violations()[0].event == 1);
+    CHECK(enf.violations()[0].thread_name == "T1");
+}

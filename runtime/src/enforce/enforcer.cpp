@@ -38,6 +38,27 @@ bool Enforcer::Impl::add_variable(std::string name, const Net& net) {
 void Enforcer::Impl::freeze() {
     index.freeze(names.mechanism_count(), names.thread_count());
     groups.freeze(shapes, names.thread_count());
+    freeze_thread_rows();
+}
+
+void Enforcer::Impl::freeze_thread_rows() {
+    const Role start = op_info(Op::thread_start).role, exit = op_info(Op::thread_end).role,
+               fork = op_info(Op::fork).role, join = op_info(Op::join).role;
+    for (ThreadRows* rows : {&starts, &exits, &forks, &joins})
+        rows->clear();
+    for (std::size_t i = 0; i < names.thread_count(); ++i) {
+        const NetThread u = NetThread::at(i);
+        for (ThreadRows* rows : {&starts, &exits, &forks, &joins})
+            rows->start_row();
+        for (MechIx m : names.forks_with_member(u))
+            starts.add(names.mechanism(m).thread, {}, index.find(m, u, start));
+        for (MechIx m : names.joins_with_member(u))
+            exits.add(names.mechanism(m).thread, {}, index.find(m, u, exit));
+        for (MechIx m : names.forks_by(u))
+            forks.add(u, names.mechanism(m).threads, index.find(m, u, fork));
+        for (MechIx m : names.joins_by(u))
+            joins.add(u, names.mechanism(m).threads, index.find(m, u, join));
+    }
 }
 
 void Enforcer::Impl::prepare(const Symbols& syms) {
@@ -61,7 +82,7 @@ void Enforcer::Impl::reset() {
     first.clear();
     all.clear();
     stats = {};
-    resolver.reset(nullptr);
+    resolver.next_trace();
 }
 
 bool Enforcer::Impl::count_violation(VarIx v) {
@@ -126,9 +147,12 @@ void Enforcer::Impl::apply_gathered() {
         ++stats.sync_ops_irrelevant;
         return;
     }
-    if (gathered.size() > 1)
-        std::sort(gathered.begin(), gathered.end(),
-                  [](const Subscription& a, const Subscription& b) { return a.target < b.target; });
+    // By target, to merge each one's; a pool's fork (n keys of one group) is already.
+    const auto by_target = [](const Subscription& a, const Subscription& b) {
+        return a.target < b.target;
+    };
+    if (!std::is_sorted(gathered.begin(), gathered.end(), by_target))
+        std::sort(gathered.begin(), gathered.end(), by_target);
     for (std::size_t i = 0; i < gathered.size();) {
         std::size_t j = i + 1;
         while (j < gathered.size() && gathered[j].target == gathered[i].target)
@@ -346,31 +370,36 @@ bool Enforcer::Impl::on_value_sync(const Event& e, NetThread t, const OpInfo& op
 void Enforcer::Impl::on_thread_set_sync(const Event& e, NetThread t, const OpInfo& op) {
     gathered.clear();
     ++stats.sync_ops;
-    if (t.valid()) { // every mechanism of t whose U or S is within the operand
+    const ThreadRows& rows = op.mech == MechKind::fork ? forks : joins;
+    if (const auto row = rows.row(t); !row.empty()) {
+        // Every mechanism of t whose U or S is within the operand, U looked up member by
+        // member: a pool's fork(main -> w) for each of its n workers is n lookups, not n walks
+        // of the operand.
         operand_threads(e);
-        // U within the operand, U looked up member by member: a pool's fork(main -> w) for
-        // each of its n workers is n lookups, not n walks of the operand.
-        for (MechIx m : names.by_owner(*op.mech, t)) {
-            const std::vector<NetThread>& us = names.mechanism(m).threads;
-            if (std::all_of(us.begin(), us.end(), [&](NetThread u) {
-                    return std::binary_search(set_threads.begin(), set_threads.end(), u);
-                }))
-                lookup(m, t, op.role);
+        for (const ThreadRows::Entry& en : row) {
+            const auto us = rows.threads(en);
+            if (std::all_of(us.begin(), us.end(), [&](NetThread u) { return operand_flags[u]; }))
+                gather(rows.subscriptions(en));
         }
+        for (NetThread u : set_threads)
+            operand_flags[u] = 0;
     }
     apply_gathered();
 }
 
-// fork/join operands as sorted NetThreads (threads no net names are dropped: no U or S has
-// them).
+// fork/join operands as NetThreads, each flagged in operand_flags (threads no net names are
+// dropped: no U or S has them).
 void Enforcer::Impl::operand_threads(const Event& e) {
     const Symbols& syms = *resolver.symbols();
     set_threads.clear();
+    if (operand_flags.size() < names.thread_count())
+        operand_flags.resize(names.thread_count(), 0);
     if (e.target != no_object && e.target < syms.thread_sets.size())
         for (ThreadId u : syms.thread_sets[e.target])
-            if (const NetThread nu = resolver.thread_of(u); nu.valid())
+            if (const NetThread nu = resolver.thread_of(u); nu.valid()) {
                 set_threads.push_back(nu);
-    std::sort(set_threads.begin(), set_threads.end());
+                operand_flags[nu] = 1;
+            }
 }
 
 void Enforcer::Impl::on_thread_sync(const Event& e, NetThread t, const OpInfo& op) {
@@ -379,14 +408,15 @@ void Enforcer::Impl::on_thread_sync(const Event& e, NetThread t, const OpInfo& o
     if (!t.valid())
         return apply_gathered();
     if (op.mech == MechKind::fork) { // start: every fork(t' -> U), u ∈ U, t' the forker of u
-        const NetThread forker = resolver.thread_of(e.target);
+        const auto row = starts.row(t);
+        const NetThread forker = row.empty() ? NetThread::none() : resolver.thread_of(e.target);
         if (forker.valid())
-            for (MechIx m : names.forks_with_member(t))
-                if (names.mechanism(m).thread == forker)
-                    lookup(m, t, op.role);
+            for (const ThreadRows::Entry& en : row)
+                if (en.thread == forker)
+                    gather(starts.subscriptions(en));
     } else { // exit: every join(S -> t'), u ∈ S, whatever t'
-        for (MechIx m : names.joins_with_member(t))
-            lookup(m, t, op.role);
+        for (const ThreadRows::Entry& en : exits.row(t))
+            gather(exits.subscriptions(en));
     }
     apply_gathered();
 }

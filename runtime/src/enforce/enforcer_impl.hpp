@@ -5,6 +5,7 @@
 //                       their mechanisms
 //   Variables           the annotated variables
 //   SyncIndex           (mechanism, thread, role) -> the variables and groups a sync op visits
+//   ThreadRows          the same for fork, join, start and exit, by thread
 //   CandidateMarkings   Figure 4.15's candidate sets, one variable at a time: as products of
 //                       per-thread positions (FactoredCandidates), or explicit with their
 //                       steps memoized per NetShape (CandidateAutomaton)
@@ -74,13 +75,19 @@ struct Enforcer::Impl {
     enforce::IndexVec<NetThread, Waiting> arrived;
     MechIx flags_of; // the barrier whose round inside_flags holds
 
+    // The index's keys of the fork and join mechanisms by thread (made with it, in freeze): a
+    // member's start and exit, and the fork and join of the mechanisms' own thread. (After the
+    // members a memory op reads.)
+    enforce::ThreadRows starts, exits, forks, joins;
+
     // Scratch.
     std::vector<std::uint8_t> inside_flags; // by NetThread: inside the op's open generation
     std::vector<VarIx> fired_vars;          // coloured_steps
     std::vector<Subscription> gathered;
     std::vector<enforce::TransitionIx> merged_trs;
     std::vector<enforce::ReachRule> merged_rules;
-    std::vector<NetThread> set_threads;
+    std::vector<NetThread> set_threads;                       // operand_threads
+    enforce::IndexVec<NetThread, std::uint8_t> operand_flags; // by NetThread: in set_threads
     enforce::CandidateSet materialized;
 
     bool add_variable(std::string name, const Net& net);
@@ -118,8 +125,9 @@ struct Enforcer::Impl {
     std::span<const std::uint8_t> round_flags(MechIx m, NetThread arriving);
     void coloured_steps(std::span<const Subscription> found);
     void count_fired();
+    void freeze_thread_rows();
     void on_thread_set_sync(const Event& e, NetThread t, const OpInfo& op);
-    void operand_threads(const Event& e); // into set_threads
+    void operand_threads(const Event& e); // into set_threads and operand_flags
     void on_thread_sync(const Event& e, NetThread t, const OpInfo& op);
     void on_queue_item_sync(const Event& e, NetThread t, const OpInfo& op);
     void eager_memory(VarIx v, NetThread t, const Event& e);
@@ -135,10 +143,10 @@ struct Enforcer::Impl {
     bool count_violation(VarIx v);
     void record(EnforceViolation viol, VarIx v);
 
-    // Collects the subscriptions of one key into `gathered` (fork and join ops look up several
-    // keys).
-    void lookup(MechIx mech, NetThread t, Role role) {
-        const auto found = index.find(mech, t, role);
+    // Collects the subscriptions of one key into `gathered` (fork, join, start and exit ops and
+    // a volatile's value may have several keys).
+    void lookup(MechIx mech, NetThread t, Role role) { gather(index.find(mech, t, role)); }
+    void gather(std::span<const Subscription> found) {
         gathered.insert(gathered.end(), found.begin(), found.end());
     }
     void step(const Subscription& sub) {

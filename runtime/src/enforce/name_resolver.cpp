@@ -23,6 +23,27 @@ void NameResolver::reset(const Symbols* s) {
     barriers_.clear();
     items_.clear();
     values_.clear();
+    std::vector<NetThread> kept = std::move(kept_threads_);
+    kept_threads_.clear();
+    if (!s)
+        return;
+    // A thread resolved before is still its net thread if its name is (one comparison where a
+    // hash lookup would be a few misses; NetThreads are never renumbered). Those resolved to
+    // none are looked up again: a net added since may name them.
+    kept.resize(std::min<std::size_t>(kept.size(), s->threads.size()));
+    for (std::size_t t = 0; t < kept.size(); ++t) {
+        if (!kept[t].valid() || kept[t] == unresolved<NetThread>)
+            kept[t] = unresolved<NetThread>;
+        else if (s->threads.name(static_cast<std::uint32_t>(t)) != names_.thread_name(kept[t]))
+            return; // another trace's names: resolve afresh
+    }
+    threads_ = std::move(kept);
+}
+
+void NameResolver::next_trace() {
+    std::vector<NetThread> kept = std::move(threads_);
+    reset(nullptr);
+    kept_threads_ = std::move(kept);
 }
 
 NetThread NameResolver::thread_slow(ThreadId t) {

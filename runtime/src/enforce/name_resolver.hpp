@@ -27,9 +27,14 @@ class NameResolver {
 public:
     NameResolver(const NetNames& names, const Variables& vars) : names_(names), vars_(vars) {}
 
-    // The trace's symbols; a new one forgets every resolution.
+    // The trace's symbols; a new one forgets every resolution (but those next_trace kept).
     const Symbols* symbols() const { return syms_; }
     void reset(const Symbols* s);
+    // Another trace: forgets every resolution but the threads', which the next reset(s) keeps
+    // for each id whose name in s is still its thread's. A model checker's executions share one
+    // Symbols, and a pool of 1,024 threads would otherwise look its names up again in each
+    // (bench/README.md, "thread pools").
+    void next_trace();
 
     NetThread thread_of(ThreadId t) {
         if (t < threads_.size()) [[likely]]
@@ -87,6 +92,7 @@ private:
     const Variables& vars_;
     const Symbols* syms_ = nullptr;
     std::vector<NetThread> threads_;
+    std::vector<NetThread> kept_threads_; // next_trace's threads_, until reset(s) checks them
     std::vector<MechIx> locks_, volatiles_, barriers_, items_;
     std::vector<VarRef> vars_map_;
     std::unordered_map<std::uint64_t, MechIx> values_; // (volatile, value id) -> v==K

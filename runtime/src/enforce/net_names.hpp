@@ -63,10 +63,6 @@ public:
     const std::vector<MechIx>& joins_with_member(NetThread u) const { return join_member_[u]; }
     // fork(t -> U) with u in U, whoever t is (a pool's start: not every fork of its forker).
     const std::vector<MechIx>& forks_with_member(NetThread u) const { return fork_member_[u]; }
-    // The fork or join mechanisms (kind k) of thread t's own side: fork(t -> U), join(S -> t).
-    const std::vector<MechIx>& by_owner(MechKind k, NetThread t) const {
-        return k == MechKind::fork ? forks_by(t) : joins_by(t);
-    }
 
 private:
     IndexVec<NetThread, std::string> thread_names_;

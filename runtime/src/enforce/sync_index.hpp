@@ -93,4 +93,61 @@ private:
     std::vector<std::uint32_t> rows_;
 };
 
+// The fork and join mechanisms' keys (thesis Figure 4.2) by one of their threads, so that a
+// thread's op reads its row of one array instead of each mechanism's threads and then the
+// SyncIndex: for a member u's start or exit, the mechanisms fork(t -> U), u in U, or join(S -> t),
+// u in S, each with its t; for t's fork or join, the mechanisms of t's own side, each with its U
+// or S. Only mechanisms whose key has subscriptions. A pool's worker in `sfgc check` starts once
+// an execution, after the interpreter has visited every other thread, so that each table it
+// reads is a cache miss (bench/README.md, "thread pools").
+class ThreadRows {
+public:
+    // A mechanism's usual one subscription is in its entry: a start reads one line, not two.
+    struct alignas(32) Entry {
+        NetThread thread;                         // the mechanism's t (by member)
+        std::uint32_t threads_begin, threads_end; // its U or S in threads_ (by t)
+        std::uint32_t subs_begin, subs_count;     // in subs_ when more than one
+        Subscription one;                         // when one
+    };
+    // Rows are added in thread order: start_row() for each thread, then its entries.
+    void clear() {
+        row_begin_.assign(1, 0);
+        entries_.clear();
+        threads_.clear();
+        subs_.clear();
+    }
+    void start_row() { row_begin_.push_back(row_begin_.back()); }
+    void add(NetThread t, std::span<const NetThread> set, std::span<const Subscription> subs) {
+        if (subs.empty())
+            return;
+        const auto at = [](std::size_t n) { return static_cast<std::uint32_t>(n); };
+        entries_.push_back({t, at(threads_.size()), at(threads_.size() + set.size()),
+                            at(subs_.size()), at(subs.size()), subs.front()});
+        threads_.insert(threads_.end(), set.begin(), set.end());
+        if (subs.size() > 1)
+            subs_.insert(subs_.end(), subs.begin(), subs.end());
+        ++row_begin_.back();
+    }
+
+    std::span<const Entry> row(NetThread t) const {
+        if (t.ix() + 1 >= row_begin_.size())
+            return {};
+        return {entries_.data() + row_begin_[t.ix()], entries_.data() + row_begin_[t.ix() + 1]};
+    }
+    std::span<const NetThread> threads(const Entry& e) const {
+        return {threads_.data() + e.threads_begin, threads_.data() + e.threads_end};
+    }
+    std::span<const Subscription> subscriptions(const Entry& e) const {
+        if (e.subs_count == 1)
+            return {&e.one, 1};
+        return {subs_.data() + e.subs_begin, e.subs_count};
+    }
+
+private:
+    std::vector<std::uint32_t> row_begin_{0}; // thread -> its entries from row_begin_[t]
+    std::vector<Entry> entries_;
+    std::vector<NetThread> threads_;
+    std::vector<Subscription> subs_;
+};
+
 } // namespace sfg::enforce
