@@ -73,6 +73,16 @@ struct Enforcer::Impl {
     };
     enforce::IndexVec<NetThread, Waiting> arrived;
     MechIx flags_of; // the barrier whose round inside_flags holds
+    // Per barrier: whether variables have edges on it, and whether one-token groups do.
+    enum class BarrierKind : std::uint8_t { unknown, uncoloured, coloured, groups };
+    std::vector<BarrierKind> barrier_kinds; // by MechIx, found again after freeze()
+    BarrierKind barrier_kind(MechIx m) {
+        return m.ix() < barrier_kinds.size() && barrier_kinds[m.ix()] != BarrierKind::unknown
+                   ? barrier_kinds[m.ix()]
+                   : barrier_kind_slow(m);
+    }
+    BarrierKind barrier_kind_slow(MechIx m);
+    void size_rounds();
 
     // Scratch.
     std::vector<std::uint8_t> inside_flags; // by NetThread: inside the op's open generation
@@ -113,6 +123,11 @@ struct Enforcer::Impl {
     bool on_value_sync(const Event& e, NetThread t, const OpInfo& op, MechIx m);
     // benter / bexit: the snd / rcv transitions, then the colours (ColourOp).
     [[gnu::noinline]] void on_barrier_sync(const Event& e, NetThread t, const OpInfo& op);
+    void open_round(MechIx m, NetThread t, BarrierGenerations::Generation g,
+                    enforce::BarrierRound& round);
+    void on_barrier_groups(std::span<const Subscription> found, NetThread t, MechIx m,
+                           enforce::BarrierRound& round, BarrierGenerations::Generation g,
+                           bool closes);
     void colour_step(MechIx m, const enforce::ColourOp& op);
     // inside_flags for the round of barrier m.
     std::span<const std::uint8_t> round_flags(MechIx m, NetThread arriving);
