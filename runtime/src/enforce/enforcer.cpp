@@ -242,8 +242,7 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
         }
         if (t.valid() && round.left[t.ix()]) [[unlikely]] // (left again, no close since)
             markings.colour_steps(m, {ColourOp::exit, t, {}}, shapes);
-        for (const Subscription& sub : found)
-            step(sub);
+        variable_steps(found);
         if (t.valid()) {
             arrived[t] = {};
             round.left[t.ix()] = 1;
@@ -265,8 +264,7 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     }
     if (flags_of == m) // (the close rebuilds the flags)
         flags_of = MechIx::none();
-    for (const Subscription& sub : found)
-        step(sub);
+    variable_steps(found);
 }
 
 Enforcer::Impl::BarrierKind Enforcer::Impl::barrier_kind_slow(MechIx m) {
@@ -276,6 +274,12 @@ Enforcer::Impl::BarrierKind Enforcer::Impl::barrier_kind_slow(MechIx m) {
     k = !groups.coloured(m).empty()     ? BarrierKind::groups
         : !markings.coloured(m).empty() ? BarrierKind::coloured
                                         : BarrierKind::uncoloured;
+    // (variable_steps takes every subscription on m for a variable's.)
+    for (std::size_t u = 0; u < names.thread_count() && k == BarrierKind::coloured; ++u)
+        for (Role role : {Role::snd, Role::rcv})
+            for (const Subscription& sub : index.find(m, NetThread::at(u), role))
+                if (sub.is_group())
+                    k = BarrierKind::groups;
     size_rounds();
     return k;
 }

@@ -175,6 +175,15 @@ struct Enforcer::Impl {
         if (options.count_candidates && markings.countable(v))
             stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
     }
+    // The steps of a barrier op whose subscriptions are variables' (no one-token group has
+    // edges on its barrier) and whose largest set is not counted: the stats summed once.
+    void variable_steps(std::span<const Subscription> found) {
+        std::uint64_t updates = 0;
+        for (const Subscription& sub : found)
+            updates += markings.sync_step(sub, shapes);
+        stats.variable_visits += found.size();
+        stats.candidate_updates += updates;
+    }
     void apply_gathered();
     // The current candidates of v (materialized for a OneTokenGroups variable into `scratch`).
     enforce::CandidateView candidates(VarIx v, enforce::CandidateSet& scratch) const;
