@@ -367,32 +367,20 @@ bool CandidateMarkings::colour_explicit(const VarState& var, CandidateView from,
         }
     if (colour_moves_.empty())
         return false;
-    for (const auto& [p, q] : colour_moves_) // (below 64: where each moves, without a search)
-        if (p.v < 64)
-            near_to_[p.v] = q;
     auto moves = [&](PlaceIx p) { return p.v < 64 ? (near >> p.v & 1) != 0 : far; };
     auto moved = [&](PlaceIx p) {
-        if (p.v < 64)
-            return (near >> p.v & 1) != 0 ? near_to_[p.v] : p;
-        if (!far)
+        if (!moves(p))
             return p;
         const auto it =
             std::lower_bound(colour_moves_.begin(), colour_moves_.end(), std::pair(p, PlaceIx(0)));
         return it == colour_moves_.end() || it->first != p ? p : it->second;
     };
-    // Each marking's places below 64 as one word, tested against the moves' words.
     bool any = false;
-    const std::uint64_t blocked = targets | dies;
     from.for_each([&](std::span<const PlaceIx> mk) {
-        std::uint64_t held = 0;
         for (PlaceIx p : mk) {
-            if (p.v < 64)
-                held |= std::uint64_t{1} << p.v;
-            else
-                any = any || (far && moved(p) != p);
+            any = any || (moves(p) && moved(p) != p);
+            renames = renames && (p.v >= 64 || ((targets | dies) >> p.v & 1) == 0);
         }
-        any = any || (held & near) != 0;
-        renames = renames && (held & blocked) == 0;
     });
     if (!any)
         return false;

@@ -17,7 +17,6 @@
 #include "sfg/runtime/hb/barrier_generations.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -284,7 +283,6 @@ private:
     CandidateBuilder builder_;
     std::vector<PlaceIx> fired_, tmp_;
     std::vector<CandidateAutomaton::ColourMove> colour_moves_;
-    std::array<PlaceIx, 64> near_to_; // colour_explicit: where a place below 64 moves
 };
 
 // L' = { M ∈ L | Acc[t:a] ∈ M, a permits it }; an empty L' is a violation.
