@@ -9,6 +9,7 @@ void CandidateMarkings::add_variable(VarIx v, ShapeIx shape, const NetShape& s, 
                                      std::span<const MechIx> edge_mechs, NetNames& names,
                                      SyncIndex& index) {
     VarState& var = vars_.emplace_back();
+    explicit_coloured_ = unknown_count; // (closes_ points into vars_)
     var.shape = shape;
     var.eager = eager;
     if (!eager)
@@ -131,19 +132,40 @@ void CandidateMarkings::index_colours(VarIx v, VarState& var, const NetShape& s,
         }
 }
 
+void CandidateMarkings::index_closes() {
+    explicit_coloured_ = 0;
+    closes_.assign(coloured_.size(), {});
+    for (std::size_t b = 0; b < coloured_.size(); ++b)
+        for (VarIx v : coloured_[b]) {
+            VarState& var = vars_[v]; // (eager: only those have colours)
+            explicit_coloured_ += !var.factored;
+            if (!var.factored) {
+                closes_[b].explicit_vars.push_back(v);
+                continue;
+            }
+            for (const auto& [mb, cm] : colours_[var.colour].colour_masks)
+                if (mb.ix() == b)
+                    closes_[b].products.push_back({&var.products, &factored_[var.shape], &cm});
+        }
+}
+
 void CandidateMarkings::colour_steps(MechIx m, const ColourOp& op, const NetShapes& shapes) {
     if (op.kind == ColourOp::enter) // (the close arms)
         return;
-    const bool after_rcv = op.kind == ColourOp::exit && op.after_rcv;
-    if (after_rcv || op.kind == ColourOp::open) {
-        if (explicit_coloured_ == unknown_count) {
-            explicit_coloured_ = 0;
-            for (const VarState& var : vars_)
-                explicit_coloured_ += var.colour != none && var.eager && !var.factored;
-        }
-        if (explicit_coloured_ == 0)
+    if (explicit_coloured_ == unknown_count)
+        index_closes();
+    if (op.kind == ColourOp::close) { // (every round: no detour through the variables)
+        if (m.ix() >= closes_.size())
             return;
+        for (const Close::Products& c : closes_[m.ix()].products)
+            c.products->colour_step(*c.shape, *c.masks, op);
+        for (VarIx v : closes_[m.ix()].explicit_vars)
+            colour_step(v, m, op, shapes);
+        return;
     }
+    const bool after_rcv = op.kind == ColourOp::exit && op.after_rcv;
+    if ((after_rcv || op.kind == ColourOp::open) && explicit_coloured_ == 0)
+        return;
     for (VarIx v : coloured(m)) {
         VarState& var = vars_[v];
         if (!var.factored) {

@@ -258,6 +258,19 @@ private:
     // kill at the rcv step); counted again after a variable starts or leaves its products.
     static constexpr std::size_t unknown_count = ~std::size_t{0};
     std::size_t explicit_coloured_ = unknown_count;
+    // Per barrier (by MechIx) what its close moves: the products with their positions on its
+    // edges, and the explicit sets; found again with explicit_coloured_.
+    struct Close {
+        struct Products {
+            FactoredCandidates* products;
+            const FactoredShape* shape;
+            const ColourMasks* masks;
+        };
+        std::vector<Products> products;
+        std::vector<VarIx> explicit_vars;
+    };
+    std::vector<Close> closes_;
+    void index_closes();
     std::vector<Colours> colours_;                      // VarState::colour
     const std::vector<BarrierRound>* rounds_ = nullptr; // watch_rounds
 

@@ -39,6 +39,8 @@ void Enforcer::Impl::freeze() {
     index.freeze(names.mechanism_count(), names.thread_count());
     groups.freeze(shapes, names.thread_count());
     freeze_thread_rows();
+    size_rounds();
+    barrier_kinds.clear(); // (a variable added since may have edges on a barrier)
 }
 
 void Enforcer::Impl::freeze_thread_rows() {
@@ -61,6 +63,15 @@ void Enforcer::Impl::freeze_thread_rows() {
     }
 }
 
+// One round per mechanism and one flag per thread in each, one Waiting per thread: the barrier
+// ops index them without a test.
+void Enforcer::Impl::size_rounds() {
+    rounds.resize(names.mechanism_count());
+    for (BarrierRound& r : rounds)
+        r.left.resize(names.thread_count(), 0);
+    arrived.resize(names.thread_count());
+}
+
 void Enforcer::Impl::prepare(const Symbols& syms) {
     if (index.dirty())
         freeze();
@@ -77,6 +88,7 @@ void Enforcer::Impl::reset() {
     generations = {};
     rounds.clear();
     arrived = {};
+    size_rounds();
     std::fill(inside_flags.begin(), inside_flags.end(), 0);
     flags_of = MechIx::none();
     first.clear();
@@ -235,20 +247,87 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
     }
     const std::span<const Subscription> found =
         t.valid() ? index.find(m, t, op.role) : std::span<const Subscription>();
-    const bool coloured = !markings.coloured(m).empty() || !groups.coloured(m).empty();
-    stats.sync_ops_irrelevant += found.empty() && !coloured;
-    if (!coloured) {
+    const BarrierKind kind = barrier_kind(m);
+    if (kind == BarrierKind::uncoloured) {
+        stats.sync_ops_irrelevant += found.empty();
         for (const Subscription& sub : found)
             step(sub);
         return;
     }
-    if (rounds.size() <= m.ix())
-        rounds.resize(m.ix() + 1);
+    // Sized by freeze() and reset(): every barrier and thread a net names.
     BarrierRound& round = rounds[m.ix()];
-    if (t.valid() && arrived.size() <= t.ix())
-        arrived.resize(t.ix() + 1);
+    if (kind == BarrierKind::groups || options.count_candidates) [[unlikely]]
+        return on_barrier_groups(found, t, m, round, enter ? g : 0, left.closes);
     if (!enter) {
         if (left.closes) { // (before the rcv steps: the close arms what they may fire)
+            markings.colour_steps(m, {ColourOp::close, NetThread::none(), round_flags(m, {})},
+                                  shapes);
+            std::fill(round.left.begin(), round.left.end(), 0); // (their stale tokens died)
+        }
+        if (t.valid() && round.left[t.ix()]) [[unlikely]] // (left again, no close since)
+            markings.colour_steps(m, {ColourOp::exit, t, {}}, shapes);
+        variable_steps(found);
+        if (t.valid()) {
+            arrived[t] = {};
+            round.left[t.ix()] = 1;
+        }
+        if (left.closes)
+            round.open = 0;
+        return;
+    }
+    if (round.open != g) [[unlikely]]
+        open_round(m, t, g, round);
+    if (t.valid()) {
+        // Arrived again without a departure, in a later generation: the armed tokens of the one
+        // it left are stale (its next departure is from this one). After a departure, those
+        // its rcv step did not fire are killed by the next close (explicit sets).
+        if (arrived[t].barrier == m && arrived[t].generation != g) [[unlikely]]
+            colour_step(m, {ColourOp::exit, t, {}, false});
+        arrived[t] = {m, g};
+        round.inside.push_back(t);
+    }
+    if (flags_of == m) // (the close rebuilds the flags)
+        flags_of = MechIx::none();
+    variable_steps(found);
+}
+
+Enforcer::Impl::BarrierKind Enforcer::Impl::barrier_kind_slow(MechIx m) {
+    if (barrier_kinds.size() <= m.ix())
+        barrier_kinds.resize(m.ix() + 1, BarrierKind::unknown);
+    BarrierKind& k = barrier_kinds[m.ix()];
+    k = !groups.coloured(m).empty()     ? BarrierKind::groups
+        : !markings.coloured(m).empty() ? BarrierKind::coloured
+                                        : BarrierKind::uncoloured;
+    // (variable_steps takes every subscription on m for a variable's.)
+    for (std::size_t u = 0; u < names.thread_count() && k == BarrierKind::coloured; ++u)
+        for (Role role : {Role::snd, Role::rcv})
+            for (const Subscription& sub : index.find(m, NetThread::at(u), role))
+                if (sub.is_group())
+                    k = BarrierKind::groups;
+    size_rounds();
+    return k;
+}
+
+// The first arrival of generation g on barrier m.
+void Enforcer::Impl::open_round(MechIx m, NetThread t, BarrierGenerations::Generation g,
+                                BarrierRound& round) {
+    if (round.open == 0) // (the close left explicit sets' sent tokens: they die now)
+        markings.colour_steps(m, {ColourOp::open, t, {}}, shapes);
+    round.open = g;
+    if (flags_of == m)
+        for (NetThread u : round.inside)
+            inside_flags[u.ix()] = 0;
+    round.inside.clear();
+}
+
+// on_barrier_sync with one-token groups that have edges on m (their colour moves are not
+// late: an arrival arms, a departure kills), or with the largest candidate set counted
+// (enter: g, the arrival's generation; else 0).
+void Enforcer::Impl::on_barrier_groups(std::span<const Subscription> found, NetThread t, MechIx m,
+                                       BarrierRound& round, BarrierGenerations::Generation g,
+                                       bool closes) {
+    if (g == 0) {
+        if (closes) { // (before the rcv steps: the close arms what they may fire)
             markings.colour_steps(m, {ColourOp::close, NetThread::none(), round_flags(m, {})},
                                   shapes);
             std::fill(round.left.begin(), round.left.end(), 0); // (their stale tokens died)
@@ -260,11 +339,9 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
             for (GroupIx gi : groups.coloured(m))
                 groups.colour_step(gi, m, {ColourOp::exit, t, {}});
             arrived[t] = {};
-            if (round.left.size() <= t.ix())
-                round.left.resize(names.thread_count(), 0);
             round.left[t.ix()] = 1;
         }
-        if (left.closes) {
+        if (closes) {
             for (GroupIx gi : groups.coloured(m))
                 groups.colour_step(gi, m, {ColourOp::close, NetThread::none(), {}});
             round.open = 0;
@@ -273,19 +350,9 @@ void Enforcer::Impl::on_barrier_sync(const Event& e, NetThread t, const OpInfo& 
             count_fired();
         return;
     }
-    if (round.open != g) {
-        if (round.open == 0) // (the close left explicit sets' sent tokens: they die now)
-            markings.colour_steps(m, {ColourOp::open, t, {}}, shapes);
-        round.open = g;
-        if (flags_of == m)
-            for (NetThread u : round.inside)
-                inside_flags[u.ix()] = 0;
-        round.inside.clear();
-    }
+    if (round.open != g)
+        open_round(m, t, g, round);
     if (t.valid()) {
-        // Arrived again without a departure, in a later generation: the armed tokens of the one
-        // it left are stale (its next departure is from this one). After a departure, those
-        // its rcv step did not fire are killed by the next close (explicit sets).
         if (arrived[t].barrier == m && arrived[t].generation != g)
             colour_step(m, {ColourOp::exit, t, {}, false});
         arrived[t] = {m, g};

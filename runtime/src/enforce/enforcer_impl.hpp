@@ -74,6 +74,16 @@ struct Enforcer::Impl {
     };
     enforce::IndexVec<NetThread, Waiting> arrived;
     MechIx flags_of; // the barrier whose round inside_flags holds
+    // Per barrier: whether variables have edges on it, and whether one-token groups do.
+    enum class BarrierKind : std::uint8_t { unknown, uncoloured, coloured, groups };
+    std::vector<BarrierKind> barrier_kinds; // by MechIx, found again after freeze()
+    BarrierKind barrier_kind(MechIx m) {
+        return m.ix() < barrier_kinds.size() && barrier_kinds[m.ix()] != BarrierKind::unknown
+                   ? barrier_kinds[m.ix()]
+                   : barrier_kind_slow(m);
+    }
+    BarrierKind barrier_kind_slow(MechIx m);
+    void size_rounds();
 
     // The index's keys of the fork and join mechanisms by thread (made with it, in freeze): a
     // member's start and exit, and the fork and join of the mechanisms' own thread. (After the
@@ -120,6 +130,11 @@ struct Enforcer::Impl {
     bool on_value_sync(const Event& e, NetThread t, const OpInfo& op, MechIx m);
     // benter / bexit: the snd / rcv transitions, then the colours (ColourOp).
     [[gnu::noinline]] void on_barrier_sync(const Event& e, NetThread t, const OpInfo& op);
+    void open_round(MechIx m, NetThread t, BarrierGenerations::Generation g,
+                    enforce::BarrierRound& round);
+    void on_barrier_groups(std::span<const Subscription> found, NetThread t, MechIx m,
+                           enforce::BarrierRound& round, BarrierGenerations::Generation g,
+                           bool closes);
     void colour_step(MechIx m, const enforce::ColourOp& op);
     // inside_flags for the round of barrier m.
     std::span<const std::uint8_t> round_flags(MechIx m, NetThread arriving);
@@ -167,6 +182,15 @@ struct Enforcer::Impl {
         ++stats.candidate_updates;
         if (options.count_candidates && markings.countable(v))
             stats.max_candidates = std::max<std::uint64_t>(stats.max_candidates, markings.count(v));
+    }
+    // The steps of a barrier op whose subscriptions are variables' (no one-token group has
+    // edges on its barrier) and whose largest set is not counted: the stats summed once.
+    void variable_steps(std::span<const Subscription> found) {
+        std::uint64_t updates = 0;
+        for (const Subscription& sub : found)
+            updates += markings.sync_step(sub, shapes);
+        stats.variable_visits += found.size();
+        stats.candidate_updates += updates;
     }
     void apply_gathered();
     // The current candidates of v (materialized for a OneTokenGroups variable into `scratch`).

@@ -377,6 +377,14 @@ int FactoredCandidates::sync_step(const FactoredShape& f, std::span<const Transi
     return fired ? 1 : 0;
 }
 
+void FactoredCandidates::colour_step(const FactoredShape& f, const ColourMasks& cm,
+                                     const ColourOp& op) {
+    if (op.kind == ColourOp::close)
+        settle<true>(f, cm, op.inside);
+    else if (op.kind == ColourOp::exit)
+        kill_armed(f, cm, op.thread);
+}
+
 // t's armed tokens die.
 void FactoredCandidates::kill_armed(const FactoredShape& f, const ColourMasks& cm, NetThread t) {
     bool changed = false;
@@ -398,44 +406,42 @@ void FactoredCandidates::kill_armed(const FactoredShape& f, const ColourMasks& c
 
 void FactoredCandidates::arm(const FactoredShape& f, const ColourMasks& cm,
                              std::span<const std::uint8_t> inside) {
-    settle(f, cm, inside, false);
+    settle<false>(f, cm, inside);
 }
 
 // Arms the waiting tokens of the threads inside; with `close`, the other waiting tokens and
-// every sent one die (nothing can sync or arm them any more).
+// every sent one die (nothing can sync or arm them any more). A close passes over every
+// coordinate of its barrier's variables (most of them move), so a coordinate is a few word
+// operations; only a partly armed coordinate (a thread with two W places, some held) maps its
+// bits one by one.
+template <bool close>
 void FactoredCandidates::settle(const FactoredShape& f, const ColourMasks& cm,
-                                std::span<const std::uint8_t> inside, bool close) {
+                                std::span<const std::uint8_t> inside) {
     const std::uint8_t* in = inside.data();
     const std::size_t n = inside.size();
-    bool changed = false;
-    for (std::size_t i = 0; i < data_.size();) {
-        const ModeIx a(static_cast<std::uint32_t>(data_[i]));
-        const std::uint32_t w = f.width(a);
-        const ColourMasks::Coord* at = cm.at.data() + f.first[a];
-        std::uint64_t* masks = data_.data() + i + 1;
+    std::uint64_t* d = data_.data();
+    for (std::size_t i = 0, size = data_.size(); i < size;) {
+        const ModeIx a(static_cast<std::uint32_t>(d[i]));
+        const std::uint32_t first = f.first[a], w = f.first[ModeIx(a.v + 1)] - first;
+        const ColourMasks::Coord* at = cm.at.data() + first;
+        std::uint64_t* masks = d + i + 1;
         for (std::uint32_t c = 0; c < w; ++c) {
-            const std::uint64_t m = masks[c];
-            std::uint64_t arm = m & at[c].waiting, kill = close ? m & at[c].sent : 0;
-            if ((kill | arm) == 0)
-                continue;
-            if (arm != 0 && (at[c].thread.ix() >= n || !in[at[c].thread.ix()])) {
-                kill |= close ? arm : 0;
-                arm = 0;
-            }
-            std::uint64_t to = (m & ~(kill | arm)) | (kill != 0 ? at[c].dead : 0);
-            if (arm == at[c].waiting) // W[u:e] -> PreRcv[u:e]
-                to |= at[c].twins;
-            else
+            const ColourMasks::Coord& k = at[c];
+            const std::uint64_t m = masks[c], wait = m & k.waiting;
+            const std::size_t u = k.thread.ix();
+            const std::uint64_t arm = u < n && in[u] ? wait : 0;
+            const std::uint64_t kill = close ? (m & k.sent) | (wait ^ arm) : 0;
+            std::uint64_t to = (m & ~(kill | arm)) | (kill != 0 ? k.dead : 0) |
+                               (arm == k.waiting ? k.twins : 0); // W[u:e] -> PreRcv[u:e]
+            if (arm != 0 && arm != k.waiting) [[unlikely]]
                 for (std::uint64_t x = arm; x != 0; x &= x - 1)
-                    to |= f.twin_bit[f.position[f.first[a] + c]
+                    to |= f.twin_bit[f.position[first + c]
                                                [static_cast<std::size_t>(std::countr_zero(x))]];
-            changed = changed || (kill | arm) != 0;
             masks[c] = to;
         }
         i += w + 1;
     }
-    if (changed)
-        count_ = unknown;
+    count_ = unknown;
 }
 
 void FactoredCandidates::resync(const FactoredShape& f, NetThread t, bool write, HeldLocks held) {

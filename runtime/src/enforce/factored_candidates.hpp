@@ -124,12 +124,7 @@ public:
     // candidates of the other representations).
     // ColourOp::close (op.inside: the closing generation's threads) and ColourOp::exit (t's
     // armed tokens die) on the tokens of one barrier's edges, forced on every candidate.
-    void colour_step(const FactoredShape& f, const ColourMasks& cm, const ColourOp& op) {
-        if (op.kind == ColourOp::close)
-            settle(f, cm, op.inside, true);
-        else if (op.kind == ColourOp::exit)
-            kill_armed(f, cm, op.thread);
-    }
+    void colour_step(const FactoredShape& f, const ColourMasks& cm, const ColourOp& op);
     // The waiting tokens of the threads inside (by NetThread) moved to their armed twins.
     void arm(const FactoredShape& f, const ColourMasks& cm, std::span<const std::uint8_t> inside);
     // The re-synchronized state { P(a) | a permits the access } (docs/enforcement.md).
@@ -162,8 +157,9 @@ private:
     }
     std::uint64_t count_points(const FactoredShape& f) const;
     void kill_armed(const FactoredShape& f, const ColourMasks& cm, NetThread t);
-    void settle(const FactoredShape& f, const ColourMasks& cm, std::span<const std::uint8_t> inside,
-                bool close);
+    template <bool close>
+    void settle(const FactoredShape& f, const ColourMasks& cm,
+                std::span<const std::uint8_t> inside);
     bool contains(const FactoredShape& f, ModeIx a, std::span<const std::uint64_t> point) const;
     // Products of one mode that are subsets of another are dropped, and two that differ in one
     // coordinate merged, so that sets stay a few products.
