@@ -53,14 +53,9 @@ std::uint64_t parse_number(const std::string& key, const std::string& v) {
 }
 
 explore_mode parse_mode(const std::string& v) {
-    if (v == "dpor")
-        return explore_mode::dpor;
-    if (v == "naive")
-        return explore_mode::naive;
-    if (v == "random")
-        return explore_mode::random;
-    if (v == "pct")
-        return explore_mode::pct;
+    for (const explore_mode m : all_modes)
+        if (v == mode_name(m))
+            return m;
     throw std::invalid_argument("SFG_EXPLORE: mode '" + v +
                                 "' is none of dpor, naive, random, pct");
 }

@@ -18,20 +18,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* mode_name(explore_mode m) {
-    switch (m) {
-    case explore_mode::dpor:
-        return "dpor";
-    case explore_mode::naive:
-        return "naive";
-    case explore_mode::random:
-        return "random";
-    case explore_mode::pct:
-        return "pct";
-    }
-    return "?";
-}
-
 std::string hex(std::uint64_t v) {
     return fmt::format("{:016x}", v);
 }
@@ -72,6 +58,20 @@ ClassId class_of(const std::string& s, const std::string& path) {
 }
 
 } // namespace
+
+const char* mode_name(explore_mode m) {
+    switch (m) {
+    case explore_mode::dpor:
+        return "dpor";
+    case explore_mode::naive:
+        return "naive";
+    case explore_mode::random:
+        return "random";
+    case explore_mode::pct:
+        return "pct";
+    }
+    return "?";
+}
 
 std::string options_text(const explore_options& o, bool with_spec) {
     return fmt::format("mode={} analyses={} max_executions={} max_steps={} max_preemptions={} "

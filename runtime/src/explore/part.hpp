@@ -19,6 +19,11 @@ namespace sfg::explore_detail {
 
 inline constexpr int explore_part_format = 1;
 
+inline constexpr explore_mode all_modes[] = {explore_mode::dpor, explore_mode::naive,
+                                             explore_mode::random, explore_mode::pct};
+// As SFG_EXPLORE and a part's options name it.
+const char* mode_name(explore_mode m);
+
 struct PartFinding {
     explore_finding f;
     std::uint64_t steps = 0;
