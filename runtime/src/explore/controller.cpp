@@ -363,6 +363,7 @@ void Controller::event_of(Event& e, std::uint32_t t, const detail::Point& p) {
     e.lock = no_object;
     e.count = 0;
     e.generation = 0;
+    e.reads_vary = p.await && p.await->count == 0;
     if (p.yield || p.await) // an await's actions: peek()
         return;
     const auto on = [&](Op op, const detail::object* o) {
@@ -470,6 +471,12 @@ bool Controller::refuse_outlived(const detail::Point& p) {
         o->explored_run.store(run_number_, std::memory_order_relaxed);
     }
     return false;
+}
+
+bool Controller::outlived(const detail::object& o) const {
+    const std::uint64_t used = o.explored_run.load(std::memory_order_relaxed);
+    std::lock_guard lk(mu_);
+    return used != 0 && used != run_number_;
 }
 
 void Controller::park(std::unique_lock<std::mutex>& lk, std::uint32_t t) {

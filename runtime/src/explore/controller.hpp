@@ -168,6 +168,7 @@ public:
     void launch(const detail::GroupImpl& g, std::size_t index, std::function<void()> fn) override;
     void await(const detail::GroupImpl& g) override;
     void await_turned_false() override;
+    bool outlived(const detail::object& o) const override;
 
 private:
     enum class Status : std::uint8_t { fresh, first, running, parked, ended };

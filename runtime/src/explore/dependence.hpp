@@ -70,6 +70,9 @@ struct Event {
     std::uint32_t count = 0;        // barrier_enter: the barrier's count
     // barrier_enter, barrier_exit: the generation it belongs to (Model::generation; 0: none).
     std::uint32_t generation = 0;
+    // An await naming no volatiles: its actions are what this evaluation read, which another
+    // order of the same steps may change (SourceDpor's System::reads_vary).
+    bool reads_vary = false;
 };
 
 // Two steps are dependent (docs/programs.md, "Dependence"): of one thread; a fork or join naming

@@ -75,6 +75,7 @@ public:
     // its own thread (dependence.cpp; it has no action), and reversible() refuses each of those
     // but the fork that started its thread, program order: a blocked join reverses no race.
     static bool never_reversed(const Event& step) { return step.op == Op::join; }
+    static bool reads_vary(const Event& step) { return step.reads_vary; }
 
     // The first change: can p's step run before events()[i]?
     static bool reversible(const Engine& d, std::size_t i, std::uint32_t p, const Event& step) {

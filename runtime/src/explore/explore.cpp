@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -174,14 +175,13 @@ struct TaskResult {
     bool pruned = false, uncontrolled = false;
     std::vector<ClassId> classes; // of each execution
     std::map<Key, std::vector<Record>> records;
-    std::vector<TaskRoot> children; // handed on (engine/task_tree.hpp), in order, paths set
+    std::uint32_t handed = 0; // children handed on so far (engine/task_tree.hpp)
+    std::string first_run;    // the root's: its first run's steps, hashed (division())
+    // Not this part's (a shard): its executions are not merged here (the exploring process's).
+    bool elsewhere = false;
 };
 
 using TaskTree = engine::TaskTree<TaskRoot, TaskResult>;
-
-// The splitting of the search into tasks stops at this many (whatever `jobs` is: the tasks, and
-// so the report, are the same for every number of processes), or after this many probe runs.
-constexpr std::size_t split_target = 32, max_probes = 64;
 
 #if defined(__SANITIZE_THREAD__)
 constexpr bool can_fork = false; // ThreadSanitizer does not support threads after a fork
@@ -305,11 +305,29 @@ TaskRoot decode_root(const std::string& in) {
     return decode_root(r);
 }
 
+// The children a task hands on at once (a worker's, sent as soon as they are handed on).
+std::string encode(const std::vector<TaskRoot>& batch) {
+    Writer w;
+    w.number(batch.size());
+    for (const TaskRoot& c : batch)
+        encode(w, c);
+    return std::move(w.out);
+}
+
+std::vector<TaskRoot> decode_batch(const std::string& in) {
+    Reader r(in);
+    std::vector<TaskRoot> out;
+    for (std::uint64_t n = r.number(); n > 0; --n)
+        out.push_back(decode_root(r));
+    return out;
+}
+
 std::string encode(const TaskResult& r) {
     Writer w;
     w.number(r.runs);
     w.number(static_cast<std::uint64_t>(r.exhausted) | r.ended_at_last << 1 | r.pruned << 2 |
              r.uncontrolled << 3);
+    w.text(r.first_run);
     for (const ClassId& c : r.classes) {
         w.number(c.a);
         w.number(c.b);
@@ -327,9 +345,6 @@ std::string encode(const TaskResult& r) {
             w.text(rec.f.schedule);
         }
     }
-    w.number(r.children.size());
-    for (const TaskRoot& c : r.children)
-        encode(w, c);
     return std::move(w.out);
 }
 
@@ -342,6 +357,7 @@ TaskResult decode(const std::string& in) {
     t.ended_at_last = flags & 2;
     t.pruned = flags & 4;
     t.uncontrolled = flags & 8;
+    t.first_run = r.text();
     t.classes.resize(t.runs);
     for (ClassId& c : t.classes) {
         c.a = r.number();
@@ -361,11 +377,12 @@ TaskResult decode(const std::string& in) {
             records.push_back(std::move(rec));
         }
     }
-    t.children.resize(r.number());
-    for (TaskRoot& c : t.children)
-        c = decode_root(r);
     return t;
 }
+
+// A worker's message to the exploring process: a length, its top bits saying what follows.
+constexpr std::uint64_t error_bit = std::uint64_t{1} << 63;    // what the task threw
+constexpr std::uint64_t children_bit = std::uint64_t{1} << 62; // children handed on
 
 void write_all(int fd, const void* data, std::size_t n) {
     const char* p = static_cast<const char*>(data);
@@ -378,6 +395,12 @@ void write_all(int fd, const void* data, std::size_t n) {
         p += k;
         n -= static_cast<std::size_t>(k);
     }
+}
+
+void send_message(int fd, const std::string& body, std::uint64_t bits) {
+    const std::uint64_t head = body.size() | bits;
+    write_all(fd, &head, sizeof head);
+    write_all(fd, body.data(), body.size());
 }
 
 // False at the end of the pipe before anything was read.
@@ -419,7 +442,8 @@ public:
         // Bounded searches, replays and the sampling modes are one task.
         divided_ = o_.replay.empty() && !o_.max_preemptions &&
                    (o_.mode == explore_mode::dpor || o_.mode == explore_mode::naive);
-        split_.done = !divided_;
+        loads_.assign(o_.shards, 0);
+        loads_[0] = root_share_;
         drive_all();
         if (forking())
             in_workers(*tree_);
@@ -431,7 +455,7 @@ public:
     const ExplorePart& part() const { return part_; }
 
 private:
-    // Takes a controller for a task's or a probe's runs.
+    // Takes a controller for a task's runs.
     class Installed {
     public:
         explicit Installed(Controller& c) { detail::set_control(&c); }
@@ -447,40 +471,23 @@ private:
         std::exception_ptr error; // what the body ended with
     };
 
-    // A probe's or a task's runs on the run thread, with what they leave to the exploring thread
-    // when the run thread is left to a stuck thread: shared, since that thread may return from
-    // the stuck run much later (and then touches nothing of it).
+    // A task's runs on the run thread, with what they leave to the exploring thread when the
+    // run thread is left to a stuck thread: shared, since that thread may return from the stuck
+    // run much later (and then touches nothing of it).
     struct Unit {
-        bool probe = false;
         std::unique_ptr<Strategy> strategy;
-        std::optional<SplitNode> node; // a probe's finding
-        TaskResult r;                  // a task's
-        std::shared_ptr<RunState> st;  // the last run's
-        bool more = true;              // a task's search goes on
+        TaskResult r;
+        std::shared_ptr<RunState> st; // the last run's
+        bool more = true;             // the task's search goes on
     };
 
-    // The splitting of the search into tasks, level by level: each task not yet a leaf is
-    // replaced by the children of its first node with a choice (one probe run finds it), until
-    // there are split_target of them. `weights`: each task's share of the search as if every
-    // choice split it evenly (what the parts of `shards` are dealt by). Kept here so that the
-    // split goes on where a probe left to a stuck thread stopped it.
-    struct Split {
-        std::vector<TaskRoot> tasks{TaskRoot{}}, next;
-        std::vector<std::uint8_t> leaf{0}, next_leaf;
-        std::vector<std::uint64_t> weights{std::uint64_t{1} << 62}, next_weights;
-        std::size_t i = 0, probes = 0;
-        bool more = false; // a task of this level was split
-        bool done = false;
-    };
-
-    // Worker processes explore the tasks; not after an uncontrolled probe: stuck threads of this
-    // process may hold locks a fork copies.
-    bool forking() const { return can_fork && o_.jobs > 1 && divided_ && !stuck_; }
+    // Worker processes explore the tasks (not under ThreadSanitizer, nor for an undivided search).
+    bool forking() const { return can_fork && o_.jobs > 1 && divided_; }
 
     // Every run of the exploration on the run thread, as one job (bench/README.md, "Per
-    // execution, fifth round": no hand-off between threads a probe or a task); the exploring
-    // thread waits for it. A run left to a stuck thread ends its probe or task here, and the
-    // rest goes on with a fresh controller and run thread.
+    // execution, fifth round": no hand-off between threads a task); the exploring thread waits
+    // for it. A run left to a stuck thread ends its task here, and the rest goes on with a fresh
+    // controller and run thread.
     void drive_all() {
         for (;;) {
             Controller& ctl = controller();
@@ -498,143 +505,108 @@ private:
                 return;
             }
             const std::shared_ptr<Unit> u = std::move(unit_);
-            if (u->probe) {
-                finish(ctl, *u->st, nullptr, true);
-                split_next(probe_found(*u, ctl), true);
-            } else {
-                end_task(*task_, task_result(*u, ctl, true));
-            }
+            end_task(*task_, task_result(*u, ctl, true));
         }
     }
 
-    // On the run thread: the exploration's runs from where they are: the split's probes, then,
-    // in one process, the tasks one after the other in canonical order, each the next to merge,
-    // with exactly the budget left. False when a run was left to a stuck thread (unit_ is its
-    // probe or task).
+    // On the run thread: in one process, the tasks one after the other in canonical order, each
+    // the next to merge, with exactly the budget left. False when a run was left to a stuck
+    // thread (unit_ is its task).
     bool drive(Controller& ctl) {
-        if (!split_on(ctl))
-            return false;
         if (!tree_)
             tree_.emplace(top());
         if (forking())
             return true;
         while (TaskTree::Node* n = tree_->take()) {
+            if (n->task.other_part) {
+                end_task(*n, elsewhere(false));
+                continue;
+            }
             task_ = n;
             const std::shared_ptr<Unit> u = unit_ = std::make_shared<Unit>();
             u->strategy = make_strategy(o_, n->task);
             ctl.use(*u->strategy);
-            if (!task_runs(*u, ctl, n->task, o_.max_executions - report_.executions))
+            if (!task_runs(*u, ctl, n->task, budget(n->task)))
                 return false;
             end_task(*n, task_result(*u, ctl, false));
         }
         return true;
     }
 
+    // The runs a task may take: the budget left; for the root in a part other than the first,
+    // every run, since every part needs all the children it hands on.
+    std::uint64_t budget(const TaskRoot& t) const {
+        return shared_root(t) ? std::numeric_limits<std::uint64_t>::max()
+                              : o_.max_executions - report_.executions;
+    }
+
+    // The root of a divided search in a part other than the first: each part explores it to know
+    // the tasks it hands on, the first part reports it.
+    bool shared_root(const TaskRoot& t) const {
+        return divided_ && o_.shard != 1 && t.path.size() == 1;
+    }
+
+    // A result that merges nothing: a task dealt to another part, or the shared root (which keeps
+    // whether it was uncontrolled: the part cannot go on).
+    static TaskResult elsewhere(bool uncontrolled) {
+        TaskResult r;
+        r.elsewhere = true;
+        r.uncontrolled = uncontrolled;
+        r.exhausted = !uncontrolled;
+        r.ended_at_last = true;
+        return r;
+    }
+
     void end_task(TaskTree::Node& n, TaskResult r) {
-        for (TaskRoot& c : r.children)
-            tree_->hand_on(n, std::move(c));
-        r.children.clear();
+        if (divided_ && n.task.path.size() == 1)
+            division_ = r.first_run;
+        if (shared_root(n.task))
+            r = elsewhere(r.uncontrolled);
         tree_->done(n, std::move(r),
                     [&](TaskTree::Node& c) { return commit(*c.result, c.task.path); });
     }
 
-    // On the run thread: the split's probes from where it is; false when one was left.
-    bool split_on(Controller& ctl) {
-        Split& s = split_;
-        while (!s.done) {
-            if (s.i == 0 && (s.tasks.size() >= split_target || stuck_ || refused_)) {
-                s.done = true;
-                break;
+    // Children a task handed on at once join the tree (engine/task_tree.hpp). With shards, the
+    // root's are dealt to the parts as they come, each to the part with the least so far, a
+    // child's size taken as its share of the root's if every hand-off split what the root had
+    // left evenly between the root and the children (docs/explore.md, "More than one machine").
+    void adopt(TaskTree::Node& parent, std::vector<TaskRoot> batch) {
+        if (parent.task.path.size() == 1 && o_.shards > 1) {
+            const std::uint64_t share = root_share_ / (batch.size() + 1);
+            loads_[0] -= root_share_ - share;
+            root_share_ = share;
+            for (TaskRoot& c : batch) {
+                const auto part = static_cast<std::size_t>(
+                    std::min_element(loads_.begin(), loads_.end()) - loads_.begin());
+                loads_[part] += share;
+                c.other_part = part + 1 != o_.shard;
             }
-            const bool probing = !s.leaf[s.i] &&
-                                 s.next.size() + (s.tasks.size() - s.i) < split_target &&
-                                 s.probes < max_probes && !stuck_ && !refused_;
-            if (!probing) {
-                split_next(std::nullopt, false);
-                continue;
-            }
-            ++s.probes;
-            const std::shared_ptr<Unit> u = unit_ = std::make_shared<Unit>();
-            u->probe = true;
-            u->strategy = make_probe(s.tasks[s.i], o_.mode == explore_mode::dpor, u->node);
-            ctl.use(*u->strategy);
-            u->st = std::make_shared<RunState>();
-            if (!body_run(ctl, u->st))
-                return false;
-            finish(ctl, *u->st, nullptr, false);
-            split_next(probe_found(*u, ctl), true);
         }
-        return true;
+        for (TaskRoot& c : batch)
+            tree_->hand_on(parent, std::move(c));
     }
 
-    // A probe's run is done (or left): the node it found, none when the run ended first or was
-    // uncontrolled (the task that has this run reports it: no more probes).
-    std::optional<SplitNode> probe_found(Unit& u, const Controller& ctl) {
-        if (ctl.uncontrolled()) {
-            stuck_ = true;
-            return std::nullopt;
-        }
-        if (ctl.refused()) { // likewise: an object shared by two runs
-            refused_ = true;
-            return std::nullopt;
-        }
-        return std::move(u.node);
-    }
-
-    // The split's task i is done: replaced by `node`'s children, or kept (a leaf when `probed`
-    // found no node).
-    void split_next(std::optional<SplitNode> node, bool probed) {
-        Split& s = split_;
-        if (probed && !node)
-            s.leaf[s.i] = 1;
-        if (!node) {
-            s.next.push_back(std::move(s.tasks[s.i]));
-            s.next_leaf.push_back(s.leaf[s.i]);
-            s.next_weights.push_back(s.weights[s.i]);
-        } else {
-            for (TaskRoot& c : node->children) {
-                s.next.push_back(std::move(c));
-                s.next_leaf.push_back(0);
-                s.next_weights.push_back(s.weights[s.i] / node->children.size());
-            }
-            s.more = true;
-        }
-        if (++s.i < s.tasks.size())
-            return;
-        s.tasks = std::exchange(s.next, {});
-        s.leaf = std::exchange(s.next_leaf, {});
-        s.weights = std::exchange(s.next_weights, {});
-        s.i = 0;
-        s.done = !s.more;
-        s.more = false;
-    }
-
-    // The top of the search as the probe runs divided it, all parts' tasks (what tells the parts of
-    // one search from those of another body's with the same options).
-    static std::string division(const std::vector<TaskRoot>& top) {
-        std::uint64_t h = engine::hash_mix(0x5f9e, top.size());
-        for (const TaskRoot& t : top)
-            for (const char c : encode(t))
+    // The steps of the search's first run, which every part of a divided search takes (what
+    // tells the parts of one search from those of another body's with the same options).
+    static std::string division(const std::vector<StepRecord>& path) {
+        std::uint64_t h = engine::hash_mix(0x5f9e, path.size());
+        for (const StepRecord& r : path) {
+            h = engine::hash_mix(h, r.key.thread);
+            h = engine::hash_mix(h, static_cast<std::uint64_t>(r.key.op) << 1 | r.key.yield);
+            for (const char c : r.key.object)
                 h = engine::hash_mix(h, static_cast<unsigned char>(c));
-        return fmt::format("{}:{:016x}", top.size(), h);
+        }
+        return fmt::format("{}:{:016x}", path.size(), h);
     }
 
-    // The split's tasks, numbered, this part's (shards).
-    std::vector<TaskRoot> top() {
-        std::vector<TaskRoot> top = std::move(split_.tasks);
-        for (std::uint32_t i = 0; i < top.size(); ++i)
-            top[i].path = {i};
-        division_ = division(top);
-        if (o_.shards > 1) { // this part's top tasks (an undivided search: all in part 1)
-            const std::vector<std::uint32_t> part =
-                engine::deal_to_parts(split_.weights, o_.shards);
-            std::vector<TaskRoot> mine;
-            for (std::size_t i = 0; i < top.size(); ++i)
-                if (part[i] == o_.shard)
-                    mine.push_back(std::move(top[i]));
-            top = std::move(mine);
-        }
-        return top;
+    // The top of the search: its root, one task, which hands on the rest as it goes (an undivided
+    // search is all in part 1).
+    std::vector<TaskRoot> top() const {
+        if (!divided_ && o_.shard != 1)
+            return {};
+        TaskRoot root;
+        root.path = {0};
+        return {root};
     }
 
     // On the run thread: a task's runs, up to `budget` of them; false when one was left.
@@ -643,7 +615,9 @@ private:
             u.st = std::make_shared<RunState>();
             if (!body_run(ctl, u.st))
                 return false;
-            finish(ctl, *u.st, &u.r, false);
+            finish(ctl, *u.st, u.r, false);
+            if (root.path.size() == 1 && u.r.first_run.empty())
+                u.r.first_run = division(ctl.path());
             count(ctl, u.r);
             if (!in_worker_) // this process explores: what it merged and this task's
                 progress_.show(report_.executions + u.r.runs, sampled_total());
@@ -668,7 +642,7 @@ private:
     // session is closed here).
     TaskResult task_result(Unit& u, Controller& ctl, bool left) {
         if (left) {
-            finish(ctl, *u.st, &u.r, true);
+            finish(ctl, *u.st, u.r, true);
             count(ctl, u.r);
             u.more = false;
         }
@@ -699,18 +673,25 @@ private:
     }
 
     // Another budget of runs is spent: the strategy's alternatives at its shallowest node become
-    // the task's children (engine/task_tree.hpp), numbered on from those handed on before.
-    static void hand_off(Strategy& strategy, const TaskRoot& root, TaskResult& r) {
-        std::vector<TaskRoot> children;
-        strategy.hand_off(children);
-        for (TaskRoot& c : children) {
+    // the task's children (engine/task_tree.hpp), numbered on from those handed on before. They
+    // join the tree at once: a worker sends them to the exploring process, whose other workers
+    // may take them while this task goes on.
+    void hand_off(Strategy& strategy, const TaskRoot& root, TaskResult& r) {
+        std::vector<TaskRoot> batch;
+        strategy.hand_off(batch);
+        if (batch.empty())
+            return;
+        for (TaskRoot& c : batch) {
             c.path = root.path;
-            c.path.push_back(static_cast<std::uint32_t>(r.children.size()));
-            r.children.push_back(std::move(c));
+            c.path.push_back(r.handed++);
         }
+        if (to_parent_ >= 0)
+            send_message(to_parent_, encode(batch), children_bit);
+        else
+            adopt(*task_, std::move(batch));
     }
 
-    // The controller of the exploration's probes and tasks, one after the other, so that the OS
+    // The controller of the exploration's tasks, one after the other, so that the OS
     // threads it keeps serve them all; a fresh one after one was left to a stuck thread.
     Controller& controller() {
         if (controller_ && controller_->orphaned())
@@ -734,10 +715,10 @@ private:
 
     // `jobs` processes forked from this one explore the tasks, each taking the first one in
     // canonical order when it is done with its last, with the whole budget (the merge cuts them);
-    // the children a task hands on come back with its result and join the tree. A worker whose
-    // task was uncontrolled ends after its result (its stuck threads with it); the tasks after
-    // that one are not needed: workers on them are stopped, and none is given out. Once the merge
-    // is done (a bound, or every task), the workers are stopped.
+    // the children a task hands on come back as they are handed on and join the tree. A worker
+    // whose task was uncontrolled ends after its result (its stuck threads with it); the tasks
+    // after that one are not needed: workers on them are stopped, and none is given out. Once the
+    // merge is done (a bound, or every task), the workers are stopped.
     void in_workers(TaskTree& tree) {
         const std::size_t n = o_.jobs;
         std::vector<int> cpus;
@@ -807,6 +788,10 @@ private:
         std::uint64_t delivered = 0; // the workers' executions so far, for the progress line
         const auto give = [&](Worker& w) {
             TaskTree::Node* t = tree.take(cut ? &*cut : nullptr);
+            while (t && t->task.other_part) {
+                end_task(*t, elsewhere(false));
+                t = tree.take(cut ? &*cut : nullptr);
+            }
             if (!t)
                 return;
             const std::string message = encode(t->task);
@@ -843,11 +828,15 @@ private:
                     if (!read_all(w.from, &size, sizeof size))
                         throw std::runtime_error(fmt::format(
                             "sfg::explore: worker process {} ended without its result", w.pid));
-                    std::string payload(size & ~(std::uint64_t{1} << 63), '\0');
+                    std::string payload(size & ~(error_bit | children_bit), '\0');
                     if (!read_all(w.from, payload.data(), payload.size()))
                         throw std::runtime_error("sfg::explore: a worker's pipe broke");
-                    if (size >> 63) // the worker's task threw
+                    if (size & error_bit) // the worker's task threw
                         throw std::runtime_error(payload);
+                    if (size & children_bit) { // its task goes on
+                        adopt(*w.task, decode_batch(payload));
+                        continue;
+                    }
                     TaskResult r = decode(payload);
                     delivered += r.runs;
                     progress_.show(delivered);
@@ -862,11 +851,7 @@ private:
                             if (o.task && !(o.task->task.path < *cut)) // not needed
                                 end_worker(o);
                     }
-                    for (TaskRoot& c : r.children)
-                        tree.hand_on(t, std::move(c));
-                    r.children.clear();
-                    tree.done(t, std::move(r),
-                              [&](TaskTree::Node& c) { return commit(*c.result, c.task.path); });
+                    end_task(t, std::move(r));
                 }
             }
         } catch (...) {
@@ -895,6 +880,7 @@ private:
         (void)run_thread_.release(); // the parent's: its thread is not in this process
         (void)controller_.release(); // nor are the parent's controller's threads
         std::signal(SIGPIPE, SIG_IGN);
+        to_parent_ = out;
         try {
             for (std::uint64_t size = 0;
                  read_all(in, &size, sizeof size) && size != ~std::uint64_t{0};) {
@@ -904,17 +890,19 @@ private:
                 std::string payload, error;
                 bool stuck = false;
                 try {
-                    const TaskResult r = explore_task(decode_root(message), o_.max_executions);
+                    const TaskRoot root = decode_root(message);
+                    const TaskResult r = explore_task(
+                        root, shared_root(root) ? std::numeric_limits<std::uint64_t>::max()
+                                                : o_.max_executions);
                     stuck = r.uncontrolled;
                     payload = encode(r);
                 } catch (const std::exception& e) {
                     error = e.what();
                 }
-                const std::string& body = error.empty() ? payload : error;
-                const std::uint64_t reply =
-                    body.size() | (error.empty() ? 0 : std::uint64_t{1} << 63);
-                write_all(out, &reply, sizeof reply);
-                write_all(out, body.data(), body.size());
+                if (error.empty())
+                    send_message(out, payload, 0);
+                else
+                    send_message(out, error, error_bit);
                 if (stuck) // a thread of this process may be stuck for good: the process goes
                     break;
             }
@@ -928,6 +916,10 @@ private:
     // turn would have stopped; false there (max_executions, a task cut short, an uncontrolled
     // run).
     bool commit(TaskResult& t, const std::vector<std::uint32_t>& path) {
+        if (t.elsewhere) {
+            uncontrolled_ = uncontrolled_ || t.uncontrolled;
+            return !t.uncontrolled;
+        }
         const std::uint64_t left = o_.max_executions - report_.executions;
         if (left == 0) { // not explored: the budget was spent
             stopped_ = true;
@@ -987,7 +979,7 @@ private:
             part_.index = o_.shard;
             part_.count = o_.shards;
             part_.options = options_text(o_, spec_ != nullptr);
-            part_.division = division_;
+            part_.division = !divided_ ? "undivided" : division_.empty() ? "none" : division_;
             part_.executions = out.executions;
             part_.classes_are_executions = by_executions;
             if (!by_executions)
@@ -1022,14 +1014,14 @@ private:
         return true;
     }
 
-    // A run's findings go to `into` (none: a probe's are dropped). `left`: its threads were left
-    // stuck (its session is closed here).
-    void finish(Controller& ctl, RunState& st, TaskResult* into, bool left) {
+    // A run's findings go to `into`. `left`: its threads were left stuck (its session is closed
+    // here).
+    void finish(Controller& ctl, RunState& st, TaskResult& into, bool left) {
         if (left)
             st.s->close();
         else if (st.error && !ctl.abandoned())
             main_error(ctl, st.error);
-        if (ctl.blocked() || !into) { // no execution (dpor: equivalent to one explored)
+        if (ctl.blocked()) { // no execution (dpor: equivalent to one explored)
             main_findings_.clear();
             return;
         }
@@ -1039,13 +1031,13 @@ private:
         std::optional<std::string> schedule, table;
         const auto keep = [&](const std::string& kind, const std::string& analysis,
                               const std::string& var, const std::string& message) {
-            if (!kept(*into, kind, analysis, var, ctl.path().size()))
+            if (!kept(into, kind, analysis, var, ctl.path().size()))
                 return;
             if (!schedule) {
                 schedule = replay_string(ctl.schedule());
                 table = step_table(ctl);
             }
-            record(*into, kind, analysis, var, message, *schedule, *table, ctl.path().size());
+            record(into, kind, analysis, var, message, *schedule, *table, ctl.path().size());
         };
         for (const finding& f : session_findings)
             keep(f.kind, f.analysis, f.var, f.message);
@@ -1094,16 +1086,17 @@ private:
     // Shared with the run threads: a run left to a stuck thread keeps it.
     std::shared_ptr<const std::function<void()>> body_;
     explore_options o_;
-    bool stuck_ = false;   // a probe run was uncontrolled
-    bool refused_ = false; // a probe run met an object of an earlier run
     bool divided_ = false; // the search is divided into tasks (dpor and naive, unbounded)
+    // Shards: what the root has left of the search, and each part's share so far (adopt()).
+    std::uint64_t root_share_ = std::uint64_t{1} << 62;
+    std::vector<std::uint64_t> loads_;
+    int to_parent_ = -1; // a worker's pipe to the exploring process
     // What commit() merged so far.
     explore_report report_;
     std::map<Key, Kept> kept_;
     bool stopped_ = false, pruned_ = false, uncontrolled_ = false;
-    Split split_;
-    std::optional<TaskTree> tree_; // the split's tasks, once it is done
-    // The probe or task whose runs are under way on the run thread, and the task's node.
+    std::optional<TaskTree> tree_;
+    // The task whose runs are under way on the run thread, and its node.
     std::shared_ptr<Unit> unit_;
     TaskTree::Node* task_ = nullptr;
     std::unique_ptr<RunThread> run_thread_;
@@ -1111,7 +1104,7 @@ private:
     std::vector<OwnFinding> main_findings_;
     std::set<ClassId> classes_;
     FoataScratch foata_;
-    std::string division_; // of the whole search (parts of one search have the same)
+    std::string division_; // of the whole search (parts of one search have the same): adopt()
     ExplorePart part_;
     // On standard error when it is a terminal (docs/explore.md, "Progress"); erased before the
     // report is returned.

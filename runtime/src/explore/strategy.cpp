@@ -166,84 +166,6 @@ private:
     engine::PctScheduler pct_;
 };
 
-class Probe final : public Strategy {
-public:
-    Probe(TaskRoot root, bool dpor, std::optional<SplitNode>& out)
-        : root_(std::move(root)), dpor_(dpor), out_(out) {}
-
-    void begin_run() override { sleep_ = root_.sleep; }
-
-    std::optional<Choice> choose(const Decision& d) override {
-        const auto awake = [&](std::uint32_t t) { return t >= sleep_.size() || !sleep_[t]; };
-        std::vector<std::uint32_t> options;
-        for (std::uint32_t t : *d.enabled)
-            if (!dpor_ || awake(t))
-                options.push_back(t);
-        if (d.depth >= root_.prefix.size() && options.size() >= 2) { // the first choice
-            SplitNode node;
-            node.path.assign(taken_.begin(), taken_.end());
-            std::vector<std::uint8_t> explored = sleep_;
-            for (std::uint32_t t : options) {
-                TaskRoot child;
-                child.prefix = node.path;
-                child.prefix.push_back(t);
-                if (dpor_)
-                    child.sleep = after(d, explored, t);
-                if (explored.size() <= t)
-                    explored.resize(t + 1, 0);
-                explored[t] = 1;
-                node.children.push_back(std::move(child));
-            }
-            out_ = std::move(node);
-            return Choice{0, nullptr, true};
-        }
-        std::uint32_t t = 0;
-        if (d.depth < root_.prefix.size()) { // root_.sleep is the sleep set after these
-            const std::optional<std::uint32_t> s = root_step(root_, d);
-            if (!s)
-                return std::nullopt;
-            taken_.push_back(*s);
-            return Choice{*s, expected_step({}, root_, d.depth)};
-        } else if (!options.empty()) {
-            t = options.front();
-            if (dpor_)
-                sleep_ = after(d, sleep_, t);
-        } else {
-            return Choice{0, nullptr, true}; // every enabled thread sleeps: no subtree here
-        }
-        taken_.push_back(t);
-        return Choice{t, nullptr};
-    }
-
-    void end_run(const std::vector<StepKey>& path) override {
-        if (out_) // the steps to the node, for its tasks to check their replays against
-            for (TaskRoot& c : out_->children)
-                c.keys.assign(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(std::min(
-                                                               path.size(), out_->path.size())));
-    }
-    bool next_run() override { return false; }
-    bool yield_blocks() const override { return !dpor_; }
-
-private:
-    // The sleep set after t's step from a node with sleep set `sleep`: the sleeping threads whose
-    // next steps are independent of it (the engine's rule).
-    static std::vector<std::uint8_t>
-    after(const Decision& d, const std::vector<std::uint8_t>& sleep, std::uint32_t t) {
-        std::vector<std::uint8_t> out(sleep.size(), 0);
-        const Event* step = (*d.next)[t];
-        for (std::uint32_t q = 0; q < sleep.size(); ++q)
-            out[q] = sleep[q] && q != t && q < d.next->size() && (*d.next)[q] && step &&
-                     !dependent(*(*d.next)[q], *step);
-        return out;
-    }
-
-    TaskRoot root_;
-    bool dpor_;
-    std::optional<SplitNode>& out_;
-    std::vector<std::uint8_t> sleep_;
-    std::vector<std::uint32_t> taken_;
-};
-
 class Replay final : public Strategy {
 public:
     explicit Replay(std::vector<std::uint32_t> s) : schedule_(std::move(s)) {}
@@ -288,10 +210,6 @@ std::unique_ptr<Strategy> make_random(std::uint64_t seed) {
 std::unique_ptr<Strategy> make_pct(std::uint64_t seed, unsigned depth) {
     return std::make_unique<Pct>(seed, depth);
 }
-std::unique_ptr<Strategy> make_probe(TaskRoot root, bool dpor, std::optional<SplitNode>& out) {
-    return std::make_unique<Probe>(std::move(root), dpor, out);
-}
-
 std::unique_ptr<Strategy> make_replay(std::vector<std::uint32_t> schedule) {
     return std::make_unique<Replay>(std::move(schedule));
 }

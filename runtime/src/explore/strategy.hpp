@@ -83,25 +83,19 @@ struct TaskRoot {
     std::vector<std::uint32_t> path; // its place in the task tree (engine/task_tree.hpp)
     std::vector<std::uint32_t> prefix;
     std::vector<std::uint8_t> sleep;
-    std::vector<StepKey> keys; // the prefix's steps as the probe that found the root took them
+    std::vector<StepKey> keys; // the prefix's steps as the run that handed the task on took them
+    // Dealt to another part of a sharded search (docs/explore.md, "More than one machine"): not
+    // explored here.
+    bool other_part = false;
 };
 
-// The step a run must repeat at depth d, if any: the last run's, else the one the probe that
-// found the task's root took.
+// The step a run must repeat at depth d, if any: the last run's, else the one the run that handed
+// the task on took.
 const StepKey* expected_step(const std::vector<StepKey>& last, const TaskRoot& root,
                              std::size_t depth);
 // At a depth above the task's root: the thread of the root's path, or none when it cannot step
 // there (the body's nondeterminism).
 std::optional<std::uint32_t> root_step(const TaskRoot& root, const Decision& d);
-
-// What a probe run (make_probe) finds below a task's root: the first node where the task's
-// search has a choice (two enabled threads, for dpor two awake), the threads that reach it and
-// the ones to branch to there, each with the sleep set it starts with (dpor: as if they were
-// explored in thread order, the earlier ones covered). None when the run ends first.
-struct SplitNode {
-    std::vector<std::uint32_t> path;
-    std::vector<TaskRoot> children;
-};
 
 std::unique_ptr<Strategy> make_naive(std::optional<unsigned> max_preemptions, TaskRoot root = {});
 std::unique_ptr<Strategy> make_random(std::uint64_t seed);
@@ -109,11 +103,6 @@ std::unique_ptr<Strategy> make_pct(std::uint64_t seed, unsigned depth);
 std::unique_ptr<Strategy> make_replay(std::vector<std::uint32_t> schedule);
 // Source-DPOR with sleep sets (dpor.cpp): one run per Mazurkiewicz class.
 std::unique_ptr<Strategy> make_dpor(TaskRoot root = {});
-// Follows root's prefix, then the only choice there is, until the first node with a choice:
-// records it in `out` and gives the run up. `dpor`: the sleep sets of dpor's search (else
-// naive's, without a preemption bound).
-std::unique_ptr<Strategy> make_probe(TaskRoot root, bool dpor, std::optional<SplitNode>& out);
-
 // Replay strings (docs/explore.md, "Replaying a schedule"): "sfg1:" and the threads of the
 // steps, by number in creation order (main is 0), '.'-separated, a run of k equal ones as t*k.
 std::string replay_string(const std::vector<std::uint32_t>& threads);

@@ -19,10 +19,19 @@ namespace {
 
 constexpr int max_spins = 100;
 
+// Whether the calling thread holds the lock; not when it was held by the same OS thread in an
+// earlier run of an exploration: the controller refuses the object at its point.
+bool held_here(const detail::lock_object& o) {
+    if (o.holder.load(std::memory_order_relaxed) != std::this_thread::get_id())
+        return false;
+    const Control* c = control();
+    return !c || !c->outlived(o);
+}
+
 } // namespace
 
 void mutex::lock() {
-    if (obj_.holder.load(std::memory_order_relaxed) == std::this_thread::get_id()) {
+    if (held_here(obj_)) {
         // std::mutex would deadlock (or worse): the operation cannot go on.
         const std::string what = "lock '" + obj_.name + "' locked again by the thread holding it";
         std::optional<finding> f = detail::misuse(obj_, what);
@@ -56,7 +65,7 @@ void mutex::lock() {
 }
 
 bool mutex::try_lock() {
-    if (obj_.holder.load(std::memory_order_relaxed) == std::this_thread::get_id())
+    if (held_here(obj_))
         return false;
     if (Control* c = control()) {
         Point p;

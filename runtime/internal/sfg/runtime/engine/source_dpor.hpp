@@ -26,6 +26,9 @@
 //                       whether p's step s can run before events()[i] (it may call simulate())
 //   bool never_reversed(const Step& s)  (optional) reversible() is false, or started_by() true,
 //                       for every event s depends on: a blocked s's race analysis is skipped
+//   bool reads_vary(const Step& s)  (optional) s's dependence is what it met (an await that reads
+//                       what its evaluation needs): when s was enabled by the event it races with,
+//                       another thread may enable it instead, reading other objects
 #pragma once
 
 #include <algorithm>
@@ -235,7 +238,7 @@ public:
         }
         set(clock, p, static_cast<std::uint32_t>(events_of(p).size() + 1));
         for (std::size_t i : races)
-            reverse(i, p, clock);
+            reverse(i, p, step, clock);
     }
 
     // Whether `step` can be taken after pre(E, e).notdep(e, E), e = events()[i]: the events after
@@ -264,6 +267,12 @@ private:
     bool never_reversed(const Step& step) const {
         if constexpr (requires { sys_.never_reversed(step); })
             return sys_.never_reversed(step);
+        else
+            return false;
+    }
+    bool reads_vary(const Step& step) const {
+        if constexpr (requires { sys_.reads_vary(step); })
+            return sys_.reads_vary(step);
         else
             return false;
     }
@@ -317,7 +326,8 @@ private:
     // initial of v = notdep(e, E).p is already in backtrack(E') or sleeps there (then it is
     // covered), add one, E' = pre(E, e). The initials are computed from the clocks: the first
     // event of a thread in v is an initial when nothing of v happens before it.
-    void reverse(std::size_t i, std::uint32_t p, const std::vector<std::uint32_t>& clock) {
+    void reverse(std::size_t i, std::uint32_t p, const Step& step,
+                 const std::vector<std::uint32_t>& clock) {
         const Event& e = events_[i];
         const std::vector<std::uint32_t>& upto = frames_[i + 1].count; // events up to e
         const std::size_t nt = std::max(evidx_.size(), std::size_t{p} + 1);
@@ -357,7 +367,14 @@ private:
                 set(f.backtrack, q, std::uint8_t{1});
                 return;
             }
-        // Every initial is blocked before e: e enabled it (the second change covers it).
+        // Every initial is blocked before e: e enabled it (the second change covers it), unless
+        // the step's dependence is what it met: another thread may enable it instead, with other
+        // objects read, in an order no race of this path shows. Every thread awake there is
+        // explored.
+        if (reads_vary(step))
+            for (std::uint32_t q = 0; q < sys_.threads(f.node); ++q)
+                if (sys_.enabled(f.node, q) && !at(f.sleep, q))
+                    set(f.backtrack, q, std::uint8_t{1});
     }
 
     const System& sys_;

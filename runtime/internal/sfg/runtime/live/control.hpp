@@ -79,6 +79,10 @@ public:
     // body did something sfg does not control. Gives the run up and throws abandoned_run (unless
     // the thread is unwinding already).
     virtual void await_turned_false() = 0;
+    // Whether `o` was used by an earlier run than the calling thread's: what it holds (a lock's
+    // holder) is not this run's, and its next point refuses it (docs/explore.md, "What it
+    // refuses").
+    virtual bool outlived(const object&) const { return false; }
 };
 
 // Evaluates an await's condition once, its loads neither scheduling points nor recorded, and
