@@ -11,7 +11,8 @@
 // and the generated rows of bench/spin_vs_check.sh. bench/explore_programs.sh runs rounds of it
 // and prints explore / check per execution.
 //
-// Counters: executions, classes, cpu_per_exec (process CPU time an execution).
+// Counters: executions, classes, cpu_per_exec (process CPU time an execution); check's rows also
+// sleep_blocked (dpor's abandoned paths, as in bench/check.cpp).
 #include "explore_translation.hpp"
 
 #include "sfg/checker/checker.hpp"
@@ -152,6 +153,7 @@ void run_check(benchmark::State& state, const Program& p, Counts& seen) {
     }
     seen = {r.stats.executions, r.classes};
     count(state, r.stats.executions, r.classes);
+    state.counters["sleep_blocked"] = static_cast<double>(r.stats.sleep_blocked);
 }
 
 void run_explore(benchmark::State& state, const Program& p, const Counts& check) {
