@@ -155,6 +155,14 @@ void Controller::use(Strategy& strategy) {
     uncontrolled_ = false;
 }
 
+void Controller::begin_exploration() {
+    std::lock_guard lk(mu_);
+    objects_.clear();
+    object_names_.clear();
+    object_keys_.clear();
+    met_ = {};
+}
+
 bool Controller::run(RunThread& rt, std::function<void()> job) {
     {
         std::lock_guard lk(mu_);

@@ -133,6 +133,12 @@ public:
     // turn, with its kept threads; not an orphaned one).
     void use(Strategy& strategy);
     bool orphaned() const { return orphaned_; }
+    // Whether a kept controller can serve an exploration with these options; then, before its
+    // first run, begin_exploration() numbers its objects anew.
+    bool fits(std::uint64_t max_steps, std::chrono::milliseconds uncontrolled_after) const {
+        return max_steps == max_steps_ && uncontrolled_after == uncontrolled_after_;
+    }
+    void begin_exploration();
 
     // A run: the calling thread is its main thread (0) until run_ends(), which waits until every
     // thread of the run has ended; false when the run was left meanwhile (its job must touch

@@ -216,6 +216,23 @@ struct LeaveOrphaned {
 };
 using ControllerPtr = std::unique_ptr<Controller, LeaveOrphaned>;
 
+// The controller and run thread of the last exploration of this process, kept for the next one:
+// their OS threads (the run thread, the watchdog, a worker a thread of a run) cost more than a
+// small exploration's runs (bench/README.md, "Per execution, on the programs"). Never destroyed:
+// idle threads are left to the process's exit. A fork's child has none of their threads: it keeps
+// nothing of its parent's (pid).
+struct KeptThreads {
+    std::mutex mu;
+    ControllerPtr controller;
+    std::unique_ptr<RunThread> run_thread;
+    pid_t pid = 0;
+};
+
+KeptThreads& kept_threads() {
+    static auto* k = new KeptThreads;
+    return *k;
+}
+
 // Task results over a pipe: numbers and length-prefixed strings.
 class Writer {
 public:
@@ -449,6 +466,20 @@ public:
             in_workers(*tree_);
         return report(*tree_);
     }
+
+    // The controller and run thread go on serving the next exploration (KeptThreads), unless
+    // they were left to a stuck thread.
+    ~Exploration() {
+        if (!controller_ || controller_->orphaned() || !run_thread_ || in_worker_)
+            return;
+        KeptThreads& k = kept_threads();
+        std::lock_guard lk(k.mu);
+        k.controller = std::move(controller_);
+        k.run_thread = std::move(run_thread_);
+        k.pid = ::getpid();
+    }
+    Exploration(const Exploration&) = delete;
+    Exploration& operator=(const Exploration&) = delete;
 
     std::uint64_t distinct_classes() const { return classes_.size(); }
     // After run(), with part_file: the part to write.
@@ -695,7 +726,22 @@ private:
     // threads it keeps serve them all; a fresh one after one was left to a stuck thread.
     Controller& controller() {
         if (controller_ && controller_->orphaned())
-            controller_.reset(); // left, not destroyed (LeaveOrphaned)
+            controller_.reset();        // left, not destroyed (LeaveOrphaned)
+        if (!controller_ && !reused_) { // the last exploration's, if it fits
+            reused_ = true;
+            KeptThreads& k = kept_threads();
+            std::lock_guard lk(k.mu);
+            if (k.pid == ::getpid() && k.controller &&
+                k.controller->fits(o_.max_steps,
+                                   std::chrono::milliseconds(o_.uncontrolled_after_ms))) {
+                controller_ = std::move(k.controller);
+                run_thread_ = std::move(k.run_thread);
+                controller_->begin_exploration();
+            } else if (k.pid != ::getpid()) { // a fork's child: their threads are not here
+                (void)k.controller.release();
+                (void)k.run_thread.release();
+            }
+        }
         if (!controller_)
             controller_.reset(
                 new Controller(o_.max_steps, std::chrono::milliseconds(o_.uncontrolled_after_ms)));
@@ -1101,6 +1147,7 @@ private:
     TaskTree::Node* task_ = nullptr;
     std::unique_ptr<RunThread> run_thread_;
     ControllerPtr controller_; // see controller()
+    bool reused_ = false;      // controller() looked at the kept one
     std::vector<OwnFinding> main_findings_;
     std::set<ClassId> classes_;
     FoataScratch foata_;
