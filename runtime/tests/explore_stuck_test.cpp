@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -227,4 +228,38 @@ TEST_CASE("explore stuck: a deadlock whose unwinding blocks on a std::mutex held
         CHECK(!r.complete);
     }
     CHECK(reports[0].to_string() == reports[1].to_string());
+}
+
+// The threads an exploration leaves idle serve the next one in the process (docs/explore.md,
+// "How it works"); a fork's child has none of them and starts its own, instead of waiting for
+// threads that are not there.
+TEST_CASE("explore: the next exploration reuses the threads; a fork's child starts its own") {
+    const auto lost_update = [] {
+        sfg::shared<int> x("x", 0);
+        sfg::thread t("t", [&] { x = x + 1; });
+        x = x + 1;
+        t.join();
+    };
+    sfg::explore_options naive;
+    naive.mode = sfg::explore_mode::naive;
+    const sfg::explore_report first = sfg::explore(lost_update, naive);
+    CHECK(first.executions >= 6);
+    CHECK(sfg::explore(lost_update, naive).to_string() == first.to_string());
+    sfg::explore_options other = naive; // another watchdog: other threads
+    other.uncontrolled_after_ms = 2000;
+    CHECK(sfg::explore(lost_update, other).to_string() == first.to_string());
+    CHECK(sfg::explore(lost_update, naive).to_string() == first.to_string()); // kept for the child
+    if (in_process) // ThreadSanitizer does not support threads after a fork
+        return;
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::alarm(30); // a child waiting for its parent's threads is killed, not left hanging
+        const sfg::explore_report r = sfg::explore(lost_update, naive);
+        ::_exit(r.to_string() == first.to_string() ? 0 : 1);
+    }
+    REQUIRE(pid > 0);
+    int status = 0;
+    REQUIRE(::waitpid(pid, &status, 0) == pid);
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
