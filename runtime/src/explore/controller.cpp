@@ -214,6 +214,13 @@ void Controller::watch() {
     std::uint64_t seen = progress_;
     auto since = std::chrono::steady_clock::now();
     while (!stopping_) {
+        if (!in_run_) { // between runs and explorations (a kept controller): asleep until one
+            watch_idle_ = true;
+            watch_cv_.wait(lk, [&] { return in_run_ || stopping_; });
+            watch_idle_ = false;
+            seen = progress_;
+            since = std::chrono::steady_clock::now();
+        }
         watch_cv_.wait_for(lk, grace());
         const auto now = std::chrono::steady_clock::now();
         if (progress_ != seen || !in_run_ || uncontrolled_) {
@@ -306,6 +313,8 @@ void Controller::begin_run() {
     groups_.clear();
     this_index = 0;
     in_run_ = true;
+    if (watch_idle_)
+        watch_cv_.notify_all();
     ++runs_;
     ++progress_;
     strategy_->begin_run();

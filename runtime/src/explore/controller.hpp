@@ -254,6 +254,7 @@ private:
     std::uint64_t progress_ = 0; // bumped whenever the baton moves
     std::chrono::milliseconds uncontrolled_after_;
     std::condition_variable watch_cv_;
+    bool watch_idle_ = false; // the watchdog waits for a run (watch())
     std::thread watchdog_;
     int cpu_ = -1; // where the run's threads run (pin() in controller.cpp); -1: anywhere
     // The end of run()'s job (written under mu_).
