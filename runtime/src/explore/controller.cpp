@@ -682,12 +682,14 @@ void Controller::thread_ends(std::exception_ptr error) {
     wake(lk);
 }
 
-// Every thread that has not run yet runs to its first point (or its end), in creation order,
-// so that every next step is known before the choice: the baton goes to the first of them, and
-// its first point (or end) decides in turn, so that the next fresh one runs, and the last one
-// chooses; not back to the deciding thread after each (one hand-off a fresh thread, not two).
+// Every thread that has not run yet runs to its first point (or its end), so that every next
+// step is known before the choice: the baton goes to one of them, and its first point (or end)
+// decides in turn, so that the next fresh one runs, and the last one chooses; not back to the
+// deciding thread after each (one hand-off a fresh thread, not two). The last in creation order
+// runs first: the first one, which the strategies choose first where they may, then chooses
+// and goes on without a hand-off.
 bool Controller::run_fresh() {
-    for (std::uint32_t t = 0; t < threads_.size(); ++t) {
+    for (std::uint32_t t = static_cast<std::uint32_t>(threads_.size()); t-- > 0;) {
         if (threads_[t]->status != Status::fresh)
             continue;
         threads_[t]->status = Status::first;
