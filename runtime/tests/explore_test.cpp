@@ -295,6 +295,35 @@ TEST_CASE("explore: a body that does something else on a replayed prefix is nond
     CHECK(f->message.find("vw(y)") != std::string::npos);
 }
 
+// A fresh thread waits at the first step its thread took in an earlier run, without running to it
+// (docs/explore.md, "How it works"): a first step that is another one, or none, once it runs, is
+// nondeterminism too.
+TEST_CASE("explore: a thread whose first step differs from an earlier run's is nondeterminism") {
+    for (const bool ends : {false, true}) {
+        CAPTURE(ends);
+        int runs = 0; // state outside sfg: the thread's first step changes after the first run
+        const sfg::explore_report r = sfg::explore(
+            [&] {
+                sfg::volatile_var<int> x("x", 0), y("y", 0);
+                sfg::thread t("t", [&] {
+                    if (runs++ == 0)
+                        x.store(1);
+                    else if (!ends)
+                        y.store(1);
+                });
+                x.store(2);
+                t.join();
+            },
+            mode(sfg::explore_mode::naive));
+        const sfg::explore_finding* f = find(r, "nondeterminism");
+        REQUIRE(f != nullptr);
+        INFO(f->message);
+        CHECK(f->message.find(ends ? "ended before its first sfg operation, vw(x)"
+                                   : "did vw(y) where the same thread's first step was vw(x)") !=
+              std::string::npos);
+    }
+}
+
 TEST_CASE("explore: a thread blocked on a std::mutex is uncontrolled; the exploration stops") {
     std::mutex raw; // not an sfg primitive: the explorer cannot see who holds it
     sfg::explore_options o = mode(sfg::explore_mode::naive);

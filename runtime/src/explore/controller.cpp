@@ -1,9 +1,12 @@
 // The scheduler under sfg::explore (controller.hpp; docs/explore.md, "How it works").
 #include "explore/controller.hpp"
 
+#include "sfg/runtime/engine/foata.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <stdexcept>
@@ -161,6 +164,7 @@ void Controller::begin_exploration() {
     object_names_.clear();
     object_keys_.clear();
     met_ = {};
+    first_points_.clear(); // their events name objects by number
 }
 
 bool Controller::run(RunThread& rt, std::function<void()> job) {
@@ -301,6 +305,7 @@ void Controller::begin_run() {
     names_.clear();
     add_thread("main");
     threads_[0]->status = Status::running;
+    threads_[0]->key = 1;
     names_.push_back("main");
     current_.store(0);
     abandon_ = false;
@@ -447,16 +452,37 @@ detail::Scheduled Controller::point(const detail::Point& p) {
             ++progress_; // unwinding: the watchdog waits for the run's end
         } else if (!refuse_outlived(p)) {
             Thread& th = *threads_[t];
-            th.pending = p;
-            th.object = object_of(p);
-            event_of(th.next, t, p);
-            ++progress_;
-            // Its first point, if it was fresh, goes on with the decision.
-            th.status = Status::parked;
-            decide();
-            park(lk, t); // wakes the thread decide() handed the baton to
-            if (!abandon_)
-                return detail::Scheduled::run;
+            if (th.predicted) { // chosen already, at the step it was predicted to take
+                th.predicted = false;
+                if (as_predicted(t, p)) {
+                    th.pending = p;
+                    ++progress_;
+                    return detail::Scheduled::run;
+                }
+            } else {
+                const bool first = th.status == Status::first;
+                th.pending = p;
+                th.object = object_of(p);
+                event_of(th.next, t, p);
+                // Known from now on: the thread of this key waits there in the next runs. Not
+                // forks and joins (their steps name threads of this run) nor awaits (peeked).
+                if (first && !p.await && p.op != Op::fork && p.op != Op::join && !p.quiet) {
+                    FirstPoint& fp = first_points_[th.key];
+                    fp.p = p;
+                    fp.p.obj = fp.p.lock = nullptr;
+                    fp.p.group = nullptr;
+                    fp.p.names = nullptr;
+                    fp.next = th.next;
+                    fp.object = th.object;
+                }
+                ++progress_;
+                // Its first point, if it was fresh, goes on with the decision.
+                th.status = Status::parked;
+                decide();
+                park(lk, t); // wakes the thread decide() handed the baton to
+                if (!abandon_)
+                    return detail::Scheduled::run;
+            }
         }
     }
     // Given up. Thrown here, with mu_ let go: the unwinding has no cleanup to land on in this
@@ -465,6 +491,36 @@ detail::Scheduled Controller::point(const detail::Point& p) {
     if (p.quiet || std::uncaught_exceptions() > 0)
         return detail::Scheduled::silent;
     throw detail::abandoned_run{};
+}
+
+// Under mu_: thread t, chosen at the first step an earlier run's thread of its key took, has
+// reached its first point p. A different step is the body's nondeterminism: the run is given up.
+bool Controller::as_predicted(std::uint32_t t, const detail::Point& p) {
+    Thread& th = *threads_[t];
+    Event e;
+    event_of(e, t, p);
+    const std::string object = object_of(p);
+    const detail::Point& q = th.pending;
+    const bool same_site =
+        p.line == q.line &&
+        (p.file == q.file || (p.file && q.file && std::strcmp(p.file, q.file) == 0));
+    if (e.op == th.next.op && e.attempt == th.next.attempt && e.yield == th.next.yield &&
+        e.lock == th.next.lock && e.count == th.next.count && p.rmw == q.rmw && same_site &&
+        object == th.object &&
+        std::equal(
+            e.actions.begin(), e.actions.end(), th.next.actions.begin(), th.next.actions.end(),
+            [](const Action& a, const Action& b) { return a.op == b.op && a.object == b.object; }))
+        return true;
+    const auto said = [](const Event& ev, const std::string& obj) {
+        return ev.yield ? std::string("yield") : fmt::format("{}({})", to_string(ev.op), obj);
+    };
+    give_up("nondeterminism", "",
+            fmt::format("nondeterminism: at step {} thread {} did {} where the same thread's "
+                        "first step was {} before (before its first sfg operation the thread "
+                        "read something sfg does not control: a clock, a random number, state "
+                        "outside sfg that other threads change)",
+                        path_.size(), th.name, said(e, object), said(th.next, th.object)));
+    return false;
 }
 
 // Under mu_: an object of the point that an earlier run used lives outside the body (docs/
@@ -529,7 +585,9 @@ void Controller::add_thread(std::string name) {
         t->status = Status::fresh;
         t->pending = {}; // next: written by its first point before anything reads it (parked)
         t->object.clear();
-        t->yielded = t->attempt_ok = t->sleeping = t->holds = t->joining = false;
+        t->yielded = t->attempt_ok = t->sleeping = t->holds = t->joining = t->predicted = false;
+        t->key = 0;
+        t->forks = 0;
         t->reads.clear();
         t->sleeps_on = &t->cv;
     }
@@ -559,13 +617,31 @@ bool Controller::attempt_succeeds() {
 
 void Controller::forked(const detail::GroupImpl& g, const std::vector<std::string>& names) {
     std::lock_guard lk(mu_);
+    const std::uint32_t creator = me();
+    std::uint64_t parent = 0;
+    std::uint32_t fork = 0;
+    if (creator < threads_.size()) {
+        parent = threads_[creator]->key;
+        fork = threads_[creator]->forks++;
+    }
     std::vector<std::uint32_t>& ids = groups_[&g];
     ids.clear();
-    for (const std::string& n : names) {
-        ids.push_back(static_cast<std::uint32_t>(threads_.size()));
-        add_thread(n);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto t = static_cast<std::uint32_t>(threads_.size());
+        ids.push_back(t);
+        add_thread(names[i]);
+        Thread& th = *threads_.back();
+        th.key = engine::hash_mix(engine::hash_mix(parent, fork), i);
+        if (const auto fp = first_points_.find(th.key); fp != first_points_.end() && !abandon_) {
+            th.predicted = true;
+            th.status = Status::parked;
+            th.pending = fp->second.p;
+            th.next = fp->second.next;
+            th.next.thread = t;
+            th.object = fp->second.object;
+        }
         if (!orphaned_) // the exploration may be reading them
-            names_.push_back(n);
+            names_.push_back(names[i]);
     }
 }
 
@@ -579,7 +655,10 @@ void Controller::thread_begins(const detail::GroupImpl& g, std::size_t index) {
     detail::bind_control(this);
     Thread& th = *threads_[t];
     th.sleeping = false; // no longer on its worker's cv
-    wait_turn(lk, t, [&] { return current_ == t && th.status == Status::first; });
+    wait_turn(lk, t, [&] {
+        return current_ == t &&
+               (th.status == Status::first || (th.predicted && th.status == Status::running));
+    });
 }
 
 // The thread waits on its worker's cv for the baton (hand() wakes it there): starting it costs
@@ -658,6 +737,13 @@ void Controller::thread_ends(std::exception_ptr error) {
     if (t == no_thread || t >= threads_.size())
         return;
     Thread& th = *threads_[t];
+    if (th.predicted && !abandon_) // chosen at a first step it never took
+        give_up("nondeterminism", "",
+                fmt::format("nondeterminism: thread {} ended before its first sfg operation, "
+                            "{}({}), which the same thread took first before (it read something "
+                            "sfg does not control)",
+                            th.name, to_string(th.next.op), th.object));
+    th.predicted = false;
     if (error && !abandon_) {
         try {
             std::rethrow_exception(error);

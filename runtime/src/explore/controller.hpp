@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -190,6 +191,13 @@ private:
         std::vector<const detail::object*> reads; // the volatiles that peek loaded
         bool sleeping = false; // waiting on *sleeps_on: a hand-off must notify it
         bool joining = false;  // in await(): waiting for other threads to end
+        // Its place among the run's threads, the same in every run of a deterministic body: its
+        // creator's key, the creator's fork it came from, its index there (forked()).
+        std::uint64_t key = 0;
+        std::uint32_t forks = 0; // forks it made so far
+        // Not started: its first step is the one the thread of its key took first in an earlier
+        // run (first_points_), checked once it reaches it.
+        bool predicted = false;
         Wakeup cv;
         Wakeup* sleeps_on = &cv; // a worker's, until it runs the thread
     };
@@ -285,6 +293,18 @@ private:
         std::uint32_t number = 0;
     };
     std::array<Met, 64> met_{};
+    // The first step of each thread by key, as an earlier run of the exploration took it (a
+    // point's call site and flags, its event, its object's name): a fresh thread whose first
+    // step is known waits, parked there, until it is chosen, instead of a hand-off to run it
+    // to its first point (docs/explore.md, "How it works").
+    struct FirstPoint {
+        detail::Point p;
+        Event next;
+        std::string object;
+    };
+    std::unordered_map<std::uint64_t, FirstPoint> first_points_;
+    // p is the thread's first point, which it was predicted to take: whether it is that step.
+    bool as_predicted(std::uint32_t t, const detail::Point& p);
 };
 
 } // namespace sfg::explore_detail
