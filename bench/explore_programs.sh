@@ -7,15 +7,16 @@
 #   bench/explore_programs.sh [ROUNDS] [BENCHMARK FLAGS...]    # default 5 rounds
 #
 # Environment: SFG_BUILD_DIR (default build-rel: `SFG_BUILD_DIR=build-rel SFG_BUILD_TYPE=Release
-# SFG_TARGET=bench_explore_programs scripts/build.sh`). The benchmark's notes (programs left out,
-# two rows that do not agree) are printed on stderr.
+# SFG_TARGET=bench_explore_programs scripts/build.sh`); REPS (default 1): repetitions of each row
+# in a round, the round's time their median. The benchmark's notes (programs left out, two rows
+# that do not agree) are printed on stderr.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${SFG_BUILD_DIR:-$root/build-rel}
 case $build in /*) ;; *) build=$root/$build ;; esac
 bench=$build/bench/bench_explore_programs
 case ${1:-} in -h | --help)
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
 esac
@@ -26,7 +27,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "$(date -u '+%F %H:%M') UTC, $rounds rounds, load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for round in $(seq "$rounds"); do
-    "$bench" --benchmark_out="$tmp/$round.json" --benchmark_out_format=json "$@" \
+    "$bench" --benchmark_out="$tmp/$round.json" --benchmark_out_format=json \
+        --benchmark_repetitions="${REPS:-1}" "$@" \
         >/dev/null 2>"$tmp/$round.err"
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
@@ -41,7 +43,12 @@ rows = {}
 for r in range(1, rounds + 1):
     with open(f"{tmp}/{r}.json") as f:
         for b in json.load(f)["benchmarks"]:
-            kind, program = b["name"].split("/")[:2]
+            # With repetitions (REPS), a round's row is the median of its repetitions.
+            if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
+                continue
+            if b.get("run_type") == "iteration" and b.get("repetitions", 1) > 1:
+                continue
+            kind, program = b.get("run_name", b["name"]).split("/")[:2]
             ms = b["cpu_time"] * scale[b["time_unit"]]
             rows.setdefault(program, {}).setdefault(kind, []).append(
                 (ms, int(b["executions"]), int(b["classes"])))

@@ -64,7 +64,12 @@ public:
         bool started = false;
     };
 
-    explicit SourceDpor(const System& sys) : sys_(sys) {}
+    // Room for the stack of a run of a few dozen steps from the start: a frame moved when the
+    // stack grows is a frame's vectors moved.
+    explicit SourceDpor(const System& sys) : sys_(sys) {
+        frames_.reserve(64);
+        events_.reserve(64);
+    }
 
     // Starts a search at `root` with a sleep set (a task's; empty: none).
     void reset(Node root, std::vector<std::uint8_t> sleep) {
