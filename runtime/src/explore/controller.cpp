@@ -466,7 +466,8 @@ detail::Scheduled Controller::point(const detail::Point& p) {
                 event_of(th.next, t, p);
                 // Known from now on: the thread of this key waits there in the next runs. Not
                 // forks and joins (their steps name threads of this run) nor awaits (peeked).
-                if (first && !p.await && p.op != Op::fork && p.op != Op::join && !p.quiet) {
+                if (first && th.created_clean && !p.await && p.op != Op::fork && p.op != Op::join &&
+                    !p.quiet) {
                     FirstPoint& fp = first_points_[th.key];
                     fp.p = p;
                     fp.p.obj = fp.p.lock = nullptr;
@@ -588,6 +589,7 @@ void Controller::add_thread(std::string name) {
         t->yielded = t->attempt_ok = t->sleeping = t->holds = t->joining = t->predicted = false;
         t->key = 0;
         t->forks = 0;
+        t->clean = t->created_clean = true;
         t->reads.clear();
         t->sleeps_on = &t->cv;
     }
@@ -620,9 +622,11 @@ void Controller::forked(const detail::GroupImpl& g, const std::vector<std::strin
     const std::uint32_t creator = me();
     std::uint64_t parent = 0;
     std::uint32_t fork = 0;
+    bool clean = false; // a thread of no run: nothing is known of it
     if (creator < threads_.size()) {
         parent = threads_[creator]->key;
         fork = threads_[creator]->forks++;
+        clean = threads_[creator]->clean;
     }
     std::vector<std::uint32_t>& ids = groups_[&g];
     ids.clear();
@@ -632,7 +636,11 @@ void Controller::forked(const detail::GroupImpl& g, const std::vector<std::strin
         add_thread(names[i]);
         Thread& th = *threads_.back();
         th.key = engine::hash_mix(engine::hash_mix(parent, fork), i);
-        if (const auto fp = first_points_.find(th.key); fp != first_points_.end() && !abandon_) {
+        th.clean = th.created_clean = clean;
+        // Only a thread whose creator had received nothing: a value its creator read, or data a
+        // lock or a join handed over, may change its first step from run to run.
+        const auto fp = clean ? first_points_.find(th.key) : first_points_.end();
+        if (fp != first_points_.end() && !abandon_) {
             th.predicted = true;
             th.status = Status::parked;
             th.pending = fp->second.p;
@@ -938,6 +946,33 @@ bool Controller::enabled(std::uint32_t t) const {
     return model_.enabled(th.next);
 }
 
+namespace {
+// Whether a step may hand the thread something another thread did: a value read, data a lock,
+// join, barrier, queue or wake-up hands over, an attempt's outcome, an await's evaluation.
+bool receives(const detail::Point& p) {
+    if (p.yield)
+        return false;
+    if (p.await || p.rmw || p.attempt)
+        return true;
+    switch (p.op) {
+    case Op::write:
+    case Op::release:
+    case Op::vol_write:
+    case Op::barrier_enter:
+    case Op::fork:
+    case Op::begin:
+    case Op::end:
+    case Op::enqueue:
+    case Op::cond_wait:
+    case Op::cond_notify:
+    case Op::cond_notifyall:
+        return false;
+    default:
+        return true;
+    }
+}
+} // namespace
+
 // Thread t takes its pending step: the model follows it, and the run records it.
 void Controller::take(std::uint32_t t) {
     ++progress_;
@@ -953,6 +988,7 @@ void Controller::take(std::uint32_t t) {
         if (u != t)
             threads_[u]->yielded = false;
     th.yielded = p.yield;
+    th.clean = th.clean && !receives(p);
     th.attempt_ok = model_.apply(th.next);
     r.succeeded = th.attempt_ok;
     path_.push_back(std::move(r));

@@ -198,6 +198,10 @@ private:
         // Not started: its first step is the one the thread of its key took first in an earlier
         // run (first_points_), checked once it reaches it.
         bool predicted = false;
+        // Whether it has received nothing from another thread so far (receives() in
+        // controller.cpp), and whether its creator had not when it forked it: then what it does
+        // up to its first step is its code's alone, the same in every run.
+        bool clean = true, created_clean = true;
         Wakeup cv;
         Wakeup* sleeps_on = &cv; // a worker's, until it runs the thread
     };

@@ -456,8 +456,8 @@ public:
         struct Done {
             ~Done() { busy.store(false); }
         } done;
-        // Bounded searches, replays and the sampling modes are one task.
-        divided_ = o_.replay.empty() && !o_.max_preemptions &&
+        // Bounded searches, replays, the sampling modes and task_budget 0 are one task.
+        divided_ = o_.replay.empty() && !o_.max_preemptions && o_.task_budget != 0 &&
                    (o_.mode == explore_mode::dpor || o_.mode == explore_mode::naive);
         loads_.assign(o_.shards, 0);
         loads_[0] = root_share_;
@@ -856,6 +856,8 @@ private:
                         spawn(k);
                     give(workers[k]);
                 }
+                if (tree.finished()) // by tasks of other parts, ended in give()
+                    break;
                 if (busy_workers == 0) // nothing running, nothing to give: not expected
                     throw std::logic_error("sfg::explore: the task tree stalled");
                 std::vector<pollfd> fds;
