@@ -612,6 +612,16 @@ TEST_CASE(
     // One part of one: the whole search itself.
     CHECK(sfg::merge_explore_parts({part("all.json", lost_update, 1, 1)}).to_string() ==
           whole.to_string());
+    // task_budget 0: the search is one task, all in part 1; the other parts explore nothing.
+    sfg::explore_options one_task;
+    one_task.task_budget = 0;
+    sfg::explore_options second = one_task;
+    second.shard = 2;
+    second.shards = 2;
+    CHECK(sfg::explore(lost_update, second).executions == 0);
+    CHECK(sfg::merge_explore_parts({part("q1.json", lost_update, 1, 2, one_task),
+                                    part("q2.json", lost_update, 2, 2, one_task)})
+              .to_string() == sfg::explore(lost_update, one_task).to_string());
     const auto refused = [](const std::vector<std::string>& files, const std::string& why) {
         CAPTURE(why);
         try {
